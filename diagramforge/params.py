@@ -1,0 +1,213 @@
+"""Load and validate ``params.yaml`` into typed sections, one per stage.
+
+Every number that changes what the dataset contains lives here, not in code.  Unknown keys
+are errors (a typo must not silently fall back to a default), and an error names the full
+key path and what was expected.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ProjectParams(_Section):
+    name: str = "diagramforge-samples"
+    seed: int = 1234
+    data_dir: str = "data"
+    metrics_dir: str = "metrics"
+
+
+class RunnerParams(_Section):
+    workers: Annotated[int, Field(ge=0)] = 2
+    shard_size: Annotated[int, Field(ge=1)] = 64
+    item_timeout_s: Annotated[float, Field(gt=0)] = 300.0
+    progress: bool = True
+
+
+class LicenceParams(_Section):
+    allow: list[str] = ["CC-BY-4.0", "CC-BY-SA-4.0", "CC-BY-NC-SA-4.0", "CC0-1.0"]
+
+
+class ArxivCrawlParams(_Section):
+    source: str = "samples/arxiv"
+    """A directory holding an embedded corpus, or an http(s) base URL speaking arXiv's shapes."""
+    oai_url: str = "https://oaipmh.arxiv.org/oai"
+    categories: list[str] = ["cs"]
+    from_date: str | None = None
+    until_date: str | None = None
+    max_papers: Annotated[int, Field(ge=0)] = 1000
+    download_pdfs: bool = True
+    skip_disallowed_licences: bool = True
+    cache_dir: str = "data/cache/arxiv"
+    delay_s: Annotated[float, Field(ge=0)] = 3.0
+    retries: Annotated[int, Field(ge=0)] = 5
+    timeout_s: Annotated[float, Field(gt=0)] = 60.0
+    user_agent: str = "diagramforge/0.1 (dataset research crawler; see README)"
+
+
+class CrawlParams(_Section):
+    arxiv: ArxivCrawlParams = ArxivCrawlParams()
+
+
+class ArchiveParams(_Section):
+    max_members: Annotated[int, Field(ge=1)] = 5000
+    max_member_bytes: Annotated[int, Field(ge=1)] = 50_000_000
+    max_total_bytes: Annotated[int, Field(ge=1)] = 300_000_000
+    max_ratio: Annotated[float, Field(gt=1)] = 200.0
+
+
+class TikzExtractParams(_Section):
+    environments: list[str] = ["tikzpicture", "tikzcd", "forest", "circuitikz"]
+    tikz_commands: bool = True
+    min_chars: Annotated[int, Field(ge=0)] = 30
+    max_chars: Annotated[int, Field(ge=1)] = 100_000
+    context_paragraphs: Annotated[int, Field(ge=0)] = 3
+
+
+class ExtractParams(_Section):
+    archive: ArchiveParams = ArchiveParams()
+    tikz: TikzExtractParams = TikzExtractParams()
+
+
+class TikzRenderParams(_Section):
+    engine: Literal["pdflatex", "lualatex"] = "pdflatex"
+    timeout_s: Annotated[float, Field(gt=0)] = 30.0
+    memory_mb: Annotated[int, Field(ge=64)] = 2048
+    max_output_mb: Annotated[int, Field(ge=1)] = 64
+    use_format: bool = True
+    batch: bool = True
+    cache_dir: str | None = "data/cache/tex"
+
+
+class RasterParams(_Section):
+    dpi: Annotated[int, Field(ge=10, le=1200)] = 150
+    margin_pt: Annotated[float, Field(ge=0)] = 2.0
+    min_side_px: Annotated[int, Field(ge=1)] = 16
+    max_side_px: Annotated[int, Field(ge=16)] = 4096
+    max_aspect: Annotated[float, Field(ge=1)] = 12.0
+    min_ink_fraction: Annotated[float, Field(ge=0, le=1)] = 0.001
+
+
+class RenderParams(_Section):
+    tikz: TikzRenderParams = TikzRenderParams()
+    raster: RasterParams = RasterParams()
+
+
+class TokenFilterParams(_Section):
+    enabled: bool = True
+    encoding: str = "cl100k_base"
+    min: Annotated[int, Field(ge=0)] = 20
+    max: Annotated[int, Field(ge=1)] = 8000
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TokenFilterParams:
+        if self.min > self.max:
+            raise ValueError(f"min ({self.min}) must not exceed max ({self.max})")
+        return self
+
+
+class LicenceFilterParams(_Section):
+    enabled: bool = True
+
+
+class FilterParams(_Section):
+    order: list[str] = ["licence", "tokens"]
+    tokens: TokenFilterParams = TokenFilterParams()
+    licence: LicenceFilterParams = LicenceFilterParams()
+
+    @model_validator(mode="after")
+    def _known(self) -> FilterParams:
+        known = {"tokens", "licence"}
+        bad = [n for n in self.order if n not in known]
+        if bad:
+            raise ValueError(f"unknown filter(s) {bad} in order; known: {sorted(known)}")
+        return self
+
+
+class SplitParams(_Section):
+    seed: int = 1234
+    train: Annotated[float, Field(ge=0, le=1)] = 0.8
+    validation: Annotated[float, Field(ge=0, le=1)] = 0.1
+    test: Annotated[float, Field(ge=0, le=1)] = 0.1
+
+    @model_validator(mode="after")
+    def _sums(self) -> SplitParams:
+        total = self.train + self.validation + self.test
+        if abs(total - 1.0) > 1e-6:
+            raise ValueError(f"train + validation + test must be 1.0, got {total:g}")
+        return self
+
+
+class ValidateParams(_Section):
+    min_rows: Annotated[int, Field(ge=0)] = 1
+    formats: list[str] = ["tikz", "mxgraph", "svg"]
+
+
+class PublishParams(_Section):
+    name: str = "diagramforge-samples"
+    version: str = Field("0.1.0", pattern=r"^\d+\.\d+\.\d+$")
+    out_dir: str = "data/published"
+    repo_id: str | None = None
+    pretty_name: str = "diagramforge sample diagrams"
+
+
+class Params(_Section):
+    project: ProjectParams = ProjectParams()
+    runner: RunnerParams = RunnerParams()
+    licences: LicenceParams = LicenceParams()
+    crawl: CrawlParams = CrawlParams()
+    extract: ExtractParams = ExtractParams()
+    render: RenderParams = RenderParams()
+    filter: FilterParams = FilterParams()
+    split: SplitParams = SplitParams()
+    validate_: ValidateParams = Field(ValidateParams(), alias="validate")
+    publish: PublishParams = PublishParams()
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class ParamsError(ValueError):
+    """A params.yaml problem, phrased for the person editing the file."""
+
+
+def _describe(err: dict) -> str:
+    loc = ".".join("validate" if p == "validate_" else str(p) for p in err["loc"])
+    msg = err["msg"]
+    if err["type"] == "extra_forbidden":
+        msg = "unknown key (check the spelling; see params.yaml for the valid keys)"
+    got = err.get("input")
+    shown = "" if err["type"] in {"extra_forbidden", "missing"} or isinstance(got, dict) else (
+        f" (got {got!r})"
+    )
+    return f"  {loc or '<root>'}: {msg}{shown}"
+
+
+def parse_params(data: dict | None, origin: str = "params.yaml") -> Params:
+    """Validate a params mapping; raise :class:`ParamsError` naming every bad key."""
+    try:
+        return Params.model_validate(data or {})
+    except ValidationError as exc:
+        lines = [_describe(e) for e in exc.errors()]
+        raise ParamsError(f"{origin} is invalid:\n" + "\n".join(lines)) from None
+
+
+def load_params(path: str | Path = "params.yaml") -> Params:
+    """Read ``params.yaml`` (a missing file means all defaults)."""
+    p = Path(path)
+    if not p.exists():
+        return Params()
+    try:
+        data = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as exc:
+        raise ParamsError(f"{p} is not valid YAML: {exc}") from None
+    if data is not None and not isinstance(data, dict):
+        raise ParamsError(f"{p} must be a mapping of sections, got {type(data).__name__}")
+    return parse_params(data, str(p))

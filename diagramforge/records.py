@@ -1,0 +1,147 @@
+"""The record model: one row per diagram, one Arrow schema shared by every stage.
+
+Every stage reads and writes the same wide schema so that a shard written by any stage can
+be read by any later one; columns a stage has not filled yet are null.  Which columns are
+*filled* is tracked per stage (see ``runner.StageContract``) so a mis-wired pipeline fails
+before work starts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+
+import pyarrow as pa
+
+
+class Format(StrEnum):
+    """What a diagram *is*; decides which format module parses and renders it."""
+
+    TIKZ = "tikz"
+    MXGRAPH = "mxgraph"
+    SVG = "svg"
+    RASTER = "raster"
+
+
+RECORD_SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.string(), nullable=False),
+        pa.field("format", pa.string(), nullable=False),
+        pa.field("code", pa.large_string()),
+        pa.field("source", pa.string()),
+        pa.field("source_id", pa.string()),
+        pa.field("source_url", pa.string()),
+        pa.field("group", pa.string()),
+        pa.field("licence", pa.string()),
+        pa.field("licence_url", pa.string()),
+        pa.field("attribution", pa.string()),
+        pa.field("title", pa.string()),
+        pa.field("caption", pa.string()),
+        pa.field("label", pa.string()),
+        pa.field("context", pa.string()),
+        pa.field("image", pa.binary()),
+        pa.field("width", pa.int32()),
+        pa.field("height", pa.int32()),
+        pa.field("render_status", pa.string()),
+        pa.field("render_engine", pa.string()),
+        pa.field("render_seconds", pa.float64()),
+        pa.field("render_error", pa.string()),
+        pa.field("tokens", pa.int64()),
+        pa.field("colour_entropy", pa.float64()),
+        pa.field("diagram_type", pa.string()),
+        pa.field("difficulty", pa.string()),
+        pa.field("graph", pa.string()),
+        pa.field("split", pa.string()),
+        pa.field("dup_cluster", pa.string()),
+        pa.field("meta", pa.string()),
+    ]
+)
+"""Arrow schema of a diagram record (DESIGN.md, "The record")."""
+
+RECORD_COLUMNS: tuple[str, ...] = tuple(RECORD_SCHEMA.names)
+
+PAPER_SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.string(), nullable=False),
+        pa.field("version", pa.string()),
+        pa.field("title", pa.string()),
+        pa.field("authors", pa.string()),
+        pa.field("categories", pa.string()),
+        pa.field("date", pa.string()),
+        pa.field("licence", pa.string()),
+        pa.field("licence_url", pa.string()),
+        pa.field("abs_url", pa.string()),
+        pa.field("eprint_path", pa.string()),
+        pa.field("pdf_path", pa.string()),
+        pa.field("meta", pa.string()),
+    ]
+)
+"""Arrow schema of a crawled source document (an arXiv paper or a repository file)."""
+
+REJECTION_SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.string()),
+        pa.field("locator", pa.string(), nullable=False),
+        pa.field("stage", pa.string(), nullable=False),
+        pa.field("reason", pa.string(), nullable=False),
+        pa.field("detail", pa.string()),
+        pa.field("unit", pa.string(), nullable=False),
+    ]
+)
+"""Arrow schema of the rejection ledger."""
+
+
+class Unit(StrEnum):
+    """What a rejection accounts for.
+
+    ``input``: one row the stage read (a paper, a record).  ``candidate``: something the stage
+    found inside an input (a picture in a paper) and dropped before it became a record.  The
+    audit needs the distinction to prove that nothing vanished on a 1→N stage.
+    """
+
+    INPUT = "input"
+    CANDIDATE = "candidate"
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """Why an input or candidate did not go on: ``(id or locator, stage, reason, detail)``."""
+
+    locator: str
+    reason: str
+    detail: str = ""
+    id: str | None = None
+    stage: str = ""
+    unit: str = Unit.INPUT
+
+    def to_row(self, stage: str) -> dict:
+        row = asdict(self)
+        row["stage"] = stage
+        row["detail"] = (self.detail or "")[:2000]
+        return row
+
+
+_WS = re.compile(r"\s+")
+
+
+def normalise_code(code: str) -> str:
+    """Whitespace-insensitive form of a diagram's code, so trivial reformatting is one id."""
+    return _WS.sub(" ", code).strip()
+
+
+def make_id(fmt: str, code: str) -> str:
+    """Stable content id: the same diagram from two papers gets the same id (exact dedup)."""
+    digest = hashlib.sha256(f"{fmt}\0{normalise_code(code)}".encode()).hexdigest()
+    return digest[:24]
+
+
+def empty_record(**values: object) -> dict:
+    """A record dict with every schema column present (unset columns are None)."""
+    unknown = set(values) - set(RECORD_COLUMNS)
+    if unknown:
+        raise KeyError(f"unknown record columns: {sorted(unknown)}")
+    row = dict.fromkeys(RECORD_COLUMNS)
+    row.update(values)
+    return row

@@ -1,0 +1,96 @@
+"""Stage statistics: named counters, written as JSON that ``dvc metrics show`` reads.
+
+Counters are named once here; stage code never spells a counter as a string literal.
+"""
+
+from __future__ import annotations
+
+from collections import Counter as _Counter
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Counter(StrEnum):
+    IN = "in"
+    OUT = "out"
+    REJECTED = "rejected"
+    REJECTED_INPUTS = "rejected_inputs"
+    REJECTED_CANDIDATES = "rejected_candidates"
+    INPUTS_WITH_OUTPUT = "inputs_with_output"
+    SECONDS = "seconds"
+
+
+@dataclass
+class StageStats:
+    """Accounting for one stage run; ``check`` proves no input vanished."""
+
+    stage: str
+    expands: bool = False
+    n_in: int = 0
+    n_out: int = 0
+    inputs_with_output: int = 0
+    rejected_inputs: int = 0
+    rejected_candidates: int = 0
+    by_reason: _Counter = field(default_factory=_Counter)
+    seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    def add(self, other: StageStats) -> None:
+        self.n_in += other.n_in
+        self.n_out += other.n_out
+        self.inputs_with_output += other.inputs_with_output
+        self.rejected_inputs += other.rejected_inputs
+        self.rejected_candidates += other.rejected_candidates
+        self.by_reason.update(other.by_reason)
+        for k, v in other.extra.items():
+            self.extra[k] = self.extra.get(k, 0) + v
+
+    @property
+    def n_rejected(self) -> int:
+        return self.rejected_inputs + self.rejected_candidates
+
+    def balance_error(self) -> str | None:
+        """Why the books do not balance, or None when every input is accounted for."""
+        if self.expands:
+            accounted = self.inputs_with_output + self.rejected_inputs
+            if accounted != self.n_in:
+                return (
+                    f"{self.stage}: {self.n_in} inputs but {self.inputs_with_output} yielded "
+                    f"records and {self.rejected_inputs} were rejected"
+                )
+        elif self.n_out + self.rejected_inputs != self.n_in:
+            return (
+                f"{self.stage}: {self.n_in} in but {self.n_out} out + "
+                f"{self.rejected_inputs} rejected"
+            )
+        return None
+
+    def to_json(self) -> dict:
+        out = {
+            Counter.IN: self.n_in,
+            Counter.OUT: self.n_out,
+            Counter.REJECTED: dict(sorted(self.by_reason.items())),
+            Counter.REJECTED_INPUTS: self.rejected_inputs,
+            Counter.REJECTED_CANDIDATES: self.rejected_candidates,
+            Counter.INPUTS_WITH_OUTPUT: self.inputs_with_output,
+            Counter.SECONDS: round(self.seconds, 3),
+            "expands": self.expands,
+        }
+        if self.extra:
+            out["extra"] = dict(sorted(self.extra.items()))
+        return {str(k): v for k, v in out.items()}
+
+    @classmethod
+    def from_json(cls, stage: str, data: dict) -> StageStats:
+        return cls(
+            stage=stage,
+            expands=bool(data.get("expands", False)),
+            n_in=data[Counter.IN],
+            n_out=data[Counter.OUT],
+            inputs_with_output=data.get(Counter.INPUTS_WITH_OUTPUT, 0),
+            rejected_inputs=data.get(Counter.REJECTED_INPUTS, 0),
+            rejected_candidates=data.get(Counter.REJECTED_CANDIDATES, 0),
+            by_reason=_Counter(data.get(Counter.REJECTED, {})),
+            seconds=data.get(Counter.SECONDS, 0.0),
+            extra=dict(data.get("extra", {})),
+        )
