@@ -1,0 +1,1 @@
+"""Builders: crawl sources, extract diagram candidates, compile and render them."""

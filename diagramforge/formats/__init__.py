@@ -1,0 +1,1 @@
+"""What a diagram *is*: one module per format (parse, validate, standalone, render)."""

@@ -1,0 +1,230 @@
+"""LaTeX source handling: comments, balanced groups, root detection, flattening.
+
+Sources come from strangers, so nothing here executes TeX: it is a careful reader of the
+text.  Flattening inlines ``\\input``, ``\\include``, ``\\subfile``, ``\\import`` and
+``\\subimport`` and leaves invisible markers (``\\x01path\\x02`` … ``\\x03``) so a picture
+found later can say which file it came from.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+
+FILE_START = "\x01"
+FILE_NAME_END = "\x02"
+FILE_END = "\x03"
+_MARKERS = re.compile("\x01[^\x02]*\x02|\x03")
+
+_COMMENT = re.compile(r"(?<!\\)((?:\\\\)*)%.*")
+_VERBATIM = re.compile(r"\\begin\{(verbatim\*?|lstlisting|minted|comment)\}.*?\\end\{\1\}", re.S)
+MAX_DEPTH = 16
+
+
+def strip_comments(text: str) -> str:
+    """Remove ``%`` comments (not ``\\%``) and verbatim-like blocks, keeping line structure."""
+    text = _VERBATIM.sub("", text)
+    out = []
+    for line in text.split("\n"):
+        if "%" in line:
+            stripped = _COMMENT.sub(r"\1", line)
+            # a line that was only a comment must not become a paragraph break
+            if not stripped.strip() and line.strip():
+                continue
+            line = stripped
+        out.append(line)
+    return "\n".join(out)
+
+
+def strip_markers(text: str) -> str:
+    return _MARKERS.sub("", text)
+
+
+def read_group(text: str, pos: int, open_: str = "{", close: str = "}") -> tuple[str, int] | None:
+    """Read a balanced group starting at ``pos`` (after whitespace); return (inner, end).
+
+    Returns None when no group starts there or it never closes.
+    """
+    n = len(text)
+    i = pos
+    while i < n and text[i] in " \t\n":
+        i += 1
+    if i >= n or text[i] != open_:
+        return None
+    depth = 0
+    j = i
+    while j < n:
+        c = text[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == open_:
+            depth += 1
+        elif c == close:
+            depth -= 1
+            if depth == 0:
+                return text[i + 1 : j], j + 1
+        j += 1
+    return None
+
+
+def read_optional(text: str, pos: int) -> tuple[str | None, int]:
+    """Read an optional ``[...]`` argument if present."""
+    g = read_group(text, pos, "[", "]")
+    return (g[0], g[1]) if g else (None, pos)
+
+
+def decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+_DOCCLASS = re.compile(r"\\documentclass\s*(\[[^\]]*\])?\s*\{([^}]*)\}")
+_BEGIN_DOC = re.compile(r"\\begin\s*\{document\}")
+_END_DOC = re.compile(r"\\end\s*\{document\}")
+_ROOT_NAMES = ("main.tex", "ms.tex", "paper.tex", "article.tex", "root.tex")
+
+
+def find_root(files: dict[str, str]) -> str | None:
+    """Pick the root .tex file: a real documentclass (not a subfile) with a document body.
+
+    Ties go to conventional names, then to the file that pulls in most others, then size.
+    """
+    cands = []
+    for name, raw in files.items():
+        if not name.lower().endswith((".tex", ".ltx")):
+            continue
+        text = strip_comments(raw)
+        m = _DOCCLASS.search(text)
+        if not m or m.group(2).strip() == "subfiles" or not _BEGIN_DOC.search(text):
+            continue
+        includes = len(re.findall(r"\\(?:input|include|subfile|import|subimport)\b", text))
+        depth = name.count("/")
+        cands.append((
+            posixpath.basename(name).lower() not in _ROOT_NAMES, depth, -includes, -len(text),
+            name,
+        ))
+    return min(cands)[-1] if cands else None
+
+
+_INCLUDE = re.compile(r"\\(input|include|subfile|import|subimport|InputIfFileExists)\b\s*")
+
+
+@dataclass
+class FlattenResult:
+    text: str
+    missing: list[str]
+    files_used: list[str]
+
+
+def _resolve(files: dict[str, str], base_dir: str, name: str) -> str | None:
+    name = name.strip().strip('"')
+    cand = posixpath.normpath(posixpath.join(base_dir, name)) if base_dir else posixpath.normpath(
+        name)
+    for c in (cand, cand + ".tex"):
+        if c in files:
+            return c
+    return None
+
+
+def flatten(files: dict[str, str], root: str) -> FlattenResult:
+    """Inline included files into one text with origin markers (comments stripped)."""
+    missing: list[str] = []
+    used: list[str] = []
+
+    def body_of_subfile(text: str) -> str:
+        b = _BEGIN_DOC.search(text)
+        e = _END_DOC.search(text)
+        if b and e and e.start() > b.end():
+            return text[b.end() : e.start()]
+        return text
+
+    def expand(path: str, import_dir: str, depth: int, stack: tuple[str, ...]) -> str:
+        used.append(path)
+        text = strip_comments(files[path])
+        out = []
+        pos = 0
+        for m in _INCLUDE.finditer(text):
+            if m.start() < pos:
+                continue
+            cmd = m.group(1)
+            end = m.end()
+            if cmd in ("import", "subimport"):
+                g1 = read_group(text, end)
+                g2 = read_group(text, g1[1]) if g1 else None
+                if not (g1 and g2):
+                    continue
+                sub_dir = posixpath.join(import_dir if cmd == "subimport" else "", g1[0].strip())
+                target_dir, target, end = sub_dir, g2[0], g2[1]
+            else:
+                g = read_group(text, end)
+                if not g:  # TeX primitive form: \input file
+                    mm = re.match(r"([\w./-]+)", text[end:])
+                    if not mm:
+                        continue
+                    g = (mm.group(1), end + mm.end())
+                target_dir, target, end = import_dir, g[0], g[1]
+            out.append(text[pos : m.start()])
+            resolved = _resolve(files, target_dir, target) or _resolve(files, "", target)
+            if resolved is None:  # keep the command: the sandbox, not us, decides
+                missing.append(target)
+                out.append(text[m.start() : end])
+            elif resolved in stack or depth >= MAX_DEPTH:
+                missing.append(f"{target} (cycle or too deep)")
+            else:
+                inner = expand(resolved, posixpath.dirname(resolved) if cmd in (
+                    "import", "subimport") else import_dir, depth + 1, (*stack, resolved))
+                if cmd == "subfile":
+                    inner = body_of_subfile(inner)
+                sep = "\n\\clearpage\n" if cmd == "include" else ""
+                out.append(f"{sep}{FILE_START}{resolved}{FILE_NAME_END}{inner}{FILE_END}{sep}")
+            pos = end
+        out.append(text[pos:])
+        return "".join(out)
+
+    text = f"{FILE_START}{root}{FILE_NAME_END}" + expand(root, "", 0, (root,)) + FILE_END
+    return FlattenResult(text=text, missing=missing, files_used=used)
+
+
+def origin_at(text: str, pos: int) -> str:
+    """The file a position of flattened text came from."""
+    stack: list[str] = []
+    for m in _MARKERS.finditer(text, 0, pos):
+        tok = m.group(0)
+        if tok == FILE_END:
+            if stack:
+                stack.pop()
+        else:
+            stack.append(tok[1:-1])
+    return stack[-1] if stack else ""
+
+
+def split_document(text: str) -> tuple[str, str] | None:
+    """(preamble, body) of a flattened document, or None without a document environment."""
+    b = _BEGIN_DOC.search(text)
+    if not b:
+        return None
+    e = _END_DOC.search(text, b.end())
+    return text[: b.start()], text[b.end() : e.start() if e else len(text)]
+
+
+_CS = re.compile(r"\\([A-Za-z@]+)")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9 _-]*[A-Za-z0-9]|[A-Za-z]")
+
+
+def control_sequences(text: str) -> set[str]:
+    return set(_CS.findall(text))
+
+
+def words(text: str) -> set[str]:
+    """Candidate style/colour names: identifiers, with inner spaces kept (TikZ allows them)."""
+    out: set[str] = set()
+    for part in re.split(r"[,=\[\]{}()!;:$\\/.\n]", text):
+        p = part.strip()
+        if p and _WORD.fullmatch(p):
+            out.add(p)
+            out.update(p.split())
+    return out

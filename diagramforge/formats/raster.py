@@ -1,0 +1,84 @@
+"""Rasterize a one-page PDF with PyMuPDF, cropped to what was actually drawn.
+
+Blank pages and extreme scales are rejected here with a reason: a diagram that renders to
+nothing, or to a 3-pixel sliver, is not a diagram (SKETikZ drops "extreme scale" renders).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+import pymupdf
+
+
+class RasterReason(StrEnum):
+    BLANK = "blank_render"
+    TOO_SMALL = "extreme_scale_small"
+    TOO_LARGE = "extreme_scale_large"
+    EXTREME_ASPECT = "extreme_aspect"
+    BAD_PDF = "bad_pdf"
+
+
+@dataclass
+class Raster:
+    png: bytes | None
+    width: int = 0
+    height: int = 0
+    ink: float = 0.0
+    reason: str | None = None
+    detail: str = ""
+
+
+def ink_fraction(samples: bytes, width: int, height: int, channels: int) -> float:
+    """Share of pixels that are not (near) white."""
+    arr = np.frombuffer(samples, dtype=np.uint8).reshape(height, width, channels)
+    rgb = arr[..., :3]
+    return float((rgb.min(axis=2) < 245).mean()) if arr.size else 0.0
+
+
+def check_extremes(width: int, height: int, ink: float, *, min_side: int, max_side: int,
+                   max_aspect: float, min_ink: float) -> tuple[str, str] | None:
+    """The shared size/scale/blank policy for every format's renders."""
+    if ink < min_ink:
+        return RasterReason.BLANK, f"ink fraction {ink:.5f} < {min_ink}"
+    if min(width, height) < min_side:
+        return RasterReason.TOO_SMALL, f"{width}x{height}px, min side {min_side}"
+    if max(width, height) > max_side:
+        return RasterReason.TOO_LARGE, f"{width}x{height}px, max side {max_side}"
+    aspect = max(width, height) / max(1, min(width, height))
+    if aspect > max_aspect:
+        return RasterReason.EXTREME_ASPECT, f"aspect {aspect:.1f} > {max_aspect}"
+    return None
+
+
+def rasterize_pdf(pdf: bytes, *, dpi: int, margin_pt: float, min_side: int, max_side: int,
+                  max_aspect: float, min_ink: float) -> Raster:
+    try:
+        doc = pymupdf.open("pdf", pdf)
+        page = doc[0]
+    except Exception as exc:  # noqa: BLE001 - a corrupt PDF is a reason, not a crash
+        return Raster(None, reason=RasterReason.BAD_PDF, detail=repr(exc))
+    boxes = [pymupdf.Rect(b[1]) for b in page.get_bboxlog()]
+    boxes = [b & page.rect for b in boxes if not b.is_empty and not b.is_infinite]
+    boxes = [b for b in boxes if not b.is_empty]
+    if not boxes:
+        return Raster(None, reason=RasterReason.BLANK, detail="nothing drawn on the page")
+    clip = boxes[0]
+    for b in boxes[1:]:
+        clip |= b
+    clip = (clip + (-margin_pt, -margin_pt, margin_pt, margin_pt)) & page.rect
+    # refuse absurd sizes before allocating the pixmap
+    scale = dpi / 72.0
+    w, h = int(clip.width * scale), int(clip.height * scale)
+    if max(w, h) > max_side * 4:
+        return Raster(None, width=w, height=h, reason=RasterReason.TOO_LARGE,
+                      detail=f"{w}x{h}px at {dpi} dpi")
+    pix = page.get_pixmap(dpi=dpi, clip=clip, alpha=False)
+    ink = ink_fraction(pix.samples, pix.width, pix.height, pix.n)
+    bad = check_extremes(pix.width, pix.height, ink, min_side=min_side, max_side=max_side,
+                         max_aspect=max_aspect, min_ink=min_ink)
+    if bad:
+        return Raster(None, pix.width, pix.height, ink, reason=bad[0], detail=bad[1])
+    return Raster(pix.tobytes("png"), pix.width, pix.height, ink)

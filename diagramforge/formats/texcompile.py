@@ -1,0 +1,342 @@
+"""Compile TikZ standalone documents with pdflatex: sandboxed, batched, precompiled, cached.
+
+Speed comes from three things (each measured in ``benchmarks/tikz_compile.py``):
+a precompiled format of the shared preamble (``mylatexformat``; a document's own extra
+preamble goes after ``\\endofdump``), batching every figure of one paper into one run with
+one page per figure (split afterwards; any error falls back to single runs so one bad
+figure cannot sink its neighbours), and a cache keyed by document hash + TeX Live version.
+Safety: ``-no-shell-escape``, ``openin_any=p``/``openout_any=p``, a fresh temp dir per job,
+rlimits and a process-group kill (see :mod:`diagramforge.sandbox`).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+from pathlib import Path
+
+import pymupdf
+from filelock import FileLock
+
+from diagramforge.formats.tikz import Standalone
+from diagramforge.sandbox import run_sandboxed
+
+CACHE_VERSION = "1"
+FORMAT_HEAD = "\n".join([
+    r"\documentclass[multi=dfpage,border=2pt]{standalone}",
+    r"\usepackage{tikz}",
+    r"\newenvironment{dfpage}{}{}",
+    r"\standaloneenv{dfpage}",
+])
+PLAIN_HEAD = FORMAT_HEAD.replace(r"\usepackage{tikz}" + "\n", "")
+
+
+class CompileReason(StrEnum):
+    """Why a document did not compile (the taxonomy of the yield report)."""
+
+    TIMEOUT = "timeout"
+    MISSING_PACKAGE = "missing_package"
+    MISSING_CLASS = "missing_class"
+    MISSING_FILE = "missing_file"
+    FORBIDDEN_IO = "forbidden_io"
+    UNDEFINED_CONTROL_SEQUENCE = "undefined_control_sequence"
+    TEX_CAPACITY = "tex_capacity"
+    TIKZ_ERROR = "tikz_error"
+    LATEX_ERROR = "latex_error"
+    OUTPUT_TOO_LARGE = "output_too_large"
+    EMPTY_OUTPUT = "empty_output"
+    TEX_ERROR = "tex_error"
+
+
+@dataclass
+class CompileResult:
+    ok: bool
+    pdf: bytes | None = None
+    reason: str | None = None
+    error: str | None = None
+    seconds: float = 0.0
+    cached: bool = False
+    mode: str = ""  # format | plain, single | batch
+
+
+@functools.cache
+def tex_version(engine: str = "pdflatex") -> str:
+    """First line of ``engine --version``: part of every cache key."""
+    try:
+        out = subprocess.run([engine, "--version"], capture_output=True, text=True, timeout=30)
+        return out.stdout.splitlines()[0].strip()
+    except (OSError, subprocess.SubprocessError, IndexError):
+        return "unknown"
+
+
+def tex_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """Environment for every TeX run: paranoid file access, no shell escape."""
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "HOME")}
+    env.update({"openin_any": "p", "openout_any": "p", "shell_escape": "f",
+                "SOURCE_DATE_EPOCH": "0", "FORCE_SOURCE_DATE": "1"})
+    env.update(extra or {})
+    return env
+
+
+_MISSING = re.compile(r"File `([^']+)' not found")
+
+
+def classify(log: str) -> tuple[CompileReason, str]:
+    """Reason and first error line (with its ``l.NN`` context) from a TeX log."""
+    lines = log.splitlines()
+    first = next((k for k, ln in enumerate(lines) if ln.startswith("!")), None)
+    err = ""
+    if first is not None:
+        ctx = [lines[first]]
+        for ln in lines[first + 1 : first + 8]:
+            if ln.startswith("l."):
+                ctx.append(ln.strip())
+                break
+        err = " | ".join(ctx)
+    forbidden = [ln for ln in lines if re.search(r"Not (reading from|writing to) ", ln)
+                 and "/dev/null" not in ln]
+    if forbidden:
+        return CompileReason.FORBIDDEN_IO, forbidden[0].strip()
+    if "I can't write on file" in log:
+        return CompileReason.FORBIDDEN_IO, err
+    m = _MISSING.search(log)
+    if m:
+        name = m.group(1)
+        if name.endswith(".sty"):
+            return CompileReason.MISSING_PACKAGE, err
+        if name.endswith(".cls"):
+            return CompileReason.MISSING_CLASS, err
+        return CompileReason.MISSING_FILE, err
+    if "TeX capacity exceeded" in log:
+        return CompileReason.TEX_CAPACITY, err
+    if "Undefined control sequence" in err:
+        return CompileReason.UNDEFINED_CONTROL_SEQUENCE, err
+    if re.search(r"! Package (tikz|pgf|pgfkeys|pgfplots|tikz-cd|forest|circuitikz) Error", log):
+        return CompileReason.TIKZ_ERROR, err
+    if "! LaTeX Error" in log:
+        return CompileReason.LATEX_ERROR, err
+    return CompileReason.TEX_ERROR, err or (lines[-1] if lines else "")
+
+
+def _uses_format(doc: Standalone) -> bool:
+    """Documents that set package options tikz already fixed cannot reuse the format."""
+    for b in doc.blocks:
+        if re.match(r"\\(usepackage|RequirePackage)\s*\[[^\]]*\]\s*\{[^}]*\b(xcolor|tikz|pgf)\b",
+                    b) or b.startswith("\\PassOptionsToPackage"):
+            return False
+    return True
+
+
+def compose(docs: list[Standalone], use_format: bool) -> str:
+    """One compile document with one page per figure (the union of their preambles)."""
+    blocks: list[str] = []
+    for d in docs:
+        for b in d.blocks:
+            if b not in blocks:
+                blocks.append(b)
+    pages = "\n".join(f"\\begin{{dfpage}}\n{d.body}\n\\end{{dfpage}}" for d in docs)
+    if use_format:
+        extra = [b for b in blocks if b != r"\usepackage{tikz}"]
+        head = FORMAT_HEAD + "\n\\endofdump\n" + "\n".join(extra)
+    else:
+        tikz_first = [b for b in blocks if re.match(r"\\usepackage(\[[^\]]*\])?\{", b)]
+        rest = [b for b in blocks if b not in tikz_first]
+        head = "\n".join([PLAIN_HEAD.split("\n")[0], *tikz_first,
+                          *PLAIN_HEAD.split("\n")[1:], *rest])
+    return f"{head}\n\\begin{{document}}\n{pages}\n\\end{{document}}\n"
+
+
+class TexCompiler:
+    """Compiles standalone TikZ documents; one instance per worker process."""
+
+    def __init__(self, engine: str = "pdflatex", timeout_s: float = 30.0,
+                 memory_mb: int = 2048, max_output_mb: int = 64, use_format: bool = True,
+                 batch: bool = True, cache_dir: str | Path | None = None):
+        self.engine = engine
+        self.timeout_s = timeout_s
+        self.memory_mb = memory_mb
+        self.max_output_mb = max_output_mb
+        self.use_format = use_format and engine == "pdflatex"
+        self.batch = batch
+        self.cache_dir = Path(cache_dir) if cache_dir else None
+        self.version = tex_version(engine)
+        self._format_dir: Path | None = None
+
+    # -- format -------------------------------------------------------------------------
+    def format_dir(self) -> Path | None:
+        """Build (once, under a lock) the precompiled format of FORMAT_HEAD."""
+        if not self.use_format:
+            return None
+        if self._format_dir is not None:
+            return self._format_dir
+        key = hashlib.sha256((FORMAT_HEAD + self.version).encode()).hexdigest()[:16]
+        root = (self.cache_dir or Path(tempfile.gettempdir()) / "diagramforge-tex") / "formats"
+        fdir = root / key
+        fmt = fdir / "dfpre.fmt"
+        fdir.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(fdir / ".lock")):
+            if not fmt.exists():
+                with tempfile.TemporaryDirectory() as tmp:
+                    (Path(tmp) / "dfpre.tex").write_text(
+                        FORMAT_HEAD + "\n\\begin{document}\n\\end{document}\n")
+                    res = run_sandboxed(
+                        ["pdflatex", "-ini", "-interaction=nonstopmode", "-jobname=dfpre",
+                         "&pdflatex", "mylatexformat.ltx", "dfpre.tex"],
+                        Path(tmp), tex_env(), timeout_s=120, memory_mb=self.memory_mb,
+                        fsize_mb=256)
+                    built = Path(tmp) / "dfpre.fmt"
+                    if res.returncode != 0 or not built.exists():
+                        self.use_format = False
+                        return None
+                    shutil.copyfile(built, fmt.with_suffix(".tmp"))
+                    os.replace(fmt.with_suffix(".tmp"), fmt)
+        self._format_dir = fdir
+        return fdir
+
+    # -- cache --------------------------------------------------------------------------
+    def cache_key(self, doc: Standalone) -> str:
+        h = hashlib.sha256()
+        for part in (CACHE_VERSION, self.engine, self.version, doc.code):
+            h.update(part.encode())
+            h.update(b"\0")
+        return h.hexdigest()
+
+    def _cache_paths(self, key: str) -> tuple[Path, Path] | None:
+        if self.cache_dir is None:
+            return None
+        d = self.cache_dir / "docs" / key[:2]
+        return d / f"{key}.json", d / f"{key}.pdf"
+
+    def cache_get(self, doc: Standalone) -> CompileResult | None:
+        paths = self._cache_paths(self.cache_key(doc))
+        if not paths or not paths[0].exists():
+            return None
+        meta = json.loads(paths[0].read_text())
+        pdf = paths[1].read_bytes() if meta["ok"] and paths[1].exists() else None
+        if meta["ok"] and pdf is None:
+            return None
+        return CompileResult(ok=meta["ok"], pdf=pdf, reason=meta.get("reason"),
+                             error=meta.get("error"), seconds=meta.get("seconds", 0.0),
+                             cached=True, mode=meta.get("mode", ""))
+
+    def cache_put(self, doc: Standalone, res: CompileResult) -> None:
+        paths = self._cache_paths(self.cache_key(doc))
+        if not paths:
+            return
+        paths[0].parent.mkdir(parents=True, exist_ok=True)
+        if res.ok and res.pdf:
+            tmp = paths[1].with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(res.pdf)
+            os.replace(tmp, paths[1])
+        meta = {k: v for k, v in asdict(res).items() if k not in ("pdf", "cached")}
+        tmp = paths[0].with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(meta))
+        os.replace(tmp, paths[0])
+
+    # -- compile ------------------------------------------------------------------------
+    def _run(self, source: str, use_format: bool, n_pages: int, timeout_s: float
+             ) -> tuple[CompileResult, list[bytes]]:
+        fdir = self.format_dir() if use_format else None
+        use_format = fdir is not None
+        argv = [self.engine, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape"]
+        extra_env = {}
+        if use_format:
+            argv.append("-fmt=dfpre")
+            extra_env["TEXFORMATS"] = f"{fdir}:"
+        if self.engine == "lualatex":
+            argv.append("--safer")
+        argv.append("doc.tex")
+        mode = "format" if use_format else "plain"
+        with tempfile.TemporaryDirectory(prefix="dftex-") as tmp:
+            job = Path(tmp) / "job"
+            job.mkdir()
+            (job / "doc.tex").write_text(source)
+            res = run_sandboxed(argv, job, tex_env(extra_env), timeout_s=timeout_s,
+                                memory_mb=self.memory_mb, fsize_mb=self.max_output_mb)
+            log = res.stdout
+            logf = job / "doc.log"
+            if logf.exists():
+                log = logf.read_text(errors="replace")
+            if res.timed_out:
+                return CompileResult(False, reason=CompileReason.TIMEOUT,
+                                     error=f"killed after {timeout_s:g}s", seconds=res.seconds,
+                                     mode=mode), []
+            if res.killed_by == 25:  # SIGXFSZ: RLIMIT_FSIZE hit
+                return CompileResult(False, reason=CompileReason.OUTPUT_TOO_LARGE,
+                                     error=f"output exceeded {self.max_output_mb} MB",
+                                     seconds=res.seconds, mode=mode), []
+            pdf = job / "doc.pdf"
+            if res.returncode != 0:
+                reason, err = classify(log)
+                return CompileResult(False, reason=reason, error=err, seconds=res.seconds,
+                                     mode=mode), []
+            if not pdf.exists() or pdf.stat().st_size == 0:
+                return CompileResult(False, reason=CompileReason.EMPTY_OUTPUT,
+                                     error="no PDF written", seconds=res.seconds, mode=mode), []
+            data = pdf.read_bytes()
+        pages = split_pages(data)
+        if len(pages) != n_pages:
+            return CompileResult(False, reason=CompileReason.EMPTY_OUTPUT,
+                                 error=f"expected {n_pages} page(s), got {len(pages)}",
+                                 seconds=res.seconds, mode=mode), []
+        return CompileResult(True, pdf=data, seconds=res.seconds, mode=mode), pages
+
+    def compile_one(self, doc: Standalone) -> CompileResult:
+        cached = self.cache_get(doc)
+        if cached:
+            return cached
+        fmt = self.use_format and _uses_format(doc)
+        res, pages = self._run(compose([doc], fmt), fmt, 1, self.timeout_s)
+        if not res.ok and fmt and res.reason != CompileReason.TIMEOUT:
+            # the format preloads tikz; a document that fights that gets a plain run
+            plain, pages = self._run(compose([doc], False), False, 1, self.timeout_s)
+            if plain.ok or plain.reason != res.reason:
+                res = plain
+        if res.ok:
+            res.pdf = pages[0]
+        res.mode = f"{res.mode}/single"
+        self.cache_put(doc, res)
+        return res
+
+    def compile_many(self, docs: list[Standalone]) -> list[CompileResult]:
+        """Compile a paper's figures: cache hits, then one batch run, then singles."""
+        results: list[CompileResult | None] = [self.cache_get(d) for d in docs]
+        todo = [k for k, r in enumerate(results) if r is None]
+        if self.batch and len(todo) > 1:
+            group = [docs[k] for k in todo]
+            fmt = self.use_format and all(_uses_format(d) for d in group)
+            res, pages = self._run(compose(group, fmt), fmt, len(group), self.timeout_s)
+            if res.ok:
+                share = res.seconds / len(group)
+                for k, page in zip(todo, pages, strict=True):
+                    one = CompileResult(True, pdf=page, seconds=share,
+                                        mode=f"{res.mode}/batch")
+                    self.cache_put(docs[k], one)
+                    results[k] = one
+                todo = []
+        for k in todo:
+            results[k] = self.compile_one(docs[k])
+        return [r for r in results if r is not None]
+
+
+def split_pages(pdf: bytes) -> list[bytes]:
+    """One single-page PDF per page of ``pdf``."""
+    src = pymupdf.open("pdf", pdf)
+    if src.page_count == 1:
+        return [pdf]
+    out = []
+    for i in range(src.page_count):
+        one = pymupdf.open()
+        one.insert_pdf(src, from_page=i, to_page=i)
+        out.append(one.tobytes(garbage=3, deflate=True))
+    return out
+
+

@@ -1,0 +1,185 @@
+"""TikZ pictures: find them in a paper, attach caption/label/context, make standalone docs.
+
+The standalone document keeps the picture byte-for-byte and brings only the preamble
+definitions it uses (see :mod:`preamble`), so that a picture that compiles inside its paper
+also compiles alone — and the record's ``code`` is small enough to learn from.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from diagramforge.formats.latex import origin_at, read_group, read_optional, strip_markers
+from diagramforge.formats.preamble import Definition, Kind, closure
+
+STANDALONE_CLASS = r"\documentclass[border=2pt]{standalone}"
+# Packages that bring TikZ themselves; without one of them we add \usepackage{tikz}.
+TIKZ_PROVIDERS = frozenset({"tikz", "pgfplots", "circuitikz", "tikz-cd", "forest", "pgf",
+                            "tikz-network", "tkz-euclide", "tikz-qtree", "chemfig"})
+ENV_PACKAGES = {"tikzcd": "tikz-cd", "forest": "forest", "circuitikz": "circuitikz"}
+FIGURE_ENVS = ("figure", "figure*", "wrapfigure", "subfigure", "SCfigure", "table", "table*")
+_REF = re.compile(r"\\(?:ref|cref|Cref|autoref|vref|subref)\*?\s*\{([^}]*)\}")
+
+
+@dataclass
+class Picture:
+    """One picture found in a document body."""
+
+    env: str  # tikzpicture, tikzcd, forest, circuitikz, or "tikz" for the \tikz command
+    text: str
+    start: int
+    end: int
+    origin: str = ""
+    caption: str | None = None
+    label: str | None = None
+    context: list[str] = field(default_factory=list)
+
+
+def _env_spans(body: str, env: str) -> list[tuple[int, int]]:
+    """(start, end) of each outermost ``\\begin{env}..\\end{env}``, nesting-aware."""
+    pat = re.compile(r"\\(begin|end)\s*\{" + re.escape(env) + r"\}")
+    spans, depth, start = [], 0, 0
+    for m in pat.finditer(body):
+        if m.group(1) == "begin":
+            if depth == 0:
+                start = m.start()
+            depth += 1
+        elif depth > 0:
+            depth -= 1
+            if depth == 0:
+                spans.append((start, m.end()))
+    return spans
+
+
+_TIKZ_CMD = re.compile(r"\\tikz(?![A-Za-z@])")
+
+
+def _tikz_commands(body: str) -> list[tuple[int, int]]:
+    """Spans of ``\\tikz[opts]{...}`` and ``\\tikz[opts] ... ;`` commands."""
+    spans = []
+    for m in _TIKZ_CMD.finditer(body):
+        _, pos = read_optional(body, m.end())
+        g = read_group(body, pos)
+        if g:
+            spans.append((m.start(), g[1]))
+            continue
+        depth, j = 0, pos
+        while j < len(body):
+            c = body[j]
+            if c in "{[":
+                depth += 1
+            elif c in "}]":
+                depth -= 1
+                if depth < 0:
+                    break
+            elif c == ";" and depth == 0:
+                spans.append((m.start(), j + 1))
+                break
+            elif body.startswith("\n\n", j):
+                break
+            j += 1
+    return spans
+
+
+def find_pictures(body: str, environments: list[str], tikz_commands: bool) -> list[Picture]:
+    """Outermost pictures in document order; a picture nested in another is part of it."""
+    spans: list[tuple[int, int, str]] = []
+    for env in environments:
+        spans += [(s, e, env) for s, e in _env_spans(body, env)]
+    if tikz_commands:
+        spans += [(s, e, "tikz") for s, e in _tikz_commands(body)]
+    spans.sort(key=lambda t: (t[0], -t[1]))
+    out: list[Picture] = []
+    last_end = -1
+    for s, e, env in spans:
+        if s < last_end:  # nested inside the previous picture
+            continue
+        out.append(Picture(env=env, text=strip_markers(body[s:e]), start=s, end=e,
+                           origin=origin_at(body, s)))
+        last_end = e
+    return out
+
+
+def _clean(text: str) -> str:
+    return re.sub(r"\s+", " ", strip_markers(text)).strip()
+
+
+def _first_arg(text: str, cmd: str) -> str | None:
+    m = re.search(r"\\" + cmd + r"\*?(?![A-Za-z@])", text)
+    if not m:
+        return None
+    _, pos = read_optional(text, m.end())
+    g = read_group(text, pos)
+    return _clean(g[0]) if g else None
+
+
+def attach_context(body: str, pictures: list[Picture], max_paragraphs: int) -> None:
+    """Fill caption and label from the enclosing figure, context from paragraphs citing it."""
+    figures: list[tuple[int, int]] = []
+    for env in FIGURE_ENVS:
+        figures += _env_spans(body, env)
+    for pic in pictures:
+        encl = [(s, e) for s, e in figures if s <= pic.start and pic.end <= e]
+        if not encl:
+            continue
+        s, e = max(encl, key=lambda t: t[0])  # innermost
+        fig = body[s:e]
+        pic.caption = _first_arg(fig, "caption")
+        pic.label = _first_arg(fig, "label")
+    paragraphs = [p for p in re.split(r"\n\s*\n", _without_figures(body, figures)) if p.strip()]
+    for pic in pictures:
+        if not pic.label:
+            continue
+        hits = [_clean(p) for p in paragraphs
+                if any(pic.label in [x.strip() for x in m.group(1).split(",")]
+                       for m in _REF.finditer(p))]
+        pic.context = hits[:max_paragraphs]
+
+
+def _without_figures(body: str, figures: list[tuple[int, int]]) -> str:
+    out, pos = [], 0
+    for s, e in sorted(figures):
+        if s < pos:
+            continue
+        out.append(body[pos:s])
+        out.append("\n\n")
+        pos = e
+    out.append(body[pos:])
+    return "".join(out)
+
+
+@dataclass
+class Standalone:
+    """A standalone document as parts, so a compiler can batch or precompile the preamble."""
+
+    blocks: list[str]
+    body: str
+    dropped: list[str] = field(default_factory=list)
+
+    @property
+    def code(self) -> str:
+        return "\n".join([STANDALONE_CLASS, *self.blocks, r"\begin{document}", self.body,
+                          r"\end{document}", ""])
+
+
+def standalone(picture: Picture, defs: list[Definition]) -> Standalone:
+    """The minimal standalone document for one picture."""
+    chosen = closure(defs, picture.text)
+    blocks = [d.text for d in chosen]
+    pkgs = {p for d in chosen for p in d.packages}
+    need = ENV_PACKAGES.get(picture.env)
+    if need and need not in pkgs:
+        blocks.insert(0, f"\\usepackage{{{need}}}")
+        pkgs.add(need)
+    if not pkgs & TIKZ_PROVIDERS:
+        blocks.insert(0, r"\usepackage{tikz}")
+    # libraries must follow the package that defines \usetikzlibrary
+    first_lib = next((k for k, d in enumerate(chosen) if d.kind == Kind.LIBRARY), None)
+    if first_lib is not None and not any(
+        d.kind == Kind.PACKAGE and set(d.packages) & TIKZ_PROVIDERS for d in chosen[:first_lib]
+    ):
+        lib_block = chosen[first_lib].text
+        blocks.remove(lib_block)
+        blocks.append(lib_block)
+    return Standalone(blocks=blocks, body=picture.text.strip())
