@@ -14,13 +14,14 @@ import json
 import logging
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 from pebble import ProcessPool
 from pebble.common import ProcessExpired
 from tqdm import tqdm
@@ -245,18 +246,17 @@ def run_stage(stage: Stage, *, workers: int | None = None, progress: bool | None
         if workers > 0 else None
     if pool is None:
         stage.setup()
-    bar = tqdm(total=len(todo), desc=stage.name, unit="shard", disable=not progress,
-               leave=False)
+    bar = tqdm(total=sum(_rows_in(inputs, i) for i in todo) if inputs else 0, desc=stage.name,
+               unit="row", disable=not progress, leave=False)
     done = 0
     try:
         for i in todo:
             assert inputs is not None
             rows = inputs.read(i).to_pylist()
-            records, log_ = _run_shard(stage, rows, pool)
+            records, log_ = _run_shard(stage, rows, pool, bar)
             rej.write(i, log_.rejections)
             write_json_atomic(log_.stats.to_json(), paths.shard_stats / f"{i:05d}.json")
             out.write(i, records)  # the commit point
-            bar.update(1)
             done += 1
             if stop_after_shards is not None and done >= stop_after_shards:
                 return log_.stats
@@ -293,7 +293,11 @@ def _unit_failed(stage: Stage, unit: WorkUnit, reason: str, detail: str) -> Outc
     ])
 
 
-def _run_shard(stage: Stage, rows: list[dict], pool: ProcessPool | None
+def _rows_in(shards: ShardSet, index: int) -> int:
+    return pq.ParquetFile(shards.path(index)).metadata.num_rows
+
+
+def _run_shard(stage: Stage, rows: list[dict], pool: ProcessPool | None, bar: tqdm
                ) -> tuple[list[dict], StageLog]:
     units = stage.units(rows)
     timeout = stage.params.runner.item_timeout_s
@@ -304,6 +308,7 @@ def _run_shard(stage: Stage, rows: list[dict], pool: ProcessPool | None
                 outcomes.append(stage.process(u))
             except Exception as exc:  # noqa: BLE001 - one bad input must not stop the run
                 outcomes.append(_unit_failed(stage, u, Reason.ERROR, repr(exc)))
+            bar.update(len(u.rows))
     else:
         futures = [pool.schedule(_run_unit, args=(u,), timeout=timeout * max(1, len(u.rows)))
                    for u in units]
@@ -317,6 +322,7 @@ def _run_shard(stage: Stage, rows: list[dict], pool: ProcessPool | None
                 outcomes.append(_unit_failed(stage, u, Reason.WORKER_CRASH, str(exc)))
             except Exception as exc:  # noqa: BLE001
                 outcomes.append(_unit_failed(stage, u, Reason.ERROR, repr(exc)))
+            bar.update(len(u.rows))
 
     log_ = StageLog(stage.name, stage.expands)
     log_.stats.n_in = len(rows)
@@ -337,8 +343,8 @@ def _run_shard(stage: Stage, rows: list[dict], pool: ProcessPool | None
 
 
 def run_table_stage(name: str, params: Params, upstream: str, reads: Sequence[str],
-                    writes: Sequence[str], fn: Any, output_schema: pa.Schema = RECORD_SCHEMA,
-                    shard_size: int | None = None) -> StageStats:
+                    writes: Sequence[str], fn: Callable[[pa.Table, StageLog], list[dict]],
+                    output_schema: pa.Schema = RECORD_SCHEMA) -> StageStats:
     """Run a whole-table stage (split, dedup): ``fn(table, log) -> list[dict]``.
 
     Whole-table stages need a global view, so they are not parallel, but they write the same
@@ -350,16 +356,24 @@ def run_table_stage(name: str, params: Params, upstream: str, reads: Sequence[st
     log_ = StageLog(name, expands=False)
     log_.stats.n_in = table.num_rows
     rows = fn(table, log_)
+    return commit_outputs(name, params, rows, log_, output_schema,
+                          sorted(set(provided) | set(writes)), t0)
+
+
+def commit_outputs(name: str, params: Params, rows: list[dict], log_: StageLog,
+                   schema: pa.Schema, provides: list[str], t0: float) -> StageStats:
+    """Write a non-mapped stage's records, ledger and metrics in one go."""
     paths = stage_paths(params, name)
-    out = ShardSet(paths.records, output_schema)
+    out = ShardSet(paths.records, schema)
     rej = ShardSet(paths.rejections, REJECTION_SCHEMA)
     out.clear()
     rej.clear()
-    size = shard_size or params.runner.shard_size
+    ShardSet(paths.shard_stats, schema).clear()
+    size = params.runner.shard_size
     for k in range(max(1, -(-len(rows) // size))):
         out.write(k, rows[k * size:(k + 1) * size])
     rej.write(0, log_.rejections)
     log_.stats.n_out = len(rows)
     log_.stats.seconds = time.perf_counter() - t0
-    _finish(name, params, log_.stats, sorted(set(provided) | set(writes)), "table")
+    _finish(name, params, log_.stats, provides, "table")
     return log_.stats

@@ -9,6 +9,7 @@ from enum import StrEnum
 from diagramforge.builders.archives import ArchiveError, Limits, read_archive
 from diagramforge.formats import latex
 from diagramforge.formats.preamble import parse_preamble
+from diagramforge.formats.texcompile import package_available
 from diagramforge.formats.tikz import attach_context, find_pictures, standalone
 from diagramforge.params import ExtractParams
 from diagramforge.records import Format, Rejection, Unit, empty_record, make_id
@@ -70,7 +71,7 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
                                         f"{len(pic.text)} chars > {t.max_chars}",
                                         unit=Unit.CANDIDATE))
             continue
-        doc = standalone(pic, defs)
+        doc = standalone(pic, defs, package_available)
         rid = make_id(Format.TIKZ, doc.code)
         if rid in seen:
             rejections.append(Rejection(f"arxiv:{src_id}", ExtractReason.SAME_PAPER_DUPLICATE,
@@ -87,7 +88,8 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
             context="\n\n".join(pic.context) if pic.context else None,
             meta=json.dumps({"env": pic.env, "origin": pic.origin, "root": root,
                              "blocks": doc.blocks, "body": doc.body,
-                             "missing_inputs": flat.missing}),
+                             "missing_inputs": flat.missing,
+                             "dropped_packages": doc.dropped}),
         ))
     return PaperExtraction(records, rejections)
 

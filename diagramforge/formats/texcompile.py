@@ -261,10 +261,8 @@ class TexCompiler:
             (job / "doc.tex").write_text(source)
             res = run_sandboxed(argv, job, tex_env(extra_env), timeout_s=timeout_s,
                                 memory_mb=self.memory_mb, fsize_mb=self.max_output_mb)
-            log = res.stdout
             logf = job / "doc.log"
-            if logf.exists():
-                log = logf.read_text(errors="replace")
+            log = (logf.read_text(errors="replace") if logf.exists() else "") + res.stdout
             if res.timed_out:
                 return CompileResult(False, reason=CompileReason.TIMEOUT,
                                      error=f"killed after {timeout_s:g}s", seconds=res.seconds,
@@ -340,3 +338,14 @@ def split_pages(pdf: bytes) -> list[bytes]:
     return out
 
 
+
+
+@functools.cache
+def package_available(name: str) -> bool:
+    """Whether TeX Live here has ``name.sty`` (kpsewhich; cached per process)."""
+    try:
+        out = subprocess.run(["kpsewhich", f"{name}.sty"], capture_output=True, text=True,
+                             timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return True  # cannot tell: keep the package and let the compile decide
+    return bool(out.stdout.strip())

@@ -8,6 +8,7 @@ also compiles alone — and the record's ``code`` is small enough to learn from.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from diagramforge.formats.latex import origin_at, read_group, read_optional, strip_markers
@@ -163,10 +164,34 @@ class Standalone:
                           r"\end{document}", ""])
 
 
-def standalone(picture: Picture, defs: list[Definition]) -> Standalone:
-    """The minimal standalone document for one picture."""
+def _drop_unavailable(d: Definition, available: Callable[[str], bool]) -> tuple[str, list[str]]:
+    keep = [p for p in d.packages if available(p)]
+    dropped = [p for p in d.packages if p not in keep]
+    if not dropped:
+        return d.text, []
+    if not keep:
+        return "", dropped
+    m = re.match(r"\\(?:usepackage|RequirePackage)\s*(\[[^\]]*\])?", d.text)
+    opt = m.group(1) if m and m.group(1) else ""
+    return f"\\usepackage{opt}{{{','.join(keep)}}}", dropped
+
+
+def standalone(picture: Picture, defs: list[Definition],
+               available: Callable[[str], bool] | None = None) -> Standalone:
+    """The minimal standalone document for one picture.
+
+    ``available`` tells whether a package is installed; packages that are not (a paper's
+    private .sty, a typo) are dropped and listed, since keeping them guarantees failure.
+    """
     chosen = closure(defs, picture.text)
-    blocks = [d.text for d in chosen]
+    blocks, dropped = [], []
+    for d in chosen:
+        text = d.text
+        if d.kind == Kind.PACKAGE and available is not None:
+            text, gone = _drop_unavailable(d, available)
+            dropped += gone
+        if text:
+            blocks.append(text)
     pkgs = {p for d in chosen for p in d.packages}
     need = ENV_PACKAGES.get(picture.env)
     if need and need not in pkgs:
@@ -182,4 +207,4 @@ def standalone(picture: Picture, defs: list[Definition]) -> Standalone:
         lib_block = chosen[first_lib].text
         blocks.remove(lib_block)
         blocks.append(lib_block)
-    return Standalone(blocks=blocks, body=picture.text.strip())
+    return Standalone(blocks=blocks, body=picture.text.strip(), dropped=dropped)

@@ -1,0 +1,1 @@
+"""Cards: validate, statistics, licence audit, dataset card, publish."""

@@ -1,0 +1,82 @@
+"""The ``publish`` stage: write ``data/published/<name>/`` as a Hugging Face dataset dir.
+
+One config per task (``generation``: image → code) with train/validation/test Parquet
+files written by ``datasets`` (so the ``image`` column is a real ``Image`` feature), the
+dataset card, the licence/attribution file and the validation report.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from diagramforge.cards.audit import format_funnel, load_audit
+from diagramforge.cards.card import render_card, render_licences
+from diagramforge.params import Params
+from diagramforge.records import RECORD_SCHEMA
+from diagramforge.runner import metrics_path, stage_paths
+from diagramforge.shards import ShardSet, write_json_atomic
+from diagramforge.stats import Counter
+
+STAGE = "publish"
+SPLITS = ("train", "validation", "test")
+GENERATION_COLUMNS = ("id", "format", "image", "code", "caption", "context", "title", "source",
+                      "source_id", "source_url", "group", "licence", "licence_url",
+                      "attribution", "tokens", "width", "height", "dup_cluster")
+
+
+def _features():  # noqa: ANN202 - datasets.Features
+    from datasets import Features, Image, Value
+
+    types = {"tokens": Value("int64"), "width": Value("int32"), "height": Value("int32")}
+    return Features({c: Image() if c == "image" else types.get(c, Value("string"))
+                     for c in GENERATION_COLUMNS})
+
+
+def write_config(df: pd.DataFrame, out: Path, config: str) -> dict:
+    """Write one config's splits (one Parquet file per split and format) and describe it."""
+    from datasets import Dataset
+
+    feats = _features()
+    for split in SPLITS:
+        for fmt in sorted(set(df["format"])) or ["tikz"]:
+            part = df[(df["split"] == split) & (df["format"] == fmt)]
+            cols = {c: part[c].tolist() for c in GENERATION_COLUMNS if c != "image"}
+            cols["image"] = [{"bytes": b, "path": None} for b in part["image"]]
+            ds = Dataset.from_dict({c: cols[c] for c in GENERATION_COLUMNS}, features=feats)
+            path = out / config / fmt / f"{split}-00000-of-00001.parquet"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            ds.to_parquet(str(path))
+    return {
+        "config_name": config, "default": True,
+        "data_files": [{"split": s, "path": f"{config}/*/{s}-*.parquet"} for s in SPLITS],
+    }
+
+
+def run_publish(params: Params) -> Path:
+    t0 = time.perf_counter()
+    report = stage_paths(params, "validate").root / "report.json"
+    if not report.exists() or not json.loads(report.read_text()).get("success"):
+        raise RuntimeError("refusing to publish: the validate stage has not passed")
+    df = ShardSet(stage_paths(params, "split").records, RECORD_SCHEMA).read_all().to_pandas()
+    out = Path(params.publish.out_dir) / params.publish.name
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    configs = [write_config(df, tmp, "generation")]
+    funnel = format_funnel(load_audit(params))
+    (tmp / "README.md").write_text(render_card(params, df, configs, funnel))
+    (tmp / "LICENSES.md").write_text(render_licences(df))
+    shutil.copyfile(report, tmp / "validation_report.json")
+    (tmp / "VERSION").write_text(params.publish.version + "\n")
+    shutil.rmtree(out, ignore_errors=True)
+    tmp.rename(out)
+    counts = {s: int((df["split"] == s).sum()) for s in SPLITS}
+    write_json_atomic({str(Counter.IN): len(df), str(Counter.OUT): len(df), **counts,
+                       str(Counter.SECONDS): round(time.perf_counter() - t0, 3)},
+                      metrics_path(params, STAGE))
+    return out

@@ -1,0 +1,103 @@
+"""The ``validate`` stage: a Great Expectations 1.x suite on the final table.
+
+A failed expectation fails the stage (non-zero exit), so ``dvc repro`` stops before a
+broken dataset is published.  The full GX result is kept as the validation report.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from diagramforge.params import Params
+from diagramforge.records import RECORD_SCHEMA
+from diagramforge.runner import check_contract, metrics_path, stage_paths
+from diagramforge.shards import ShardSet, write_json_atomic
+from diagramforge.stats import Counter
+
+STAGE = "validate"
+READS = ("id", "format", "code", "image", "licence", "group", "split", "source_id", "width",
+         "height")
+NOT_NULL = ("id", "format", "code", "licence", "group", "split", "source_id", "width", "height")
+
+
+class ValidationFailed(RuntimeError):
+    """The final table broke an expectation; the report says which."""
+
+
+def build_suite(gx, params: Params):  # noqa: ANN001, ANN201 - gx module and suite
+    """The expectations every published table must meet."""
+    E = gx.expectations
+    rp = params.render.raster
+    tk = params.filter.tokens
+    exps = [
+        E.ExpectTableRowCountToBeBetween(min_value=params.validate_.min_rows),
+        E.ExpectColumnValuesToBeUnique(column="id"),
+        E.ExpectColumnValuesToBeInSet(column="split", value_set=["train", "validation", "test"]),
+        E.ExpectColumnValuesToBeInSet(column="format", value_set=params.validate_.formats),
+        E.ExpectColumnValuesToBeInSet(column="licence", value_set=params.licences.allow),
+        E.ExpectColumnValuesToBeBetween(column="width", min_value=rp.min_side_px,
+                                        max_value=rp.max_side_px),
+        E.ExpectColumnValuesToBeBetween(column="height", min_value=rp.min_side_px,
+                                        max_value=rp.max_side_px),
+        E.ExpectColumnValuesToBeBetween(column="image_bytes", min_value=1),
+        E.ExpectColumnValuesToBeBetween(column="splits_per_group", min_value=1, max_value=1),
+    ]
+    if params.filter.tokens.enabled:
+        exps.append(E.ExpectColumnValuesToBeBetween(column="tokens", min_value=tk.min,
+                                                    max_value=tk.max))
+    exps += [E.ExpectColumnValuesToNotBeNull(column=c) for c in NOT_NULL]
+    suite = gx.ExpectationSuite(name="diagramforge_final")
+    for e in exps:
+        suite.add_expectation(e)
+    return suite
+
+
+def frame(params: Params) -> pd.DataFrame:
+    """The final table as validated: images replaced by their sizes, plus leakage columns."""
+    cols = [c for c in RECORD_SCHEMA.names if c != "image"]
+    shards = ShardSet(stage_paths(params, "split").records, RECORD_SCHEMA)
+    df = shards.read_all(cols).to_pandas()
+    imgs = shards.read_all(["image"]).column("image").to_pylist()
+    df["image_bytes"] = [len(b) if b else 0 for b in imgs]
+    df["splits_per_group"] = df.groupby("group")["split"].transform("nunique") if len(df) else []
+    return df
+
+
+def run_validate(params: Params) -> dict:
+    """Validate and write ``data/validate/report.json``; raise if any expectation failed."""
+    t0 = time.perf_counter()
+    check_contract(STAGE, READS, "split", params)
+    # GX sets INFO on one of its own loggers at import; its chatter is not ours to show
+    logging.getLogger("great_expectations.data_context.types.base").setLevel(logging.WARNING)
+    import great_expectations as gx
+    from great_expectations.data_context.types.base import ProgressBarsConfig
+
+    logging.getLogger("great_expectations").setLevel(logging.ERROR)
+
+    df = frame(params)
+    ctx = gx.get_context(mode="ephemeral")
+    ctx.variables.progress_bars = ProgressBarsConfig(globally=False)
+    batch = (ctx.data_sources.add_pandas("final").add_dataframe_asset("records")
+             .add_batch_definition_whole_dataframe("all").get_batch(
+                 batch_parameters={"dataframe": df}))
+    result = batch.validate(build_suite(gx, params))
+    report = result.to_json_dict()
+    failed = [r["expectation_config"]["type"] + ":" + json.dumps(
+        r["expectation_config"]["kwargs"].get("column", "")) for r in report["results"]
+        if not r["success"]]
+    out = stage_paths(params, STAGE).root
+    write_json_atomic(report, out / "report.json")
+    metrics = {Counter.IN: len(df), Counter.OUT: len(df) if not failed else 0,
+               "expectations": len(report["results"]), "failed": len(failed),
+               "success": bool(result.success), Counter.SECONDS: round(
+                   time.perf_counter() - t0, 3)}
+    write_json_atomic({str(k): v for k, v in metrics.items()}, metrics_path(params, STAGE))
+    if failed:
+        raise ValidationFailed(f"{len(failed)} expectation(s) failed: {failed}; "
+                               f"see {Path(out / 'report.json')}")
+    return report
