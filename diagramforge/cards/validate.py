@@ -72,12 +72,11 @@ def run_validate(params: Params) -> dict:
     """Validate and write ``data/validate/report.json``; raise if any expectation failed."""
     t0 = time.perf_counter()
     check_contract(STAGE, READS, "split", params)
-    # GX sets INFO on one of its own loggers at import; its chatter is not ours to show
-    logging.getLogger("great_expectations.data_context.types.base").setLevel(logging.WARNING)
     import great_expectations as gx
     from great_expectations.data_context.types.base import ProgressBarsConfig
 
-    logging.getLogger("great_expectations").setLevel(logging.ERROR)
+    # GX sets INFO on one of its own loggers at import; its chatter is not ours to show
+    logging.getLogger("great_expectations.data_context.types.base").setLevel(logging.WARNING)
 
     df = frame(params)
     ctx = gx.get_context(mode="ephemeral")

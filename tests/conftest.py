@@ -1,0 +1,47 @@
+"""Shared fixtures: params rooted in a temp dir, the embedded corpus, tool markers."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from diagramforge.params import Params, parse_params
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLES = REPO / "samples"
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("DVC_NO_ANALYTICS", "1")
+
+needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None,
+                               reason="pdflatex not installed (./dev setup installs it)")
+
+
+def make_params(tmp_path: Path, **sections: dict) -> Params:
+    """Params with every path under ``tmp_path`` and ``sections`` merged over defaults."""
+    data = {
+        "project": {"data_dir": str(tmp_path / "data"), "metrics_dir": str(tmp_path / "metrics")},
+        "runner": {"workers": 0, "progress": False},
+        "crawl": {"arxiv": {"source": str(SAMPLES / "arxiv"),
+                            "cache_dir": str(tmp_path / "cache" / "arxiv")}},
+        "render": {"tikz": {"cache_dir": str(tmp_path / "cache" / "tex"), "timeout_s": 8}},
+        "publish": {"out_dir": str(tmp_path / "published")},
+    }
+    for key, value in sections.items():
+        merged = dict(data.get(key, {}))
+        for k, v in value.items():
+            if isinstance(v, dict) and isinstance(merged.get(k), dict):
+                merged[k] = {**merged[k], **v}
+            else:
+                merged[k] = v
+        data[key] = merged
+    return parse_params(data)
+
+
+@pytest.fixture
+def params(tmp_path: Path) -> Params:
+    return make_params(tmp_path)

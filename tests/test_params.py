@@ -1,0 +1,55 @@
+from pathlib import Path
+
+import pytest
+
+from diagramforge.params import ParamsError, load_params, parse_params
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_repository_params_are_valid():
+    p = load_params(REPO / "params.yaml")
+    assert p.filter.tokens.encoding == "cl100k_base"
+    assert p.validate_.min_rows >= 1
+
+
+def test_unknown_key_is_named():
+    with pytest.raises(ParamsError) as e:
+        parse_params({"filter": {"tokenz": {"max": 3}}})
+    assert "filter.tokenz" in str(e.value)
+    assert "unknown key" in str(e.value)
+
+
+def test_wrong_type_names_key_expected_and_value():
+    with pytest.raises(ParamsError) as e:
+        parse_params({"render": {"raster": {"dpi": "high"}}})
+    msg = str(e.value)
+    assert "render.raster.dpi" in msg and "integer" in msg and "'high'" in msg
+
+
+def test_out_of_range_and_cross_field_checks():
+    with pytest.raises(ParamsError, match=r"render\.raster\.dpi.*less than or equal"):
+        parse_params({"render": {"raster": {"dpi": 5000}}})
+    with pytest.raises(ParamsError, match="must be 1.0"):
+        parse_params({"split": {"train": 0.5}})
+    with pytest.raises(ParamsError, match="must not exceed"):
+        parse_params({"filter": {"tokens": {"min": 10, "max": 5}}})
+    with pytest.raises(ParamsError, match="unknown filter"):
+        parse_params({"filter": {"order": ["tokens", "vibes"]}})
+
+
+def test_validate_section_uses_its_yaml_name():
+    p = parse_params({"validate": {"min_rows": 7}})
+    assert p.validate_.min_rows == 7
+    with pytest.raises(ParamsError, match=r"validate\.min_rows"):
+        parse_params({"validate": {"min_rows": -1}})
+
+
+def test_yaml_must_be_a_mapping(tmp_path):
+    f = tmp_path / "params.yaml"
+    f.write_text("- just\n- a list\n")
+    with pytest.raises(ParamsError, match="mapping"):
+        load_params(f)
+    f.write_text("a: [unclosed\n")
+    with pytest.raises(ParamsError, match="not valid YAML"):
+        load_params(f)

@@ -1,0 +1,179 @@
+"""The runner: parallel map, timeouts, crashes, resume, contracts and the books."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection, empty_record
+from diagramforge.runner import (
+    ContractError,
+    Outcome,
+    Stage,
+    WorkUnit,
+    metrics_path,
+    run_stage,
+    stage_paths,
+)
+from diagramforge.shards import ShardSet, write_json_atomic
+from tests.conftest import make_params
+
+
+def seed(params, n_rows: int, shard_size: int, provides=("id", "format", "code")) -> None:
+    """A completed fake upstream stage called ``source``."""
+    paths = stage_paths(params, "source")
+    s = ShardSet(paths.records, RECORD_SCHEMA)
+    rows = [empty_record(id=f"r{i:03d}", format="tikz", code=f"c{i}") for i in range(n_rows)]
+    for k in range(0, n_rows, shard_size):
+        s.write(k // shard_size, rows[k:k + shard_size])
+    write_json_atomic({"complete": True, "provides": list(provides)}, paths.state)
+
+
+class Upper(Stage):
+    """Upper-cases code; rejects rows whose number is divisible by 5."""
+
+    name = "upper"
+    upstream = "source"
+    reads = ("id", "code")
+    writes = ("code",)
+
+    def process(self, unit: WorkUnit) -> Outcome:
+        out = Outcome()
+        for r in unit.rows:
+            if int(r["id"][1:]) % 5 == 0:
+                out.rejections.append(Rejection(r["id"], "divisible_by_5", id=r["id"]))
+            else:
+                out.records.append({**r, "code": r["code"].upper()})
+        return out
+
+
+class Misbehaving(Stage):
+    """r001 hangs forever, r002 kills its worker, r003 raises; others pass."""
+
+    name = "misbehaving"
+    upstream = "source"
+
+    def process(self, unit: WorkUnit) -> Outcome:
+        rid = unit.rows[0]["id"]
+        if rid == "r001":
+            threading.Event().wait()
+        if rid == "r002":
+            os._exit(3)
+        if rid == "r003":
+            raise ValueError("bad row")
+        return Outcome(records=list(unit.rows))
+
+
+class Leaky(Stage):
+    """Loses a row without saying why: the runner must refuse."""
+
+    name = "leaky"
+    upstream = "source"
+
+    def process(self, unit: WorkUnit) -> Outcome:
+        return Outcome()
+
+
+class NeedsImage(Upper):
+    name = "needs_image"
+    reads = ("image",)
+
+
+def _digest(params, name: str) -> str:
+    h = hashlib.sha256()
+    for sub in ("records", "rejections"):
+        for p in sorted((stage_paths(params, name).root / sub).glob("*.parquet")):
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_map_stats_and_ledger(tmp_path, workers):
+    params = make_params(tmp_path, runner={"shard_size": 4})
+    seed(params, 10, 4)
+    stats = run_stage(Upper(params), workers=workers)
+    assert (stats.n_in, stats.n_out, stats.n_rejected) == (10, 8, 2)
+    assert stats.by_reason == {"divisible_by_5": 2}
+    out = ShardSet(stage_paths(params, "upper").records, RECORD_SCHEMA).read_all()
+    assert out.column("code").to_pylist()[:2] == ["C1", "C2"]
+    assert out.column("id").to_pylist() == [f"r{i:03d}" for i in range(10) if i % 5]
+    ledger = ShardSet(stage_paths(params, "upper").rejections, REJECTION_SCHEMA).read_all()
+    assert sorted(ledger.column("locator").to_pylist()) == ["r000", "r005"]
+    assert set(ledger.column("stage").to_pylist()) == {"upper"}
+    metrics = json.loads(metrics_path(params, "upper").read_text())
+    assert metrics["in"] == 10 and metrics["out"] == 8 and metrics["rejected"] == {
+        "divisible_by_5": 2}
+
+
+def test_timeout_crash_and_error_are_rejections_not_failures(tmp_path):
+    params = make_params(tmp_path, runner={"item_timeout_s": 0.5})
+    seed(params, 6, 6)
+    stats = run_stage(Misbehaving(params), workers=2)
+    assert stats.n_out == 3
+    assert stats.by_reason == {"timeout": 1, "worker_crash": 1, "error": 1}
+    ledger = ShardSet(stage_paths(params, "misbehaving").rejections, REJECTION_SCHEMA)
+    rows = {r["locator"]: r for r in ledger.read_all().to_pylist()}
+    assert rows["r001"]["reason"] == "timeout"
+    assert rows["r002"]["reason"] == "worker_crash"
+    assert "bad row" in rows["r003"]["detail"]
+
+
+def test_resume_after_kill_matches_uninterrupted_run(tmp_path):
+    full = make_params(tmp_path / "full", runner={"shard_size": 3})
+    seed(full, 10, 3)
+    run_stage(Upper(full))
+    part = make_params(tmp_path / "part", runner={"shard_size": 3})
+    seed(part, 10, 3)
+    run_stage(Upper(part), stop_after_shards=2)  # "killed" after two commits
+    assert not json.loads(stage_paths(part, "upper").state.read_text())["complete"]
+    stats = run_stage(Upper(part))
+    assert stats.extra["resumed_shards"] == 2
+    assert (stats.n_in, stats.n_out) == (10, 8)
+    assert _digest(part, "upper") == _digest(full, "upper")
+
+
+def test_changed_params_or_input_start_afresh(tmp_path):
+    params = make_params(tmp_path, runner={"shard_size": 3})
+    seed(params, 6, 3)
+    run_stage(Upper(params), stop_after_shards=1)
+    seed(params, 7, 3)  # the input changed: committed shards are stale
+    stats = run_stage(Upper(params))
+    assert stats.extra["resumed_shards"] == 0
+    assert stats.n_in == 7
+
+
+def test_silent_loss_is_refused(tmp_path):
+    params = make_params(tmp_path)
+    seed(params, 2, 2)
+    with pytest.raises(RuntimeError, match="accounting"):
+        run_stage(Leaky(params))
+
+
+def test_contract_checked_before_work(tmp_path):
+    params = make_params(tmp_path)
+    seed(params, 2, 2)
+    with pytest.raises(ContractError, match="image"):
+        run_stage(NeedsImage(params))
+    assert not (stage_paths(params, "needs_image").records).exists()
+
+
+def test_upstream_must_have_completed(tmp_path):
+    params = make_params(tmp_path)
+    seed(params, 2, 2)
+    p = stage_paths(params, "source").state
+    p.write_text(json.dumps({"complete": False}))
+    with pytest.raises(ContractError, match="has not completed"):
+        run_stage(Upper(params))
+
+
+def test_metrics_file_is_dvc_readable(tmp_path):
+    params = make_params(tmp_path)
+    seed(params, 3, 3)
+    run_stage(Upper(params))
+    data = json.loads(Path(metrics_path(params, "upper")).read_text())
+    assert {"in", "out", "rejected", "seconds"} <= set(data)
