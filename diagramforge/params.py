@@ -40,7 +40,8 @@ class ArxivCrawlParams(_Section):
     source: str = "samples/arxiv"
     """A directory holding an embedded corpus, or an http(s) base URL speaking arXiv's shapes."""
     oai_url: str = "https://oaipmh.arxiv.org/oai"
-    categories: list[str] = ["cs"]
+    categories: list[str] = []
+    """arXiv categories or archives (``cs`` matches ``cs.LG``); empty means all."""
     from_date: str | None = None
     until_date: str | None = None
     max_papers: Annotated[int, Field(ge=0)] = 1000

@@ -46,7 +46,6 @@ RECORD_SCHEMA = pa.schema(
         pa.field("height", pa.int32()),
         pa.field("render_status", pa.string()),
         pa.field("render_engine", pa.string()),
-        pa.field("render_seconds", pa.float64()),
         pa.field("render_error", pa.string()),
         pa.field("tokens", pa.int64()),
         pa.field("colour_entropy", pa.float64()),

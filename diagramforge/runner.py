@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
+import signal
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -256,7 +258,9 @@ def run_stage(stage: Stage, *, workers: int | None = None, progress: bool | None
             records, log_ = _run_shard(stage, rows, pool, bar)
             rej.write(i, log_.rejections)
             write_json_atomic(log_.stats.to_json(), paths.shard_stats / f"{i:05d}.json")
+            _fault(stage.name, i, "before_commit")
             out.write(i, records)  # the commit point
+            _fault(stage.name, i, "after_commit")
             done += 1
             if stop_after_shards is not None and done >= stop_after_shards:
                 return log_.stats
@@ -274,6 +278,13 @@ def run_stage(stage: Stage, *, workers: int | None = None, progress: bool | None
     total.extra["resumed_shards"] = resumed
     _finish(stage.name, params, total, sorted(set(provided) | set(stage.writes)), fingerprint)
     return total
+
+
+def _fault(stage: str, index: int, point: str) -> None:
+    """Fault injection for resume tests: ``DIAGRAMFORGE_FAULT=stage:shard:point`` makes the
+    process SIGKILL itself there, exactly as an OOM killer or a pulled plug would."""
+    if os.environ.get("DIAGRAMFORGE_FAULT") == f"{stage}:{index}:{point}":
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _finish(name: str, params: Params, stats: StageStats, provides: list[str],

@@ -60,7 +60,8 @@ def _pdf(paper: dict, out: Path) -> None:
             p.write_text(text)
         for _ in range(2):
             subprocess.run(
-                ["pdflatex", "-interaction=nonstopmode", "-no-shell-escape", "-jobname=" + Path(root).stem,
+                ["pdflatex", "-interaction=nonstopmode", "-no-shell-escape",
+                 "-jobname=" + Path(root).stem,
                  r"\pdftrailerid{}\input{" + root + "}"],
                 cwd=tmp, env=env, capture_output=True, timeout=120, check=False)
         shutil.copyfile(Path(tmp) / (Path(root).stem + ".pdf"), out)

@@ -33,8 +33,7 @@ class RenderStage(Stage):
     name = "render"
     upstream = "extract"
     reads = ("id", "format", "code", "group")
-    writes = ("image", "width", "height", "render_status", "render_engine", "render_seconds",
-              "render_error")
+    writes = ("image", "width", "height", "render_status", "render_engine", "render_error")
     param_sections: ClassVar[tuple[str, ...]] = ("render",)
 
     _tex: TexCompiler | None = None
@@ -84,11 +83,13 @@ class RenderStage(Stage):
                 out.rejections.append(Rejection(self.locator(row), str(ras.reason), ras.detail,
                                                 id=row["id"]))
                 continue
+            # timings and compile modes depend on the machine and the cache, so they go to
+            # the metrics; records stay byte-identical across reruns and resumes
             out.records.append({
                 **row, "image": ras.png, "width": ras.width, "height": ras.height,
-                "render_status": "ok", "render_engine": f"{engine}:{res.mode}",
-                "render_seconds": round(res.seconds, 4), "render_error": None,
+                "render_status": "ok", "render_engine": engine, "render_error": None,
             })
-            key = "cache_hits" if res.cached else "compiled"
-            out.extra[key] = out.extra.get(key, 0) + 1
+            for key in ("cache_hits" if res.cached else "compiled", f"mode_{res.mode}"):
+                out.extra[key] = out.extra.get(key, 0) + 1
+            out.extra["compile_ms"] = out.extra.get("compile_ms", 0) + int(res.seconds * 1000)
         return out

@@ -223,7 +223,7 @@ def parse_preamble(preamble: str) -> list[Definition]:
             pos = g[1]
             for entry in _split_top(g[0]):
                 mk = _STYLE_KEY.match(entry)
-                if mk:
+                if mk and not mk.group(1).strip().startswith("every "):
                     name = mk.group(1).strip()
                     value = entry.split("=", 1)[1] if "=" in entry else ""
                     defs.append(_make(Kind.STYLE, f"\\tikzset{{{entry.strip()}}}", {name}, value))
@@ -240,9 +240,11 @@ def parse_preamble(preamble: str) -> list[Definition]:
                 pos += mm.end()
                 opt = read_group(preamble, pos, "[", "]")
                 pos = opt[1] if opt else pos
-            defs.append(
-                _make(Kind.STYLE, preamble[start:pos], {g[0].strip()}, preamble[g[1] : pos])
-            )
+            name = g[0].strip()
+            # "every node", "every state"…: applied implicitly, so always needed
+            kind = Kind.SETTING if name.startswith("every ") else Kind.STYLE
+            defines = set() if kind == Kind.SETTING else {name}
+            defs.append(_make(kind, preamble[start:pos], defines, preamble[g[1] : pos]))
         elif cmd in ("definecolor", "colorlet", "providecolor"):
             pos = read_optional(preamble, pos)[1]
             g = read_group(preamble, pos)

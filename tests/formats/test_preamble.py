@@ -48,3 +48,12 @@ def test_closure_keeps_preamble_order():
     chosen = closure(defs, r"\outer{a}")
     idx = [defs.index(d) for d in chosen]
     assert idx == sorted(idx)
+
+
+def test_every_styles_apply_implicitly_so_are_always_kept():
+    defs = parse_preamble(r"\tikzstyle{every state}=[fill=red]"
+                          r"\tikzset{every node/.style={font=\small}, named/.style={draw}}")
+    texts = [d.text for d in closure(defs, r"\node[state] {q};")]
+    assert any("every state" in t for t in texts)
+    assert any("every node" in t for t in texts)
+    assert not any("named" in t for t in texts)

@@ -28,7 +28,8 @@ def test_find_outermost_pictures_and_commands():
     assert "nested" in pics[0].text and pics[0].text.count(r"\begin{tikzpicture}") == 2
     assert pics[1].text == r"\tikz[baseline]{\draw (0,0) circle (1pt);}"
     assert pics[2].text == r"\tikz \draw (0,0) -- (1,0);"
-    assert not find_pictures(BODY, ["tikzpicture"], tikz_commands=False)[0].env == "tikz"
+    assert [p.env for p in find_pictures(BODY, ["tikzpicture"], tikz_commands=False)] == [
+        "tikzpicture"]
 
 
 def test_caption_label_and_context():

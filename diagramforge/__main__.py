@@ -1,0 +1,5 @@
+"""``python -m diagramforge`` is the ``diagramforge`` command."""
+
+from diagramforge.cli import app
+
+app()

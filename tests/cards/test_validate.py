@@ -1,0 +1,51 @@
+"""The Great Expectations suite fails the stage on a broken table and passes a sound one."""
+
+import json
+import time
+
+import pytest
+
+from diagramforge.cards.validate import ValidationFailed, run_validate
+from diagramforge.records import RECORD_SCHEMA, empty_record
+from diagramforge.runner import StageLog, commit_outputs, stage_paths
+from tests.conftest import make_params
+
+
+def good_rows(n=4):
+    return [empty_record(id=f"id{i}", format="tikz", code="\\draw;", image=b"PNG",
+                         licence="CC-BY-4.0", group=f"g{i}", split="train", source_id=f"s{i}",
+                         width=100, height=50, tokens=100) for i in range(n)]
+
+
+def write_split(params, rows):
+    log = StageLog("split", expands=False)
+    log.stats.n_in = len(rows)
+    commit_outputs("split", params, rows, log, RECORD_SCHEMA, list(RECORD_SCHEMA.names),
+                   time.perf_counter())
+
+
+def test_sound_table_passes_and_report_is_written(tmp_path):
+    params = make_params(tmp_path)
+    write_split(params, good_rows())
+    report = run_validate(params)
+    assert report["success"]
+    saved = json.loads((stage_paths(params, "validate").root / "report.json").read_text())
+    assert len(saved["results"]) >= 10
+
+
+@pytest.mark.parametrize("breakage, expectation", [
+    (lambda rows: rows.append(dict(rows[0])), "expect_column_values_to_be_unique"),
+    (lambda rows: rows[0].update(licence="GPL-3.0-only"), "expect_column_values_to_be_in_set"),
+    (lambda rows: rows[1].update(group="g0", split="test"), "expect_column_values_to_be_between"),
+    (lambda rows: rows[2].update(image=b""), "expect_column_values_to_be_between"),
+    (lambda rows: rows[3].update(tokens=10**6), "expect_column_values_to_be_between"),
+])
+def test_broken_table_fails_the_stage(tmp_path, breakage, expectation):
+    params = make_params(tmp_path)
+    rows = good_rows()
+    breakage(rows)
+    write_split(params, rows)
+    with pytest.raises(ValidationFailed, match=expectation):
+        run_validate(params)
+    report = json.loads((stage_paths(params, "validate").root / "report.json").read_text())
+    assert not report["success"]

@@ -1,0 +1,44 @@
+import pymupdf
+
+from diagramforge.formats.raster import RasterReason, check_extremes, rasterize_pdf
+
+OPTS = dict(dpi=100, margin_pt=2, min_side=16, max_side=2000, max_aspect=10, min_ink=0.001)
+
+
+def pdf_with(draw) -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=400)
+    draw(page)
+    return doc.tobytes()
+
+
+def test_crops_to_drawn_content():
+    pdf = pdf_with(lambda p: p.draw_rect(pymupdf.Rect(100, 100, 200, 150), color=(0, 0, 0),
+                                         width=2))
+    r = rasterize_pdf(pdf, **OPTS)
+    assert r.png and r.png.startswith(b"\x89PNG")
+    # 100x50 pt + 2 pt margins (+ stroke) at 100 dpi ≈ 145x76 px, not the 556 px page
+    assert 135 < r.width < 160 and 65 < r.height < 85
+
+
+def test_blank_page_is_rejected():
+    assert rasterize_pdf(pdf_with(lambda p: None), **OPTS).reason == RasterReason.BLANK
+    white = pdf_with(lambda p: p.draw_rect(pymupdf.Rect(0, 0, 50, 50), color=(1, 1, 1),
+                                           fill=(1, 1, 1)))
+    assert rasterize_pdf(white, **OPTS).reason == RasterReason.BLANK
+
+
+def test_extreme_scales_are_rejected():
+    line = pdf_with(lambda p: p.draw_line((10, 10), (390, 10), color=(0, 0, 0)))
+    assert rasterize_pdf(line, **OPTS).reason in (RasterReason.TOO_SMALL,
+                                                  RasterReason.EXTREME_ASPECT)
+    assert check_extremes(5000, 100, 0.5, min_side=16, max_side=4096, max_aspect=100,
+                          min_ink=0.01)[0] == RasterReason.TOO_LARGE
+    assert check_extremes(600, 20, 0.5, min_side=16, max_side=4096, max_aspect=12,
+                          min_ink=0.01)[0] == RasterReason.EXTREME_ASPECT
+    assert check_extremes(300, 200, 0.5, min_side=16, max_side=4096, max_aspect=12,
+                          min_ink=0.01) is None
+
+
+def test_corrupt_pdf_is_a_reason():
+    assert rasterize_pdf(b"not a pdf", **OPTS).reason == RasterReason.BAD_PDF

@@ -1,0 +1,118 @@
+"""Real pdflatex: sandboxing, the failure taxonomy, batching and the cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from diagramforge.formats.texcompile import CompileReason, TexCompiler, classify, compose
+from diagramforge.formats.tikz import Standalone
+from tests.conftest import needs_tex
+
+pytestmark = needs_tex
+
+BOX = Standalone(blocks=[r"\usepackage{tikz}"],
+                 body=r"\begin{tikzpicture}\draw (0,0) rectangle (2,1);\end{tikzpicture}")
+
+
+def pic(body: str, blocks: list[str] | None = None) -> Standalone:
+    return Standalone(blocks=blocks or [r"\usepackage{tikz}"],
+                      body=r"\begin{tikzpicture}" + body + r"\end{tikzpicture}")
+
+
+@pytest.fixture
+def tex(tmp_path) -> TexCompiler:
+    return TexCompiler(timeout_s=5, cache_dir=tmp_path / "cache")
+
+
+def test_compiles_one_page(tex):
+    res = tex.compile_one(BOX)
+    assert res.ok and res.reason is None
+    assert pymupdf.open("pdf", res.pdf).page_count == 1
+    assert res.mode.startswith("format")
+
+
+@pytest.mark.parametrize("body, blocks, reason", [
+    (r"\node {\nosuchmacro};", None, CompileReason.UNDEFINED_CONTROL_SEQUENCE),
+    (r"\draw (0,0) -- (1,1) \draw (1,1) -- (2,2);", None, CompileReason.TIKZ_ERROR),
+    (r"\draw (0,0) -- (1,1);", [r"\usepackage{tikz}", r"\usepackage{nosuchpkgxyz}"],
+     CompileReason.MISSING_PACKAGE),
+    (r"\def\a{\a}\a", None, CompileReason.TIMEOUT),
+    (r"\node {\input{/etc/passwd}};", None, CompileReason.FORBIDDEN_IO),
+])
+def test_failure_taxonomy(tmp_path, body, blocks, reason):
+    tex = TexCompiler(timeout_s=2, cache_dir=None)
+    res = tex.compile_one(pic(body, blocks))
+    assert not res.ok
+    assert res.reason == reason, res.error
+    assert res.error
+
+
+def test_sandbox_blocks_shell_escape_and_writes_outside(tmp_path, tex):
+    marker = Path("/tmp/diagramforge-test-pwned")
+    marker.unlink(missing_ok=True)
+    res = tex.compile_one(pic(
+        r"\immediate\write18{touch " + str(marker) + r"}\draw (0,0) circle (1);"))
+    assert res.ok  # the picture is fine; the shell command simply never runs
+    assert not marker.exists()
+    res = tex.compile_one(pic(
+        r"\newwrite\f\immediate\openout\f=../../escaped.tex\immediate\write\f{x}"
+        r"\draw (0,0) circle (1);"))
+    assert res.reason == CompileReason.FORBIDDEN_IO
+
+
+def test_secret_never_reaches_output(tex):
+    res = tex.compile_one(pic(r"\node[text width=8cm] {\input{/etc/passwd}};"))
+    assert res.pdf is None
+    secret = Path("/etc/passwd").read_text().split(":")[0]
+    assert secret not in (res.error or "").replace("/etc/passwd", "")
+
+
+def test_batch_splits_pages_and_isolates_a_bad_figure(tex):
+    docs = [pic(r"\draw (0,0) circle (1);"), pic(r"\node {\nosuchmacro};"),
+            pic(r"\draw (0,0) rectangle (3,1);")]
+    res = tex.compile_many(docs)
+    assert [r.ok for r in res] == [True, False, True]
+    assert res[1].reason == CompileReason.UNDEFINED_CONTROL_SEQUENCE
+    ok_docs = [docs[0], docs[2], pic(r"\draw (0,0) -- (2,2);")]
+    fresh = TexCompiler(timeout_s=5, cache_dir=None)
+    res = fresh.compile_many(ok_docs)
+    assert all(r.ok for r in res) and {r.mode for r in res} == {"format/batch"}
+    sizes = [pymupdf.open("pdf", r.pdf)[0].rect for r in res]
+    assert sizes[0] != sizes[1]  # each page is its own figure
+
+
+def test_cache_hits_skip_compiling(tex):
+    first = tex.compile_one(BOX)
+    second = tex.compile_one(BOX)
+    assert not first.cached and second.cached and second.pdf == first.pdf
+    bad = pic(r"\node {\nosuchmacro};")
+    tex.compile_one(bad)
+    again = tex.compile_one(bad)
+    assert again.cached and again.reason == CompileReason.UNDEFINED_CONTROL_SEQUENCE
+
+
+def test_plain_fallback_when_format_cannot_be_used(tex):
+    doc = Standalone(blocks=[r"\usepackage[dvipsnames]{xcolor}", r"\usepackage{tikz}"],
+                     body=r"\begin{tikzpicture}\fill[ForestGreen] (0,0) circle (1);"
+                          r"\end{tikzpicture}")
+    res = tex.compile_one(doc)
+    assert res.ok and res.mode.startswith("plain")
+
+
+def test_compose_unions_preambles_in_order():
+    a = Standalone([r"\usepackage{tikz}", r"\definecolor{c}{RGB}{1,2,3}"], "A")
+    b = Standalone([r"\usepackage{tikz}", r"\newcommand{\x}{y}"], "B")
+    src = compose([a, b], use_format=True)
+    assert src.count(r"\definecolor") == 1 and src.count(r"\newcommand") == 1
+    assert src.index(r"\endofdump") < src.index(r"\definecolor")
+    assert src.count(r"\begin{dfpage}") == 2
+
+
+def test_classify_reads_first_error_with_line():
+    log = "junk\n! Undefined control sequence.\n<recently read> \\foo\nl.12 \\foo\nmore\n! other"
+    reason, err = classify(log)
+    assert reason == CompileReason.UNDEFINED_CONTROL_SEQUENCE
+    assert err == "! Undefined control sequence. | l.12 \\foo"

@@ -1,0 +1,161 @@
+"""End to end on the embedded corpus: every stage, the published dataset, the books, DVC,
+and a real SIGKILL in the middle of a stage."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from diagramforge.builders.arxiv import parse_listing
+from diagramforge.builders.crawl import run_crawl
+from diagramforge.builders.extract import ExtractStage
+from diagramforge.builders.render import RenderStage
+from diagramforge.cards.audit import load_audit
+from diagramforge.cards.publish import run_publish
+from diagramforge.cards.validate import run_validate
+from diagramforge.filters.split import run_split
+from diagramforge.filters.stage import FilterStage
+from diagramforge.runner import metrics_path, run_stage, stage_paths
+from tests.conftest import REPO, SAMPLES, make_params, needs_tex
+
+pytestmark = [pytest.mark.slow, needs_tex]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("e2e")
+    params = make_params(tmp, runner={"workers": 2, "shard_size": 4})
+    run_crawl(params)
+    for stage in (ExtractStage, RenderStage, FilterStage):
+        run_stage(stage(params))
+    run_split(params)
+    run_validate(params)
+    out = run_publish(params)
+    return params, out
+
+
+def test_published_dataset_loads_with_datasets(built):
+    from datasets import load_dataset
+
+    params, out = built
+    files = {s: str(out / "generation" / "*" / f"{s}-*.parquet")
+             for s in ("train", "validation", "test")}
+    ds = load_dataset("parquet", data_files=files)
+    total = sum(len(ds[s]) for s in ds)
+    assert total == json.loads(metrics_path(params, "split").read_text())["out"]
+    row = ds["train"][0]
+    assert row["image"].size[0] > 16  # decoded as a PIL image: a real Image feature
+    assert row["code"].startswith("\\documentclass") and row["licence"]
+    groups = {s: set(ds[s]["group"]) for s in ds}
+    assert not (groups["train"] & groups["test"]) and not (groups["train"] &
+                                                           groups["validation"])
+    by_config = load_dataset(str(out), "generation")
+    assert sum(len(by_config[s]) for s in by_config) == total
+
+
+def test_card_licences_and_report(built):
+    _, out = built
+    card = (out / "README.md").read_text()
+    meta = yaml.safe_load(card.split("---")[1])
+    assert meta["configs"][0]["config_name"] == "generation"
+    assert meta["license"] == "other" and meta["license_link"] == "LICENSES.md"
+    assert "books balance" in card
+    lic = (out / "LICENSES.md").read_text()
+    assert "arxiv:2401.00101" in lic and "Ada Lovelace" in lic
+    assert json.loads((out / "validation_report.json").read_text())["success"]
+
+
+def test_audit_totals_match_the_inputs(built):
+    params, _ = built
+    audit = load_audit(params)
+    assert audit.ok, audit.errors
+    crawl, extract, render, filt, split = audit.stages
+    listed = len(parse_listing((SAMPLES / "arxiv" / "listing.xml").read_bytes())[0])
+    assert crawl.n_in == listed
+    assert crawl.n_out + crawl.n_rejected == listed
+    assert extract.n_in == crawl.n_out
+    assert extract.inputs_with_output + extract.rejected_inputs == extract.n_in
+    downstream = render.n_rejected + filt.n_rejected + split.n_rejected
+    assert extract.n_out == audit.published + downstream
+    # what the corpus was built to contain
+    assert crawl.by_reason == {"licence_not_allowed": 1}
+    assert {"archive_unsafe_member", "archive_ratio_exceeded", "no_diagrams"} <= set(
+        extract.by_reason)
+    assert {"compile_timeout", "compile_forbidden_io", "compile_undefined_control_sequence",
+            "compile_tikz_error"} <= set(render.by_reason)
+    assert split.by_reason == {"duplicate": 1}
+    assert not Path("/tmp/diagramforge-pwned").exists()
+    assert not Path("/tmp/diagramforge-traversal.tex").exists()
+
+
+def _digest(params, name: str) -> str:
+    h = hashlib.sha256()
+    for sub in ("records", "rejections"):
+        for p in sorted((stage_paths(params, name).root / sub).glob("*.parquet")):
+            h.update(p.name.encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+@pytest.mark.parametrize("point", ["before_commit", "after_commit"])
+def test_sigkilled_stage_resumes_to_the_same_output(built, tmp_path, point):
+    src, _ = built
+    runs = {}
+    for name in ("clean", "killed"):
+        root = tmp_path / name
+        # a warm, shared TeX cache keeps this fast; cache hits must not change a byte either
+        params = make_params(root, runner={"workers": 1, "shard_size": 4},
+                             render={"tikz": {"cache_dir": src.render.tikz.cache_dir}})
+        for stage in ("crawl", "extract"):
+            shutil.copytree(stage_paths(src, stage).root, stage_paths(params, stage).root)
+        pfile = root / "params.yaml"
+        pfile.write_text(yaml.safe_dump(params.model_dump(by_alias=True)))
+        runs[name] = (params, pfile)
+    cmd = [sys.executable, "-m", "diagramforge", "--params"]
+    env = {**os.environ, "DIAGRAMFORGE_FAULT": f"render:1:{point}"}
+    killed = subprocess.run([*cmd, str(runs["killed"][1]), "render"], env=env,
+                            capture_output=True, text=True)
+    assert killed.returncode == -signal.SIGKILL
+    state = json.loads(stage_paths(runs["killed"][0], "render").state.read_text())
+    assert not state["complete"]
+    resumed = subprocess.run([*cmd, str(runs["killed"][1]), "render"], capture_output=True,
+                             text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    extra = json.loads(metrics_path(runs["killed"][0], "render").read_text())["extra"]
+    assert extra["resumed_shards"] == (1 if point == "before_commit" else 2)
+    clean = subprocess.run([*cmd, str(runs["clean"][1]), "render"], capture_output=True,
+                           text=True)
+    assert clean.returncode == 0, clean.stderr
+    assert _digest(runs["killed"][0], "render") == _digest(runs["clean"][0], "render")
+
+
+def test_dvc_repro_cold_then_noop(tmp_path):
+    work = tmp_path / "proj"
+    work.mkdir()
+    for name in ("dvc.yaml", "params.yaml"):
+        shutil.copy(REPO / name, work / name)
+    shutil.copytree(REPO / "samples", work / "samples")
+    shutil.copytree(REPO / "diagramforge", work / "diagramforge",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "DVC_NO_ANALYTICS": "1",
+           "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    dvc = [sys.executable, "-m", "dvc"]
+    subprocess.run([*dvc, "init", "--no-scm", "-q"], cwd=work, env=env, check=True)
+    cold = subprocess.run([*dvc, "repro"], cwd=work, env=env, capture_output=True, text=True)
+    assert cold.returncode == 0, cold.stdout[-3000:] + cold.stderr[-3000:]
+    assert (work / "data/published/diagramforge-samples/README.md").exists()
+    again = subprocess.run([*dvc, "repro"], cwd=work, env=env, capture_output=True, text=True)
+    assert again.returncode == 0
+    assert "Running stage" not in again.stdout
+    shown = subprocess.run([*dvc, "metrics", "show", "--json"], cwd=work, env=env,
+                           capture_output=True, text=True, check=True)
+    assert "metrics/render.json" in shown.stdout
