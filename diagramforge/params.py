@@ -40,6 +40,8 @@ class ArxivCrawlParams(_Section):
     source: str = "samples/arxiv"
     """A directory holding an embedded corpus, or an http(s) base URL speaking arXiv's shapes."""
     oai_url: str = "https://oaipmh.arxiv.org/oai"
+    api_url: str = "https://export.arxiv.org/api/query"
+    page_size: Annotated[int, Field(ge=1, le=2000)] = 100
     categories: list[str] = []
     """arXiv categories or archives (``cs`` matches ``cs.LG``); empty means all."""
     from_date: str | None = None
