@@ -30,13 +30,34 @@ from diagramforge.formats.tikz import Standalone
 from diagramforge.sandbox import run_sandboxed
 
 CACHE_VERSION = "1"
-FORMAT_HEAD = "\n".join([
-    r"\documentclass[multi=dfpage,border=2pt]{standalone}",
-    r"\usepackage{tikz}",
-    r"\newenvironment{dfpage}{}{}",
-    r"\standaloneenv{dfpage}",
-])
-PLAIN_HEAD = FORMAT_HEAD.replace(r"\usepackage{tikz}" + "\n", "")
+CLASS_LINE = r"\documentclass[multi=dfpage,border=2pt]{standalone}"
+PAGE_ENV = "\n".join([r"\newenvironment{dfpage}{}{}", r"\standaloneenv{dfpage}"])
+# Packages safe to preload into a shared format when a document loads them first, without
+# options: loading them is all they do to a picture, and they are the slow part of a run.
+PRELOADABLE = frozenset({
+    "tikz", "pgf", "pgfplots", "amsmath", "amssymb", "amsfonts", "amsthm", "mathtools", "bm",
+    "xcolor", "graphicx", "tikz-cd", "circuitikz", "forest", "array", "calc",
+})
+_PLAIN_PKG = re.compile(r"\\usepackage\{([^}]*)\}")
+
+
+def split_preloadable(blocks: list[str]) -> tuple[tuple[str, ...], list[str]]:
+    """The leading run of option-free preloadable ``\\usepackage`` blocks, and the rest.
+
+    Only a *prefix* goes into the format, so the document's load order is kept exactly.
+    """
+    k = 0
+    for b in blocks:
+        m = _PLAIN_PKG.fullmatch(b.strip())
+        if not m or not all(p.strip() in PRELOADABLE for p in m.group(1).split(",")):
+            break
+        k += 1
+    return tuple(blocks[:k]), list(blocks[k:])
+
+
+def format_source(head: tuple[str, ...]) -> str:
+    """The preamble a format is dumped from (also the skipped prefix of each document)."""
+    return "\n".join([CLASS_LINE, *head, PAGE_ENV])
 
 
 class CompileReason(StrEnum):
@@ -126,32 +147,30 @@ def classify(log: str) -> tuple[CompileReason, str]:
     return CompileReason.TEX_ERROR, err or (lines[-1] if lines else "")
 
 
-def _uses_format(doc: Standalone) -> bool:
-    """Documents that set package options tikz already fixed cannot reuse the format."""
-    for b in doc.blocks:
-        if re.match(r"\\(usepackage|RequirePackage)\s*\[[^\]]*\]\s*\{[^}]*\b(xcolor|tikz|pgf)\b",
-                    b) or b.startswith("\\PassOptionsToPackage"):
-            return False
-    return True
-
-
-def compose(docs: list[Standalone], use_format: bool) -> str:
-    """One compile document with one page per figure (the union of their preambles)."""
+def union_blocks(docs: list[Standalone]) -> list[str]:
+    """The preamble blocks of several documents, each once, in first-seen order."""
     blocks: list[str] = []
     for d in docs:
         for b in d.blocks:
             if b not in blocks:
                 blocks.append(b)
+    return blocks
+
+
+def compose(docs: list[Standalone], head: tuple[str, ...] | None) -> str:
+    """One compile document with one page per figure (the union of their preambles).
+
+    With ``head`` (the blocks preloaded in a format) the document's preamble up to
+    ``\\endofdump`` is the format's source, skipped at load; otherwise it is compiled plainly.
+    """
+    blocks = union_blocks(docs)
     pages = "\n".join(f"\\begin{{dfpage}}\n{d.body}\n\\end{{dfpage}}" for d in docs)
-    if use_format:
-        extra = [b for b in blocks if b != r"\usepackage{tikz}"]
-        head = FORMAT_HEAD + "\n\\endofdump\n" + "\n".join(extra)
+    if head is not None:
+        rest = blocks[len(head):]
+        pre = format_source(head) + "\n\\endofdump\n" + "\n".join(rest)
     else:
-        tikz_first = [b for b in blocks if re.match(r"\\usepackage(\[[^\]]*\])?\{", b)]
-        rest = [b for b in blocks if b not in tikz_first]
-        head = "\n".join([PLAIN_HEAD.split("\n")[0], *tikz_first,
-                          *PLAIN_HEAD.split("\n")[1:], *rest])
-    return f"{head}\n\\begin{{document}}\n{pages}\n\\end{{document}}\n"
+        pre = "\n".join([CLASS_LINE, *blocks, PAGE_ENV])
+    return f"{pre}\n\\begin{{document}}\n{pages}\n\\end{{document}}\n"
 
 
 class TexCompiler:
@@ -168,16 +187,17 @@ class TexCompiler:
         self.batch = batch
         self.cache_dir = Path(cache_dir) if cache_dir else None
         self.version = tex_version(engine)
-        self._format_dir: Path | None = None
+        self._formats: dict[tuple[str, ...], Path | None] = {}
 
     # -- format -------------------------------------------------------------------------
-    def format_dir(self) -> Path | None:
-        """Build (once, under a lock) the precompiled format of FORMAT_HEAD."""
+    def format_dir(self, head: tuple[str, ...] = (r"\usepackage{tikz}",)) -> Path | None:
+        """Build (once per head and TeX Live version, under a lock) a precompiled format."""
         if not self.use_format:
             return None
-        if self._format_dir is not None:
-            return self._format_dir
-        key = hashlib.sha256((FORMAT_HEAD + self.version).encode()).hexdigest()[:16]
+        if head in self._formats:
+            return self._formats[head]
+        source = format_source(head)
+        key = hashlib.sha256((source + self.version).encode()).hexdigest()[:16]
         root = (self.cache_dir or Path(tempfile.gettempdir()) / "diagramforge-tex") / "formats"
         fdir = root / key
         fmt = fdir / "dfpre.fmt"
@@ -186,7 +206,7 @@ class TexCompiler:
             if not fmt.exists():
                 with tempfile.TemporaryDirectory() as tmp:
                     (Path(tmp) / "dfpre.tex").write_text(
-                        FORMAT_HEAD + "\n\\begin{document}\n\\end{document}\n")
+                        source + "\n\\begin{document}\n\\end{document}\n")
                     res = run_sandboxed(
                         ["pdflatex", "-ini", "-interaction=nonstopmode", "-jobname=dfpre",
                          "&pdflatex", "mylatexformat.ltx", "dfpre.tex"],
@@ -194,11 +214,11 @@ class TexCompiler:
                         fsize_mb=256)
                     built = Path(tmp) / "dfpre.fmt"
                     if res.returncode != 0 or not built.exists():
-                        self.use_format = False
+                        self._formats[head] = None
                         return None
                     shutil.copyfile(built, fmt.with_suffix(".tmp"))
                     os.replace(fmt.with_suffix(".tmp"), fmt)
-        self._format_dir = fdir
+        self._formats[head] = fdir
         return fdir
 
     # -- cache --------------------------------------------------------------------------
@@ -242,19 +262,22 @@ class TexCompiler:
         os.replace(tmp, paths[0])
 
     # -- compile ------------------------------------------------------------------------
-    def _run(self, source: str, use_format: bool, n_pages: int, timeout_s: float
+    def _run(self, docs: list[Standalone], use_format: bool, timeout_s: float
              ) -> tuple[CompileResult, list[bytes]]:
-        fdir = self.format_dir() if use_format else None
-        use_format = fdir is not None
+        """One pdflatex run over ``docs`` (one page each), with a format when possible."""
+        head, _ = split_preloadable(union_blocks(docs))
+        fdir = self.format_dir(head) if use_format else None
         argv = [self.engine, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape"]
         extra_env = {}
-        if use_format:
+        if fdir is not None:
             argv.append("-fmt=dfpre")
             extra_env["TEXFORMATS"] = f"{fdir}:"
         if self.engine == "lualatex":
             argv.append("--safer")
         argv.append("doc.tex")
-        mode = "format" if use_format else "plain"
+        mode = "format" if fdir is not None else "plain"
+        source = compose(docs, head if fdir is not None else None)
+        n_pages = len(docs)
         with tempfile.TemporaryDirectory(prefix="dftex-") as tmp:
             job = Path(tmp) / "job"
             job.mkdir()
@@ -291,11 +314,10 @@ class TexCompiler:
         cached = self.cache_get(doc)
         if cached:
             return cached
-        fmt = self.use_format and _uses_format(doc)
-        res, pages = self._run(compose([doc], fmt), fmt, 1, self.timeout_s)
-        if not res.ok and fmt and res.reason != CompileReason.TIMEOUT:
-            # the format preloads tikz; a document that fights that gets a plain run
-            plain, pages = self._run(compose([doc], False), False, 1, self.timeout_s)
+        res, pages = self._run([doc], self.use_format, self.timeout_s)
+        if not res.ok and res.mode == "format" and res.reason != CompileReason.TIMEOUT:
+            # a document that fights its preloaded packages gets one plain run
+            plain, pages = self._run([doc], False, self.timeout_s)
             if plain.ok or plain.reason != res.reason:
                 res = plain
         if res.ok:
@@ -310,8 +332,7 @@ class TexCompiler:
         todo = [k for k, r in enumerate(results) if r is None]
         if self.batch and len(todo) > 1:
             group = [docs[k] for k in todo]
-            fmt = self.use_format and all(_uses_format(d) for d in group)
-            res, pages = self._run(compose(group, fmt), fmt, len(group), self.timeout_s)
+            res, pages = self._run(group, self.use_format, self.timeout_s)
             if res.ok:
                 share = res.seconds / len(group)
                 for k, page in zip(todo, pages, strict=True):
@@ -336,8 +357,6 @@ def split_pages(pdf: bytes) -> list[bytes]:
         one.insert_pdf(src, from_page=i, to_page=i)
         out.append(one.tobytes(garbage=3, deflate=True))
     return out
-
-
 
 
 @functools.cache

@@ -7,7 +7,13 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from diagramforge.formats.texcompile import CompileReason, TexCompiler, classify, compose
+from diagramforge.formats.texcompile import (
+    CompileReason,
+    TexCompiler,
+    classify,
+    compose,
+    split_preloadable,
+)
 from diagramforge.formats.tikz import Standalone
 from tests.conftest import needs_tex
 
@@ -94,18 +100,24 @@ def test_cache_hits_skip_compiling(tex):
     assert again.cached and again.reason == CompileReason.UNDEFINED_CONTROL_SEQUENCE
 
 
-def test_plain_fallback_when_format_cannot_be_used(tex):
+def test_package_options_are_never_preempted_by_the_format(tex):
+    # xcolor with options must load before tikz: only the option-free prefix is preloaded
     doc = Standalone(blocks=[r"\usepackage[dvipsnames]{xcolor}", r"\usepackage{tikz}"],
                      body=r"\begin{tikzpicture}\fill[ForestGreen] (0,0) circle (1);"
                           r"\end{tikzpicture}")
+    assert split_preloadable(doc.blocks) == ((), doc.blocks)
     res = tex.compile_one(doc)
-    assert res.ok and res.mode.startswith("plain")
+    assert res.ok, res.error
+    head, rest = split_preloadable([r"\usepackage{amsmath,tikz}", r"\usepackage{pgfplots}",
+                                    r"\usepackage[utf8]{inputenc}", r"\usepackage{tikz}"])
+    assert head == (r"\usepackage{amsmath,tikz}", r"\usepackage{pgfplots}")
+    assert rest == [r"\usepackage[utf8]{inputenc}", r"\usepackage{tikz}"]
 
 
 def test_compose_unions_preambles_in_order():
     a = Standalone([r"\usepackage{tikz}", r"\definecolor{c}{RGB}{1,2,3}"], "A")
     b = Standalone([r"\usepackage{tikz}", r"\newcommand{\x}{y}"], "B")
-    src = compose([a, b], use_format=True)
+    src = compose([a, b], head=(r"\usepackage{tikz}",))
     assert src.count(r"\definecolor") == 1 and src.count(r"\newcommand") == 1
     assert src.index(r"\endofdump") < src.index(r"\definecolor")
     assert src.count(r"\begin{dfpage}") == 2
