@@ -62,6 +62,24 @@ def test_crawl_over_http_is_polite_resilient_and_complete(tmp_path):
     assert len(eprints) == 2
 
 
+def test_http_crawl_feeds_the_same_extraction_as_the_local_corpus(tmp_path):
+    from diagramforge.builders.extract import ExtractStage
+    from diagramforge.records import RECORD_SCHEMA
+    from diagramforge.runner import run_stage
+
+    with ArxivLoopback(SAMPLES / "arxiv", Faults(oai_503_first=False)) as srv:
+        remote = http_params(tmp_path / "http", srv, delay_s=0.0)
+        run_crawl(remote)
+    local = make_params(tmp_path / "local")
+    run_crawl(local)
+    ids = {}
+    for name, params in (("http", remote), ("local", local)):
+        run_stage(ExtractStage(params))
+        t = ShardSet(stage_paths(params, "extract").records, RECORD_SCHEMA).read_all()
+        ids[name] = sorted(t.column("id").to_pylist())
+    assert ids["http"] == ids["local"] and len(ids["local"]) == 20
+
+
 def test_rerun_never_downloads_a_paper_twice(tmp_path):
     with ArxivLoopback(SAMPLES / "arxiv", Faults(oai_503_first=False)) as srv:
         params = http_params(tmp_path, srv, delay_s=0.0)
