@@ -61,9 +61,10 @@ RECORD_SCHEMA = pa.schema(
 
 RECORD_COLUMNS: tuple[str, ...] = tuple(RECORD_SCHEMA.names)
 
-PAPER_SCHEMA = pa.schema(
+SOURCE_SCHEMA = pa.schema(
     [
         pa.field("id", pa.string(), nullable=False),
+        pa.field("kind", pa.string(), nullable=False),
         pa.field("version", pa.string()),
         pa.field("title", pa.string()),
         pa.field("authors", pa.string()),
@@ -71,13 +72,20 @@ PAPER_SCHEMA = pa.schema(
         pa.field("date", pa.string()),
         pa.field("licence", pa.string()),
         pa.field("licence_url", pa.string()),
-        pa.field("abs_url", pa.string()),
-        pa.field("eprint_path", pa.string()),
+        pa.field("url", pa.string()),
+        pa.field("path", pa.string()),
         pa.field("pdf_path", pa.string()),
         pa.field("meta", pa.string()),
     ]
 )
-"""Arrow schema of a crawled source document (an arXiv paper or a repository file)."""
+"""Arrow schema of a crawled source: an arXiv paper (``kind=arxiv``) or a repository file
+(``kind=repo``), with ``path`` the local copy the extract stage reads."""
+
+
+class SourceKind(StrEnum):
+    ARXIV = "arxiv"
+    REPO = "repo"
+
 
 REJECTION_SCHEMA = pa.schema(
     [

@@ -50,13 +50,13 @@ class Entry:
             return f"created {self.created} after {until_date}"
         return None
 
-    def to_row(self, version: str | None, eprint_path: str | None, pdf_path: str | None) -> dict:
+    def to_row(self, version: str | None, path: str | None, pdf_path: str | None) -> dict:
         vid = f"{self.id}v{version}" if version else self.id
         return {
-            "id": self.id, "version": version, "title": self.title,
+            "id": self.id, "kind": "arxiv", "version": version, "title": self.title,
             "authors": json.dumps(self.authors), "categories": " ".join(self.categories),
             "date": self.created, "licence": self.licence, "licence_url": self.licence_url,
-            "abs_url": f"https://arxiv.org/abs/{vid}", "eprint_path": eprint_path,
+            "url": f"https://arxiv.org/abs/{vid}", "path": path,
             "pdf_path": pdf_path, "meta": json.dumps({"datestamp": self.datestamp}),
         }
 

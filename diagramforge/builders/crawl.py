@@ -14,12 +14,12 @@ from pathlib import Path
 from diagramforge.builders.arxiv import Entry, local_versions, parse_listing
 from diagramforge.licences import allowed
 from diagramforge.params import Params
-from diagramforge.records import PAPER_SCHEMA, Rejection
+from diagramforge.records import SOURCE_SCHEMA, Rejection
 from diagramforge.runner import StageLog, commit_outputs
 from diagramforge.stats import StageStats
 
 STAGE = "crawl"
-WRITES = tuple(PAPER_SCHEMA.names)
+WRITES = tuple(SOURCE_SCHEMA.names)
 
 
 class CrawlReason(StrEnum):
@@ -71,4 +71,4 @@ def run_crawl(params: Params) -> StageStats:
         rows = crawl_http(params, log_)
     else:
         rows = _local(params, log_)
-    return commit_outputs(STAGE, params, rows, log_, PAPER_SCHEMA, list(WRITES), t0)
+    return commit_outputs(STAGE, params, rows, log_, SOURCE_SCHEMA, list(WRITES), t0)

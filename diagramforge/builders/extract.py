@@ -6,15 +6,15 @@ from pathlib import Path
 from typing import ClassVar
 
 from diagramforge.builders.tikz_extract import extract_paper
-from diagramforge.records import PAPER_SCHEMA, Rejection
+from diagramforge.records import SOURCE_SCHEMA, Rejection
 from diagramforge.runner import Outcome, Stage, WorkUnit
 
 
 class ExtractStage(Stage):
     name = "extract"
     upstream = "crawl"
-    input_schema = PAPER_SCHEMA
-    reads = ("id", "eprint_path", "licence", "title", "authors")
+    input_schema = SOURCE_SCHEMA
+    reads = ("id", "path", "licence", "title", "authors")
     writes = ("id", "format", "code", "source", "source_id", "source_url", "group", "licence",
               "licence_url", "attribution", "title", "caption", "label", "context", "meta")
     expands = True
@@ -26,7 +26,7 @@ class ExtractStage(Stage):
     def process(self, unit: WorkUnit) -> Outcome:
         paper = unit.rows[0]
         try:
-            data = Path(paper["eprint_path"]).read_bytes()
+            data = Path(paper["path"]).read_bytes()
         except OSError as exc:
             return Outcome(rejections=[Rejection(self.locator(paper), "eprint_unreadable",
                                                  str(exc))])

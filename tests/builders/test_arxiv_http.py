@@ -9,7 +9,7 @@ from diagramforge.builders.arxiv_http import search_query
 from diagramforge.builders.crawl import run_crawl
 from diagramforge.builders.polite import RateLimiter
 from diagramforge.params import ArxivCrawlParams
-from diagramforge.records import PAPER_SCHEMA
+from diagramforge.records import SOURCE_SCHEMA
 from diagramforge.runner import stage_paths
 from diagramforge.shards import ShardSet
 from tests.builders.arxiv_server import ArxivLoopback, Faults
@@ -28,7 +28,7 @@ def http_params(tmp_path, srv, **arxiv):
 
 
 def papers(params) -> dict[str, dict]:
-    rows = ShardSet(stage_paths(params, "crawl").records, PAPER_SCHEMA).read_all().to_pylist()
+    rows = ShardSet(stage_paths(params, "crawl").records, SOURCE_SCHEMA).read_all().to_pylist()
     return {r["id"]: r for r in rows}
 
 
@@ -43,7 +43,7 @@ def test_crawl_over_http_is_polite_resilient_and_complete(tmp_path):
     got = papers(params)
     for pid in ("2401.00101", "2401.00102", "2401.00114"):
         local = next((SAMPLES / "arxiv" / "src").glob(f"{pid}v*"))
-        assert open(got[pid]["eprint_path"], "rb").read() == local.read_bytes()  # noqa: SIM115
+        assert open(got[pid]["path"], "rb").read() == local.read_bytes()  # noqa: SIM115
     assert got["2401.00102"]["version"] == "2"
     assert got["2401.00101"]["licence"] == "CC-BY-4.0"
     assert got["2401.00105"]["licence"] == "CC-BY-NC-SA-4.0"

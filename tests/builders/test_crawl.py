@@ -2,7 +2,7 @@ import json
 
 from diagramforge.builders.arxiv import parse_listing
 from diagramforge.builders.crawl import run_crawl
-from diagramforge.records import PAPER_SCHEMA, REJECTION_SCHEMA
+from diagramforge.records import REJECTION_SCHEMA, SOURCE_SCHEMA
 from diagramforge.runner import stage_paths
 from diagramforge.shards import ShardSet
 from tests.conftest import SAMPLES, make_params
@@ -25,7 +25,7 @@ def test_local_crawl_accounts_for_every_listed_paper(tmp_path):
     assert stats.n_in == 14
     assert stats.n_out + stats.n_rejected == 14
     assert stats.by_reason == {"licence_not_allowed": 1}
-    rows = ShardSet(stage_paths(params, "crawl").records, PAPER_SCHEMA).read_all().to_pylist()
+    rows = ShardSet(stage_paths(params, "crawl").records, SOURCE_SCHEMA).read_all().to_pylist()
     byid = {r["id"]: r for r in rows}
     assert byid["2401.00102"]["version"] == "2"
     assert byid["2401.00101"]["pdf_path"].endswith("2401.00101v1.pdf")
