@@ -38,3 +38,22 @@ def allowed(spdx: str | None, allow: list[str]) -> bool:
         return False
     options = [o.strip().strip("()") for o in re.split(r"\s+OR\s+", spdx)]
     return any(o in allow for o in options)
+
+
+LICENCE_FILES = ("LICENSE", "LICENCE", "COPYING", "LICENSE.md", "LICENSE.txt", "LICENCE.md",
+                 "LICENCE.txt", "COPYING.md", "COPYING.txt", "LICENSE.rst", "UNLICENSE")
+
+
+def detect_licence(text: str, min_score: float = 0.85) -> tuple[str, float]:
+    """SPDX id of a licence text (spdx-matcher, SPDX matching guidelines), with its score.
+
+    Returns ``LicenseRef-unknown`` below ``min_score``; several matches join with AND (a
+    file that carries two licences requires both).
+    """
+    import spdx_matcher
+
+    found, score = spdx_matcher.analyse_license_text(text)
+    ids = sorted(found.get("licenses", {}))
+    if not ids or score < min_score:
+        return "LicenseRef-unknown", float(score or 0.0)
+    return " AND ".join(ids), float(score)

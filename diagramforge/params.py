@@ -56,8 +56,26 @@ class ArxivCrawlParams(_Section):
     user_agent: str = "diagramforge/0.1 (dataset research crawler; see README)"
 
 
+class RepoSpec(_Section):
+    url: str
+    """A git URL, a local repository path or a git bundle."""
+    ref: str
+    """A tag, a branch or a full commit id: the crawl is pinned to what it resolves to."""
+    name: str | None = None
+
+
+class RepoCrawlParams(_Section):
+    repositories: list[RepoSpec] = []
+    cache_dir: str = "data/cache/repos"
+    include: list[str] = ["*.drawio", "*.drawio.xml", "*.xml", "*.svg", "*.drawio.png"]
+    exclude: list[str] = [".git/*", "node_modules/*"]
+    max_file_bytes: Annotated[int, Field(ge=1)] = 5_000_000
+    timeout_s: Annotated[float, Field(gt=0)] = 300.0
+
+
 class CrawlParams(_Section):
     arxiv: ArxivCrawlParams = ArxivCrawlParams()
+    repos: RepoCrawlParams = RepoCrawlParams()
 
 
 class ArchiveParams(_Section):
@@ -75,9 +93,18 @@ class TikzExtractParams(_Section):
     context_paragraphs: Annotated[int, Field(ge=0)] = 3
 
 
+class SvgExtractParams(_Section):
+    max_bytes: Annotated[int, Field(ge=1)] = 2_000_000
+    max_elements: Annotated[int, Field(ge=1)] = 20_000
+    max_path_chars: Annotated[int, Field(ge=1)] = 200_000
+    from_arxiv: bool = True
+    """Also take .svg files found in arXiv sources."""
+
+
 class ExtractParams(_Section):
     archive: ArchiveParams = ArchiveParams()
     tikz: TikzExtractParams = TikzExtractParams()
+    svg: SvgExtractParams = SvgExtractParams()
 
 
 class TikzRenderParams(_Section):
@@ -99,8 +126,20 @@ class RasterParams(_Section):
     min_ink_fraction: Annotated[float, Field(ge=0, le=1)] = 0.001
 
 
+class MxGraphRenderParams(_Section):
+    timeout_s: Annotated[float, Field(gt=0)] = 60.0
+    """Per batch of diagrams sent to the draw.io page."""
+    batch_size: Annotated[int, Field(ge=1)] = 64
+
+
+class SvgRenderParams(_Section):
+    engine: Literal["resvg", "cairosvg"] = "resvg"
+
+
 class RenderParams(_Section):
     tikz: TikzRenderParams = TikzRenderParams()
+    mxgraph: MxGraphRenderParams = MxGraphRenderParams()
+    svg: SvgRenderParams = SvgRenderParams()
     raster: RasterParams = RasterParams()
 
 

@@ -1,12 +1,23 @@
-"""The ``extract`` stage: each crawled paper → its TikZ pictures as standalone documents."""
+"""The ``extract`` stage: each crawled source → its diagram candidates.
+
+arXiv papers give TikZ pictures (as standalone documents) and their .svg files; repository
+files give mxGraph pages and SVG documents.
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import ClassVar
 
+from diagramforge.builders.file_extract import (
+    is_mxgraph_file,
+    is_svg_file,
+    mxgraph_records,
+    svg_record,
+)
 from diagramforge.builders.tikz_extract import extract_paper
-from diagramforge.records import SOURCE_SCHEMA, Rejection
+from diagramforge.records import SOURCE_SCHEMA, Rejection, SourceKind, Unit
 from diagramforge.runner import Outcome, Stage, WorkUnit
 
 
@@ -14,21 +25,46 @@ class ExtractStage(Stage):
     name = "extract"
     upstream = "crawl"
     input_schema = SOURCE_SCHEMA
-    reads = ("id", "path", "licence", "title", "authors")
+    reads = ("id", "kind", "path", "licence", "title", "authors")
     writes = ("id", "format", "code", "source", "source_id", "source_url", "group", "licence",
-              "licence_url", "attribution", "title", "caption", "label", "context", "meta")
+              "licence_url", "attribution", "title", "caption", "label", "context", "graph",
+              "meta")
     expands = True
     param_sections: ClassVar[tuple[str, ...]] = ("extract",)
 
     def locator(self, row: dict) -> str:
+        if row.get("kind") == SourceKind.REPO:
+            return row["id"]
         return f"arxiv:{row['id']}v{row.get('version')}"
 
     def process(self, unit: WorkUnit) -> Outcome:
-        paper = unit.rows[0]
+        src = unit.rows[0]
+        loc = self.locator(src)
         try:
-            data = Path(paper["path"]).read_bytes()
+            data = Path(src["path"]).read_bytes()
         except OSError as exc:
-            return Outcome(rejections=[Rejection(self.locator(paper), "eprint_unreadable",
-                                                 str(exc))])
-        ex = extract_paper(data, paper, self.params.extract)
+            return Outcome(rejections=[Rejection(loc, "source_unreadable", str(exc))])
+        if src.get("kind") == SourceKind.REPO:
+            return self._repo_file(src, data, loc)
+        ex = extract_paper(data, src, self.params.extract)
         return Outcome(records=ex.records, rejections=ex.rejections)
+
+    def _repo_file(self, src: dict, data: bytes, loc: str) -> Outcome:
+        meta = json.loads(src.get("meta") or "{}")
+        rel = meta.get("file") or src["title"]
+        base = {
+            "source": "repo", "source_id": loc,
+            "source_url": f"{src['url']}@{meta.get('commit', src.get('version'))}:{rel}",
+            "group": f"repo:{meta.get('repo', src['url'])}", "licence": src.get("licence"),
+            "licence_url": src.get("licence_url"),
+            "attribution": f"{meta.get('repo')} contributors ({src['url']} @ "
+                           f"{str(meta.get('commit', ''))[:12]})",
+            "title": rel,
+        }
+        if is_mxgraph_file(rel):
+            recs, rejs = mxgraph_records(data, rel, base, loc, Unit.INPUT)
+        elif is_svg_file(rel):
+            recs, rejs = svg_record(data, rel, base, loc, self.params.extract.svg, Unit.INPUT)
+        else:
+            recs, rejs = [], [Rejection(loc, "unsupported_file", rel)]
+        return Outcome(records=recs, rejections=rejs)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from diagramforge.builders.archives import ArchiveError, Limits, read_archive
+from diagramforge.builders.file_extract import is_svg_file, svg_record
 from diagramforge.formats import latex
 from diagramforge.formats.preamble import parse_preamble
 from diagramforge.formats.texcompile import package_available
@@ -40,25 +41,30 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
                                         a.max_ratio))
     except ArchiveError as exc:
         return PaperExtraction([], [Rejection(loc, exc.reason, exc.detail, unit=Unit.INPUT)])
+    svg_records, svg_rejections = _svgs(raw, paper, vid, params)
     files = {k: latex.decode(v) for k, v in raw.items()
              if k.lower().endswith((".tex", ".ltx", ".tikz", ".pgf", ".sty", ".cls", ".def"))}
     root = latex.find_root(files)
     if root is None:
+        if svg_records:
+            return PaperExtraction(svg_records, svg_rejections)
         return PaperExtraction([], [Rejection(loc, ExtractReason.NO_TEX,
                                               f"{len(raw)} files, none is a LaTeX root")])
     flat = latex.flatten(files, root)
     parts = latex.split_document(flat.text)
     if parts is None:
+        if svg_records:
+            return PaperExtraction(svg_records, svg_rejections)
         return PaperExtraction([], [Rejection(loc, ExtractReason.NO_DOCUMENT, root)])
     preamble, body = parts
     defs = parse_preamble(latex.strip_markers(preamble))
     t = params.tikz
     pictures = find_pictures(body, t.environments, t.tikz_commands)
     attach_context(body, pictures, t.context_paragraphs)
-    if not pictures:
-        return PaperExtraction([], [Rejection(loc, ExtractReason.NO_DIAGRAMS,
-                                              f"root {root}; no TikZ environments")])
-    records, rejections, seen = [], [], set()
+    if not pictures and not svg_records:
+        return PaperExtraction([], [*svg_rejections, Rejection(
+            loc, ExtractReason.NO_DIAGRAMS, f"root {root}; no TikZ environments or SVG files")])
+    records, rejections, seen = list(svg_records), list(svg_rejections), set()
     for k, pic in enumerate(pictures, start=1):
         src_id = f"{vid}/{pic.origin or root}#{k}"
         if len(pic.text) < t.min_chars:
@@ -92,6 +98,26 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
                              "dropped_packages": doc.dropped}),
         ))
     return PaperExtraction(records, rejections)
+
+
+def _svgs(raw: dict[str, bytes], paper: dict, vid: str, params: ExtractParams
+          ) -> tuple[list[dict], list[Rejection]]:
+    """SVG files shipped in the e-print, as SVG records of the same paper."""
+    if not params.svg.from_arxiv:
+        return [], []
+    records, rejections = [], []
+    for name in sorted(raw):
+        if not is_svg_file(name):
+            continue
+        base = {"source": "arxiv", "source_id": f"{vid}/{name}",
+                "source_url": f"https://arxiv.org/abs/{vid}", "group": f"arxiv:{paper['id']}",
+                "licence": paper.get("licence"), "licence_url": paper.get("licence_url"),
+                "attribution": _attribution(paper, vid), "title": paper.get("title")}
+        recs, rejs = svg_record(raw[name], name, base, f"arxiv:{vid}/{name}", params.svg,
+                                Unit.CANDIDATE)
+        records += recs
+        rejections += rejs
+    return records, rejections
 
 
 def _attribution(paper: dict, vid: str) -> str:

@@ -58,14 +58,14 @@ def format_funnel(audit: Audit) -> str:
     """Plain-text funnel (also embedded in the dataset card)."""
     lines = [f"{'stage':<9} {'in':>6} {'out':>6} {'rejected':>9}  reasons"]
     for s in audit.stages:
-        unit = " (papers→diagrams)" if s.expands else ""
+        unit = " (sources→diagrams)" if s.expands else ""
         reasons = ", ".join(f"{k}={v}" for k, v in sorted(s.by_reason.items(),
                                                           key=lambda kv: (-kv[1], kv[0])))
         lines.append(f"{s.stage:<9} {s.n_in:>6} {s.n_out:>6} {s.n_rejected:>9}  "
                      f"{reasons}{unit}")
     if audit.stages:
         first = audit.stages[0]
-        lines.append(f"listed {first.n_in} papers → published {audit.published} diagrams")
+        lines.append(f"{first.n_in} sources listed → {audit.published} diagrams published")
     lines.append("books balance: every input kept or rejected with a reason" if audit.ok
                  else "BOOKS DO NOT BALANCE:\n  " + "\n  ".join(audit.errors))
     return "\n".join(lines)

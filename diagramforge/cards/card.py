@@ -33,7 +33,8 @@ def card_data(params: Params, df: pd.DataFrame, configs: list[dict]) -> DatasetC
         license=single or "other", pretty_name=params.publish.pretty_name,
         task_categories=["image-to-text", "text-generation"],
         tags=["diagrams", "code", *sorted(set(df["format"]))] if len(df) else ["diagrams"],
-        size_categories=[_size_category(len(df))], configs=configs,
+        size_categories=[_size_category(len(df))],
+        configs=[{k: v for k, v in c.items() if not k.startswith("_")} for c in configs],
         version=params.publish.version, **extra,
     )
 
@@ -64,7 +65,7 @@ rendering (PNG), its caption and the paper paragraphs that refer to it, where kn
 
 | config | task | rows |
 |---|---|---:|
-""" + "\n".join(f"| `{c['config_name']}` | image → code | {c.get('_rows', n)} |"
+""" + "\n".join(f"| `{c['config_name']}` | {c.get('_task', '')} | {c.get('_rows', n)} |"
                  for c in configs) + f"""
 
 ## Contents
@@ -88,7 +89,9 @@ Every row carries its own `licence` (SPDX id), `licence_url` and `attribution`;
 
 ## How it was built
 
-Rendering: TikZ compiled with pdflatex (no shell escape, paranoid file access) and
+Rendering: TikZ compiled with pdflatex (no shell escape, paranoid file access), mxGraph
+validated (unique ids, edge endpoints and geometry, no external images) and drawn by
+draw.io's own engine, SVG sanitized and drawn with {params.render.svg.engine}; all
 rasterized at {params.render.raster.dpi} dpi; token counts with tiktoken
 `{params.filter.tokens.encoding}` (kept: {params.filter.tokens.min}–{params.filter.tokens.max}).
 The validation report (Great Expectations) is in `validation_report.json`.

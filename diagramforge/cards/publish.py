@@ -1,7 +1,8 @@
 """The ``publish`` stage: write ``data/published/<name>/`` as a Hugging Face dataset dir.
 
-One config per task (``generation``: image → code) with train/validation/test Parquet
-files written by ``datasets`` (so the ``image`` column is a real ``Image`` feature), the
+Configs per task and format (``generation`` = image → code over every format, and ``tikz``,
+``mxgraph``, ``svg``), train/validation/test Parquet files written by ``datasets`` (so the
+``image`` column is a real ``Image`` feature), the
 dataset card, the licence/attribution file and the validation report.
 """
 
@@ -37,13 +38,18 @@ def _features():  # noqa: ANN202 - datasets.Features
                      for c in GENERATION_COLUMNS})
 
 
-def write_config(df: pd.DataFrame, out: Path, config: str) -> dict:
-    """Write one config's splits (one Parquet file per split and format) and describe it."""
+def write_generation(df: pd.DataFrame, out: Path, config: str = "generation") -> list[dict]:
+    """Write the image → code task: one Parquet file per split and format.
+
+    Configs: ``generation`` (every format, the default) and one per format (``tikz``,
+    ``mxgraph``, ``svg``) over the same files, so nothing is stored twice.
+    """
     from datasets import Dataset
 
     feats = _features()
+    formats = sorted(set(df["format"])) or ["tikz"]
     for split in SPLITS:
-        for fmt in sorted(set(df["format"])) or ["tikz"]:
+        for fmt in formats:
             part = df[(df["split"] == split) & (df["format"] == fmt)]
             cols = {c: part[c].tolist() for c in GENERATION_COLUMNS if c != "image"}
             cols["image"] = [{"bytes": b, "path": None} for b in part["image"]]
@@ -51,10 +57,18 @@ def write_config(df: pd.DataFrame, out: Path, config: str) -> dict:
             path = out / config / fmt / f"{split}-00000-of-00001.parquet"
             path.parent.mkdir(parents=True, exist_ok=True)
             ds.to_parquet(str(path))
-    return {
-        "config_name": config, "default": True,
+    configs = [{
+        "config_name": config, "default": True, "_rows": len(df), "_task": "image → code",
         "data_files": [{"split": s, "path": f"{config}/*/{s}-*.parquet"} for s in SPLITS],
-    }
+    }]
+    for fmt in formats:
+        configs.append({
+            "config_name": fmt, "_rows": int((df["format"] == fmt).sum()),
+            "_task": f"image → {fmt} code",
+            "data_files": [{"split": s, "path": f"{config}/{fmt}/{s}-*.parquet"}
+                           for s in SPLITS],
+        })
+    return configs
 
 
 def run_publish(params: Params) -> Path:
@@ -67,7 +81,7 @@ def run_publish(params: Params) -> Path:
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    configs = [write_config(df, tmp, "generation")]
+    configs = write_generation(df, tmp)
     funnel = format_funnel(load_audit(params))
     (tmp / "README.md").write_text(render_card(params, df, configs, funnel))
     (tmp / "LICENSES.md").write_text(render_licences(df))

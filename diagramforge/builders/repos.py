@@ -1,0 +1,144 @@
+"""Template repositories: a pinned, shallow, cached checkout and one source row per file.
+
+Each repository in ``params.yaml`` is pinned by a tag, branch or commit; the ref is
+resolved to a commit first (``git ls-remote``), so a commit already in the cache is never
+cloned twice.  Local paths and git bundles work like URLs — that is how the embedded
+corpus and the tests run offline.  The licence is detected from LICENSE/COPYING files as an
+SPDX id and carried on every file.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from diagramforge.licences import LICENCE_FILES, NO_LICENCE, detect_licence
+from diagramforge.params import RepoCrawlParams, RepoSpec
+
+_SHA = re.compile(r"[0-9a-f]{40}")
+GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "GIT_ASKPASS": "true"}
+
+
+class GitError(RuntimeError):
+    pass
+
+
+def _git(args: list[str], cwd: Path | None = None, timeout: float = 300) -> str:
+    env = {**os.environ, **GIT_ENV}
+    try:
+        res = subprocess.run(["git", "-c", "core.symlinks=false", "-c",
+                              "protocol.file.allow=always", *args], cwd=cwd, env=env,
+                             capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        raise GitError(f"git {args[0]} timed out after {timeout}s") from exc
+    if res.returncode != 0:
+        raise GitError(f"git {' '.join(args[:2])}: {res.stderr.strip()[:500]}")
+    return res.stdout
+
+
+def repo_name(spec: RepoSpec) -> str:
+    if spec.name:
+        return spec.name
+    base = spec.url.rstrip("/").rsplit("/", 1)[-1]
+    return re.sub(r"\.(git|bundle)$", "", base)
+
+
+def _url(spec: RepoSpec) -> str:
+    """Local paths become absolute, so git resolves them from any working directory."""
+    if re.match(r"^[a-z+]+://", spec.url) or spec.url.startswith("git@"):
+        return spec.url
+    return str(Path(spec.url).resolve())
+
+
+def resolve_commit(spec: RepoSpec, timeout: float = 300) -> str:
+    """The commit a ref names, asked of the remote without cloning anything."""
+    if _SHA.fullmatch(spec.ref):
+        return spec.ref
+    out = _git(["ls-remote", _url(spec), spec.ref, f"{spec.ref}^{{}}"], timeout=timeout)
+    found: dict[str, str] = {}
+    for line in out.splitlines():
+        sha, ref = line.split("\t", 1)
+        found[ref] = sha
+    for ref, sha in found.items():  # a peeled annotated tag names the commit itself
+        if ref.endswith("^{}"):
+            return sha
+    if not found:
+        raise GitError(f"ref {spec.ref!r} not found in {spec.url}")
+    return next(iter(found.values()))
+
+
+@dataclass
+class Checkout:
+    name: str
+    url: str
+    commit: str
+    root: Path
+    cloned: bool
+
+
+def checkout(spec: RepoSpec, cache_dir: Path, timeout: float = 300) -> Checkout:
+    """A shallow checkout of the pinned commit under ``cache_dir/<name>@<commit>``."""
+    name = repo_name(spec)
+    commit = resolve_commit(spec, timeout)
+    dest = cache_dir / f"{name}@{commit}"
+    if (dest / ".diagramforge-complete").exists():
+        return Checkout(name, spec.url, commit, dest, cloned=False)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=cache_dir))
+    try:
+        _git(["init", "-q"], cwd=tmp, timeout=timeout)
+        want = spec.ref if not _SHA.fullmatch(spec.ref) else commit
+        try:
+            _git(["fetch", "-q", "--depth", "1", _url(spec), want], cwd=tmp, timeout=timeout)
+        except GitError:  # a server (or bundle) that will not serve a bare commit id
+            _git(["fetch", "-q", _url(spec), "+refs/*:refs/remotes/src/*"], cwd=tmp,
+                 timeout=timeout)
+            want = commit
+        _git(["checkout", "-q", "--detach", want if want == commit else "FETCH_HEAD"],
+             cwd=tmp, timeout=timeout)
+        head = _git(["rev-parse", "HEAD"], cwd=tmp).strip()
+        if head != commit:
+            raise GitError(f"checked out {head}, expected {commit}")
+        shutil.rmtree(tmp / ".git")
+        (tmp / ".diagramforge-complete").write_text(json.dumps({"url": spec.url,
+                                                                "ref": spec.ref}))
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(tmp, dest)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return Checkout(name, spec.url, commit, dest, cloned=True)
+
+
+def find_licence(root: Path) -> tuple[str, str | None, float]:
+    """(SPDX id, licence file, score) from the repository's top-level licence files."""
+    names = {p.name.upper(): p for p in root.iterdir() if p.is_file() and not p.is_symlink()}
+    for cand in LICENCE_FILES:
+        p = names.get(cand.upper())
+        if p is not None:
+            spdx, score = detect_licence(p.read_text(errors="replace"))
+            return spdx, p.name, score
+    return NO_LICENCE, None, 0.0
+
+
+def list_files(root: Path, cfg: RepoCrawlParams) -> list[str]:
+    """Repository-relative paths matching ``include`` and not ``exclude`` (no links)."""
+    out = []
+    for p in sorted(root.rglob("*")):
+        if p.is_symlink() or not p.is_file():
+            continue
+        rel = p.relative_to(root).as_posix()
+        if rel.startswith(".diagramforge"):
+            continue
+        if any(fnmatch.fnmatch(rel, pat) for pat in cfg.exclude):
+            continue
+        if any(fnmatch.fnmatch(rel, pat) for pat in cfg.include):
+            out.append(rel)
+    return out
