@@ -33,7 +33,8 @@ class RunnerParams(_Section):
 
 
 class LicenceParams(_Section):
-    allow: list[str] = ["CC-BY-4.0", "CC-BY-SA-4.0", "CC-BY-NC-SA-4.0", "CC0-1.0"]
+    allow: list[str] = ["CC-BY-4.0", "CC-BY-SA-4.0", "CC-BY-NC-SA-4.0", "CC0-1.0", "MIT",
+                        "BSD-2-Clause", "BSD-3-Clause", "Apache-2.0"]
 
 
 class ArxivCrawlParams(_Section):

@@ -218,6 +218,18 @@ The circuit of Figure~\ref{fig:rc} is a first-order low-pass filter.
 \end{figure}
 \end{document}
 """,
+        # an SVG shipped in the source (converted to PDF by the authors' build)
+        "figures/block.svg": """<?xml version="1.0" encoding="UTF-8"?>
+<svg xmlns="http://www.w3.org/2000/svg" width="260" height="90" viewBox="0 0 260 90">
+  <!-- exported by a drawing tool -->
+  <rect x="5" y="20" width="90" height="50" fill="#eef" stroke="#336"/>
+  <text x="50" y="50" font-family="Arial" font-size="14" text-anchor="middle">Source</text>
+  <path d="M95 45 H160" stroke="#336" stroke-width="2"/>
+  <polygon points="160,38 172,45 160,52" fill="#336"/>
+  <rect x="172" y="20" width="80" height="50" fill="#efe" stroke="#363"/>
+  <text x="212" y="50" font-family="Arial" font-size="14" text-anchor="middle">Filter</text>
+</svg>
+""",
     },
 )
 

