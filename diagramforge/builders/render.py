@@ -57,11 +57,18 @@ class RenderStage(Stage):
         self._compiler().format_dir()  # build the shared format once, before the workers
 
     def units(self, rows: list[dict]) -> list[WorkUnit]:
-        """One unit per (format, group): a paper's TikZ figures compile in one run."""
+        """TikZ: one unit per paper (its figures compile in one run).  mxGraph: chunks of a
+        repository's pages, one draw.io call each.  SVG: small chunks, for parallelism."""
         groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
         for r in rows:
-            groups[(r["format"], r.get("group") or r["id"])].append(r)
-        return [WorkUnit(rs, f"{f}:{g}") for (f, g), rs in groups.items()]
+            key = r.get("group") or r["id"] if r["format"] != Format.SVG else "svg"
+            groups[(r["format"], key)].append(r)
+        size = {Format.MXGRAPH: self.params.render.mxgraph.batch_size, Format.SVG: 16}
+        units = []
+        for (f, g), rs in groups.items():
+            step = size.get(f, len(rs))
+            units += [WorkUnit(rs[k:k + step], f"{f}:{g}:{k}") for k in range(0, len(rs), step)]
+        return units
 
     def process(self, unit: WorkUnit) -> Outcome:
         fmt = unit.rows[0]["format"]
