@@ -63,6 +63,11 @@ def format_funnel(audit: Audit) -> str:
                                                           key=lambda kv: (-kv[1], kv[0])))
         lines.append(f"{s.stage:<9} {s.n_in:>6} {s.n_out:>6} {s.n_rejected:>9}  "
                      f"{reasons}{unit}")
+    render = next((s for s in audit.stages if s.stage == "render"), None)
+    if render and render.extra.get("mxgraph_pages"):
+        pages, ok = render.extra["mxgraph_pages"], render.extra.get("mxgraph_rendered", 0)
+        lines.append(f"mxGraph Execution Success (valid and rendered): {ok}/{pages} "
+                     f"({ok / pages:.0%})")
     if audit.stages:
         first = audit.stages[0]
         lines.append(f"{first.n_in} sources listed → {audit.published} diagrams published")
