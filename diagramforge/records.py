@@ -130,6 +130,19 @@ class Rejection:
         return row
 
 
+class Refusal(Exception):
+    """An input refused for a stated reason: becomes a :class:`Rejection`, never a crash.
+
+    Format and builder modules raise subclasses (archives, XML, SVG) with a reason from
+    their own enum; stage code turns them into ledger rows.
+    """
+
+    def __init__(self, reason: str, detail: str):
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
 _WS = re.compile(r"\s+")
 
 

@@ -20,6 +20,18 @@ class Counter(StrEnum):
     SECONDS = "seconds"
 
 
+class RenderCounter(StrEnum):
+    """Extra counters of the render stage (summed over shards into ``extra``)."""
+
+    CACHE_HITS = "cache_hits"
+    COMPILED = "compiled"
+    COMPILE_MS = "compile_ms"
+    MODE = "mode_"  # prefix: mode_format/batch, mode_plain/single, ...
+    MXGRAPH_PAGES = "mxgraph_pages"
+    MXGRAPH_VALID = "mxgraph_valid"
+    MXGRAPH_RENDERED = "mxgraph_rendered"
+
+
 @dataclass
 class StageStats:
     """Accounting for one stage run; ``check`` proves no input vanished."""

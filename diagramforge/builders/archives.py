@@ -17,6 +17,8 @@ import zlib
 from dataclasses import dataclass
 from enum import StrEnum
 
+from diagramforge.records import Refusal
+
 
 class ArchiveReason(StrEnum):
     UNSAFE = "archive_unsafe_member"
@@ -26,11 +28,8 @@ class ArchiveReason(StrEnum):
     NOT_SOURCE = "archive_not_source"
 
 
-class ArchiveError(Exception):
-    def __init__(self, reason: ArchiveReason, detail: str):
-        super().__init__(f"{reason}: {detail}")
-        self.reason = reason
-        self.detail = detail
+class ArchiveError(Refusal):
+    """Refused with a :class:`ArchiveReason`."""
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from diagramforge.formats.texcompile import CompileResult, TexCompiler
 from diagramforge.formats.tikz import Standalone
 from diagramforge.records import Format, Rejection
 from diagramforge.runner import Outcome, Stage, WorkUnit
+from diagramforge.stats import RenderCounter as RC
 
 
 def _standalone(record: dict) -> Standalone:
@@ -116,7 +117,7 @@ class RenderStage(Stage):
 
     def _mxgraph(self, rows: list[dict]) -> Outcome:
         """Validate (VCG-Bench rules), render with draw.io, rasterize: valid ∧ rendered."""
-        out = Outcome(extra={"mxgraph_pages": len(rows)})
+        out = Outcome(extra={RC.MXGRAPH_PAGES: len(rows)})
         valid: list[dict] = []
         for row in rows:
             errs = mxgraph.validate(mxgraph.parse_xml(row["code"]))
@@ -125,7 +126,7 @@ class RenderStage(Stage):
                                                 "; ".join(errs[:5]), id=row["id"]))
             else:
                 valid.append(row)
-        out.extra["mxgraph_valid"] = len(valid)
+        out.extra[RC.MXGRAPH_VALID] = len(valid)
         size = self.params.render.mxgraph.batch_size
         rendered = 0
         for k in range(0, len(valid), size):
@@ -146,7 +147,7 @@ class RenderStage(Stage):
                 before = len(out.records)
                 self._png_record(row, res.svg, "drawio", out)
                 rendered += len(out.records) - before
-        out.extra["mxgraph_rendered"] = rendered
+        out.extra[RC.MXGRAPH_RENDERED] = rendered
         return out
 
     def _rasterize(self, rows: list[dict], results: list[CompileResult], engine: str
@@ -171,8 +172,9 @@ class RenderStage(Stage):
                 **row, "image": ras.png, "width": ras.width, "height": ras.height,
                 "render_status": "ok", "render_engine": engine, "render_error": None,
             })
-            keys = ["cache_hits"] if res.cached else ["compiled", f"mode_{res.mode}"]
+            keys = [RC.CACHE_HITS] if res.cached else [RC.COMPILED, f"{RC.MODE}{res.mode}"]
             for key in keys:
                 out.extra[key] = out.extra.get(key, 0) + 1
-            out.extra["compile_ms"] = out.extra.get("compile_ms", 0) + int(res.seconds * 1000)
+            ms = int(res.seconds * 1000)
+            out.extra[RC.COMPILE_MS] = out.extra.get(RC.COMPILE_MS, 0) + ms
         return out

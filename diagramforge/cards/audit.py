@@ -10,7 +10,7 @@ from diagramforge.params import Params
 from diagramforge.records import REJECTION_SCHEMA
 from diagramforge.runner import metrics_path, stage_paths
 from diagramforge.shards import ShardSet
-from diagramforge.stats import StageStats
+from diagramforge.stats import RenderCounter, StageStats
 
 PIPELINE = ("crawl", "extract", "render", "filter", "split")
 
@@ -64,8 +64,9 @@ def format_funnel(audit: Audit) -> str:
         lines.append(f"{s.stage:<9} {s.n_in:>6} {s.n_out:>6} {s.n_rejected:>9}  "
                      f"{reasons}{unit}")
     render = next((s for s in audit.stages if s.stage == "render"), None)
-    if render and render.extra.get("mxgraph_pages"):
-        pages, ok = render.extra["mxgraph_pages"], render.extra.get("mxgraph_rendered", 0)
+    if render and render.extra.get(RenderCounter.MXGRAPH_PAGES):
+        pages = render.extra[RenderCounter.MXGRAPH_PAGES]
+        ok = render.extra.get(RenderCounter.MXGRAPH_RENDERED, 0)
         lines.append(f"mxGraph Execution Success (valid and rendered): {ok}/{pages} "
                      f"({ok / pages:.0%})")
     if audit.stages:

@@ -25,6 +25,8 @@ import nh3
 from lxml import etree
 from lxml import html as lhtml
 
+from diagramforge.records import Refusal
+
 MAX_INFLATE = 20_000_000
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
                           huge_tree=False, remove_comments=True)
@@ -38,11 +40,8 @@ class MxReason(StrEnum):
     NO_PAGES = "mxgraph_no_pages"
 
 
-class MxGraphError(ValueError):
-    def __init__(self, reason: MxReason, detail: str):
-        super().__init__(f"{reason}: {detail}")
-        self.reason = reason
-        self.detail = detail
+class MxGraphError(Refusal):
+    """Refused with a :class:`MxReason`."""
 
 
 def parse_xml(data: bytes | str) -> etree._Element:

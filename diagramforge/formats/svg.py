@@ -19,6 +19,8 @@ from functools import cache
 import numpy as np
 from lxml import etree
 
+from diagramforge.records import Refusal
+
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK = "http://www.w3.org/1999/xlink"
 EDITOR_NS = (
@@ -48,11 +50,8 @@ class SvgReason(StrEnum):
     RENDER_FAILED = "svg_render_failed"
 
 
-class SvgError(ValueError):
-    def __init__(self, reason: SvgReason, detail: str):
-        super().__init__(f"{reason}: {detail}")
-        self.reason = reason
-        self.detail = detail
+class SvgError(Refusal):
+    """Refused with a :class:`SvgReason`."""
 
 
 @dataclass
