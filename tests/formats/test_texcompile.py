@@ -128,3 +128,11 @@ def test_classify_reads_first_error_with_line():
     reason, err = classify(log)
     assert reason == CompileReason.UNDEFINED_CONTROL_SEQUENCE
     assert err == "! Undefined control sequence. | l.12 \\foo"
+
+
+def test_disk_bomb_is_stopped_by_the_file_size_limit(tmp_path):
+    tex = TexCompiler(timeout_s=20, max_output_mb=1, cache_dir=None)
+    bomb = pic(r"\draw (0,0) circle (1);\loop\shipout\hbox{\rule{1cm}{1cm}}\iftrue\repeat")
+    res = tex.compile_one(bomb)
+    assert not res.ok
+    assert res.reason == CompileReason.OUTPUT_TOO_LARGE, (res.reason, res.error)
