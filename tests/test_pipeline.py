@@ -108,6 +108,8 @@ def test_audit_totals_match_the_inputs(built):
     pages, ok = render.extra["mxgraph_pages"], render.extra["mxgraph_rendered"]
     assert (pages, ok) == (8, 7) and render.by_reason["mxgraph_invalid"] == 1
     assert render.by_reason["blank_render"] == 1  # the blank SVG
+    # the fast path was taken: batched runs over a precompiled format
+    assert render.extra.get("mode_format/batch", 0) >= 8, render.extra
     assert not Path("/tmp/diagramforge-pwned").exists()
     assert not Path("/tmp/diagramforge-traversal.tex").exists()
 

@@ -185,7 +185,8 @@ class TexCompiler:
         self.max_output_mb = max_output_mb
         self.use_format = use_format and engine == "pdflatex"
         self.batch = batch
-        self.cache_dir = Path(cache_dir) if cache_dir else None
+        # absolute: TeX runs in a temp dir, where a relative TEXFORMATS would find nothing
+        self.cache_dir = Path(cache_dir).resolve() if cache_dir else None
         self.version = tex_version(engine)
         self._formats: dict[tuple[str, ...], Path | None] = {}
 
