@@ -249,7 +249,7 @@ def run_stage(stage: Stage, *, workers: int | None = None, progress: bool | None
     if pool is None:
         stage.setup()
     bar = tqdm(total=sum(_rows_in(inputs, i) for i in todo) if inputs else 0, desc=stage.name,
-               unit="row", disable=not progress, leave=False)
+               unit="row", disable=None if progress else True, leave=False)
     done = 0
     try:
         for i in todo:
