@@ -23,8 +23,8 @@ MAX_DEPTH = 16
 
 
 def strip_comments(text: str) -> str:
-    """Remove ``%`` comments (not ``\\%``) and verbatim-like blocks, keeping line structure."""
-    text = _VERBATIM.sub("", text)
+    """Remove ``%`` comments (not ``\\%``), then verbatim-like blocks (in that order, so a
+    commented-out ``\\begin{lstlisting}`` cannot swallow the text after it)."""
     out = []
     for line in text.split("\n"):
         if "%" in line:
@@ -34,7 +34,7 @@ def strip_comments(text: str) -> str:
                 continue
             line = stripped
         out.append(line)
-    return "\n".join(out)
+    return _VERBATIM.sub("", "\n".join(out))
 
 
 def strip_markers(text: str) -> str:
@@ -177,7 +177,9 @@ def flatten(files: dict[str, str], root: str) -> FlattenResult:
             else:
                 inner = expand(resolved, posixpath.dirname(resolved) if cmd in (
                     "import", "subimport") else import_dir, depth + 1, (*stack, resolved))
-                if cmd == "subfile":
+                if cmd == "subfile" or _DOCCLASS.search(inner):
+                    # a subfile, or an \\input of a file that is a document of its own
+                    # (the standalone package): only its body belongs here
                     inner = body_of_subfile(inner)
                 sep = "\n\\clearpage\n" if cmd == "include" else ""
                 out.append(f"{sep}{FILE_START}{resolved}{FILE_NAME_END}{inner}{FILE_END}{sep}")

@@ -92,6 +92,8 @@ SKIP_PACKAGES = frozenset(
 SETTING_COMMANDS = frozenset(
     [
         "pgfplotsset",
+        "PassOptionsToPackage",
+        "pgfkeyssetvalue",
         "tikzcdset",
         "ctikzset",
         "forestset",
@@ -289,6 +291,15 @@ def parse_preamble(preamble: str) -> list[Definition]:
             defs.append(
                 _make(Kind.MACRO, preamble[start:end], {"\\" + mm.group(1)}, "\\" + mm.group(2))
             )
+            pos = end
+        elif cmd == "pgfmathdeclarefunction":
+            g = read_group(preamble, pos)
+            if not g:
+                i = pos
+                continue
+            end = _skip_groups(preamble, g[1])
+            defs.append(_make(Kind.MACRO, preamble[start:end], {g[0].strip()},
+                              preamble[g[1]:end]))
             pos = end
         elif cmd in ("newenvironment", "renewenvironment", "NewDocumentEnvironment"):
             g = read_group(preamble, pos)

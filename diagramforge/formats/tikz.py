@@ -207,4 +207,10 @@ def standalone(picture: Picture, defs: list[Definition],
         lib_block = chosen[first_lib].text
         blocks.remove(lib_block)
         blocks.append(lib_block)
+    # macros with @ in their names (from a paper's own .sty) need \makeatletter around them
+    blocks = [f"\\makeatletter\n{b}\n\\makeatother" if _AT_CS.search(b) else b
+              for b in blocks]
     return Standalone(blocks=blocks, body=picture.text.strip(), dropped=dropped)
+
+
+_AT_CS = re.compile(r"\\[A-Za-z]*@[A-Za-z@]*")

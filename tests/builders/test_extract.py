@@ -73,3 +73,81 @@ def test_small_pictures_are_candidate_rejections():
     ex = extract_paper(*paper("2401.00107"), params)
     assert len(ex.records) == 1
     assert [(r.reason, r.unit) for r in ex.rejections] == [("picture_too_small", "candidate")]
+
+
+def _tar(files: dict[str, str]) -> bytes:
+    import gzip
+    import io
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return gzip.compress(buf.getvalue(), mtime=0)
+
+
+PIC = (r"\begin{tikzpicture}\node[draw] (a) {A}; \node[draw,right=of a] (b) {B};"
+       r"\draw[->] (a) -- (b);\end{tikzpicture}")
+ROW = {"id": "2401.99999", "version": "1", "authors": "[]", "licence": "CC-BY-4.0"}
+
+
+def _compiles(records) -> list[bool]:
+    from diagramforge.formats.texcompile import TexCompiler
+    from diagramforge.formats.tikz import Standalone
+
+    docs = [Standalone(json.loads(r["meta"])["blocks"], json.loads(r["meta"])["body"])
+            for r in records if r["format"] == "tikz"]
+    return [r.ok for r in TexCompiler(timeout_s=10).compile_many(docs)]
+
+
+def test_commented_verbatim_and_standalone_inputs():
+    main = (r"\documentclass{article}\usepackage{standalone}\usepackage{tikz}"
+            "\\usetikzlibrary{positioning}\n\\begin{document}\n% \\begin{lstlisting}\n"
+            r"\begin{figure}\input{fig1}\caption{One}\end{figure}"
+            "\n\\begin{lstlisting}\nx\n\\end{lstlisting}\n"
+            r"\begin{figure}\input{fig2}\caption{Two}\end{figure}\end{document}")
+    fig = (r"\documentclass{standalone}\usepackage{tikz}\usetikzlibrary{positioning}"
+           r"\begin{document}" + PIC + r"\end{document}")
+    ex = extract_paper(_tar({"main.tex": main, "fig1.tex": fig, "fig2.tex": fig.replace(
+        "{A}", "{Z}")}), ROW, ExtractParams())
+    assert [r["caption"] for r in ex.records] == ["One", "Two"]
+
+
+def test_body_styles_class_colours_pgfmath_functions_and_local_sty_travel():
+    import shutil
+
+    main = r"""\documentclass[dvipsnames]{article}
+\usepackage{tikz}\usepackage{mymacros}
+\pgfmathdeclarefunction{double}{1}{\pgfmathparse{2*#1}}
+\begin{document}
+\begin{figure}\tikzstyle{box}=[draw, fill=blue!10]
+\begin{tikzpicture}\node[box] {styled in the body};\end{tikzpicture}\end{figure}
+\begin{tikzpicture}\node[draw, text=ForestGreen] {class option colour};\end{tikzpicture}
+\begin{tikzpicture}\draw (0,0) -- ({double(1)},1) node {pgfmath function};\end{tikzpicture}
+\begin{tikzpicture}\node {\mylabel{local macro}};\end{tikzpicture}
+\end{document}"""
+    sty = ("\\ProvidesPackage{mymacros}\n\\newcommand{\\my@fmt}[1]{\\textbf{#1}}\n"
+           "\\newcommand{\\mylabel}[1]{\\my@fmt{#1}}\n")
+    ex = extract_paper(_tar({"main.tex": main, "mymacros.sty": sty}), ROW, ExtractParams())
+    assert len(ex.records) == 4
+    codes = [r["code"] for r in ex.records]
+    assert r"\tikzstyle{box}" in codes[0]
+    assert r"\PassOptionsToPackage{dvipsnames}{xcolor}" in codes[1]
+    assert r"\pgfmathdeclarefunction{double}" in codes[2]
+    assert r"\newcommand{\mylabel}" in codes[3] and "mymacros" not in codes[3]
+    assert "\\makeatletter\n\\newcommand{\\my@fmt}" in codes[3]
+    if shutil.which("pdflatex"):
+        assert _compiles(ex.records) == [True] * 4
+
+
+def test_a_paper_whose_pictures_are_all_refused_is_itself_rejected():
+    main = (r"\documentclass{article}\usepackage{tikz}\begin{document}"
+            r"\tikz\draw (0,0)--(1,0);\end{document}")
+    ex = extract_paper(_tar({"main.tex": main}), ROW, ExtractParams())
+    assert ex.records == []
+    assert [(r.reason, r.unit) for r in ex.rejections] == [
+        ("picture_too_small", "candidate"), ("no_diagrams", "input")]
