@@ -65,6 +65,8 @@ class WorkUnit:
 
     rows: list[dict]
     key: str
+    timeout_s: float | None = None
+    """Overrides ``runner.item_timeout_s × rows`` when the stage knows better."""
 
 
 def code_fingerprint() -> str:
@@ -321,7 +323,8 @@ def _run_shard(stage: Stage, rows: list[dict], pool: ProcessPool | None, bar: tq
                 outcomes.append(_unit_failed(stage, u, Reason.ERROR, repr(exc)))
             bar.update(len(u.rows))
     else:
-        futures = [pool.schedule(_run_unit, args=(u,), timeout=timeout * max(1, len(u.rows)))
+        futures = [pool.schedule(_run_unit, args=(u,),
+                                 timeout=u.timeout_s or timeout * max(1, len(u.rows)))
                    for u in units]
         for u, fut in zip(units, futures, strict=True):
             try:

@@ -31,8 +31,12 @@ def mxgraph_records(data: bytes, path: str, base: dict, locator: str, unit: Unit
         pages = mxgraph.decode(data, path)
     except mxgraph.MxGraphError as exc:
         return [], [Rejection(locator, exc.reason, exc.detail, unit=unit)]
-    out = []
+    out, rejections = [], []
     for page in pages:
+        if page.model is None:
+            rejections.append(Rejection(f"{locator}#page{page.index + 1}", "mxgraph_empty_page",
+                                        page.name, unit=Unit.CANDIDATE))
+            continue
         code = mxgraph.normalise(page.model)
         out.append(empty_record(**{
             **base, "id": make_id(Format.MXGRAPH, code), "format": Format.MXGRAPH,
@@ -40,7 +44,7 @@ def mxgraph_records(data: bytes, path: str, base: dict, locator: str, unit: Unit
             "graph": mxgraph.to_graph(code),
             "meta": json.dumps({"page": page.index, "page_name": page.name, "file": path}),
         }))
-    return out, []
+    return out, rejections
 
 
 def svg_record(data: bytes, path: str, base: dict, locator: str, cfg: SvgExtractParams,

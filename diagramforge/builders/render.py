@@ -65,10 +65,13 @@ class RenderStage(Stage):
             key = r.get("group") or r["id"] if r["format"] != Format.SVG else "svg"
             groups[(r["format"], key)].append(r)
         size = {Format.MXGRAPH: self.params.render.mxgraph.batch_size, Format.SVG: 16}
+        # a draw.io call cannot be interrupted from Python: the unit's deadline is the batch's
+        limit = {Format.MXGRAPH: self.params.render.mxgraph.timeout_s}
         units = []
         for (f, g), rs in groups.items():
             step = size.get(f, len(rs))
-            units += [WorkUnit(rs[k:k + step], f"{f}:{g}:{k}") for k in range(0, len(rs), step)]
+            units += [WorkUnit(rs[k:k + step], f"{f}:{g}:{k}", limit.get(f))
+                      for k in range(0, len(rs), step)]
         return units
 
     def process(self, unit: WorkUnit) -> Outcome:
@@ -90,7 +93,8 @@ class RenderStage(Stage):
         """Rasterize an SVG (a source SVG or draw.io's rendering) and check its extremes."""
         rp = self.params.render.raster
         try:
-            png = render_png(svg_text, rp.dpi / 96.0, self.params.render.svg.engine)
+            png = render_png(svg_text, rp.dpi / 96.0, self.params.render.svg.engine,
+                             max_side=rp.max_side_px)
         except SvgError as exc:
             out.rejections.append(Rejection(self.locator(row), exc.reason, exc.detail,
                                             id=row["id"]))

@@ -36,8 +36,6 @@ EDITOR_NS = (
 ACTIVE = {"script", "foreignObject", "iframe", "object", "embed", "handler", "listener"}
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
                           huge_tree=False, remove_comments=True, remove_pis=True)
-_URL = re.compile(r"url\(\s*(['\"]?)(?!#)[^)]*\1\s*\)", re.I)
-_IMPORT = re.compile(r"@import[^;]*;?", re.I)
 _SAFE_DATA = re.compile(r"^data:image/(png|jpe?g|gif|webp);", re.I)
 
 
@@ -48,6 +46,7 @@ class SvgReason(StrEnum):
     TOO_MANY_ELEMENTS = "svg_too_many_elements"
     PATH_TOO_LONG = "svg_path_too_long"
     RENDER_FAILED = "svg_render_failed"
+    TOO_BIG_TO_RENDER = "extreme_scale_large"
 
 
 class SvgError(Refusal):
@@ -93,12 +92,33 @@ def clean(data: bytes | str, caps: Caps | None = None) -> Cleaned:
         raise SvgError(SvgReason.TOO_LARGE, f"{len(raw)} bytes > {caps.max_bytes}")
     try:
         root = etree.fromstring(raw, _PARSER)
-    except etree.XMLSyntaxError as exc:
+    except (etree.XMLSyntaxError, ValueError) as exc:
         raise SvgError(SvgReason.MALFORMED, str(exc)) from None
     if _local(root.tag) != "svg":
         raise SvgError(SvgReason.NOT_SVG, f"root element <{_local(root.tag)}>")
+    try:
+        removed, n = _sanitize(root, caps)
+        _viewbox(root)
+    except SvgError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any surprise in a stranger's file is a reason
+        raise SvgError(SvgReason.MALFORMED, repr(exc)[:300]) from None
+    etree.cleanup_namespaces(root)
+    code = etree.tostring(root, encoding="unicode")
+    return Cleaned(code=code + "\n", removed=removed, elements=n)
+
+
+_DANGEROUS_ATTRS = {"src", "srcset", "data", "action", "formaction", "background", "ping",
+                    "codebase", "dynsrc", "lowsrc"}
+_SCRIPT_URL = re.compile(r"^[\s\x00-\x20]*(javascript|vbscript|livescript):", re.I)
+
+
+def _sanitize(root: etree._Element, caps: Caps) -> tuple[list[str], int]:
+    """Remove active content and external references in place; count kept elements."""
+    svg_ns = _ns(root.tag)  # "" for an SVG without xmlns: its elements are SVG too
     removed: list[str] = []
     gone: set[etree._Element] = set()
+    styles: list[etree._Element] = []
     n = 0
     for el in list(root.iter()):
         if any(a in gone for a in el.iterancestors()):
@@ -108,47 +128,104 @@ def clean(data: bytes | str, caps: Caps | None = None) -> Cleaned:
             _drop(el)
             continue
         name = _local(el.tag)
-        if name in ACTIVE or _editor(_ns(el.tag)) or name == "metadata":
+        foreign = _ns(el.tag) != svg_ns
+        if name in ACTIVE or foreign or name == "metadata":
             removed.append(name)
             gone.add(el)
             _drop(el)
             continue
-        if name in ("set", "animate") and (el.get("attributeName") or "").lower().endswith(
-                "href"):
+        if name in ("set", "animate") and (el.get("attributeName") or "").lower() in (
+                "href", "xlink:href"):
             removed.append(f"{name}[href]")
+            gone.add(el)
             _drop(el)
             continue
         n += 1
-        for attr in list(el.attrib):
-            value = el.get(attr) or ""
-            aname = _local(attr)
-            if _editor(_ns(attr)) or aname.lower().startswith("on"):
-                removed.append(f"@{aname}")
-                del el.attrib[attr]
-            elif aname == "href" and not (value.startswith("#") or _SAFE_DATA.match(value)):
-                removed.append(f"@href={value[:40]}")
-                del el.attrib[attr]
-            elif aname == "style" or "url(" in value:
-                cleaned = _IMPORT.sub("", _URL.sub("none", value))
-                if cleaned != value:
-                    removed.append(f"@{aname} url")
-                    el.set(attr, cleaned)
-            if aname == "d" and len(value) > caps.max_path_chars:
-                raise SvgError(SvgReason.PATH_TOO_LONG, f"path of {len(value)} chars")
-        if name == "style" and el.text:
-            css = _IMPORT.sub("", _URL.sub("none", el.text))
-            if css != el.text:
-                removed.append("css url/@import")
-                el.text = css
         if n > caps.max_elements:
             raise SvgError(SvgReason.TOO_MANY_ELEMENTS, f"more than {caps.max_elements}")
-    for attr in list(root.attrib):
-        if _editor(_ns(attr)):
-            del root.attrib[attr]
-    _viewbox(root)
-    etree.cleanup_namespaces(root)
-    code = etree.tostring(root, encoding="unicode")
-    return Cleaned(code=code + "\n", removed=removed, elements=n)
+        for attr in list(el.attrib):
+            value = el.get(attr) or ""
+            aname = _local(attr).lower()
+            if aname == "d" and len(value) > caps.max_path_chars:
+                raise SvgError(SvgReason.PATH_TOO_LONG, f"path of {len(value)} chars")
+            why = _attr_problem(attr, aname, value)
+            if why:
+                removed.append(why)
+                del el.attrib[attr]
+        if name == "style":
+            styles.append(el)
+    for el in styles:  # last: tails of removed children may have landed in them
+        css = "".join(el.itertext())
+        for child in list(el):
+            el.remove(child)
+        el.text, dropped = _clean_stylesheet(css)
+        removed += dropped
+    return removed, n
+
+
+def _attr_problem(attr: str, aname: str, value: str) -> str | None:
+    """Why an attribute must go (event handler, external reference, editor data), or None."""
+    if _editor(_ns(attr)):
+        return f"@{aname}"
+    if aname.startswith("on"):
+        return f"@{aname}"
+    if aname in _DANGEROUS_ATTRS or _SCRIPT_URL.match(value):
+        return f"@{aname}={value[:40]}"
+    if aname == "href" and not (value.startswith("#") or _SAFE_DATA.match(value)):
+        return f"@href={value[:40]}"
+    if re.search(r"url|\\|@import", value, re.I) and _css_external(value):
+        return f"@{aname} external url"
+    return None
+
+
+def _external_token(tokens) -> bool:  # noqa: ANN001 - tinycss2 nodes
+    """Whether CSS tokens reference anything outside the document (escapes resolved)."""
+    import tinycss2.ast as ast
+
+    for t in tokens or []:
+        if isinstance(t, ast.URLToken) and not t.value.strip().startswith("#"):
+            return True
+        if isinstance(t, ast.FunctionBlock):
+            if t.lower_name in ("url", "src", "image", "image-set", "element"):
+                arg = "".join(a.value for a in t.arguments
+                              if isinstance(a, ast.StringToken | ast.IdentToken))
+                if not arg.strip().startswith("#"):
+                    return True
+            if _external_token(t.arguments):
+                return True
+        if isinstance(t, ast.AtKeywordToken) and t.lower_value == "import":
+            return True
+        if isinstance(t, ast.ParenthesesBlock | ast.SquareBracketsBlock | ast.CurlyBracketsBlock) \
+                and _external_token(t.content):
+            return True
+    return False
+
+
+def _css_external(value: str) -> bool:
+    import tinycss2
+
+    return _external_token(tinycss2.parse_component_value_list(value))
+
+
+def _clean_stylesheet(css: str) -> tuple[str, list[str]]:
+    """A <style> sheet without @import and without rules that reach outside."""
+    import tinycss2
+    import tinycss2.ast as ast
+
+    kept, dropped = [], []
+    for rule in tinycss2.parse_stylesheet(css, skip_whitespace=True, skip_comments=True):
+        if isinstance(rule, ast.ParseError):
+            dropped.append("css parse error")
+            continue
+        if isinstance(rule, ast.AtRule) and rule.lower_at_keyword == "import":
+            dropped.append("css @import")
+            continue
+        parts = [*(rule.prelude or []), *(rule.content or [])]
+        if _external_token(parts):
+            dropped.append("css external url")
+            continue
+        kept.append(rule.serialize())
+    return "\n".join(kept), dropped
 
 
 def _drop(el: etree._Element) -> None:
@@ -171,8 +248,11 @@ def _viewbox(root: etree._Element) -> None:
     if not vb and w and h:
         root.set("viewBox", f"0 0 {w:g} {h:g}")
     elif vb:
-        parts = [float(x) for x in re.split(r"[\s,]+", vb.strip()) if x]
-        if len(parts) == 4:
+        try:
+            parts = [float(x) for x in re.split(r"[\s,]+", vb.strip()) if x]
+        except ValueError:
+            return
+        if len(parts) == 4 and parts[2] > 0 and parts[3] > 0:
             if w is None and h is None:
                 root.set("width", f"{parts[2]:g}")
                 root.set("height", f"{parts[3]:g}")
@@ -226,9 +306,29 @@ def _resvg_options():  # noqa: ANN202 - resvg.usvg.Options
     return opts
 
 
-def render_png(svg: str, scale: float = 1.0, engine: str = "resvg") -> bytes:
-    """PNG of a (cleaned) SVG on a white background."""
+def declared_size(svg: str) -> tuple[float, float] | None:
+    """Width and height an SVG declares (px), or None when it does not say."""
+    m = re.search(r"<svg\b[^>]*>", svg)
+    if not m:
+        return None
+    head = m.group(0)
+    w = re.search(r'\swidth="([0-9.]+)(px)?"', head)
+    h = re.search(r'\sheight="([0-9.]+)(px)?"', head)
+    return (float(w.group(1)), float(h.group(1))) if w and h else None
+
+
+def render_png(svg: str, scale: float = 1.0, engine: str = "resvg",
+               max_side: int = 16384) -> bytes:
+    """PNG of a (cleaned) SVG on a white background.
+
+    The size is checked *before* rasterizing: an 80-byte SVG can declare 30000×30000 px,
+    and the allocation alone would bring the process down.
+    """
     prepared = resolve_fonts(svg)
+    size = declared_size(prepared)
+    if size and max(size) * scale > max_side:
+        raise SvgError(SvgReason.TOO_BIG_TO_RENDER,
+                       f"{size[0]:g}x{size[1]:g} at scale {scale:g} > {max_side}px")
     if engine == "cairosvg":
         import cairosvg
 
@@ -242,11 +342,13 @@ def render_png(svg: str, scale: float = 1.0, engine: str = "resvg") -> bytes:
     try:
         tree = resvg.usvg.Tree.from_str(prepared, _resvg_options())
         w, h = tree.int_size()
+        if max(w, h) * scale > max_side:
+            raise SvgError(SvgReason.TOO_BIG_TO_RENDER, f"{w}x{h} at scale {scale:g}")
         size = (max(1, round(w * scale)), max(1, round(h * scale)))
         return bytes(resvg.render(tree, (scale, 0, 0, 0, scale, 0), bg_size=size,
                                   bg_color=(255, 255, 255, 255)))
     except BaseException as exc:  # noqa: BLE001 - resvg panics with a BaseException
-        if isinstance(exc, KeyboardInterrupt | SystemExit):
+        if isinstance(exc, KeyboardInterrupt | SystemExit | SvgError):
             raise
         raise SvgError(SvgReason.RENDER_FAILED, f"resvg: {exc!r}"[:300]) from None
 

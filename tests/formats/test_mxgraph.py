@@ -112,3 +112,36 @@ def test_graph_of_a_page():
     assert {n["shape"] for n in g["nodes"]} == {"rectangle", "cylinder3"}
     g = json.loads(mxgraph.to_graph(MODEL.replace("rounded=1;html=1;", "ellipse;html=1;")))
     assert {n["shape"] for n in g["nodes"]} == {"ellipse", "cylinder3"}
+
+
+def test_doctype_anywhere_is_refused():
+    late = b"<mxfile><!--" + b"x" * 70_000 + b'--></mxfile><!DOCTYPE a [<!ENTITY e "x">]>'
+    with pytest.raises(MxGraphError) as e:
+        mxgraph.decode(late)
+    assert e.value.reason == MxReason.UNSAFE_XML
+
+
+def test_label_images_and_background_images_are_not_kept():
+    m = MODEL.replace('value="A"', 'value="&lt;img src=&quot;https://evil.example/x.png'
+                      '&quot;&gt;A"')
+    code = mxgraph.normalise(mxgraph.parse_xml(m))
+    assert "evil.example" not in code and "img" not in code
+    bg = MODEL.replace("<mxGraphModel>", '<mxGraphModel backgroundImage="{&quot;src&quot;:'
+                       '&quot;https://evil.example/bg.png&quot;}">')
+    assert "external background image" in mxgraph.validate(mxgraph.parse_xml(bg))
+
+
+def test_extreme_geometry_is_invalid():
+    m = MODEL.replace('width="80" height="40" as="geometry"/></mxCell><mxCell id="b"',
+                      'width="60000" height="40" as="geometry"/></mxCell><mxCell id="b"')
+    assert any("beyond" in e for e in mxgraph.validate(mxgraph.parse_xml(m)))
+
+
+def test_empty_pages_are_reported_not_skipped():
+    from diagramforge.builders.file_extract import mxgraph_records
+
+    doc = f'<mxfile><diagram name="empty"></diagram><diagram name="P">{MODEL}</diagram></mxfile>'
+    recs, rejs = mxgraph_records(doc.encode(), "f.drawio", {"source_id": "r@c:f.drawio"},
+                                 "r@c:f.drawio", "input")
+    assert len(recs) == 1 and recs[0]["source_id"].endswith("#page2")
+    assert [(r.reason, r.unit) for r in rejs] == [("mxgraph_empty_page", "candidate")]

@@ -106,3 +106,49 @@ def test_broken_svg_render_is_a_reason_not_a_crash():
     with pytest.raises(SvgError) as e:
         svg.render_png('<svg xmlns="http://www.w3.org/2000/svg" width="0" height="0"/>')
     assert e.value.reason == SvgReason.RENDER_FAILED
+
+
+E = "http://127.0.0.1:9/evil"
+NS = 'xmlns="http://www.w3.org/2000/svg" width="100" height="100"'
+
+
+@pytest.mark.parametrize("doc", [
+    f'<svg {NS}><style><g/>rect{{fill:url({E}#p)}}</style><rect width="5" height="5"/></svg>',
+    f'<svg {NS}><style><metadata/>@import url({E}.css);</style></svg>',
+    f'<svg {NS}><rect width="5" height="5" fill="URL({E}#p)"/></svg>',
+    f'<svg {NS}><rect width="5" height="5" style="fill:url({E}#p"/></svg>',
+    f'<svg {NS}><style>rect{{fill:u\\72l({E}#p)}}</style><rect width="5" height="5"/></svg>',
+    f'<svg {NS} xmlns:h="http://www.w3.org/1999/xhtml"><h:img src="{E}.png"/></svg>',
+    f'<svg {NS}><rect width="5" height="5" style="cursor:url({E}.cur), auto"/></svg>',
+    f'<svg {NS}><a href=" javascript:alert(1)"><rect width="5" height="5"/></a></svg>',
+])
+def test_no_way_out(doc):
+    """Regressions from review: each of these once reached a server from a browser."""
+    code = svg.clean(doc).code
+    assert "127.0.0.1" not in code and "javascript" not in code.lower()
+
+
+def test_internal_references_survive_css_cleaning():
+    doc = (f'<svg {NS}><defs><linearGradient id="g"/></defs><style>.a{{fill:url(#g)}}'
+           f'</style><rect class="a" width="5" height="5" fill="url(#g)"/></svg>')
+    code = svg.clean(doc).code
+    assert code.count("url(#g)") == 2
+
+
+def test_degenerate_viewbox_is_not_a_crash():
+    c = svg.clean(b'<svg xmlns="http://www.w3.org/2000/svg" width="100" viewBox="0 0 0 100"/>')
+    assert 'viewBox="0 0 0 100"' in c.code
+    c = svg.clean(b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="a b c d"/>')
+    assert "viewBox" in c.code
+
+
+def test_huge_declared_size_is_refused_before_allocating():
+    doc = '<svg xmlns="http://www.w3.org/2000/svg" width="30000" height="30000"/>'
+    for engine in ("resvg", "cairosvg"):
+        with pytest.raises(SvgError) as e:
+            svg.render_png(doc, 1.5, engine, max_side=4096)
+        assert e.value.reason == SvgReason.TOO_BIG_TO_RENDER
+    # a viewBox-only document is measured by resvg before it draws
+    doc = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 30000 30000"/>'
+    with pytest.raises(SvgError):
+        svg.render_png(doc, 1.5, "resvg", max_side=4096)
