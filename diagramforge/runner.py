@@ -115,6 +115,11 @@ class Stage(ABC):
     def locator(self, row: dict) -> str:
         return str(row.get("source_id") or row.get("id"))
 
+    def environment(self) -> dict:
+        """Versions of outside tools the output depends on (TeX Live, draw.io, …): part of
+        the fingerprint, so an upgrade never reuses shards made by the old tools."""
+        return {}
+
     def fingerprint_params(self) -> dict:
         dumped = self.params.model_dump(by_alias=True)
         return {s: dumped[s] for s in self.param_sections}
@@ -229,6 +234,7 @@ def run_stage(stage: Stage, *, workers: int | None = None, progress: bool | None
         "params": stage.fingerprint_params(),
         "inputs": [_file_digest(inputs.path(i)) for i in in_indices] if inputs else [],
         "code": code_fingerprint(),
+        "environment": stage.environment(),
     }, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
     out = ShardSet(paths.records, stage.output_schema)

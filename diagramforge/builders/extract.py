@@ -17,6 +17,7 @@ from diagramforge.builders.file_extract import (
     svg_record,
 )
 from diagramforge.builders.tikz_extract import extract_paper
+from diagramforge.formats.texcompile import tex_version
 from diagramforge.records import SOURCE_SCHEMA, Rejection, SourceKind, Unit
 from diagramforge.runner import Outcome, Stage, WorkUnit
 
@@ -31,6 +32,10 @@ class ExtractStage(Stage):
               "meta")
     expands = True
     param_sections: ClassVar[tuple[str, ...]] = ("extract",)
+
+    def environment(self) -> dict:
+        # which packages exist (and so are kept in standalone documents) is TeX Live's call
+        return {"tex": tex_version()}
 
     def locator(self, row: dict) -> str:
         if row.get("kind") == SourceKind.REPO:

@@ -27,6 +27,7 @@ from tenacity import (
     stop_after_attempt,
     wait_exponential,
 )
+from urllib3.exceptions import ProtocolError, ReadTimeoutError
 
 RETRY_STATUS = (429, 500, 502, 503, 504)
 
@@ -148,14 +149,21 @@ class TruncatedDownload(IOError):
     """The server closed the connection before sending the promised bytes."""
 
 
+class TooLarge(IOError):
+    """The body passed the download cap."""
+
+
 class NotFound(IOError):
     """The resource does not exist (HTTP 404/410): retrying will not help."""
 
 
-def download(session: requests.Session, url: str, dest: Path, attempts: int = 4) -> Path:
+def download(session: requests.Session, url: str, dest: Path, attempts: int = 4,
+             max_bytes: int = 1_000_000_000) -> Path:
     """Fetch ``url`` into ``dest`` atomically; a cached ``dest`` is never fetched again.
 
-    A 404/410 is remembered (``dest.missing``) so a rerun does not ask again either.
+    The body is stored as sent (``Content-Encoding`` is *not* undone: a gzip e-print stays
+    gzip, and its inflation is capped later by the archive reader), and never more than
+    ``max_bytes``.  A 404/410 is remembered (``dest.missing``) so a rerun does not ask again.
     """
     if dest.exists():
         return dest
@@ -168,16 +176,23 @@ def download(session: requests.Session, url: str, dest: Path, attempts: int = 4)
            stop=stop_after_attempt(attempts), wait=wait_exponential(multiplier=0.1, max=10),
            reraise=True)
     def fetch() -> bytes:
-        resp = session.get(url)
-        if resp.status_code in (404, 410):
-            raise NotFound(f"{resp.status_code} for {url}")
-        resp.raise_for_status()
-        data = resp.content
-        expected = resp.headers.get("Content-Length")
-        if expected is not None and int(expected) != len(data) \
-                and "Content-Encoding" not in resp.headers:
-            raise TruncatedDownload(f"{url}: got {len(data)} of {expected} bytes")
-        return data
+        with session.get(url, stream=True) as resp:
+            if resp.status_code in (404, 410):
+                raise NotFound(f"{resp.status_code} for {url}")
+            resp.raise_for_status()
+            chunks, got = [], 0
+            try:
+                for chunk in resp.raw.stream(1 << 16, decode_content=False):
+                    got += len(chunk)
+                    if got > max_bytes:
+                        raise TooLarge(f"{url}: more than {max_bytes} bytes")
+                    chunks.append(chunk)
+            except (ProtocolError, ReadTimeoutError) as exc:
+                raise TruncatedDownload(f"{url}: {exc}") from None
+            expected = resp.headers.get("Content-Length")
+            if expected is not None and int(expected) != got:
+                raise TruncatedDownload(f"{url}: got {got} of {expected} bytes")
+            return b"".join(chunks)
 
     try:
         data = fetch()

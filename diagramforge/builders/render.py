@@ -9,14 +9,15 @@ valid ∧ rendered (VCG-Bench's Execution Success), counted in the metrics.
 from __future__ import annotations
 
 import json
+import subprocess
 from collections import defaultdict
 from typing import ClassVar
 
 from diagramforge.formats import mxgraph
-from diagramforge.formats.drawio_render import DrawioRenderer
+from diagramforge.formats.drawio_render import DrawioRenderer, find_chromium, find_drawio
 from diagramforge.formats.raster import check_extremes, rasterize_pdf
 from diagramforge.formats.svg import SvgError, png_ink, render_png
-from diagramforge.formats.texcompile import CompileResult, TexCompiler
+from diagramforge.formats.texcompile import CompileResult, TexCompiler, tex_version
 from diagramforge.formats.tikz import Standalone
 from diagramforge.records import Format, Rejection
 from diagramforge.runner import Outcome, Stage, WorkUnit
@@ -53,6 +54,22 @@ class RenderStage(Stage):
                                     use_format=t.use_format, batch=t.batch,
                                     cache_dir=t.cache_dir)
         return self._tex
+
+    def environment(self) -> dict:
+        from importlib.metadata import version
+
+        drawio = find_drawio()
+        chromium = find_chromium()
+        return {
+            "tex": tex_version(self.params.render.tikz.engine),
+            "drawio": json.loads((drawio / "package.json").read_text()).get("version")
+            if drawio else None,
+            "chromium": subprocess.run([chromium, "--version"], capture_output=True,
+                                       text=True, timeout=30).stdout.strip()
+            if chromium else None,
+            "resvg": version("resvg"), "cairosvg": version("cairosvg"),
+            "pymupdf": version("pymupdf"),
+        }
 
     def prepare(self) -> None:
         self._compiler().format_dir()  # build the shared format once, before the workers

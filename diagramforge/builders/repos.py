@@ -58,20 +58,29 @@ def _url(spec: RepoSpec) -> str:
 
 
 def resolve_commit(spec: RepoSpec, timeout: float = 300) -> str:
-    """The commit a ref names, asked of the remote without cloning anything."""
+    """The commit a ref names, asked of the remote without cloning anything.
+
+    Only exact refs count (``ls-remote`` patterns match ref *tails*, so ``v1.0`` would also
+    match a branch ``release/v1.0``): a tag wins over a branch, as git itself decides.
+    """
     if _SHA.fullmatch(spec.ref):
         return spec.ref
-    out = _git(["ls-remote", _url(spec), spec.ref, f"{spec.ref}^{{}}"], timeout=timeout)
+    if spec.ref.startswith("refs/"):
+        wanted = [spec.ref]
+    else:
+        wanted = [f"refs/tags/{spec.ref}", f"refs/heads/{spec.ref}"]
+    out = _git(["ls-remote", _url(spec), *wanted, *(w + "^{}" for w in wanted)],
+               timeout=timeout)
     found: dict[str, str] = {}
     for line in out.splitlines():
         sha, ref = line.split("\t", 1)
         found[ref] = sha
-    for ref, sha in found.items():  # a peeled annotated tag names the commit itself
-        if ref.endswith("^{}"):
-            return sha
-    if not found:
-        raise GitError(f"ref {spec.ref!r} not found in {spec.url}")
-    return next(iter(found.values()))
+    for ref in wanted:
+        if ref + "^{}" in found:  # a peeled annotated tag names the commit itself
+            return found[ref + "^{}"]
+        if ref in found:
+            return found[ref]
+    raise GitError(f"ref {spec.ref!r} not found in {spec.url}")
 
 
 @dataclass

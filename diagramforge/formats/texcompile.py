@@ -29,7 +29,8 @@ from filelock import FileLock
 from diagramforge.formats.tikz import Standalone
 from diagramforge.sandbox import run_sandboxed
 
-CACHE_VERSION = "1"
+CACHE_VERSION = "2"
+RANDOM_SEED = 20240101
 CLASS_LINE = r"\documentclass[multi=dfpage,border=2pt]{standalone}"
 PAGE_ENV = "\n".join([r"\newenvironment{dfpage}{}{}", r"\standaloneenv{dfpage}"])
 # Packages safe to preload into a shared format when a document loads them first, without
@@ -164,7 +165,10 @@ def compose(docs: list[Standalone], head: tuple[str, ...] | None) -> str:
     ``\\endofdump`` is the format's source, skipped at load; otherwise it is compiled plainly.
     """
     blocks = union_blocks(docs)
-    pages = "\n".join(f"\\begin{{dfpage}}\n{d.body}\n\\end{{dfpage}}" for d in docs)
+    # every page starts from the same random state, so a figure using rnd draws the same
+    # alone, in a batch, or from the cache
+    pages = "\n".join(f"\\begin{{dfpage}}\\pgfmathsetseed{{{RANDOM_SEED}}}\n{d.body}\n"
+                      f"\\end{{dfpage}}" for d in docs)
     if head is not None:
         rest = blocks[len(head):]
         pre = format_source(head) + "\n\\endofdump\n" + "\n".join(rest)

@@ -84,9 +84,10 @@ class ArxivLoopback:
                 pass
 
             def do_GET(self):  # noqa: N802 - http.server API
+                started = time.monotonic()  # pacing is about when requests arrive
                 status = server.handle(self)
                 with server._lock:
-                    server.log.append((time.monotonic(), self.path,
+                    server.log.append((started, self.path,
                                        self.headers.get("User-Agent", ""), status))
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

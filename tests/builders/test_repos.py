@@ -84,3 +84,30 @@ def test_crawl_and_extract_repository_files(tmp_path):
     assert ex.n_rejected == 0
     ledger = ShardSet(stage_paths(params, "extract").rejections, REJECTION_SCHEMA)
     assert ledger.count() == 0
+
+
+def test_a_tag_is_not_confused_with_a_branch_ending_like_it(tmp_path):
+    repo = tmp_path / "r"
+    env = {"GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a",
+           "GIT_COMMITTER_EMAIL": "a@b"}
+    import os
+
+    def git(*a):
+        subprocess.run(["git", *a], cwd=repo, check=True, capture_output=True,
+                       env={**os.environ, **env})
+
+    repo.mkdir()
+    git("init", "-q", "-b", "main")
+    (repo / "a.svg").write_text("<svg/>")
+    git("add", "-A")
+    git("commit", "-qm", "one")
+    git("tag", "-a", "v1.0", "-m", "release")
+    git("checkout", "-qb", "release/v1.0")
+    (repo / "b.svg").write_text("<svg/>")
+    git("add", "-A")
+    git("commit", "-qm", "two")
+    tagged = subprocess.run(["git", "rev-parse", "v1.0^{commit}"], cwd=repo, check=True,
+                            capture_output=True, text=True).stdout.strip()
+    co = checkout(RepoSpec(url=str(repo), ref="v1.0"), tmp_path / "cache")
+    assert co.commit == tagged
+    assert not (co.root / "b.svg").exists()

@@ -136,3 +136,25 @@ def test_disk_bomb_is_stopped_by_the_file_size_limit(tmp_path):
     res = tex.compile_one(bomb)
     assert not res.ok
     assert res.reason == CompileReason.OUTPUT_TOO_LARGE, (res.reason, res.error)
+
+
+def test_batch_and_single_draw_random_figures_identically():
+    import hashlib
+
+    from diagramforge.formats.raster import rasterize_pdf
+
+    blocks = [r"\usepackage{tikz}"]
+    a = Standalone(blocks, r"\begin{tikzpicture}\foreach \i in {1,...,20} \fill (rnd*4, rnd*4)"
+                           r" circle (2pt);\end{tikzpicture}")
+    b = Standalone(blocks, a.body.replace(r"\end{tikzpicture}",
+                                          r"\draw (0,0) rectangle (4,4);\end{tikzpicture}"))
+
+    def digest(res):
+        png = rasterize_pdf(res.pdf, dpi=100, margin_pt=2, min_side=1, max_side=4096,
+                            max_aspect=50, min_ink=0).png
+        return hashlib.sha256(png).hexdigest()
+
+    batch = TexCompiler(cache_dir=None).compile_many([a, b])
+    alone = TexCompiler(cache_dir=None).compile_many([b])
+    assert batch[1].mode == "format/batch" and alone[0].mode == "format/single"
+    assert digest(batch[1]) == digest(alone[0])
