@@ -31,6 +31,8 @@ def sample_pictures(corpus: Path = REPO / "samples" / "arxiv") -> list[list[Stan
                            ExtractParams())
         figs = []
         for r in ex.records:
+            if r["format"] != "tikz":
+                continue
             meta = json.loads(r["meta"])
             if meta["env"] == "tikzpicture":
                 figs.append(Standalone(meta["blocks"], meta["body"]))

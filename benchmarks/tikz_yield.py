@@ -63,13 +63,14 @@ def main() -> None:
             data = path.read_bytes()
             ex = extract_paper(data, {"id": pid, "version": ver, "authors": "[]"},
                                ExtractParams())
-            if not ex.records:
+            tikz = [r for r in ex.records if r["format"] == "tikz"]
+            if not tikz:
                 continue
             docs = [Standalone(**{k: v for k, v in json.loads(r["meta"]).items()
-                                  if k in ("blocks", "body")}) for r in ex.records]
+                                  if k in ("blocks", "body")}) for r in tikz]
             results = tc.compile_many(docs)
             good_paper = paper_compiles(data, 10)
-            for rec, res in zip(ex.records, results, strict=True):
+            for rec, res in zip(tikz, results, strict=True):
                 found += 1
                 compiled += res.ok
                 if not res.ok:
