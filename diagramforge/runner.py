@@ -38,6 +38,10 @@ log = logging.getLogger(__name__)
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
+TIMING_SUFFIX = "_ms"
+"""Counters named ``*_ms`` are timings: reported in metrics, never committed with shards."""
+
+
 class Reason:
     """Reasons the runner itself assigns (stages define their own next to their logic)."""
 
@@ -259,12 +263,17 @@ def run_stage(stage: Stage, *, workers: int | None = None, progress: bool | None
     bar = tqdm(total=sum(_rows_in(inputs, i) for i in todo) if inputs else 0, desc=stage.name,
                unit="row", disable=None if progress else True, leave=False)
     done = 0
+    timings: dict[str, int] = {}
     try:
         for i in todo:
             assert inputs is not None
             rows = inputs.read(i).to_pylist()
             records, log_ = _run_shard(stage, rows, pool, bar)
             rej.write(i, log_.rejections)
+            # timings vary run to run: kept out of the committed shard stats (so stage
+            # outputs are byte-identical across runs) and added to this run's metrics
+            for k in [k for k in log_.stats.extra if str(k).endswith(TIMING_SUFFIX)]:
+                timings[k] = timings.get(k, 0) + log_.stats.extra.pop(k)
             write_json_atomic(log_.stats.to_json(), paths.shard_stats / f"{i:05d}.json")
             _fault(stage.name, i, "before_commit")
             out.write(i, records)  # the commit point
@@ -284,6 +293,7 @@ def run_stage(stage: Stage, *, workers: int | None = None, progress: bool | None
         total.add(StageStats.from_json(stage.name, shard))
     total.seconds = time.perf_counter() - t0
     total.extra["resumed_shards"] = resumed
+    total.extra.update(timings)
     _finish(stage.name, params, total, sorted(set(provided) | set(stage.writes)), fingerprint)
     return total
 

@@ -115,11 +115,12 @@ def test_audit_totals_match_the_inputs(built):
 
 
 def _digest(params, name: str) -> str:
+    """Every file of a stage's output directory (what DVC hashes), names and bytes."""
     h = hashlib.sha256()
-    for sub in ("records", "rejections"):
-        for p in sorted((stage_paths(params, name).root / sub).glob("*.parquet")):
-            h.update(p.name.encode())
-            h.update(p.read_bytes())
+    root = stage_paths(params, name).root
+    for p in sorted(q for q in root.rglob("*") if q.is_file()):
+        h.update(p.relative_to(root).as_posix().encode())
+        h.update(p.read_bytes())
     return h.hexdigest()
 
 
