@@ -49,3 +49,13 @@ def test_broken_table_fails_the_stage(tmp_path, breakage, expectation):
         run_validate(params)
     report = json.loads((stage_paths(params, "validate").root / "report.json").read_text())
     assert not report["success"]
+
+
+def test_report_is_identical_across_runs(tmp_path):
+    reports = []
+    for k in (1, 2):
+        params = make_params(tmp_path / str(k))
+        write_split(params, good_rows())
+        run_validate(params)
+        reports.append((stage_paths(params, "validate").root / "report.json").read_bytes())
+    assert reports[0] == reports[1]
