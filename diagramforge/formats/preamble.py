@@ -114,6 +114,13 @@ _DEF_COMMANDS = {
     "ProvideDocumentCommand",
     "DeclareDocumentCommand",
 }
+# "\cmd{name}{...}..." statements whose first group is the name they define
+_NAMED_BY_FIRST_GROUP = {
+    "pgfmathdeclarefunction": Kind.MACRO,
+    "newenvironment": Kind.ENVIRONMENT,
+    "renewenvironment": Kind.ENVIRONMENT,
+    "NewDocumentEnvironment": Kind.ENVIRONMENT,
+}
 _TEX_DEFS = {"def", "gdef", "edef", "xdef"}
 _STYLE_KEY = re.compile(
     r"^\s*([^=/]+?)\s*/\.(?:style|append style|prefix style|code|pic|"
@@ -292,24 +299,14 @@ def parse_preamble(preamble: str) -> list[Definition]:
                 _make(Kind.MACRO, preamble[start:end], {"\\" + mm.group(1)}, "\\" + mm.group(2))
             )
             pos = end
-        elif cmd == "pgfmathdeclarefunction":
+        elif cmd in _NAMED_BY_FIRST_GROUP:
             g = read_group(preamble, pos)
             if not g:
                 i = pos
                 continue
             end = _skip_groups(preamble, g[1])
-            defs.append(_make(Kind.MACRO, preamble[start:end], {g[0].strip()},
-                              preamble[g[1]:end]))
-            pos = end
-        elif cmd in ("newenvironment", "renewenvironment", "NewDocumentEnvironment"):
-            g = read_group(preamble, pos)
-            if not g:
-                i = pos
-                continue
-            end = _skip_groups(preamble, g[1])
-            defs.append(
-                _make(Kind.ENVIRONMENT, preamble[start:end], {g[0].strip()}, preamble[g[1] : end])
-            )
+            kind = _NAMED_BY_FIRST_GROUP[cmd]
+            defs.append(_make(kind, preamble[start:end], {g[0].strip()}, preamble[g[1] : end]))
             pos = end
         elif cmd in SETTING_COMMANDS:
             end = _skip_groups(preamble, pos)
