@@ -30,7 +30,7 @@ from tqdm import tqdm
 
 from diagramforge.params import Params
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection, Unit
-from diagramforge.shards import ShardSet, write_json_atomic
+from diagramforge.shards import ShardSet, clear_dir, write_json_atomic
 from diagramforge.stats import StageStats
 
 log = logging.getLogger(__name__)
@@ -246,7 +246,7 @@ def run_stage(stage: Stage, *, workers: int | None = None, progress: bool | None
     state = json.loads(paths.state.read_text()) if paths.state.exists() else {}
     if state.get("fingerprint") != fingerprint:
         for d in (paths.records, paths.rejections, paths.shard_stats):
-            ShardSet(d, REJECTION_SCHEMA).clear()
+            clear_dir(d)
     write_json_atomic({"fingerprint": fingerprint, "complete": False}, paths.state)
 
     todo = [i for i in in_indices if not out.committed(i)]
@@ -396,9 +396,8 @@ def commit_outputs(name: str, params: Params, rows: list[dict], log_: StageLog,
     paths = stage_paths(params, name)
     out = ShardSet(paths.records, schema)
     rej = ShardSet(paths.rejections, REJECTION_SCHEMA)
-    out.clear()
-    rej.clear()
-    ShardSet(paths.shard_stats, schema).clear()
+    for d in (paths.records, paths.rejections, paths.shard_stats):
+        clear_dir(d)
     size = params.runner.shard_size
     for k in range(max(1, -(-len(rows) // size))):
         out.write(k, rows[k * size:(k + 1) * size])

@@ -90,6 +90,11 @@ class ShardSet:
         return sum(pq.ParquetFile(self.path(i)).metadata.num_rows for i in self.indices())
 
     def clear(self) -> None:
-        if self.dir.exists():
-            shutil.rmtree(self.dir)
-        self.dir.mkdir(parents=True, exist_ok=True)
+        clear_dir(self.dir)
+
+
+def clear_dir(directory: Path) -> None:
+    """Empty ``directory`` (creating it if needed)."""
+    if directory.exists():
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True, exist_ok=True)

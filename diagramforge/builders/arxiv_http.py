@@ -21,7 +21,6 @@ from sickle.oaiexceptions import NoRecordsMatch
 
 from diagramforge.builders.arxiv import Entry, parse_record
 from diagramforge.builders.polite import NotFound, download, polite_session
-from diagramforge.licences import allowed
 from diagramforge.params import ArxivCrawlParams, Params
 from diagramforge.records import Rejection
 from diagramforge.runner import StageLog
@@ -96,7 +95,7 @@ def get_record(cfg: ArxivCrawlParams, session: requests.Session, arxiv_id: str
 
 def crawl_http(params: Params, log_: StageLog) -> list[dict]:
     """List, check and download; every listed paper becomes a row or a rejection."""
-    from diagramforge.builders.crawl import CrawlReason
+    from diagramforge.builders.crawl import CrawlReason, licence_refusal
 
     cfg = params.crawl.arxiv
     session = polite_session(cfg.user_agent, cfg.delay_s, cfg.retries, cfg.timeout_s)
@@ -119,9 +118,9 @@ def crawl_http(params: Params, log_: StageLog) -> list[dict]:
             entry = Entry(id=aid, title=res.title, authors=[a.name for a in res.authors],
                           categories=res.categories, created=res.published.date().isoformat(),
                           licence_url=None, datestamp="")
-        if cfg.skip_disallowed_licences and not allowed(entry.licence, params.licences.allow):
-            log_.reject(Rejection(loc, CrawlReason.LICENCE,
-                                  f"{entry.licence} ({entry.licence_url})"))
+        refusal = licence_refusal(entry, params)
+        if refusal:
+            log_.reject(refusal)
             continue
         safe = vid.replace("/", "_")
         try:

@@ -34,6 +34,16 @@ class CrawlReason(StrEnum):
     TOO_LARGE = "file_too_large"
 
 
+def licence_refusal(entry: Entry, params: Params) -> Rejection | None:
+    """arXiv metadata carries the licence, so a paper the licence filter would drop is
+    refused here, before anything is downloaded (``crawl.arxiv.skip_disallowed_licences``)."""
+    if params.crawl.arxiv.skip_disallowed_licences and not allowed(entry.licence,
+                                                                    params.licences.allow):
+        return Rejection(f"arxiv:{entry.id}", CrawlReason.LICENCE,
+                         f"{entry.licence} ({entry.licence_url})")
+    return None
+
+
 def _local(params: Params, log_: StageLog) -> list[dict]:
     cfg = params.crawl.arxiv
     root = Path(cfg.source)
@@ -53,8 +63,9 @@ def _local(params: Params, log_: StageLog) -> list[dict]:
         if len(rows) >= cfg.max_papers:
             log_.reject(Rejection(loc, CrawlReason.OVER_MAX, f"max_papers={cfg.max_papers}"))
             continue
-        if cfg.skip_disallowed_licences and not allowed(e.licence, params.licences.allow):
-            log_.reject(Rejection(loc, CrawlReason.LICENCE, f"{e.licence} ({e.licence_url})"))
+        refusal = licence_refusal(e, params)
+        if refusal:
+            log_.reject(refusal)
             continue
         srcs = local_versions(root / "src", e.id)
         if not srcs:
