@@ -18,7 +18,9 @@ STANDALONE_CLASS = r"\documentclass[border=2pt]{standalone}"
 # Packages that bring TikZ themselves; without one of them we add \usepackage{tikz}.
 TIKZ_PROVIDERS = frozenset({"tikz", "pgfplots", "circuitikz", "tikz-cd", "forest", "pgf",
                             "tikz-network", "tkz-euclide", "tikz-qtree", "chemfig"})
-ENV_PACKAGES = {"tikzcd": "tikz-cd", "forest": "forest", "circuitikz": "circuitikz"}
+TIKZ_PROVIDERS = TIKZ_PROVIDERS | {"tikz-feynman", "neuralnetwork", "tikz-3dplot"}
+ENV_PACKAGES = {"tikzcd": "tikz-cd", "forest": "forest", "circuitikz": "circuitikz",
+                "feynmandiagram": "tikz-feynman", "neuralnetwork": "neuralnetwork"}
 FIGURE_ENVS = ("figure", "figure*", "wrapfigure", "subfigure", "SCfigure", "table", "table*")
 _REF = re.compile(r"\\(?:ref|cref|Cref|autoref|vref|subref)\*?\s*\{([^}]*)\}")
 
@@ -53,17 +55,17 @@ def _env_spans(body: str, env: str) -> list[tuple[int, int]]:
     return spans
 
 
-_TIKZ_CMD = re.compile(r"\\tikz(?![A-Za-z@])")
-
-
-def _tikz_commands(body: str) -> list[tuple[int, int]]:
-    """Spans of ``\\tikz[opts]{...}`` and ``\\tikz[opts] ... ;`` commands."""
+def _tikz_commands(body: str, name: str = "tikz") -> list[tuple[int, int]]:
+    """Spans of ``\\tikz[opts]{...}`` and ``\\tikz[opts] ... ;`` commands (and of commands
+    with the same syntax, such as ``\\feynmandiagram[opts]{...};``)."""
     spans = []
-    for m in _TIKZ_CMD.finditer(body):
+    for m in re.finditer(r"\\" + re.escape(name) + r"(?![A-Za-z@])", body):
         _, pos = read_optional(body, m.end())
         g = read_group(body, pos)
         if g:
-            spans.append((m.start(), g[1]))
+            end = g[1]
+            semi = re.match(r"\s*;", body[end:])
+            spans.append((m.start(), end + semi.end() if semi and name != "tikz" else end))
             continue
         depth, j = 0, pos
         while j < len(body):
@@ -83,13 +85,15 @@ def _tikz_commands(body: str) -> list[tuple[int, int]]:
     return spans
 
 
-def find_pictures(body: str, environments: list[str], tikz_commands: bool) -> list[Picture]:
+def find_pictures(body: str, environments: list[str], tikz_commands: bool,
+                  commands: tuple[str, ...] | list[str] = ("tikz",)) -> list[Picture]:
     """Outermost pictures in document order; a picture nested in another is part of it."""
     spans: list[tuple[int, int, str]] = []
     for env in environments:
         spans += [(s, e, env) for s, e in _env_spans(body, env)]
     if tikz_commands:
-        spans += [(s, e, "tikz") for s, e in _tikz_commands(body)]
+        for cmd in commands:
+            spans += [(s, e, cmd) for s, e in _tikz_commands(body, cmd)]
     spans.sort(key=lambda t: (t[0], -t[1]))
     out: list[Picture] = []
     last_end = -1
@@ -100,6 +104,60 @@ def find_pictures(body: str, environments: list[str], tikz_commands: bool) -> li
                            origin=origin_at(body, s)))
         last_end = e
     return out
+
+
+_CLASS = re.compile(r"\\documentclass\s*(?:\[([^\]]*)\])?\s*\{([^}]*)\}")
+_ACTIVE_PREVIEW = re.compile(
+    r"\\usepackage\s*\[[^\]]*\bactive\b[^\]]*\]\s*\{[^}]*\bpreview\b[^}]*\}")
+
+
+def page_spans(preamble: str, body: str) -> list[tuple[int, int]] | None:
+    """The pages of a document that is itself a figure, or None for an ordinary document.
+
+    A ``standalone`` document (without ``tikz``/``multi``, which make each picture its own
+    page) is one page: its whole body.  An ``article`` with ``preview`` active makes one
+    page per ``preview`` environment and drops the rest.  Pages are what the author saw, so
+    a page holding more than one picture, or a table with an overlay, is taken as it is.
+    """
+    m = _CLASS.search(preamble)
+    if m and m.group(2).strip() == "standalone":
+        opts = {o.split("=")[0].strip() for o in (m.group(1) or "").split(",")}
+        if opts & {"tikz", "multi"}:
+            return None
+        return [(0, len(body))]
+    if _ACTIVE_PREVIEW.search(preamble):
+        return [(s + len(r"\begin{preview}"), e - len(r"\end{preview}"))
+                for s, e in _env_spans(body, "preview")]
+    return None
+
+
+def _has_content(text: str) -> bool:
+    """Whether text typesets anything besides statements (``\\tdplotsetmaincoords{..}``)."""
+    text = strip_markers(re.sub(r"(?<!\\)%.*", "", text))
+    text = re.sub(r"\\[A-Za-z@]+\*?\s*(?:\[[^\]]*\]\s*)*(?:\{(?:[^{}]|\{[^{}]*\})*\}\s*)*",
+                  "", text)
+    return bool(re.sub(r"[\s{}]", "", text))
+
+
+def pages_as_pictures(body: str, pages: list[tuple[int, int]], pictures: list[Picture]
+                      ) -> list[Picture]:
+    """One picture per page: the page's only picture when nothing else is typeset on it,
+    else the whole page as it is (env ``page``)."""
+    out: list[Picture] = []
+    for s, e in pages:
+        inside = [p for p in pictures if s <= p.start and p.end <= e]
+        rest = body[s:e]
+        for p in sorted(inside, key=lambda p: -p.start):
+            rest = rest[:p.start - s] + rest[p.end - s:]
+        if len(inside) == 1 and not _has_content(rest):
+            out.append(inside[0])
+        elif inside or re.sub(r"(?<!\\)%.*", "", strip_markers(body[s:e])).strip():
+            out.append(Picture(env="page", text=strip_markers(body[s:e]).strip(), start=s,
+                               end=e, origin=origin_at(body, s)))
+    return out
+
+
+_LABEL = re.compile(r"\\label\s*\{[^{}]*\}")
 
 
 def _clean(text: str) -> str:
@@ -126,7 +184,9 @@ def attach_context(body: str, pictures: list[Picture], max_paragraphs: int) -> N
             continue
         s, e = max(encl, key=lambda t: t[0])  # innermost
         fig = body[s:e]
-        pic.caption = _first_arg(fig, "caption")
+        caption = _first_arg(fig, "caption")
+        # \caption{\label{fig:x} Text}: the label is metadata, not caption text
+        pic.caption = _LABEL.sub("", caption).strip() or None if caption else None
         pic.label = _first_arg(fig, "label")
     paragraphs = [p for p in re.split(r"\n\s*\n", _without_figures(body, figures)) if p.strip()]
     for pic in pictures:
@@ -193,20 +253,27 @@ def standalone(picture: Picture, defs: list[Definition],
         if text:
             blocks.append(text)
     pkgs = {p for d in chosen for p in d.packages}
+    # package options passed on (class options such as svgnames reach xcolor this way) must
+    # precede every package load, including the ones added below
+    passed = [b for b in blocks if b.startswith("\\PassOptionsToPackage")]
+    blocks = passed + [b for b in blocks if b not in passed]
+    at = len(passed)
     need = ENV_PACKAGES.get(picture.env)
     if need and need not in pkgs:
-        blocks.insert(0, f"\\usepackage{{{need}}}")
+        blocks.insert(at, f"\\usepackage{{{need}}}")
         pkgs.add(need)
     if not pkgs & TIKZ_PROVIDERS:
-        blocks.insert(0, r"\usepackage{tikz}")
-    # libraries must follow the package that defines \usetikzlibrary
-    first_lib = next((k for k, d in enumerate(chosen) if d.kind == Kind.LIBRARY), None)
-    if first_lib is not None and not any(
-        d.kind == Kind.PACKAGE and set(d.packages) & TIKZ_PROVIDERS for d in chosen[:first_lib]
-    ):
-        lib_block = chosen[first_lib].text
-        blocks.remove(lib_block)
-        blocks.append(lib_block)
+        blocks.insert(at, r"\usepackage{tikz}")
+    else:
+        # \usetikzlibrary needs TikZ loaded: when the first library comes before any TikZ
+        # provider, load tikz right there, so libraries keep their place before the styles
+        # that need them
+        first_lib = next((k for k, d in enumerate(chosen) if d.kind == Kind.LIBRARY), None)
+        if first_lib is not None and not any(
+            d.kind == Kind.PACKAGE and set(d.packages) & TIKZ_PROVIDERS
+            for d in chosen[:first_lib]
+        ):
+            blocks.insert(blocks.index(chosen[first_lib].text), r"\usepackage{tikz}")
     # macros with @ in their names (from a paper's own .sty) need \makeatletter around them
     blocks = [f"\\makeatletter\n{b}\n\\makeatother" if _AT_CS.search(b) else b
               for b in blocks]
@@ -214,3 +281,20 @@ def standalone(picture: Picture, defs: list[Definition],
 
 
 _AT_CS = re.compile(r"\\[A-Za-z]*@[A-Za-z@]*")
+
+# Code that reaches outside the picture: harmless in our sandbox (no shell escape, paranoid
+# file access) but dangerous to whoever compiles the published dataset with --shell-escape.
+_UNSAFE = [
+    ("shell escape", re.compile(r"\\(?:immediate\s*)?\\write\s*18|\\write18|\\ShellEscape"
+                                r"|\\pdfshellescape|\\shellesc")),
+    ("lua code", re.compile(r"\\(?:directlua|luaexec|luadirect|latelua)(?![A-Za-z@])")),
+    ("file write", re.compile(r"\\openout(?![A-Za-z@])")),
+    ("file read", re.compile(r"\\(?:openin|read)(?![A-Za-z@])")),
+    ("input outside the document",
+     re.compile(r"\\(?:input|include|InputIfFileExists|openin\d*)\s*\{?\s*(?:/|~|\.\./|[A-Za-z]:\\\\)")),
+]
+
+
+def unsafe_constructs(code: str) -> list[str]:
+    """What in ``code`` would act outside the picture when compiled with shell escape."""
+    return [what for what, pat in _UNSAFE if pat.search(code)]

@@ -57,3 +57,31 @@ def test_every_styles_apply_implicitly_so_are_always_kept():
     assert any("every state" in t for t in texts)
     assert any("every node" in t for t in texts)
     assert not any("named" in t for t in texts)
+
+
+def test_definition_kinds_found_in_real_preambles():
+    defs = parse_preamble(r"""
+\tikzset{pics/.cd, cell/.style={code={\draw (0,0) rectangle (1,1);}}}
+\tikzstyle{a+b}=[draw]
+\tikzstyle{a-b}=[dashed]
+\newcounter{balls}
+\pgfmathdeclarerandomlist{hues}{{red}{blue}}
+\pgfdeclareradialshading[tikz@ball]{glow}{\pgfpoint{0cm}{0cm}}{color(0cm)=(white)}
+\pgfdeclarepatternformonly[\step]{hatch}{\pgfpointorigin}{\pgfpoint{1pt}{1pt}}{}{}
+\pgfplotscreateplotcyclelist{mylist}{red\\blue\\}
+\tikzfading[name=fade out, inner color=transparent!0, outer color=transparent!100]
+\newcommand\loop{\foreach \k in {1,2} {\pgfmathparse{\k+1}}}
+""")
+    texts = [d.text for d in defs]
+    assert any(t.startswith(r"\tikzset{pics/.cd,") and "cell/.style" in t for t in texts)
+    pic = (r"\draw[a+b] (0,0) -- (1,0); \shade[shading=glow] (0,0) circle (1);"
+           r"\node {\arabic{balls}}; \pgfmathrandomitem{\c}{hues};"
+           r"\fill[pattern=hatch] (0,0) rectangle (1,1);"
+           r"\begin{axis}[cycle list name=mylist]\end{axis}")
+    chosen = "\n".join(d.text for d in closure(defs, pic))
+    for needed in ("{a+b}", r"\newcounter{balls}", "{hues}", "{glow}", "{hatch}", "{mylist}",
+                   r"\tikzfading", "pics/.cd"):
+        assert needed in chosen, needed
+    assert "{a-b}" not in chosen and r"\loop" not in chosen
+    # a statement inside a macro's body is not a top-level setting of its own
+    assert not any(t.startswith(r"\pgfmathparse") for t in texts)

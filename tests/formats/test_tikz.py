@@ -60,3 +60,49 @@ def test_standalone_drops_unavailable_packages():
     assert doc.dropped == ["privatemacros", "alsoprivate"]
     assert r"\usepackage{tikz}" in doc.blocks
     assert not any("private" in b for b in doc.blocks)
+
+
+def test_options_passed_to_xcolor_precede_tikz_and_libraries_follow_it():
+    from diagramforge.formats.preamble import parse_preamble
+    from diagramforge.formats.tikz import Picture, standalone
+
+    defs = parse_preamble(r"\PassOptionsToPackage{svgnames}{xcolor}"
+                          r"\usetikzlibrary{calc}\usepackage{amsmath}"
+                          r"\tikzset{x/.style={draw=DarkBlue}}")
+    doc = standalone(Picture("tikzpicture", r"\begin{tikzpicture}\draw[x] (0,0);"
+                                             r"\end{tikzpicture}", 0, 0), defs)
+    blocks = doc.blocks
+    assert blocks[0].startswith(r"\PassOptionsToPackage")
+    assert blocks.index(r"\usepackage{tikz}") < blocks.index(r"\usetikzlibrary{calc}") < \
+        blocks.index(r"\tikzset{x/.style={draw=DarkBlue}}")
+
+
+def test_pages_of_figure_documents():
+    from diagramforge.formats.tikz import find_pictures, page_spans, pages_as_pictures
+
+    body = "\n\\tdplotsetmaincoords{70}{110}\n\\begin{tikzpicture}\\draw (0,0);\\end{tikzpicture}\n"
+    assert page_spans(r"\documentclass[tikz]{standalone}", body) is None
+    assert page_spans(r"\documentclass{article}", body) is None
+    pages = page_spans(r"\documentclass[border=2pt]{standalone}", body)
+    pics = find_pictures(body, ["tikzpicture"], False)
+    (only,) = pages_as_pictures(body, pages, pics)
+    assert only.env == "tikzpicture"  # setup statements do not make a page of their own
+    table = r"\begin{tabular}{l}a \tikz\coordinate(x);\end{tabular}" + body
+    (page,) = pages_as_pictures(table, page_spans(r"\documentclass{standalone}", table),
+                                find_pictures(table, ["tikzpicture"], True))
+    assert page.env == "page" and page.text.startswith(r"\begin{tabular}")
+    pre = r"\documentclass{article}\usepackage[active,tightpage]{preview}"
+    two = r"\begin{preview}A\end{preview} text \begin{preview}B\end{preview}"
+    assert [p.text for p in pages_as_pictures(two, page_spans(pre, two), [])] == ["A", "B"]
+
+
+def test_unsafe_constructs():
+    from diagramforge.formats.tikz import unsafe_constructs
+
+    assert unsafe_constructs(r"\immediate\write18{rm -rf ~}") == ["shell escape"]
+    assert unsafe_constructs(r"\directlua{os.exit()}") == ["lua code"]
+    assert unsafe_constructs(r"\input{/etc/passwd}") == ["input outside the document"]
+    assert unsafe_constructs(r"\input ../secret") == ["input outside the document"]
+    assert unsafe_constructs(r"\read16 to \x") == ["file read"]
+    assert unsafe_constructs(r"\newwrite\f\openout\f=x.tex") == ["file write"]
+    assert unsafe_constructs(r"\input{figure.tikz}\draw (0,0); \readlist") == []
