@@ -60,8 +60,14 @@ def rasterize_pdf(pdf: bytes, *, dpi: int, margin_pt: float, min_side: int, max_
         page = doc[0]
     except Exception as exc:  # noqa: BLE001 - a corrupt PDF is a reason, not a crash
         return Raster(None, reason=RasterReason.BAD_PDF, detail=repr(exc))
-    boxes = [pymupdf.Rect(b[1]) for b in page.get_bboxlog()]
-    boxes = [b & page.rect for b in boxes if not b.is_empty and not b.is_infinite]
+    log = [pymupdf.Rect(b[1]) for b in page.get_bboxlog()]
+    # a shading (`fill-shade`) is logged with an infinite box: it paints up to its clip
+    # path, which PyMuPDF does not report, so it may reach any edge of the page; the page
+    # of a standalone document is the picture's own bounding box (plus border), so it is
+    # the safe crop then, where dropping the box would cut shaded shapes at the edge
+    if any(b.is_infinite for b in log):
+        log.append(pymupdf.Rect(page.rect))
+    boxes = [b & page.rect for b in log if not b.is_empty and not b.is_infinite]
     boxes = [b for b in boxes if not b.is_empty]
     if not boxes:
         return Raster(None, reason=RasterReason.BLANK, detail="nothing drawn on the page")

@@ -39,16 +39,22 @@ PRELOADABLE = frozenset({
     "tikz", "pgf", "pgfplots", "amsmath", "amssymb", "amsfonts", "amsthm", "mathtools", "bm",
     "xcolor", "graphicx", "tikz-cd", "circuitikz", "forest", "array", "calc",
 })
-_PLAIN_PKG = re.compile(r"\\usepackage\{([^}]*)\}")
+_PLAIN_PKG = re.compile(r"\\usepackage(?:\[[^\]]*\])?\{([^}]*)\}")
+_PASS_OPTIONS = re.compile(r"\\PassOptionsToPackage\{[^{}]*\}\{[^{}]*\}")
 
 
 def split_preloadable(blocks: list[str]) -> tuple[tuple[str, ...], list[str]]:
-    """The leading run of option-free preloadable ``\\usepackage`` blocks, and the rest.
+    """The leading run of preloadable ``\\usepackage`` blocks (and the options passed to
+    them), and the rest.
 
-    Only a *prefix* goes into the format, so the document's load order is kept exactly.
+    Only a *prefix* goes into the format, so the document's load order is kept exactly; a
+    format is keyed by its exact blocks, options included.
     """
     k = 0
     for b in blocks:
+        if _PASS_OPTIONS.fullmatch(b.strip()):
+            k += 1
+            continue
         m = _PLAIN_PKG.fullmatch(b.strip())
         if not m or not all(p.strip() in PRELOADABLE for p in m.group(1).split(",")):
             break
@@ -87,6 +93,7 @@ class CompileResult:
     seconds: float = 0.0
     cached: bool = False
     mode: str = ""  # format | plain, single | batch
+    page: int | None = None  # in a batch, the page that failed
 
 
 @functools.cache
@@ -148,33 +155,76 @@ def classify(log: str) -> tuple[CompileReason, str]:
     return CompileReason.TEX_ERROR, err or (lines[-1] if lines else "")
 
 
+# Blocks that must stay in the preamble of a batch (packages; what only the preamble
+# allows; what changes the document's defaults), as opposed to a page's own definitions,
+# which go inside its page, a group, so that they cannot leak into the next page.
+_GLOBAL = re.compile(
+    r"^\\(?:usepackage|RequirePackage|PassOptionsToPackage|usetikzlibrary|usepgflibrary|"
+    r"usepgfplotslibrary|DeclareMathOperator|DeclareUnicodeCharacter|DeclareFontFamily|"
+    r"DeclareFontShape|DeclareSymbolFont|DeclareMathSymbol|DeclareMathAlphabet|"
+    r"SetSymbolFont|AtBeginDocument|AtEndDocument|begin\s*\{filecontents)"
+    r"|\\(?:familydefault|rmdefault|sfdefault|ttdefault|encodingdefault|seriesdefault|"
+    r"shapedefault|normalsize|pgfplotsset\s*\{\s*compat)(?![A-Za-z@])")
+_LIBRARY = re.compile(r"^\\use(?:tikz|pgf|pgfplots)library")
+
+
+def is_global(block: str) -> bool:
+    """Whether a preamble block must stay in the preamble when pages share a run."""
+    return bool(_GLOBAL.search(block.strip()))
+
+
+def batch_key(doc: Standalone) -> tuple[str, ...]:
+    """Documents with the same key can share one run (one page each).
+
+    The key is every global block but the TikZ libraries, in order: pages of one run share
+    packages and document defaults exactly; libraries are unioned (loading one more
+    library does not change a picture), and each page's own definitions stay in its page.
+    """
+    return tuple(b for b in doc.blocks if is_global(b) and not _LIBRARY.match(b.strip()))
+
+
 def union_blocks(docs: list[Standalone]) -> list[str]:
-    """The preamble blocks of several documents, each once, in first-seen order."""
+    """The global preamble blocks of several documents, each once, in first-seen order."""
     blocks: list[str] = []
     for d in docs:
         for b in d.blocks:
-            if b not in blocks:
+            if is_global(b) and b not in blocks:
                 blocks.append(b)
     return blocks
 
 
-def compose(docs: list[Standalone], head: tuple[str, ...] | None) -> str:
-    """One compile document with one page per figure (the union of their preambles).
+PAGE_MARK = "dfpage-start "
 
-    With ``head`` (the blocks preloaded in a format) the document's preamble up to
-    ``\\endofdump`` is the format's source, skipped at load; otherwise it is compiled plainly.
+
+def compose(docs: list[Standalone], head: tuple[str, ...] | None) -> str:
+    """One compile document with one page per figure.
+
+    The preamble holds the global blocks (see :func:`is_global`); each page holds its own
+    definitions and then its picture, inside ``dfpage`` (a group), announced in the log so
+    a failure can be traced to its page.  With ``head`` (the blocks preloaded in a format)
+    the preamble up to ``\\endofdump`` is the format's source, skipped at load.
     """
     blocks = union_blocks(docs)
     # every page starts from the same random state, so a figure using rnd draws the same
     # alone, in a batch, or from the cache
-    pages = "\n".join(f"\\begin{{dfpage}}\\pgfmathsetseed{{{RANDOM_SEED}}}\n{d.body}\n"
-                      f"\\end{{dfpage}}" for d in docs)
+    pages = "\n".join(
+        f"\\typeout{{{PAGE_MARK}{k}}}\\begin{{dfpage}}\\pgfmathsetseed{{{RANDOM_SEED}}}\n"
+        + "".join(b + "\n" for b in d.blocks if not is_global(b))
+        + f"{d.body}\n\\end{{dfpage}}" for k, d in enumerate(docs))
     if head is not None:
         rest = blocks[len(head):]
         pre = format_source(head) + "\n\\endofdump\n" + "\n".join(rest)
     else:
         pre = "\n".join([CLASS_LINE, *blocks, PAGE_ENV])
     return f"{pre}\n\\begin{{document}}\n{pages}\n\\end{{document}}\n"
+
+
+def failed_page(log: str) -> int | None:
+    """The page being typeset when the first error struck (from the page marks)."""
+    first = log.find("\n!")
+    text = log[:first] if first >= 0 else log
+    marks = re.findall(re.escape(PAGE_MARK) + r"(\d+)", text)
+    return int(marks[-1]) if marks else None
 
 
 class TexCompiler:
@@ -269,7 +319,10 @@ class TexCompiler:
     # -- compile ------------------------------------------------------------------------
     def _run(self, docs: list[Standalone], use_format: bool, timeout_s: float
              ) -> tuple[CompileResult, list[bytes]]:
-        """One pdflatex run over ``docs`` (one page each), with a format when possible."""
+        """One pdflatex run over ``docs`` (one page each), with a format when possible.
+
+        On failure, ``CompileResult.page`` is the page the error struck, when the log says.
+        """
         head, _ = split_preloadable(union_blocks(docs))
         fdir = self.format_dir(head) if use_format else None
         argv = [self.engine, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape"]
@@ -294,7 +347,7 @@ class TexCompiler:
             if res.timed_out:
                 return CompileResult(False, reason=CompileReason.TIMEOUT,
                                      error=f"killed after {timeout_s:g}s", seconds=res.seconds,
-                                     mode=mode), []
+                                     mode=mode, page=failed_page(log)), []
             if res.killed_by == 25:  # SIGXFSZ: RLIMIT_FSIZE hit
                 return CompileResult(False, reason=CompileReason.OUTPUT_TOO_LARGE,
                                      error=f"output exceeded {self.max_output_mb} MB",
@@ -303,7 +356,7 @@ class TexCompiler:
             if res.returncode != 0:
                 reason, err = classify(log)
                 return CompileResult(False, reason=reason, error=err, seconds=res.seconds,
-                                     mode=mode), []
+                                     mode=mode, page=failed_page(log)), []
             if not pdf.exists() or pdf.stat().st_size == 0:
                 return CompileResult(False, reason=CompileReason.EMPTY_OUTPUT,
                                      error="no PDF written", seconds=res.seconds, mode=mode), []
@@ -331,24 +384,55 @@ class TexCompiler:
         self.cache_put(doc, res)
         return res
 
-    def compile_many(self, docs: list[Standalone]) -> list[CompileResult]:
-        """Compile a paper's figures: cache hits, then one batch run, then singles."""
+    def compile_many(self, docs: list[Standalone], batch_size: int = 16
+                     ) -> list[CompileResult]:
+        """Compile many documents, from one paper or from many sources.
+
+        Cache hits first; then documents that can share a run (same :func:`batch_key`) go
+        in batches of ``batch_size``, one page each.  When a batch fails, the page the log
+        blames is compiled alone (for its own error) and the rest of the batch runs again;
+        when the log blames no page, the batch is halved.  So one bad figure costs one extra
+        run, not a run per neighbour.
+        """
         results: list[CompileResult | None] = [self.cache_get(d) for d in docs]
         todo = [k for k, r in enumerate(results) if r is None]
         if self.batch and len(todo) > 1:
-            group = [docs[k] for k in todo]
-            res, pages = self._run(group, self.use_format, self.timeout_s)
-            if res.ok:
-                share = res.seconds / len(group)
-                for k, page in zip(todo, pages, strict=True):
-                    one = CompileResult(True, pdf=page, seconds=share,
-                                        mode=f"{res.mode}/batch")
-                    self.cache_put(docs[k], one)
-                    results[k] = one
-                todo = []
+            groups: dict[tuple[str, ...], list[int]] = {}
+            for k in todo:
+                groups.setdefault(batch_key(docs[k]), []).append(k)
+            todo = []
+            for members in groups.values():
+                for i in range(0, len(members), batch_size):
+                    todo += self._batch(docs, members[i:i + batch_size], results)
         for k in todo:
             results[k] = self.compile_one(docs[k])
         return [r for r in results if r is not None]
+
+    def _batch(self, docs: list[Standalone], idx: list[int],
+               results: list[CompileResult | None]) -> list[int]:
+        """Compile ``docs[idx]`` together; return the indices left for single runs."""
+        if len(idx) < 2:
+            return idx
+        group = [docs[k] for k in idx]
+        res, pages = self._run(group, self.use_format, self.timeout_s * min(len(group), 4))
+        if res.ok:
+            share = res.seconds / len(group)
+            for k, page in zip(idx, pages, strict=True):
+                one = CompileResult(True, pdf=page, seconds=share, mode=f"{res.mode}/batch")
+                self.cache_put(docs[k], one)
+                results[k] = one
+            return []
+        p = res.page
+        if p is not None and 0 <= p < len(idx):
+            if res.reason == CompileReason.TIMEOUT:
+                # a killed run's log may lag behind: pages before p finished, the culprit is
+                # p or a later page
+                return (self._batch(docs, idx[:p], results) + [idx[p]]
+                        + self._batch(docs, idx[p + 1:], results))
+            bad = idx[p]
+            return [bad, *self._batch(docs, [k for k in idx if k != bad], results)]
+        half = len(idx) // 2
+        return self._batch(docs, idx[:half], results) + self._batch(docs, idx[half:], results)
 
 
 def split_pages(pdf: bytes) -> list[bytes]:

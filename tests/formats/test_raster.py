@@ -42,3 +42,18 @@ def test_extreme_scales_are_rejected():
 
 def test_corrupt_pdf_is_a_reason():
     assert rasterize_pdf(b"not a pdf", **OPTS).reason == RasterReason.BAD_PDF
+
+
+def test_shadings_at_the_edge_are_not_cut_off(tmp_path):
+    """A shading is logged with an infinite box; the crop must still include it."""
+    from diagramforge.formats.texcompile import TexCompiler
+    from diagramforge.formats.tikz import Standalone
+
+    doc = Standalone([r"\usepackage{tikz}"],
+                     r"\begin{tikzpicture}\draw (0,0) -- (1,0);"
+                     r"\shade[ball color=red] (3,0) circle (1);\end{tikzpicture}")
+    res = TexCompiler(cache_dir=tmp_path).compile_one(doc)
+    r = rasterize_pdf(res.pdf, **OPTS)
+    # the page is the picture: (0,-1)..(4,1) cm + 2 pt border ≈ 4.14 x 2.14 cm at 100 dpi
+    # (without the shading, the crop would be the 1 cm line alone: ~50 px wide)
+    assert r.png and 155 <= r.width <= 180 and 80 <= r.height <= 92, (r.width, r.height)

@@ -10,6 +10,7 @@ import pytest
 from diagramforge.formats.texcompile import (
     CompileReason,
     TexCompiler,
+    batch_key,
     classify,
     compose,
     split_preloadable,
@@ -101,13 +102,16 @@ def test_cache_hits_skip_compiling(tex):
 
 
 def test_package_options_are_never_preempted_by_the_format(tex):
-    # xcolor with options must load before tikz: only the option-free prefix is preloaded
-    doc = Standalone(blocks=[r"\usepackage[dvipsnames]{xcolor}", r"\usepackage{tikz}"],
-                     body=r"\begin{tikzpicture}\fill[ForestGreen] (0,0) circle (1);"
-                          r"\end{tikzpicture}")
-    assert split_preloadable(doc.blocks) == ((), doc.blocks)
-    res = tex.compile_one(doc)
-    assert res.ok, res.error
+    # xcolor with options must load before tikz: the format holds the prefix in source
+    # order, options and all (a format per exact head), so the options still arrive first
+    for first in (r"\usepackage[dvipsnames]{xcolor}",
+                  r"\PassOptionsToPackage{dvipsnames}{xcolor}"):
+        doc = Standalone(blocks=[first, r"\usepackage{tikz}"],
+                         body=r"\begin{tikzpicture}\fill[ForestGreen] (0,0) circle (1);"
+                              r"\end{tikzpicture}")
+        assert split_preloadable(doc.blocks) == (tuple(doc.blocks), [])
+        res = tex.compile_one(doc)
+        assert res.ok and res.mode == "format/single", res.error
     head, rest = split_preloadable([r"\usepackage{amsmath,tikz}", r"\usepackage{pgfplots}",
                                     r"\usepackage[utf8]{inputenc}", r"\usepackage{tikz}"])
     assert head == (r"\usepackage{amsmath,tikz}", r"\usepackage{pgfplots}")
@@ -158,3 +162,66 @@ def test_batch_and_single_draw_random_figures_identically():
     alone = TexCompiler(cache_dir=None).compile_many([b])
     assert batch[1].mode == "format/batch" and alone[0].mode == "format/single"
     assert digest(batch[1]) == digest(alone[0])
+
+
+def _counting(tex):
+    runs = []
+    orig = tex._run
+
+    def run(docs, use_format, timeout_s):
+        res, pages = orig(docs, use_format, timeout_s)
+        runs.append((len(docs), res.ok))
+        return res, pages
+
+    tex._run = run
+    return runs
+
+
+def test_sources_share_a_run_with_their_definitions_kept_local(tex):
+    import numpy as np
+
+    def doc(colour: str, setting: str) -> Standalone:
+        return Standalone([r"\usepackage{tikz}", rf"\newcommand\tint{{{colour}}}", setting],
+                          r"\begin{tikzpicture}\fill[\tint] (0,0) rectangle (1,1);"
+                          r"\node at (2,0) {a};\end{tikzpicture}")
+
+    # the same macro name, defined differently by two sources; one source's `every node`
+    # must not reach the other's page
+    a = doc("red", r"\tikzset{every node/.style={draw}}")
+    b = doc("blue", r"\tikzset{unused/.style={}}")
+    assert batch_key(a) == batch_key(b)
+    runs = _counting(tex)
+    ra, rb = tex.compile_many([a, b])
+    assert runs == [(2, True)] and ra.mode == rb.mode == "format/batch"
+
+    def pixels(pdf: bytes) -> np.ndarray:
+        pix = pymupdf.open("pdf", pdf)[0].get_pixmap(dpi=72)
+        return np.frombuffer(pix.samples, np.uint8).reshape(pix.height, pix.width, pix.n)
+
+    alone = TexCompiler(cache_dir=None).compile_one(b)
+    assert np.array_equal(pixels(rb.pdf), pixels(alone.pdf))  # a's node frame did not leak
+    pa, pb = pixels(ra.pdf), pixels(rb.pdf)
+    assert pa[..., 0].mean() > pa[..., 2].mean() and pb[..., 2].mean() > pb[..., 0].mean()
+
+
+def test_a_bad_page_costs_one_extra_run_not_one_per_neighbour(tex):
+    good = [Standalone([r"\usepackage{tikz}"],
+                       rf"\begin{{tikzpicture}}\node {{{k}}};\end{{tikzpicture}}")
+            for k in range(5)]
+    bad = Standalone([r"\usepackage{tikz}"],
+                     r"\begin{tikzpicture}\node[no such key] {x};\end{tikzpicture}")
+    runs = _counting(tex)
+    res = tex.compile_many([*good[:2], bad, *good[2:]])
+    assert [r.ok for r in res] == [True, True, False, True, True, True]
+    assert res[2].reason == CompileReason.TIKZ_ERROR and "no such key" in res[2].error
+    batches = [n for n, _ in runs if n > 1]
+    assert batches == [6, 5]  # the batch, then the batch without the page the log blamed
+
+
+def test_documents_that_differ_in_packages_or_defaults_do_not_share_a_run():
+    tikz = Standalone([r"\usepackage{tikz}", r"\usetikzlibrary{calc}"], "x")
+    other_lib = Standalone([r"\usepackage{tikz}", r"\usetikzlibrary{arrows.meta}"], "y")
+    sans = Standalone([r"\usepackage{tikz}", r"\renewcommand\familydefault{\sfdefault}"], "z")
+    plots = Standalone([r"\usepackage{pgfplots}"], "w")
+    assert batch_key(tikz) == batch_key(other_lib)  # libraries are unioned
+    assert len({batch_key(d) for d in (tikz, sans, plots)}) == 3
