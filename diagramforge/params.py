@@ -87,8 +87,15 @@ class ArchiveParams(_Section):
 
 
 class TikzExtractParams(_Section):
-    environments: list[str] = ["tikzpicture", "tikzcd", "forest", "circuitikz"]
+    environments: list[str] = ["tikzpicture", "tikzcd", "forest", "circuitikz", "neuralnetwork"]
     tikz_commands: bool = True
+    commands: list[str] = ["tikz", "feynmandiagram"]
+    """Commands with ``\\tikz`` syntax (``\\cmd[opts]{...}``) that make a picture."""
+    keep_unsafe: bool = False
+    """Keep pictures carrying \\write18, \\directlua, \\openout… (flagged in meta)."""
+    data_extensions: list[str] = ["csv", "dat", "data", "txt", "table", "tsv"]
+    """Text data files a picture reads (pgfplots tables…) travel inside its code."""
+    max_data_bytes: Annotated[int, Field(ge=0)] = 262_144
     min_chars: Annotated[int, Field(ge=0)] = 30
     max_chars: Annotated[int, Field(ge=1)] = 100_000
     context_paragraphs: Annotated[int, Field(ge=0)] = 3
@@ -115,6 +122,8 @@ class TikzRenderParams(_Section):
     max_output_mb: Annotated[int, Field(ge=1)] = 64
     use_format: bool = True
     batch: bool = True
+    batch_size: Annotated[int, Field(ge=1)] = 16
+    """Pictures per pdflatex run (from one source or many, see texcompile.batch_key)."""
     cache_dir: str | None = "data/cache/tex"
 
 

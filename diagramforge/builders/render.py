@@ -17,9 +17,9 @@ from diagramforge.formats import mxgraph
 from diagramforge.formats.drawio_render import DrawioRenderer, find_chromium, find_drawio
 from diagramforge.formats.raster import check_extremes, rasterize_pdf
 from diagramforge.formats.svg import SvgError, png_ink, render_png
-from diagramforge.formats.texcompile import CompileResult, TexCompiler, tex_version
+from diagramforge.formats.texcompile import CompileResult, TexCompiler, batch_key, tex_version
 from diagramforge.formats.tikz import Standalone
-from diagramforge.records import Format, Rejection
+from diagramforge.records import Format, Rejection, make_id
 from diagramforge.runner import Outcome, Stage, WorkUnit
 from diagramforge.stats import RenderCounter as RC
 
@@ -75,13 +75,21 @@ class RenderStage(Stage):
         self._compiler().format_dir()  # build the shared format once, before the workers
 
     def units(self, rows: list[dict]) -> list[WorkUnit]:
-        """TikZ: one unit per paper (its figures compile in one run).  mxGraph: chunks of a
-        repository's pages, one draw.io call each.  SVG: small chunks, for parallelism."""
+        """TikZ: pictures that can share a pdflatex run (same packages, whatever their
+        source) in units of ``render.tikz.batch_size``, so one figure per source batches as
+        well as one paper with many.  mxGraph: chunks of a repository's pages, one draw.io
+        call each.  SVG: small chunks, for parallelism."""
         groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
         for r in rows:
-            key = r.get("group") or r["id"] if r["format"] != Format.SVG else "svg"
+            if r["format"] == Format.TIKZ:
+                key = "\n".join(batch_key(_standalone(r)))
+            elif r["format"] == Format.SVG:
+                key = "svg"
+            else:
+                key = r.get("group") or r["id"]
             groups[(r["format"], key)].append(r)
-        size = {Format.MXGRAPH: self.params.render.mxgraph.batch_size, Format.SVG: 16}
+        size = {Format.MXGRAPH: self.params.render.mxgraph.batch_size, Format.SVG: 16,
+                Format.TIKZ: self.params.render.tikz.batch_size}
         # a draw.io call cannot be interrupted from Python: the unit's deadline is the batch's
         limit = {Format.MXGRAPH: self.params.render.mxgraph.timeout_s}
         units = []
@@ -94,9 +102,8 @@ class RenderStage(Stage):
     def process(self, unit: WorkUnit) -> Outcome:
         fmt = unit.rows[0]["format"]
         if fmt == Format.TIKZ:
-            docs = [_standalone(r) for r in unit.rows]
-            results = self._compiler().compile_many(docs)
-            return self._rasterize(unit.rows, results, f"{self.params.render.tikz.engine}")
+            rows, results = self._ladder(unit.rows)
+            return self._rasterize(rows, results, f"{self.params.render.tikz.engine}")
         if fmt == Format.MXGRAPH:
             return self._mxgraph(unit.rows)
         if fmt == Format.SVG:
@@ -171,6 +178,35 @@ class RenderStage(Stage):
         out.extra[RC.MXGRAPH_RENDERED] = rendered
         return out
 
+    def _ladder(self, rows: list[dict]) -> tuple[list[dict], list[CompileResult]]:
+        """Compile each picture's minimal document; those that fail climb their preamble
+        ladder (the source's preamble verbatim, then with the body-level setup), rung by
+        rung, batched.  A picture that compiles on a higher rung becomes that document: its
+        code, id and ``preamble_mode`` change, so code and image always match."""
+        tex = self._compiler()
+        size = self.params.render.tikz.batch_size
+        results = tex.compile_many([_standalone(r) for r in rows], size)
+        rows = list(rows)
+        metas = [json.loads(r.get("meta") or "{}") for r in rows]
+        level = 0
+        while True:
+            climb = [k for k, res in enumerate(results)
+                     if not res.ok and len(metas[k].get("ladder", [])) > level]
+            if not climb:
+                break
+            rungs = [metas[k]["ladder"][level] for k in climb]
+            docs = [Standalone(blocks=g["blocks"], body=g["body"]) for g in rungs]
+            for k, g, doc, res in zip(climb, rungs, docs, tex.compile_many(docs, size),
+                                      strict=True):
+                if res.ok:
+                    meta = {**metas[k], "blocks": doc.blocks, "body": doc.body,
+                            "preamble_mode": g["mode"]}
+                    rows[k] = {**rows[k], "code": doc.code,
+                               "id": make_id(Format.TIKZ, doc.code), "meta": json.dumps(meta)}
+                    results[k] = res
+            level += 1
+        return rows, results
+
     def _rasterize(self, rows: list[dict], results: list[CompileResult], engine: str
                    ) -> Outcome:
         rp = self.params.render.raster
@@ -194,6 +230,9 @@ class RenderStage(Stage):
                 "render_status": "ok", "render_engine": engine, "render_error": None,
             })
             keys = [RC.CACHE_HITS] if res.cached else [RC.COMPILED, f"{RC.MODE}{res.mode}"]
+            mode = json.loads(row.get("meta") or "{}").get("preamble_mode")
+            if mode:
+                keys.append(f"{RC.PREAMBLE_MODE}{mode}")
             for key in keys:
                 out.extra[key] = out.extra.get(key, 0) + 1
             ms = int(res.seconds * 1000)

@@ -5,15 +5,32 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
 from diagramforge.builders.archives import ArchiveError, Limits, read_archive
 from diagramforge.builders.file_extract import is_svg_file, svg_record
 from diagramforge.formats import latex
-from diagramforge.formats.preamble import Definition, Kind, parse_preamble
+from diagramforge.formats.preamble import (
+    SKIP_PACKAGES,
+    Definition,
+    Kind,
+    parse_preamble,
+    skip_groups,
+)
 from diagramforge.formats.texcompile import package_available
-from diagramforge.formats.tikz import attach_context, find_pictures, standalone
+from diagramforge.formats.tikz import (
+    ENV_PACKAGES,
+    TIKZ_PROVIDERS,
+    Standalone,
+    attach_context,
+    find_pictures,
+    page_spans,
+    pages_as_pictures,
+    standalone,
+    unsafe_constructs,
+)
 from diagramforge.params import ExtractParams
 from diagramforge.records import Format, Rejection, Unit, empty_record, make_id
 
@@ -25,6 +42,7 @@ class ExtractReason(StrEnum):
     TOO_SMALL = "picture_too_small"
     TOO_LARGE = "picture_too_large"
     SAME_PAPER_DUPLICATE = "duplicate_in_paper"
+    UNSAFE = "unsafe_code"
 
 
 @dataclass
@@ -63,11 +81,19 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
     if parts is None:
         return _result(svg_records, svg_rejections, loc, ExtractReason.NO_DOCUMENT, root)
     preamble, body = parts
-    defs = preamble_definitions(latex.strip_markers(preamble), files)
+    clean_pre = latex.strip_markers(preamble)
+    colour_head = class_colour_options(clean_pre)
+    source_pre = inline_local_packages(clean_pre, files)
+    defs = parse_preamble("\n".join(colour_head) + "\n" + source_pre)
     t = params.tikz
-    pictures = find_pictures(body, t.environments, t.tikz_commands)
+    pictures = find_pictures(body, t.environments, t.tikz_commands, t.commands)
+    pages = page_spans(clean_pre, body)
+    if pages is not None:  # the document is itself a figure: take it page by page
+        pictures = pages_as_pictures(body, pages, pictures)
     attach_context(body, pictures, t.context_paragraphs)
     body_defs = body_definitions(body, pictures)
+    verbatim = verbatim_preamble(source_pre, package_available)
+    data = _data_files(raw, root, t.data_extensions, t.max_data_bytes)
     records, rejections, seen = list(svg_records), list(svg_rejections), set()
     for k, pic in enumerate(pictures, start=1):
         src_id = f"{vid}/{pic.origin or root}#{k}"
@@ -81,8 +107,18 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
                                         f"{len(pic.text)} chars > {t.max_chars}",
                                         unit=Unit.CANDIDATE))
             continue
-        in_scope = defs + [d for pos, d in body_defs if pos < pic.start]
+        before = [d for pos, d in body_defs if pos < pic.start]
+        in_scope = defs + [d for d in before if d.kind != Kind.STATEMENT]
         doc = standalone(pic, in_scope, package_available)
+        files_used = _used_data(data, pic.text + "\n".join(doc.blocks))
+        doc.blocks += files_used
+        unsafe = unsafe_constructs(doc.code)
+        if unsafe and not t.keep_unsafe:
+            rejections.append(Rejection(f"arxiv:{src_id}", ExtractReason.UNSAFE,
+                                        ", ".join(unsafe), unit=Unit.CANDIDATE))
+            continue
+        ladder = _ladder(doc, pic, colour_head, verbatim, [d.text for d in before],
+                         files_used)
         rid = make_id(Format.TIKZ, doc.code)
         if rid in seen:
             rejections.append(Rejection(f"arxiv:{src_id}", ExtractReason.SAME_PAPER_DUPLICATE,
@@ -90,6 +126,12 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
                                         unit=Unit.CANDIDATE))
             continue
         seen.add(rid)
+        meta = {"env": pic.env, "origin": pic.origin, "root": root,
+                "blocks": doc.blocks, "body": doc.body, "missing_inputs": flat.missing,
+                "dropped_packages": doc.dropped, "preamble_mode": PreambleMode.MINIMAL,
+                "ladder": ladder}
+        if unsafe:
+            meta["unsafe"] = unsafe
         records.append(empty_record(
             id=rid, format=Format.TIKZ, code=doc.code, source="arxiv", source_id=src_id,
             source_url=f"https://arxiv.org/abs/{vid}", group=f"arxiv:{paper['id']}",
@@ -97,10 +139,7 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
             attribution=_attribution(paper, vid), title=paper.get("title"),
             caption=pic.caption, label=pic.label,
             context="\n\n".join(pic.context) if pic.context else None,
-            meta=json.dumps({"env": pic.env, "origin": pic.origin, "root": root,
-                             "blocks": doc.blocks, "body": doc.body,
-                             "missing_inputs": flat.missing,
-                             "dropped_packages": doc.dropped}),
+            meta=json.dumps(meta),
         ))
     detail = (f"root {root}; {len(pictures)} pictures, all rejected" if pictures
               else f"root {root}; no TikZ environments or SVG files")
@@ -108,20 +147,127 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
 
 
 _CLASS_OPTS = re.compile(r"\\documentclass\s*\[([^\]]*)\]")
+_CLASS_LINE = re.compile(r"\\documentclass\s*(?:\[[^\]]*\])?\s*\{[^}]*\}")
 XCOLOR_CLASS_OPTIONS = frozenset({"dvipsnames", "svgnames", "x11names", "table",
                                   "usenames"})
 
 
-def preamble_definitions(preamble: str, files: dict[str, str]) -> list[Definition]:
-    """Definitions of the preamble, with the paper's own .sty files read in place and the
-    class options that reach xcolor (``dvipsnames``…) passed on explicitly."""
+class PreambleMode(StrEnum):
+    """The rungs of the preamble ladder, in the order they are tried (``preamble_mode``)."""
+
+    MINIMAL = "minimal"  # only the definitions the picture uses, in source order
+    PREAMBLE = "preamble"  # the source's own preamble, verbatim
+    SETUP = "setup"  # that, plus the body-level statements before the picture
+
+
+def class_colour_options(preamble: str) -> list[str]:
+    """Class options that reach xcolor (``svgnames``…), passed on explicitly, since the
+    standalone document has another class."""
     m = _CLASS_OPTS.search(preamble)
     opts = [o.strip() for o in m.group(1).split(",")] if m else []
     colour_opts = [o for o in opts if o in XCOLOR_CLASS_OPTIONS]
-    head = ([f"\\PassOptionsToPackage{{{','.join(colour_opts)}}}{{xcolor}}"]
+    return ([f"\\PassOptionsToPackage{{{','.join(colour_opts)}}}{{xcolor}}"]
             if colour_opts else [])
-    defs = parse_preamble("\n".join(head) + "\n" + inline_local_packages(preamble, files))
-    return defs
+
+
+def verbatim_preamble(source_pre: str, available: Callable[[str], bool]) -> str:
+    """The source's preamble as it is, for the ladder's second rung: only the class line,
+    page-shaping packages (which fight the standalone class) and packages not installed
+    here are taken out."""
+    text = _CLASS_LINE.sub("", latex.strip_comments(source_pre), count=1)
+
+    def repl(m: re.Match) -> str:
+        names = [n.strip() for n in m.group(1).split(",") if n.strip()]
+        keep = [n for n in names if n not in SKIP_PACKAGES and available(n)]
+        if keep == names:
+            return m.group(0)
+        if not keep:
+            return ""
+        opt = re.match(r"\\(?:usepackage|RequirePackage)\s*(\[[^\]]*\])?", m.group(0))
+        return f"\\usepackage{(opt.group(1) or '') if opt else ''}{{{','.join(keep)}}}"
+
+    text = _USEPKG.sub(repl, text)
+    text = _drop_statements(text, _PAGE_COMMANDS)
+    return re.sub(r"\n\s*\n+", "\n", text).strip()
+
+
+# Statements that configure the page-shaping packages we leave out (or the front matter):
+# without their package they are errors, and a figure never needs them.
+_PAGE_COMMANDS = re.compile(
+    r"\\(?:hypersetup|geometry|captionsetup|setlist|crefname|Crefname|bibliographystyle|"
+    r"addbibresource|pagestyle|thispagestyle|linenumbers|doublespacing|onehalfspacing|"
+    r"title|author|date|affil|keywords|PreviewEnvironment|PreviewMacro|"
+    r"(?:setlength|addtolength)\s*\{?\s*\\Preview[A-Za-z]*\}?)(?![A-Za-z@])")
+
+
+def _drop_statements(text: str, pattern: re.Pattern[str]) -> str:
+    out, pos = [], 0
+    for m in pattern.finditer(text):
+        if m.start() < pos:
+            continue
+        out.append(text[pos:m.start()])
+        pos = skip_groups(text, m.end())
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _ladder(doc: Standalone, pic, colour_head: list[str], verbatim: str,
+            setup: list[str], data: list[str]) -> list[dict]:
+    """The documents to try, in order, when the minimal one does not compile."""
+    head = list(colour_head)
+    packages = set(re.findall(r"\\(?:usepackage|RequirePackage)\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}",
+                              verbatim))
+    names = {n.strip() for group in packages for n in group.split(",")}
+    need = ENV_PACKAGES.get(pic.env)
+    if need and need not in names:
+        head.append(f"\\usepackage{{{need}}}")
+        names.add(need)
+    if not names & TIKZ_PROVIDERS:
+        head.append(r"\usepackage{tikz}")
+    blocks = [*head, verbatim, *data] if verbatim else [*head, *data]
+    rungs = [Standalone(blocks=blocks, body=doc.body)]
+    if setup:
+        rungs.append(Standalone(blocks=blocks, body="\n".join([*setup, doc.body])))
+    out, codes = [], {doc.code}
+    for mode, rung in zip((PreambleMode.PREAMBLE, PreambleMode.SETUP), rungs, strict=False):
+        if rung.code in codes or unsafe_constructs(rung.code):
+            continue
+        codes.add(rung.code)
+        out.append({"mode": mode, "blocks": rung.blocks, "body": rung.body})
+    return out
+
+
+def _data_files(raw: dict[str, bytes], root: str, extensions: list[str], max_bytes: int
+                ) -> dict[str, str]:
+    """Text data files beside the root (``data.csv``…), by the name a picture reads them."""
+    base = posixpath.dirname(root)
+    exts = tuple("." + e.lower() for e in extensions)
+    out = {}
+    for name, data in raw.items():
+        if not name.lower().endswith(exts) or len(data) > max_bytes:
+            continue
+        rel = posixpath.relpath(name, base) if base else name
+        if "/" in rel or rel.startswith("."):
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if "\\end{filecontents" not in text:
+            out[rel] = text
+    return out
+
+
+def _used_data(data: dict[str, str], text: str) -> list[str]:
+    """``filecontents*`` blocks for the data files ``text`` names, so the picture's code
+    carries its data and compiles anywhere."""
+    out = []
+    for rel in sorted(data):
+        if re.search(r"(?<![\w./-])" + re.escape(rel) + r"(?![\w])", text):
+            body = data[rel].rstrip("\n")
+            out.append(f"\\begin{{filecontents*}}[overwrite]{{{rel}}}\n{body}\n"
+                       f"\\end{{filecontents*}}")
+    return out
 
 
 _USEPKG = re.compile(r"\\(?:usepackage|RequirePackage)\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}")
@@ -157,6 +303,8 @@ def body_definitions(body: str, pictures: list) -> list[tuple[int, Definition]]:
     for span in [(p.start, p.end) for p in pictures] + [(len(body), len(body))]:
         chunk = body[pos:span[0]]
         if "\\" in chunk:
+            # figure environments around pictures are not setup
+            chunk = re.sub(r"\\(?:begin|end)\s*\{[^}]*\}", " ", chunk)
             for d in parse_preamble(latex.strip_markers(chunk)):
                 if d.kind not in (Kind.PACKAGE, Kind.LIBRARY):
                     out.append((pos, d))

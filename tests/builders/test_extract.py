@@ -151,3 +151,51 @@ def test_a_paper_whose_pictures_are_all_refused_is_itself_rejected():
     assert ex.records == []
     assert [(r.reason, r.unit) for r in ex.rejections] == [
         ("picture_too_small", "candidate"), ("no_diagrams", "input")]
+
+
+def _meta(rec: dict) -> dict:
+    return json.loads(rec["meta"])
+
+
+def test_real_corpus_classes_extract_with_their_definitions():
+    """Sample O reproduces the preamble classes that lost a fifth of a real corpus."""
+    ex = extract_paper(*paper("2401.00115"), ExtractParams())
+    assert ex.rejections == []
+    wires, balls, axes, feyn, net, plot = ex.records
+    # class options reach xcolor before anything loads it
+    assert wires["code"].index(r"\PassOptionsToPackage{svgnames,dvipsnames}{xcolor}") < \
+        wires["code"].index(r"\usepackage{tikz}")
+    # a /.cd path keeps its statement whole; names with + and - are found
+    assert "pics/.cd,\n  cell/.style" in wires["code"]
+    assert r"\tikzstyle{wire+}" in wires["code"] and r"\tikzstyle{wire-}" in wires["code"]
+    assert wires["caption"] == "Wires and cells in named colours."  # no \label in it
+    assert wires["label"] == "fig:wires"
+    for needed in (r"\newcounter{ballcount}", r"\pgfmathdeclarerandomlist{hues}",
+                   r"\pgfdeclareradialshading{glow}", r"\tikzfading[name=fade right"):
+        assert needed in balls["code"], needed
+    assert r"\tikzstyle{wire+}" not in balls["code"]  # still minimal
+    # body-level setup: not in the minimal document, but on the ladder
+    assert r"\tdplotsetmaincoords" not in axes["code"]
+    rungs = _meta(axes)["ladder"]
+    assert [g["mode"] for g in rungs] == ["preamble", "setup"]
+    assert rungs[1]["body"].startswith(r"\tdplotsetmaincoords{70}{110}")
+    assert _meta(feyn)["env"] == "feynmandiagram" and feyn["code"].rstrip().endswith(
+        "\\end{document}") and "};" in feyn["code"]
+    assert _meta(net)["env"] == "neuralnetwork"
+    # the data file travels inside the code
+    assert "\\begin{filecontents*}[overwrite]{loss.csv}\nepoch,loss\n1,2.31" in plot["code"]
+
+
+def test_a_standalone_document_is_taken_page_by_page():
+    ex = extract_paper(*paper("2401.00116"), ExtractParams())
+    (page,) = ex.records
+    assert _meta(page)["env"] == "page"
+    assert r"\begin{tabular}" in page["code"] and r"\newcommand\tikzmark" in page["code"]
+
+
+def test_code_that_reaches_outside_the_picture_is_rejected_unless_kept():
+    ex = extract_paper(*paper("2401.00109"), ExtractParams())
+    reasons = sorted(r.detail for r in ex.rejections if r.reason == "unsafe_code")
+    assert reasons == ["input outside the document", "shell escape, file write"]
+    kept = extract_paper(*paper("2401.00109"), ExtractParams(tikz={"keep_unsafe": True}))
+    assert sorted(_meta(r).get("unsafe", []) != [] for r in kept.records) == [False, True, True]
