@@ -480,3 +480,121 @@ paper(
 """,
     },
 )
+
+# O: real-corpus classes of preamble reconstruction (each once): class colour options that
+# must reach xcolor before TikZ, a library before the \tikzset that needs it, a `/.cd` path,
+# style names with + and -, a counter, a random list, a radial shading at the picture's
+# edge, a fading, body-level setup (tikz-3dplot), \feynmandiagram, the neuralnetwork
+# environment, a pgfplots table read from a data file, a caption that starts with \label.
+paper(
+    id="2401.00115", version=1, title="Preambles From the Wild",
+    authors=[("Thoma", "Martin")], categories="cs.GR physics.ed-ph", created="2024-01-16",
+    licence=CC_BY,
+    files={
+        "main.tex": r"""\documentclass[svgnames,dvipsnames]{article}
+\usepackage{tikz}
+\usetikzlibrary{shadings,fadings,decorations.pathmorphing}
+\usepackage{pgfplots}
+\pgfplotsset{compat=1.18}
+\usepackage{tikz-3dplot}
+\usepackage{tikz-feynman}
+\usepackage{neuralnetwork}
+\tikzset{
+  pics/.cd,
+  cell/.style={code={\draw[fill=Gold] (0,0) rectangle (1,1);}},
+}
+\tikzstyle{wire+}=[draw=DarkBlue, very thick]
+\tikzstyle{wire-}=[draw=ForestGreen, dashed]
+\newcounter{ballcount}
+\pgfmathdeclarerandomlist{hues}{{Crimson}{Teal}{Orchid}}
+\pgfdeclareradialshading{glow}{\pgfpoint{-0.3cm}{0.3cm}}{color(0cm)=(white);
+  color(0.6cm)=(Crimson); color(1cm)=(black)}
+\tikzfading[name=fade right, left color=transparent!0, right color=transparent!100]
+\begin{document}
+\section{Colours}
+\begin{figure}[h]
+\begin{tikzpicture}
+  \draw[wire+] (0,0) -- (3,0);
+  \draw[wire-] (0,-0.5) -- (3,-0.5);
+  \pic at (0,-2) {cell};
+  \pic at (2,-2) {cell};
+\end{tikzpicture}
+\caption{\label{fig:wires} Wires and cells in named colours.}
+\end{figure}
+\begin{figure}[h]
+\begin{tikzpicture}
+  \foreach \i in {1,...,3} {
+    \stepcounter{ballcount}
+    \pgfmathrandomitem{\hue}{hues}
+    \shade[shading=glow] (\i*1.2,0) circle (0.5);
+    \node[text=\hue] at (\i*1.2,-0.8) {ball \theballcount};
+  }
+  \fill[Teal, path fading=fade right] (0,-1.5) rectangle (4,-2);
+\end{tikzpicture}
+\caption{Shaded balls touch the edge of the picture.}
+\end{figure}
+\begin{figure}[h]
+\tdplotsetmaincoords{70}{110}
+\begin{tikzpicture}[tdplot_main_coords, scale=2]
+  \draw[->] (0,0,0) -- (1,0,0) node[anchor=north east]{$x$};
+  \draw[->] (0,0,0) -- (0,1,0) node[anchor=north west]{$y$};
+  \draw[->] (0,0,0) -- (0,0,1) node[anchor=south]{$z$};
+\end{tikzpicture}
+\caption{Axes seen from a body-level viewpoint.}
+\end{figure}
+\begin{figure}[h]
+\feynmandiagram [horizontal=a to b] {
+  i1 -- [fermion] a -- [fermion] i2,
+  a -- [photon] b,
+  f1 -- [fermion] b -- [fermion] f2,
+};
+\caption{A tree-level scattering.}
+\end{figure}
+\begin{figure}[h]
+\begin{neuralnetwork}[height=4]
+  \inputlayer[count=3, bias=false]
+  \hiddenlayer[count=4, bias=false] \linklayers
+  \outputlayer[count=2] \linklayers
+\end{neuralnetwork}
+\caption{A small perceptron.}
+\end{figure}
+\begin{figure}[h]
+\begin{tikzpicture}
+\begin{axis}[width=6cm, xlabel={epoch}, ylabel={loss}]
+  \addplot table [x=epoch, y=loss, col sep=comma] {loss.csv};
+\end{axis}
+\end{tikzpicture}
+\caption{Training loss read from a data file.}
+\end{figure}
+\end{document}
+""",
+        "loss.csv": "epoch,loss\n1,2.31\n2,1.52\n3,1.10\n4,0.84\n5,0.71\n6,0.66\n",
+    },
+)
+
+# P: a document that is itself a figure, as standalone corpora ship them: one standalone
+# page with a table and a TikZ overlay (no picture environment of its own to find).
+paper(
+    id="2401.00116", version=1, title="A Cache Line, Annotated",
+    authors=[("Thoma", "Martin")], categories="cs.AR", created="2024-01-17", licence=CC_BY,
+    files={
+        "cache.tex": r"""\documentclass[varwidth=true, border=2pt]{standalone}
+\usepackage{tikz}
+\usetikzlibrary{decorations.pathreplacing}
+\newcommand\tikzmark[1]{\tikz[overlay,remember picture,baseline] \coordinate (#1);}
+\begin{document}
+\begin{tabular}{|l|l|}
+\hline
+Tag & Data\\ \hline
+0 & 12345 \tikzmark{a}\\
+1 & 67890\\
+2 & 13579 \tikzmark{b}\\ \hline
+\end{tabular}
+\begin{tikzpicture}[remember picture, overlay]
+\draw[decorate, decoration={brace, amplitude=4pt}] ([xshift=4pt]a) -- ([xshift=4pt]b)
+  node[midway, right=6pt] {set 0};
+\end{tikzpicture}
+\end{document}
+""",
+    },
+)

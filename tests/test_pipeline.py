@@ -101,8 +101,12 @@ def test_audit_totals_match_the_inputs(built):
     assert crawl.by_reason == {"licence_not_allowed": 1}
     assert {"archive_unsafe_member", "archive_ratio_exceeded", "no_diagrams"} <= set(
         extract.by_reason)
-    assert {"compile_timeout", "compile_forbidden_io", "compile_undefined_control_sequence",
+    # \write18 and \input{/etc/passwd} are refused before they reach a compiler (and a user)
+    assert extract.by_reason["unsafe_code"] == 2
+    assert {"compile_timeout", "compile_undefined_control_sequence",
             "compile_tikz_error"} <= set(render.by_reason)
+    # the preamble ladder: most pictures compile minimal; body-level setup is the top rung
+    assert render.extra["preamble_minimal"] >= 15 and render.extra["preamble_setup"] == 1
     assert split.by_reason == {"duplicate": 3}  # a TikZ figure and two draw.io exports
     # mxGraph Execution Success: valid ∧ rendered, over every page found
     pages, ok = render.extra["mxgraph_pages"], render.extra["mxgraph_rendered"]

@@ -38,7 +38,7 @@ def test_crawl_over_http_is_polite_resilient_and_complete(tmp_path):
         params = http_params(tmp_path, srv)
         stats = run_crawl(params)
         log = list(srv.log)
-    assert stats.n_in == 14 and stats.n_out == 13
+    assert stats.n_in == 16 and stats.n_out == 15
     assert stats.by_reason == {"licence_not_allowed": 1}
     got = papers(params)
     for pid in ("2401.00101", "2401.00102", "2401.00114"):
@@ -56,7 +56,7 @@ def test_crawl_over_http_is_polite_resilient_and_complete(tmp_path):
     # the 503 was retried after Retry-After, resumption tokens were followed
     oai = [(p, s) for _, p, _, s in log if p.startswith("/oai")]
     assert oai[0][1] == 503 and oai[1][1] == 200
-    assert sum("resumptionToken" in p for p, _ in oai) == 2  # 13 cs-ish records, pages of 5
+    assert sum("resumptionToken" in p for p, _ in oai) == 2  # 15 cs-ish records, pages of 5
     # the truncated downloads were fetched again
     eprints = [p for _, p, _, _ in log if p.startswith("/e-print/2401.00101")]
     assert len(eprints) == 2
@@ -77,7 +77,7 @@ def test_http_crawl_feeds_the_same_extraction_as_the_local_corpus(tmp_path):
         run_stage(ExtractStage(params))
         t = ShardSet(stage_paths(params, "extract").records, RECORD_SCHEMA).read_all()
         ids[name] = sorted(t.column("id").to_pylist())
-    assert ids["http"] == ids["local"] and len(ids["local"]) == 21
+    assert ids["http"] == ids["local"] and len(ids["local"]) == 26
 
 
 def test_rerun_never_downloads_a_paper_twice(tmp_path):
@@ -87,7 +87,7 @@ def test_rerun_never_downloads_a_paper_twice(tmp_path):
         first = len(srv.requests_to("/e-print/")) + len(srv.requests_to("/pdf/"))
         run_crawl(params)
         second = len(srv.requests_to("/e-print/")) + len(srv.requests_to("/pdf/"))
-    assert first == 13 + 13 and second == first  # 4 PDFs exist; 9 404s are remembered
+    assert first == 15 + 15 and second == first  # 4 PDFs exist; 11 404s are remembered
 
 
 def test_missing_eprint_and_scope(tmp_path):

@@ -10,7 +10,7 @@ from tests.conftest import SAMPLES, make_params
 
 def test_listing_carries_licences_and_authors():
     entries, token = parse_listing((SAMPLES / "arxiv" / "listing.xml").read_bytes())
-    assert token is None and len(entries) == 14
+    assert token is None and len(entries) == 16
     a = entries[0]
     assert a.id == "2401.00101" and a.authors == ["Ada Lovelace", "Charles Babbage"]
     assert a.licence == "CC-BY-4.0"
@@ -22,8 +22,8 @@ def test_listing_carries_licences_and_authors():
 def test_local_crawl_accounts_for_every_listed_paper(tmp_path):
     params = make_params(tmp_path)
     stats = run_crawl(params)
-    assert stats.n_in == 14
-    assert stats.n_out + stats.n_rejected == 14
+    assert stats.n_in == 16
+    assert stats.n_out + stats.n_rejected == 16
     assert stats.by_reason == {"licence_not_allowed": 1}
     rows = ShardSet(stage_paths(params, "crawl").records, SOURCE_SCHEMA).read_all().to_pylist()
     byid = {r["id"]: r for r in rows}
@@ -40,6 +40,6 @@ def test_scope_and_cap_are_rejections_not_silence(tmp_path):
     assert stats.n_out == 3
     assert stats.by_reason["out_of_scope"] >= 4  # math, eess and the late papers
     assert stats.by_reason["over_max_papers"] > 0
-    assert stats.n_out + stats.n_rejected == 14
+    assert stats.n_out + stats.n_rejected == 16
     ledger = ShardSet(stage_paths(params, "crawl").rejections, REJECTION_SCHEMA).read_all()
     assert "arxiv:2401.00103" in ledger.column("locator").to_pylist()
