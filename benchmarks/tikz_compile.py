@@ -3,10 +3,16 @@
 
 baseline: one plain ``pdflatex`` run per figure (standalone document as extracted), with
           the same sandbox environment and the same number of parallel workers;
-toolkit:  diagramforge's TexCompiler: precompiled format, one batched run per paper with
-          page splitting, fallback to single runs, cache (cold here, then warm).
+toolkit:  diagramforge's TexCompiler: precompiled format, batched runs with page
+          splitting, fallback to single runs, cache (cold here, then warm).
+
+Layouts: ``paper`` — each paper's figures form one unit (one batched run per paper);
+``per-source`` — one figure per source, as in a corpus of standalone figures: figures from
+different sources that share a batch key go into the same units of ``--batch-size``, as the
+render stage groups them.
 
 Usage: .venv/bin/python benchmarks/tikz_compile.py [--papers 12] [--per-paper 8] [--workers 2]
+                                                   [--layout paper|per-source]
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from _figures import figure_set
 
 from diagramforge.formats.texcompile import (
     TexCompiler,
+    batch_key,
     split_preloadable,
     tex_env,
     union_blocks,
@@ -56,11 +63,23 @@ def main() -> None:
     ap.add_argument("--papers", type=int, default=12)
     ap.add_argument("--per-paper", type=int, default=8)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--layout", choices=["paper", "per-source"], default="paper")
+    ap.add_argument("--batch-size", type=int, default=16)
     a = ap.parse_args()
-    groups = figure_set(a.papers, a.per_paper)
-    flat = [d for g in groups for d in g]
+    if a.layout == "paper":
+        groups = figure_set(a.papers, a.per_paper)
+        flat = [d for g in groups for d in g]
+        where = f"{len(groups)} papers"
+    else:
+        flat = [d for g in figure_set(a.papers * a.per_paper, 1) for d in g]
+        by_key: dict[tuple[str, ...], list[Standalone]] = {}
+        for d in flat:
+            by_key.setdefault(batch_key(d), []).append(d)
+        groups = [g[k:k + a.batch_size] for g in by_key.values()
+                  for k in range(0, len(g), a.batch_size)]
+        where = f"{len(flat)} sources (one figure each), {len(groups)} units"
     n = len(flat)
-    print(f"{n} figures in {len(groups)} papers, {a.workers} workers")
+    print(f"{n} figures in {where}, {a.workers} workers, layout {a.layout}")
 
     t0 = time.perf_counter()
     with ThreadPoolExecutor(a.workers) as ex:
