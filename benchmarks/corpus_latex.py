@@ -187,6 +187,41 @@ def agreement(ours: bytes, reference: Path) -> tuple[float, float] | None:
     return abs(ra - rb) / rb, float(np.abs(resized - crop_b).mean())
 
 
+def in_documents(root: Path, timeout_s: float) -> None:
+    """Multi-file documents with TikZ in the text: does a picture that compiles inside its
+    document compile standalone?  (The document itself is compiled plainly first.)"""
+    print(f"\nmulti-file documents under {root}:")
+    total = ok = 0
+    for d in sorted(p for p in root.iterdir() if p.is_dir()):
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w") as t:
+            for f in sorted(d.rglob("*")):
+                if f.is_file() and f.suffix.lower() not in (".pdf", ".png", ".jpg"):
+                    t.add(f, arcname=f.relative_to(d).as_posix())
+        ex = extract_paper(buf.getvalue(), {"id": d.name, "version": "1", "authors": "[]"},
+                           ExtractParams())
+        recs = [r for r in ex.records if r["format"] == "tikz"]
+        root_tex = json.loads(recs[0]["meta"])["root"] if recs else None
+        inside = plain(str(d / root_tex), timeout_s)["ok"] if root_tex else False
+        if not recs:
+            print(f"  {d.name}: no TikZ pictures")
+            continue
+        with tempfile.TemporaryDirectory() as cache:
+            _init(cache, timeout_s)
+            rows = compile_unit([{**r, "tex": d.name} for r in recs])
+        n_ok = sum(r["ok"] for r in rows)
+        print(f"  {d.name} ({root_tex}): document compiles: {inside}; pictures standalone "
+              f"{n_ok}/{len(rows)}; rungs {dict(Counter(r['mode'] for r in rows if r['ok']))}"
+              + "".join(f"\n    {r['reason']}: {(r['error'] or '')[:120]}"
+                        for r in rows if not r["ok"]))
+        if inside:
+            total += len(rows)
+            ok += n_ok
+    if total:
+        print(f"  of pictures in documents that compile: {ok}/{total} standalone "
+              f"({100 * ok / total:.1f} %)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
@@ -312,6 +347,9 @@ def main() -> None:
             print(f"  {Path(t).parent.name}: plain {base[t]['seconds']:.2f} s = "
                   f"{start:.2f} start-up + {typeset:.2f} typesetting; toolkit {t_one:.2f} s "
                   f"= {t_one / max(typeset, 1e-6):.2f}x typesetting alone")
+    pubs = a.corpus.parent / "publications"
+    if pubs.exists():
+        in_documents(pubs, a.timeout)
     if a.json:
         a.json.write_text(json.dumps({t: {"plain": base[t], "toolkit": tool_ok[t]}
                                       for t in names}, indent=1))

@@ -30,6 +30,7 @@ from diagramforge.formats.tikz import (
     pages_as_pictures,
     standalone,
     unsafe_constructs,
+    usable,
 )
 from diagramforge.params import ExtractParams
 from diagramforge.records import Format, Rejection, Unit, empty_record, make_id
@@ -178,7 +179,9 @@ def verbatim_preamble(source_pre: str, available: Callable[[str], bool]) -> str:
 
     def repl(m: re.Match) -> str:
         names = [n.strip() for n in m.group(1).split(",") if n.strip()]
-        keep = [n for n in names if n not in SKIP_PACKAGES and available(n)]
+        opts = re.match(r"\\(?:usepackage|RequirePackage)\s*\[([^\]]*)\]", m.group(0))
+        keep = [n for n in names if n not in SKIP_PACKAGES
+                and usable(n, opts.group(1) if opts else None, available)]
         if keep == names:
             return m.group(0)
         if not keep:

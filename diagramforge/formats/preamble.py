@@ -94,6 +94,13 @@ SKIP_PACKAGES = frozenset(
         # second load with `active` swallows every page that is not a preview environment
         "preview",
         "standalone",
+        # packages that refuse to load without shell escape (code listings, Python,
+        # Inkscape/gnuplot calls): the sandbox never grants it, and pictures do not use them
+        "minted",
+        "pythontex",
+        "svg",
+        "gnuplottex",
+        "shellesc",
     ]
 )
 # Commands whose statement globally configures pictures; kept whenever present.

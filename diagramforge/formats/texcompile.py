@@ -450,10 +450,11 @@ def split_pages(pdf: bytes) -> list[bytes]:
 
 @functools.cache
 def package_available(name: str) -> bool:
-    """Whether TeX Live here has ``name.sty`` (kpsewhich; cached per process)."""
+    """Whether TeX Live here has ``name.sty`` (or ``name`` itself when it has an extension,
+    such as a babel language's ``ngerman.ldf``; kpsewhich, cached per process)."""
     try:
-        out = subprocess.run(["kpsewhich", f"{name}.sty"], capture_output=True, text=True,
-                             timeout=20)
+        out = subprocess.run(["kpsewhich", name if "." in name else f"{name}.sty"],
+                             capture_output=True, text=True, timeout=20)
     except (OSError, subprocess.SubprocessError):
         return True  # cannot tell: keep the package and let the compile decide
     return bool(out.stdout.strip())

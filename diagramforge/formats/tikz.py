@@ -224,8 +224,20 @@ class Standalone:
                           r"\end{document}", ""])
 
 
+def usable(package: str, options: str | None, available: Callable[[str], bool]) -> bool:
+    """Whether a package loads here: installed, and for babel, every language installed
+    (a figure's labels rarely need the language; a missing one fails every figure)."""
+    if not available(package):
+        return False
+    if package == "babel" and options:
+        langs = [o.strip() for o in options.split(",") if o.strip() and "=" not in o]
+        return all(available(f"{lang}.ldf") for lang in langs)
+    return True
+
+
 def _drop_unavailable(d: Definition, available: Callable[[str], bool]) -> tuple[str, list[str]]:
-    keep = [p for p in d.packages if available(p)]
+    m = re.match(r"\\(?:usepackage|RequirePackage)\s*\[([^\]]*)\]", d.text)
+    keep = [p for p in d.packages if usable(p, m.group(1) if m else None, available)]
     dropped = [p for p in d.packages if p not in keep]
     if not dropped:
         return d.text, []

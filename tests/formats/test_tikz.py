@@ -106,3 +106,18 @@ def test_unsafe_constructs():
     assert unsafe_constructs(r"\read16 to \x") == ["file read"]
     assert unsafe_constructs(r"\newwrite\f\openout\f=x.tex") == ["file write"]
     assert unsafe_constructs(r"\input{figure.tikz}\draw (0,0); \readlist") == []
+
+
+def test_packages_that_cannot_load_here_are_dropped_and_listed():
+    from diagramforge.formats.preamble import parse_preamble
+    from diagramforge.formats.tikz import Picture, standalone
+
+    installed = {"tikz", "babel", "english.ldf", "amsmath"}
+    defs = parse_preamble(r"\usepackage[ngerman]{babel}\usepackage[english]{babel}"
+                          r"\usepackage{minted}\usepackage{amsmath,mytheme}")
+    doc = standalone(Picture("tikzpicture", r"\begin{tikzpicture}\end{tikzpicture}", 0, 0),
+                     defs, lambda name: name in installed)
+    assert r"\usepackage[english]{babel}" in doc.blocks
+    assert r"\usepackage{amsmath}" in doc.blocks
+    assert "minted" not in doc.code  # needs shell escape, which the sandbox never grants
+    assert doc.dropped == ["babel", "mytheme"]
