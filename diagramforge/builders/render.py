@@ -114,7 +114,7 @@ class RenderStage(Stage):
 
     # -- SVG and mxGraph ------------------------------------------------------------------
     def _png_record(self, row: dict, svg_text: str, engine: str, out: Outcome) -> None:
-        """Rasterize an SVG (a source SVG or draw.io's rendering) and check its extremes."""
+        """Rasterize a source SVG and check its extremes."""
         rp = self.params.render.raster
         try:
             png = render_png(svg_text, rp.dpi / 96.0, self.params.render.svg.engine,
@@ -144,7 +144,13 @@ class RenderStage(Stage):
         return self._renderer
 
     def _mxgraph(self, rows: list[dict]) -> Outcome:
-        """Validate (VCG-Bench rules), render with draw.io, rasterize: valid ∧ rendered."""
+        """Validate, render with draw.io (SVG and PNG in the browser), check: the records
+        kept are exactly the pages that are valid ∧ rendered (Execution Success).
+
+        A drawing larger than ``max_side_px`` at the pipeline's DPI is scaled down to fit,
+        not rejected; what is still degenerate after that (too thin, blank) is rejected by
+        the shared extremes policy."""
+        rp = self.params.render.raster
         out = Outcome(extra={RC.MXGRAPH_PAGES: len(rows)})
         valid: list[dict] = []
         for row in rows:
@@ -161,22 +167,38 @@ class RenderStage(Stage):
             batch = valid[k:k + size]
             try:
                 results = self._drawio().render_many(
-                    [mxgraph.for_render(r["code"]) for r in batch])
+                    [mxgraph.for_render(r["code"]) for r in batch], svg=False, png=True,
+                    scale=rp.dpi / 96.0, max_side=rp.max_side_px,
+                    ink_enough=rp.min_ink_fraction)
             except Exception as exc:  # noqa: BLE001 - a dead browser fails this batch only
-                self._renderer = None
+                self._close_drawio()
                 out.rejections += [Rejection(self.locator(r), "mxgraph_render_failed",
                                              repr(exc)[:300], id=r["id"]) for r in batch]
                 continue
             for row, res in zip(batch, results, strict=True):
-                if not res.ok or not res.svg:
+                if not res.ok or not res.png:
                     out.rejections.append(Rejection(self.locator(row), "mxgraph_render_failed",
-                                                    res.error or "no SVG", id=row["id"]))
+                                                    res.error or "no PNG", id=row["id"]))
                     continue
-                before = len(out.records)
-                self._png_record(row, res.svg, "drawio", out)
-                rendered += len(out.records) - before
+                w, h = int(res.width), int(res.height)
+                bad = check_extremes(w, h, res.ink, min_side=rp.min_side_px,
+                                     max_side=rp.max_side_px, max_aspect=rp.max_aspect,
+                                     min_ink=rp.min_ink_fraction)
+                if bad:
+                    out.rejections.append(Rejection(self.locator(row), bad[0], bad[1],
+                                                    id=row["id"]))
+                    continue
+                out.records.append({**row, "image": res.png, "width": w, "height": h,
+                                    "render_status": "ok", "render_engine": "drawio",
+                                    "render_error": None})
+                rendered += 1
         out.extra[RC.MXGRAPH_RENDERED] = rendered
         return out
+
+    def _close_drawio(self) -> None:
+        if self._renderer is not None:
+            self._renderer.close()
+        self._renderer = None
 
     def _ladder(self, rows: list[dict]) -> tuple[list[dict], list[CompileResult]]:
         """Compile each picture's minimal document; those that fail climb their preamble

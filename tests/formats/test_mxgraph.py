@@ -78,7 +78,7 @@ def test_inflate_is_capped(monkeypatch):
 @pytest.mark.parametrize("mutate, message", [
     (lambda m: m.replace('id="b"', 'id="a"'), "duplicate cell id 'a'"),
     (lambda m: m.replace('target="b"', 'target="zz"'), "target 'zz' does not exist"),
-    (lambda m: m.replace(' source="a"', ""), "has no source"),
+    (lambda m: m.replace(' source="a"', ""), "has no source nor sourcePoint"),
     (lambda m: m.replace('<mxGeometry relative="1" as="geometry"/>', ""), "no geometry"),
     (lambda m: m.replace("shape=cylinder3;", "shape=image;image=https://x.org/a.png;"),
      "external image"),
@@ -108,7 +108,7 @@ def test_graph_of_a_page():
 
     g = json.loads(mxgraph.to_graph(MODEL))
     assert {n["id"] for n in g["nodes"]} == {"a", "b"}
-    assert g["edges"] == [{"source": "a", "target": "b", "text": "uses"}]
+    assert g["edges"] == [{"source": "a", "target": "b", "text": "uses", "unattached": []}]
     assert {n["shape"] for n in g["nodes"]} == {"rectangle", "cylinder3"}
     g = json.loads(mxgraph.to_graph(MODEL.replace("rounded=1;html=1;", "ellipse;html=1;")))
     assert {n["shape"] for n in g["nodes"]} == {"ellipse", "cylinder3"}
@@ -145,3 +145,106 @@ def test_empty_pages_are_reported_not_skipped():
                                  "r@c:f.drawio", "input")
     assert len(recs) == 1 and recs[0]["source_id"].endswith("#page2")
     assert [(r.reason, r.unit) for r in rejs] == [("mxgraph_empty_page", "candidate")]
+
+
+# -- draw.io parity: what draw.io draws is valid -------------------------------------------
+FLOATING = MODEL.replace(
+    ' source="a" target="b"><mxGeometry relative="1" as="geometry"/>',
+    ' target="b"><mxGeometry relative="1" as="geometry"><mxPoint x="10" y="200" '
+    'as="sourcePoint"/></mxGeometry>')
+
+
+def test_floating_edge_ends_are_valid_and_marked_unattached():
+    import json
+
+    assert 'source="a"' not in FLOATING and "sourcePoint" in FLOATING
+    assert mxgraph.validate(mxgraph.parse_xml(FLOATING)) == []
+    g = json.loads(mxgraph.to_graph(FLOATING))
+    assert g["edges"] == [{"source": None, "target": "b", "text": "uses",
+                           "unattached": ["source"]}]
+    # an edge with neither a terminal nor a point on one end is not drawable
+    loose = FLOATING.replace('<mxPoint x="10" y="200" as="sourcePoint"/>', "")
+    assert any("has no source nor sourcePoint" in e
+               for e in mxgraph.validate(mxgraph.parse_xml(loose)))
+
+
+def test_a_page_of_floating_edges_only_is_valid():
+    only = ('<mxGraphModel><root><mxCell id="0"/><mxCell id="1" parent="0"/>'
+            '<mxCell id="e" edge="1" parent="1"><mxGeometry relative="1" as="geometry">'
+            '<mxPoint x="0" y="0" as="sourcePoint"/><mxPoint x="90" y="0" as="targetPoint"/>'
+            "</mxGeometry></mxCell></root></mxGraphModel>")
+    assert mxgraph.validate(mxgraph.parse_xml(only)) == []
+    empty = '<mxGraphModel><root><mxCell id="0"/><mxCell id="1" parent="0"/></root></mxGraphModel>'
+    assert any("nothing to draw" in e for e in mxgraph.validate(mxgraph.parse_xml(empty)))
+
+
+@pytest.mark.parametrize("ref, external", [
+    ("img/lib/ibm/users/user.svg", False),
+    ("/img/lib/clip_art/computers/Netbook_128x128.png", False),
+    ("img/clipart/Gear_128x128.png", False),
+    ("data:image/png,iVBORw0KGgo=", False),
+    ("https://cdn.example.org/a.png", True),
+    ("//cdn.example.org/a.png", True),
+    ("/etc/passwd", True),
+    ("img/lib/../../../etc/passwd.png", True),
+    ("logo.png", True),
+    ("file:///img/lib/a.png", True),
+])
+def test_drawios_own_images_are_not_external(ref, external):
+    assert mxgraph.is_external_image(ref) is external
+    m = MODEL.replace("shape=cylinder3;", f"shape=image;image={ref};")
+    errs = mxgraph.validate(mxgraph.parse_xml(m))
+    assert any("external image" in e for e in errs) is external
+
+
+def test_external_images_leave_the_code_bundled_ones_stay():
+    m = MODEL.replace("shape=cylinder3;", "shape=image;image=https://cdn.example.org/a.png;"
+                      "indicatorImage=img/lib/mscae/API.svg;")
+    code = mxgraph.normalise(mxgraph.parse_xml(m))
+    assert "cdn.example.org" not in code and "image=img/lib/mscae/API.svg" in code.replace(
+        "indicatorImage", "image")
+    assert mxgraph.validate(mxgraph.parse_xml(code)) == []
+    bg = MODEL.replace("<mxGraphModel>", '<mxGraphModel backgroundImage="{&quot;src&quot;:'
+                       '&quot;https://evil.example/bg.png&quot;}">')
+    assert "evil.example" not in mxgraph.normalise(mxgraph.parse_xml(bg))
+
+
+@pytest.mark.parametrize("label, text", [
+    ("CLOUD<div>USER</div>", "CLOUD\nUSER"),
+    ("<div>CLOUD</div>USER", "CLOUD\nUSER"),
+    ("one<br>two", "one\ntwo"),
+    ("one<br/><br/>three", "one\n\nthree"),
+    ("A<div><br></div><div>B</div>", "A\n\nB"),
+    ("<p>first</p><p>second</p>", "first\nsecond"),
+    ("Tasks<ul><li>alpha</li><li>beta</li></ul>", "Tasks\nalpha\nbeta"),
+    ("<h1>Title</h1>body", "Title\nbody"),
+    ("<b>bold</b> and <i>italic</i>", "bold and italic"),
+    ("a\nb", "a\nb"),  # draw.io turns a newline in an HTML label into a break too
+    ("  lots   of\tspace ", "lots of space"),
+    ("A&nbsp;&nbsp;B &amp; C", "A  B & C"),
+    ("<table><tr><td>1</td><td>2</td></tr><tr><td>3</td></tr></table>", "1 2\n3"),
+    ("x<script>alert(1)</script>y", "xy"),
+    ("plain", "plain"),
+])
+def test_html_labels_keep_their_line_breaks(label, text):
+    assert mxgraph.html_to_text(label) == text
+
+
+def test_line_breaks_reach_the_renderer():
+    m = MODEL.replace('value="A"', 'value="CLOUD&lt;div&gt;USER&lt;/div&gt;"')
+    ready = mxgraph.for_render(mxgraph.normalise(mxgraph.parse_xml(m)))
+    assert 'value="CLOUD&#10;USER"' in ready
+
+
+@pytest.mark.parametrize("geometry, ok", [
+    ('x="0" y="0" width="6000" height="40"', True),  # large: scaled at render, not invalid
+    ('x="90000" y="-40000" width="80" height="40"', True),  # far away: cropped, harmless
+    ('x="0" y="0" width="60000" height="40"', False),  # a shape that size takes seconds
+    ('x="0" y="0" width="nan" height="40"', False),
+    ('x="inf" y="0" width="80" height="40"', False),
+    ('x="1e400" y="0" width="80" height="40"', False),
+    ('x="zero" y="0" width="80" height="40"', False),
+])
+def test_geometry_limits(geometry, ok):
+    m = MODEL.replace('x="0" y="0" width="80" height="40"', geometry, 1)
+    assert (mxgraph.validate(mxgraph.parse_xml(m)) == []) is ok
