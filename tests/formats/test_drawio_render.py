@@ -122,7 +122,7 @@ def test_bundled_icons_are_drawn_and_their_labels_not_clipped(renderer):
     assert not renderer.blocked or not any("/img/" in u for u in renderer.blocked)
     images = re.findall(r'<image x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"'
                         r' xlink:href="data:image/(svg\+xml|png)', out.svg)
-    assert len(images) == 3  # img/lib/… and /img/lib/…, inline: nothing is fetched
+    assert len(images) == 4  # img/lib/…, /img/lib/…, stencils/clipart/…: inline, not fetched
     arr = pixels(out.png)
     vb = [float(v) for v in re.search(r'viewBox="([^"]+)"', out.svg).group(1).split()]
     for x, y, w, h, _ in images:  # every icon has real pixels, not a blank box

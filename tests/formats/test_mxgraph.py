@@ -182,6 +182,8 @@ def test_a_page_of_floating_edges_only_is_valid():
     ("img/lib/ibm/users/user.svg", False),
     ("/img/lib/clip_art/computers/Netbook_128x128.png", False),
     ("img/clipart/Gear_128x128.png", False),
+    ("stencils/clipart/Gear_128x128.png", False),
+    ("stencils/aws4.xml", True),
     ("data:image/png,iVBORw0KGgo=", False),
     ("https://cdn.example.org/a.png", True),
     ("//cdn.example.org/a.png", True),
