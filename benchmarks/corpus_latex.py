@@ -133,19 +133,12 @@ def compile_unit(unit: list[dict]) -> list[dict]:
     assert _TC is not None
     rp = RasterParams()
     metas = [json.loads(r["meta"]) for r in unit]
-    results = _TC.compile_many([Standalone(m["blocks"], m["body"]) for m in metas])
-    modes = ["minimal"] * len(unit)
-    level = 0
-    while True:
-        climb = [k for k, r in enumerate(results) if not r.ok and len(metas[k]["ladder"]) > level]
-        if not climb:
-            break
-        rungs = [metas[k]["ladder"][level] for k in climb]
-        again = _TC.compile_many([Standalone(g["blocks"], g["body"]) for g in rungs])
-        for k, g, r in zip(climb, rungs, again, strict=True):
-            if r.ok:
-                results[k], modes[k] = r, g["mode"]
-        level += 1
+    ladders = [[Standalone(m["blocks"], m["body"])]
+               + [Standalone(g["blocks"], g["body"]) for g in m["ladder"]] for m in metas]
+    compiled = _TC.compile_ladders(ladders)
+    results = [res for res, _ in compiled]
+    modes = ["minimal" if rung == 0 else m["ladder"][rung - 1]["mode"]
+             for (_, rung), m in zip(compiled, metas, strict=True)]
     out = []
     for rec, res, mode in zip(unit, results, modes, strict=True):
         row = {"tex": rec["tex"], "ok": res.ok, "reason": res.reason, "error": res.error,

@@ -205,28 +205,22 @@ class RenderStage(Stage):
         ladder (the source's preamble verbatim, then with the body-level setup), rung by
         rung, batched.  A picture that compiles on a higher rung becomes that document: its
         code, id and ``preamble_mode`` change, so code and image always match."""
-        tex = self._compiler()
-        size = self.params.render.tikz.batch_size
-        results = tex.compile_many([_standalone(r) for r in rows], size)
-        rows = list(rows)
         metas = [json.loads(r.get("meta") or "{}") for r in rows]
-        level = 0
-        while True:
-            climb = [k for k, res in enumerate(results)
-                     if not res.ok and len(metas[k].get("ladder", [])) > level]
-            if not climb:
-                break
-            rungs = [metas[k]["ladder"][level] for k in climb]
-            docs = [Standalone(blocks=g["blocks"], body=g["body"]) for g in rungs]
-            for k, g, doc, res in zip(climb, rungs, docs, tex.compile_many(docs, size),
-                                      strict=True):
-                if res.ok:
-                    meta = {**metas[k], "blocks": doc.blocks, "body": doc.body,
-                            "preamble_mode": g["mode"]}
-                    rows[k] = {**rows[k], "code": doc.code,
-                               "id": make_id(Format.TIKZ, doc.code), "meta": json.dumps(meta)}
-                    results[k] = res
-            level += 1
+        ladders = [[_standalone(r)] + [Standalone(blocks=g["blocks"], body=g["body"])
+                                      for g in m.get("ladder", [])]
+                   for r, m in zip(rows, metas, strict=True)]
+        compiled = self._compiler().compile_ladders(ladders,
+                                                    self.params.render.tikz.batch_size)
+        rows = list(rows)
+        results = []
+        for k, (res, rung) in enumerate(compiled):
+            results.append(res)
+            if res.ok and rung > 0:
+                doc = ladders[k][rung]
+                meta = {**metas[k], "blocks": doc.blocks, "body": doc.body,
+                        "preamble_mode": metas[k]["ladder"][rung - 1]["mode"]}
+                rows[k] = {**rows[k], "code": doc.code, "id": make_id(Format.TIKZ, doc.code),
+                           "meta": json.dumps(meta)}
         return rows, results
 
     def _rasterize(self, rows: list[dict], results: list[CompileResult], engine: str

@@ -218,9 +218,7 @@ def _ladder(doc: Standalone, pic, colour_head: list[str], verbatim: str,
             setup: list[str], data: list[str]) -> list[dict]:
     """The documents to try, in order, when the minimal one does not compile."""
     head = list(colour_head)
-    packages = set(re.findall(r"\\(?:usepackage|RequirePackage)\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}",
-                              verbatim))
-    names = {n.strip() for group in packages for n in group.split(",")}
+    names = {n.strip() for group in _USEPKG.findall(verbatim) for n in group.split(",")}
     need = ENV_PACKAGES.get(pic.env)
     if need and need not in names:
         head.append(f"\\usepackage{{{need}}}")

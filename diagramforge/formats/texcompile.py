@@ -408,6 +408,25 @@ class TexCompiler:
             results[k] = self.compile_one(docs[k])
         return [r for r in results if r is not None]
 
+    def compile_ladders(self, ladders: list[list[Standalone]], batch_size: int = 16
+                        ) -> list[tuple[CompileResult, int]]:
+        """Compile each item's first document; those that fail try their next one, rung by
+        rung, each rung batched across items.  Returns, per item, the result of the
+        document that compiled and its index, or the first document's failure and 0 (its
+        error is the one that describes the picture as extracted)."""
+        out = [(r, 0) for r in self.compile_many([lad[0] for lad in ladders], batch_size)]
+        level = 1
+        while True:
+            climb = [k for k, (res, _) in enumerate(out)
+                     if not res.ok and len(ladders[k]) > level]
+            if not climb:
+                return out
+            again = self.compile_many([ladders[k][level] for k in climb], batch_size)
+            for k, res in zip(climb, again, strict=True):
+                if res.ok:
+                    out[k] = (res, level)
+            level += 1
+
     def _batch(self, docs: list[Standalone], idx: list[int],
                results: list[CompileResult | None]) -> list[int]:
         """Compile ``docs[idx]`` together; return the indices left for single runs."""

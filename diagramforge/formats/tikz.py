@@ -11,7 +11,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from diagramforge.formats.latex import origin_at, read_group, read_optional, strip_markers
+from diagramforge.formats.latex import (
+    origin_at,
+    read_group,
+    read_optional,
+    strip_comments,
+    strip_markers,
+)
 from diagramforge.formats.preamble import Definition, Kind, closure
 
 STANDALONE_CLASS = r"\documentclass[border=2pt]{standalone}"
@@ -133,7 +139,7 @@ def page_spans(preamble: str, body: str) -> list[tuple[int, int]] | None:
 
 def _has_content(text: str) -> bool:
     """Whether text typesets anything besides statements (``\\tdplotsetmaincoords{..}``)."""
-    text = strip_markers(re.sub(r"(?<!\\)%.*", "", text))
+    text = strip_markers(strip_comments(text))
     text = re.sub(r"\\[A-Za-z@]+\*?\s*(?:\[[^\]]*\]\s*)*(?:\{(?:[^{}]|\{[^{}]*\})*\}\s*)*",
                   "", text)
     return bool(re.sub(r"[\s{}]", "", text))
@@ -151,7 +157,7 @@ def pages_as_pictures(body: str, pages: list[tuple[int, int]], pictures: list[Pi
             rest = rest[:p.start - s] + rest[p.end - s:]
         if len(inside) == 1 and not _has_content(rest):
             out.append(inside[0])
-        elif inside or re.sub(r"(?<!\\)%.*", "", strip_markers(body[s:e])).strip():
+        elif inside or strip_comments(strip_markers(body[s:e])).strip():
             out.append(Picture(env="page", text=strip_markers(body[s:e]).strip(), start=s,
                                end=e, origin=origin_at(body, s)))
     return out

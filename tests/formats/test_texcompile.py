@@ -225,3 +225,14 @@ def test_documents_that_differ_in_packages_or_defaults_do_not_share_a_run():
     plots = Standalone([r"\usepackage{pgfplots}"], "w")
     assert batch_key(tikz) == batch_key(other_lib)  # libraries are unioned
     assert len({batch_key(d) for d in (tikz, sans, plots)}) == 3
+
+
+def test_ladders_climb_only_where_the_first_document_fails(tex):
+    pic = r"\begin{tikzpicture}\draw[mine] (0,0) -- (1,0);\end{tikzpicture}"
+    fixed = Standalone([r"\usepackage{tikz}", r"\tikzset{mine/.style={red}}"], pic)
+    ok = Standalone([r"\usepackage{tikz}"], r"\begin{tikzpicture}\draw (0,0);\end{tikzpicture}")
+    broken = Standalone([r"\usepackage{tikz}"], pic)
+    (a, ra), (b, rb), (c, rc) = tex.compile_ladders(
+        [[broken, fixed], [ok, fixed], [broken, broken]])
+    assert (a.ok, ra) == (True, 1) and (b.ok, rb) == (True, 0)
+    assert (c.ok, rc) == (False, 0) and "mine" in c.error
