@@ -19,7 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from diagramforge.licences import LICENCE_FILES, NO_LICENCE, detect_licence
+from diagramforge.licences import repository_licence
 from diagramforge.params import RepoCrawlParams, RepoSpec
 
 _SHA = re.compile(r"[0-9a-f]{40}")
@@ -127,14 +127,9 @@ def checkout(spec: RepoSpec, cache_dir: Path, timeout: float = 300) -> Checkout:
 
 
 def find_licence(root: Path) -> tuple[str, str | None, float]:
-    """(SPDX id, licence file, score) from the repository's top-level licence files."""
-    names = {p.name.upper(): p for p in root.iterdir() if p.is_file() and not p.is_symlink()}
-    for cand in LICENCE_FILES:
-        p = names.get(cand.upper())
-        if p is not None:
-            spdx, score = detect_licence(p.read_text(errors="replace"))
-            return spdx, p.name, score
-    return NO_LICENCE, None, 0.0
+    """(SPDX expression, licence file(s) read, containment) for a checked-out repository."""
+    spdx, files, score = repository_licence(root)
+    return spdx, ", ".join(files) or None, score
 
 
 def list_files(root: Path, cfg: RepoCrawlParams) -> list[str]:
