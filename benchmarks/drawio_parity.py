@@ -44,7 +44,7 @@ from diagramforge.formats import drawio_render, mxgraph  # noqa: E402
 from diagramforge.formats.drawio_render import DrawioRenderer, find_drawio  # noqa: E402
 from diagramforge.params import load_params  # noqa: E402
 from diagramforge.records import Unit  # noqa: E402
-from diagramforge.runner import Outcome  # noqa: E402
+from diagramforge.stage import Outcome  # noqa: E402
 
 VIEWER_JS = """xml => {
   try {

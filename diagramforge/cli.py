@@ -48,80 +48,43 @@ def _report(name: str, stats) -> None:  # noqa: ANN001 - StageStats
                f"{' (' + reasons + ')' if reasons else ''} in {stats.seconds:.2f}s")
 
 
-def _run_mapped(stage_cls, workers: int | None) -> None:  # noqa: ANN001 - Stage subclass
-    from diagramforge.runner import run_stage
+def _stage_command(name: str, spec: str, mapped: bool) -> None:
+    """Register ``diagramforge <name>`` for a stage declared in ``pipeline.STAGES``.
 
-    stage = stage_cls(_params())
-    _report(stage.name, run_stage(stage, workers=workers))
+    The help text is the stage class's docstring; the class is imported only when the
+    command runs, so ``--help`` stays fast."""
+    from diagramforge.pipeline import docstring
 
+    def run_it(workers: int | None = None) -> None:
+        from diagramforge.cards.validate import ValidationFailed
+        from diagramforge.pipeline import load
+        from diagramforge.runner import run_stage
 
-@app.command()
-def crawl() -> None:
-    """List arXiv papers (OAI-PMH, with licences), check scope and licence, fetch e-prints
-    and PDFs into the cache.  Reads samples/arxiv by default, so it runs offline."""
-    from diagramforge.builders.crawl import run_crawl
+        stage = load(spec)(_params())
+        try:
+            _report(name, run_stage(stage, workers=workers))
+        except ValidationFailed as exc:
+            typer.secho(str(exc), fg="red", err=True)
+            raise typer.Exit(1) from None
 
-    _report("crawl", run_crawl(_params()))
-
-
-@app.command()
-def extract(workers: WorkersOpt = None) -> None:
-    """Unpack each e-print safely, flatten its LaTeX and turn every TikZ picture into a
-    standalone document with the preamble definitions it uses, caption and context."""
-    from diagramforge.builders.extract import ExtractStage
-
-    _run_mapped(ExtractStage, workers)
-
-
-@app.command()
-def render(workers: WorkersOpt = None) -> None:
-    """Compile every diagram with its real tool (sandboxed pdflatex for TikZ, one batched
-    run per paper) and rasterize it, rejecting failures, blanks and extreme scales."""
-    from diagramforge.builders.render import RenderStage
-
-    _run_mapped(RenderStage, workers)
+    if mapped:
+        def command(workers: WorkersOpt = None) -> None:
+            run_it(workers)
+    else:
+        def command() -> None:
+            run_it()
+    command.__doc__ = docstring(spec)
+    app.command(name=name)(command)
 
 
-@app.command(name="filter")
-def filter_(workers: WorkersOpt = None) -> None:
-    """Apply the filters listed in params (filter.order): licence allow-list, token count
-    (tiktoken cl100k_base, offline), … Each rejection is ledgered with its reason."""
-    from diagramforge.filters.stage import FilterStage
+def _register_stages() -> None:
+    from diagramforge.pipeline import STAGES, is_mapped, stage_name
 
-    _run_mapped(FilterStage, workers)
+    for spec in STAGES:
+        _stage_command(stage_name(spec), spec, is_mapped(spec))
 
 
-@app.command()
-def split() -> None:
-    """Remove exact duplicates, then assign train/validation/test per paper or repository
-    (seeded hash), so no source is in two splits."""
-    from diagramforge.filters.split import run_split
-
-    _report("split", run_split(_params()))
-
-
-@app.command()
-def validate() -> None:
-    """Run the Great Expectations suite on the final table; any failed expectation fails
-    the stage (and so `dvc repro`)."""
-    from diagramforge.cards.validate import ValidationFailed, run_validate
-
-    try:
-        report = run_validate(_params())
-    except ValidationFailed as exc:
-        typer.secho(str(exc), fg="red", err=True)
-        raise typer.Exit(1) from None
-    typer.echo(f"validate: {len(report['results'])} expectations passed")
-
-
-@app.command()
-def publish() -> None:
-    """Write data/published/<name>/: Parquet splits per config with an Image column, the
-    dataset card (README.md), LICENSES.md and the validation report."""
-    from diagramforge.cards.publish import run_publish
-
-    out = run_publish(_params())
-    typer.echo(f"publish: wrote {out}")
+_register_stages()
 
 
 @app.command()
@@ -138,12 +101,12 @@ def audit(
     a = load_audit(p)
     typer.echo(format_funnel(a))
     if reason:
-        from diagramforge.cards.audit import PIPELINE
+        from diagramforge.paths import stage_paths
+        from diagramforge.pipeline import funnel
         from diagramforge.records import REJECTION_SCHEMA
-        from diagramforge.runner import stage_paths
         from diagramforge.shards import ShardSet
 
-        for name in PIPELINE:
+        for name in funnel():
             t = ShardSet(stage_paths(p, name).rejections, REJECTION_SCHEMA).read_all()
             for r in t.to_pylist():
                 if r["reason"] == reason and limit > 0:
@@ -151,6 +114,27 @@ def audit(
                     limit -= 1
     if not a.ok:
         raise typer.Exit(1)
+
+
+@app.command(name="dvc-yaml")
+def dvc_yaml(check: Annotated[bool, typer.Option(
+        help="Exit 1 if dvc.yaml differs from the stage declarations.")] = False) -> None:
+    """Write dvc.yaml from the stage declarations (diagramforge/pipeline.py)."""
+    from diagramforge.pipeline import dvc_yaml as generate
+
+    text = generate()
+    path = Path("dvc.yaml")
+    if check:
+        if not path.exists() or path.read_text() != text:
+            typer.secho("dvc.yaml is out of date: run `diagramforge dvc-yaml`", fg="red",
+                        err=True)
+            raise typer.Exit(1)
+        typer.echo("dvc.yaml matches the stage declarations")
+        return
+    from diagramforge import atomic
+
+    atomic.write_text(path, text)
+    typer.echo(f"wrote {path}")
 
 
 @app.command(name="check-params")

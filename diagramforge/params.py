@@ -25,11 +25,22 @@ class ProjectParams(_Section):
     metrics_dir: str = "metrics"
 
 
+class DaskParams(_Section):
+    address: str | None = None
+    """A running scheduler (``tcp://host:8786``); ``None`` starts a LocalCluster per run."""
+    workers: Annotated[int, Field(ge=0)] = 0
+    """LocalCluster workers; 0 means ``runner.workers``."""
+    memory_limit: str = "auto"
+    connect_timeout_s: Annotated[float, Field(gt=0)] = 30.0
+
+
 class RunnerParams(_Section):
     workers: Annotated[int, Field(ge=0)] = 2
     shard_size: Annotated[int, Field(ge=1)] = 64
-    item_timeout_s: Annotated[float, Field(gt=0)] = 300.0
+    item_timeout_s: Annotated[float, Field(gt=0)] = 120.0
     progress: bool = True
+    executor: Literal["local", "dask"] = "local"
+    dask: DaskParams = DaskParams()
 
 
 class LicenceParams(_Section):
@@ -117,7 +128,7 @@ class ExtractParams(_Section):
 
 class TikzRenderParams(_Section):
     engine: Literal["pdflatex", "lualatex"] = "pdflatex"
-    timeout_s: Annotated[float, Field(gt=0)] = 30.0
+    timeout_s: Annotated[float, Field(gt=0)] = 10.0
     memory_mb: Annotated[int, Field(ge=64)] = 2048
     max_output_mb: Annotated[int, Field(ge=1)] = 64
     use_format: bool = True
@@ -153,35 +164,42 @@ class RenderParams(_Section):
     raster: RasterParams = RasterParams()
 
 
-class TokenFilterParams(_Section):
-    enabled: bool = True
-    encoding: str = "cl100k_base"
-    min: Annotated[int, Field(ge=0)] = 20
-    max: Annotated[int, Field(ge=1)] = 8000
+class FilterParams(BaseModel):
+    """``filter.order`` plus one section per filter, validated by the filter's own params
+    model (each filter module owns its section; see ``filters/base.py``)."""
 
-    @model_validator(mode="after")
-    def _ordered(self) -> TokenFilterParams:
-        if self.min > self.max:
-            raise ValueError(f"min ({self.min}) must not exceed max ({self.max})")
-        return self
-
-
-class LicenceFilterParams(_Section):
-    enabled: bool = True
-
-
-class FilterParams(_Section):
+    model_config = ConfigDict(extra="allow", frozen=True)
     order: list[str] = ["licence", "tokens"]
-    tokens: TokenFilterParams = TokenFilterParams()
-    licence: LicenceFilterParams = LicenceFilterParams()
 
     @model_validator(mode="after")
-    def _known(self) -> FilterParams:
-        known = {"tokens", "licence"}
-        bad = [n for n in self.order if n not in known]
-        if bad:
-            raise ValueError(f"unknown filter(s) {bad} in order; known: {sorted(known)}")
+    def _sections(self) -> FilterParams:
+        from diagramforge.filters.base import discover
+
+        registry = discover()
+        extra = self.__pydantic_extra__ if self.__pydantic_extra__ is not None else {}
+        unknown = sorted(set(self.order) - set(registry))
+        if unknown:
+            raise ValueError(f"unknown filter(s) {unknown} in order; known: {sorted(registry)}")
+        stray = sorted(set(extra) - set(registry))
+        if stray:
+            raise ValueError(f"unknown key(s) {[f'filter.{n}' for n in stray]} "
+                             f"(not a filter; a typo?); known filters: {sorted(registry)}")
+        problems = []
+        for name, spec in registry.items():
+            raw = extra.get(name) or {}
+            try:
+                extra[name] = raw if isinstance(raw, spec.params_model) else \
+                    spec.params_model.model_validate(raw)
+            except ValidationError as exc:
+                problems += [f"filter.{name}." + ".".join(map(str, e["loc"])) + f": {e['msg']}"
+                             for e in exc.errors()]
+        if problems:
+            raise ValueError("; ".join(problems))
         return self
+
+    def section(self, name: str) -> BaseModel:
+        """The parsed params section of filter ``name``."""
+        return (self.__pydantic_extra__ or {})[name]
 
 
 class SplitParams(_Section):
@@ -218,7 +236,7 @@ class Params(_Section):
     crawl: CrawlParams = CrawlParams()
     extract: ExtractParams = ExtractParams()
     render: RenderParams = RenderParams()
-    filter: FilterParams = FilterParams()
+    filter: FilterParams = Field(default_factory=FilterParams)
     split: SplitParams = SplitParams()
     validate_: ValidateParams = Field(ValidateParams(), alias="validate")
     publish: PublishParams = PublishParams()

@@ -1,10 +1,12 @@
-"""Run a stage: parallel map over shards, per-unit timeouts, progress, stats, ledger, resume.
+"""Run a stage — the one way any stage runs, mapped or whole-table.
 
-A *mapped* stage turns each input shard into one output shard; the runner gives every unit
-of work (a row, or a group of rows such as all figures of one paper) to a process pool with
-a timeout, keeps output order deterministic, and commits shard by shard.  A rerun after a
-kill skips committed shards, so the result equals an uninterrupted run.  Changing the
-stage's params, its input or the package code changes the fingerprint and starts afresh.
+A *mapped* stage turns each input shard into one output shard: its rows are split into units,
+an executor (``executors``: a local process pool or Dask) processes them with per-unit
+timeouts, and the driver commits shard by shard in input order. A rerun after a kill skips
+committed shards, so the result equals an uninterrupted run. A *whole-table* stage sees every
+upstream row at once. Both write the same shards, ledger, metrics and state, checked by the
+same books. The fingerprint (params sections, input digests, the stage's own code and the
+spine, outside tool versions) decides when committed shards are stale.
 """
 
 from __future__ import annotations
@@ -15,71 +17,25 @@ import logging
 import os
 import signal
 import time
-from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
-from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
 
-import pyarrow as pa
 import pyarrow.parquet as pq
-from pebble import ProcessPool
-from pebble.common import ProcessExpired
 from tqdm import tqdm
 
+from diagramforge import atomic
+from diagramforge.executors import Failure, make_executor
 from diagramforge.params import Params
-from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection, Unit
-from diagramforge.shards import ShardSet, clear_dir, write_json_atomic
+from diagramforge.paths import metrics_path, stage_paths
+from diagramforge.pipeline import code_fingerprint
+from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection
+from diagramforge.shards import ShardSet, clear_dir
+from diagramforge.stage import Outcome, Stage, StageLog, TableStage, WorkUnit, check_contract
 from diagramforge.stats import StageStats
 
 log = logging.getLogger(__name__)
 
-PACKAGE_DIR = Path(__file__).resolve().parent
-
-
 TIMING_SUFFIX = "_ms"
 """Counters named ``*_ms`` are timings: reported in metrics, never committed with shards."""
-
-
-class Reason:
-    """Reasons the runner itself assigns (stages define their own next to their logic)."""
-
-    TIMEOUT = "timeout"
-    WORKER_CRASH = "worker_crash"
-    ERROR = "error"
-
-
-class ContractError(RuntimeError):
-    """The pipeline is mis-wired: a stage reads a column no upstream stage wrote."""
-
-
-@dataclass
-class Outcome:
-    """What processing one unit produced: output rows and rejections."""
-
-    records: list[dict] = field(default_factory=list)
-    rejections: list[Rejection] = field(default_factory=list)
-    extra: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass
-class WorkUnit:
-    """Rows processed together (one row, or e.g. all figures of one paper)."""
-
-    rows: list[dict]
-    key: str
-    timeout_s: float | None = None
-    """Overrides ``runner.item_timeout_s × rows`` when the stage knows better."""
-
-
-def code_fingerprint() -> str:
-    """Hash of the package source, so a code change never reuses stale shards."""
-    h = hashlib.sha256()
-    for p in sorted(PACKAGE_DIR.rglob("*.py")):
-        h.update(p.relative_to(PACKAGE_DIR).as_posix().encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()[:16]
 
 
 def _file_digest(path: Path) -> str:
@@ -87,140 +43,25 @@ def _file_digest(path: Path) -> str:
         return hashlib.file_digest(fh, "sha256").hexdigest()[:16]
 
 
-class Stage(ABC):
-    """A mapped stage.  Subclasses set the class attributes and implement ``process``."""
-
-    name: ClassVar[str]
-    upstream: ClassVar[str | None] = None
-    input_schema: ClassVar[pa.Schema] = RECORD_SCHEMA
-    output_schema: ClassVar[pa.Schema] = RECORD_SCHEMA
-    reads: ClassVar[tuple[str, ...]] = ()
-    writes: ClassVar[tuple[str, ...]] = ()
-    expands: ClassVar[bool] = False
-    param_sections: ClassVar[tuple[str, ...]] = ()
-
-    def __init__(self, params: Params):
-        self.params = params
-
-    def prepare(self) -> None:  # noqa: B027 - optional hook
-        """Once, in the parent, before workers start (build caches, formats)."""
-
-    def setup(self) -> None:  # noqa: B027 - optional hook
-        """Once per worker process (load tokenizers, open browsers)."""
-
-    def units(self, rows: list[dict]) -> list[WorkUnit]:
-        """Split a shard's rows into units of work; by default one row per unit."""
-        return [WorkUnit([r], str(r.get("id"))) for r in rows]
-
-    @abstractmethod
-    def process(self, unit: WorkUnit) -> Outcome:
-        """Turn one unit into records and rejections; must account for every row."""
-
-    def locator(self, row: dict) -> str:
-        return str(row.get("source_id") or row.get("id"))
-
-    def environment(self) -> dict:
-        """Versions of outside tools the output depends on (TeX Live, draw.io, …): part of
-        the fingerprint, so an upgrade never reuses shards made by the old tools."""
-        return {}
-
-    def fingerprint_params(self) -> dict:
-        dumped = self.params.model_dump(by_alias=True)
-        return {s: dumped[s] for s in self.param_sections}
+def fingerprint(stage: Stage | TableStage, inputs: ShardSet | None) -> str:
+    return hashlib.sha256(json.dumps({
+        "stage": stage.name,
+        "params": stage.fingerprint_params(),
+        "inputs": [_file_digest(inputs.path(i)) for i in inputs.indices()] if inputs else [],
+        "code": code_fingerprint(type(stage)),
+        "environment": stage.environment(),
+    }, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-@dataclass
-class StagePaths:
-    root: Path
-
-    @property
-    def records(self) -> Path:
-        return self.root / "records"
-
-    @property
-    def rejections(self) -> Path:
-        return self.root / "rejections"
-
-    @property
-    def shard_stats(self) -> Path:
-        return self.root / "_shard_stats"
-
-    @property
-    def state(self) -> Path:
-        return self.root / "_state.json"
-
-
-def stage_paths(params: Params, name: str) -> StagePaths:
-    return StagePaths(Path(params.project.data_dir) / name)
-
-
-def metrics_path(params: Params, name: str) -> Path:
-    return Path(params.project.metrics_dir) / f"{name}.json"
-
-
-def read_state(params: Params, name: str) -> dict:
-    p = stage_paths(params, name).state
-    return json.loads(p.read_text()) if p.exists() else {}
-
-
-def check_contract(stage_name: str, reads: Sequence[str], upstream: str | None,
-                   params: Params) -> list[str]:
-    """Columns the upstream stage has filled; raise if ``reads`` asks for more."""
-    if upstream is None:
-        return []
-    state = read_state(params, upstream)
-    if not state.get("complete"):
-        raise ContractError(
-            f"stage '{stage_name}' needs the output of '{upstream}', which has not completed "
-            f"(run `diagramforge {upstream}` or `dvc repro`)"
-        )
-    provided = state.get("provides", [])
-    missing = [c for c in reads if c not in provided]
-    if missing:
-        raise ContractError(
-            f"stage '{stage_name}' reads {missing}, but '{upstream}' only provides {provided}"
-        )
-    return provided
-
-
-_WORKER_STAGE: Stage | None = None
-
-
-def _init_worker(stage: Stage) -> None:
-    global _WORKER_STAGE
-    _WORKER_STAGE = stage
-    logging.basicConfig(level=logging.WARNING)
-    stage.setup()
-
-
-def _run_unit(unit: WorkUnit) -> Outcome:
-    assert _WORKER_STAGE is not None
-    return _WORKER_STAGE.process(unit)
-
-
-class StageLog:
-    """Collects rejections and stats for one shard (or one whole-table stage)."""
-
-    def __init__(self, stage: str, expands: bool):
-        self.stage = stage
-        self.stats = StageStats(stage=stage, expands=expands)
-        self.rejections: list[dict] = []
-
-    def reject(self, rej: Rejection) -> None:
-        self.rejections.append(rej.to_row(self.stage))
-        self.stats.by_reason[rej.reason] += 1
-        if rej.unit == Unit.CANDIDATE:
-            self.stats.rejected_candidates += 1
-        else:
-            self.stats.rejected_inputs += 1
-
-
-def run_stage(stage: Stage, *, workers: int | None = None, progress: bool | None = None,
-              stop_after_shards: int | None = None) -> StageStats:
-    """Run a mapped stage to completion (or resume it) and write its metrics.
+def run_stage(stage: Stage | TableStage, *, workers: int | None = None,
+              progress: bool | None = None, stop_after_shards: int | None = None
+              ) -> StageStats:
+    """Run a stage to completion (or resume it) and write its metrics and state.
 
     ``stop_after_shards`` exists for tests that simulate a kill after N commits.
     """
+    if isinstance(stage, TableStage):
+        return _run_table(stage)
     params = stage.params
     rp = params.runner
     workers = rp.workers if workers is None else workers
@@ -232,22 +73,15 @@ def run_stage(stage: Stage, *, workers: int | None = None, progress: bool | None
     inputs = ShardSet(stage_paths(params, stage.upstream).records, stage.input_schema) \
         if stage.upstream else None
     in_indices = inputs.indices() if inputs else []
+    fp = fingerprint(stage, inputs)
 
-    fingerprint = hashlib.sha256(json.dumps({
-        "stage": stage.name,
-        "params": stage.fingerprint_params(),
-        "inputs": [_file_digest(inputs.path(i)) for i in in_indices] if inputs else [],
-        "code": code_fingerprint(),
-        "environment": stage.environment(),
-    }, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-    out = ShardSet(paths.records, stage.output_schema)
+    out = ShardSet(paths.records, stage.output_schema or RECORD_SCHEMA)
     rej = ShardSet(paths.rejections, REJECTION_SCHEMA)
     state = json.loads(paths.state.read_text()) if paths.state.exists() else {}
-    if state.get("fingerprint") != fingerprint:
+    if state.get("fingerprint") != fp:
         for d in (paths.records, paths.rejections, paths.shard_stats):
             clear_dir(d)
-    write_json_atomic({"fingerprint": fingerprint, "complete": False}, paths.state)
+    atomic.write_json(paths.state, {"fingerprint": fp, "complete": False})
 
     todo = [i for i in in_indices if not out.committed(i)]
     resumed = len(in_indices) - len(todo)
@@ -255,37 +89,29 @@ def run_stage(stage: Stage, *, workers: int | None = None, progress: bool | None
         log.info("%s: resuming, %d of %d shards already committed", stage.name, resumed,
                  len(in_indices))
 
-    stage.prepare()
-    pool = ProcessPool(max_workers=workers, initializer=_init_worker, initargs=(stage,)) \
-        if workers > 0 else None
-    if pool is None:
-        stage.setup()
-    bar = tqdm(total=sum(_rows_in(inputs, i) for i in todo) if inputs else 0, desc=stage.name,
-               unit="row", disable=None if progress else True, leave=False)
-    done = 0
     timings: dict[str, int] = {}
-    try:
-        for i in todo:
-            assert inputs is not None
-            rows = inputs.read(i).to_pylist()
-            records, log_ = _run_shard(stage, rows, pool, bar)
-            rej.write(i, log_.rejections)
-            # timings vary run to run: kept out of the committed shard stats (so stage
-            # outputs are byte-identical across runs) and added to this run's metrics
-            for k in [k for k in log_.stats.extra if str(k).endswith(TIMING_SUFFIX)]:
-                timings[k] = timings.get(k, 0) + log_.stats.extra.pop(k)
-            write_json_atomic(log_.stats.to_json(), paths.shard_stats / f"{i:05d}.json")
-            _fault(stage.name, i, "before_commit")
-            out.write(i, records)  # the commit point
-            _fault(stage.name, i, "after_commit")
-            done += 1
-            if stop_after_shards is not None and done >= stop_after_shards:
-                return log_.stats
-    finally:
+    if todo:
+        assert inputs is not None
+        stage.prepare()
+        bar = tqdm(total=sum(_rows_in(inputs, i) for i in todo), desc=stage.name, unit="row",
+                   disable=None if progress else True, leave=False)
+        with make_executor(params, workers) as ex:
+            ex.open(stage)
+            for done, i in enumerate(todo, 1):
+                records, log_ = _run_shard(stage, inputs.read(i).to_pylist(), ex, bar)
+                rej.write(i, log_.rejections)
+                # timings vary run to run: kept out of the committed shard stats (so stage
+                # outputs are byte-identical across runs) and added to this run's metrics
+                for k in [k for k in log_.stats.extra if str(k).endswith(TIMING_SUFFIX)]:
+                    timings[k] = timings.get(k, 0) + log_.stats.extra.pop(k)
+                atomic.write_json(paths.shard_stats / f"{i:05d}.json", log_.stats.to_json())
+                _fault(stage.name, i, "before_commit")
+                out.write(i, records)  # the commit point
+                _fault(stage.name, i, "after_commit")
+                if stop_after_shards is not None and done >= stop_after_shards:
+                    bar.close()
+                    return log_.stats
         bar.close()
-        if pool is not None:
-            pool.close()
-            pool.join()
 
     total = StageStats(stage=stage.name, expands=stage.expands)
     for i in in_indices:
@@ -294,7 +120,7 @@ def run_stage(stage: Stage, *, workers: int | None = None, progress: bool | None
     total.seconds = time.perf_counter() - t0
     total.extra["resumed_shards"] = resumed
     total.extra.update(timings)
-    _finish(stage.name, params, total, sorted(set(provided) | set(stage.writes)), fingerprint)
+    _finish(stage.name, params, total, sorted(set(provided) | set(stage.writes)), fp)
     return total
 
 
@@ -306,13 +132,13 @@ def _fault(stage: str, index: int, point: str) -> None:
 
 
 def _finish(name: str, params: Params, stats: StageStats, provides: list[str],
-            fingerprint: str) -> None:
+            fp: str) -> None:
     err = stats.balance_error()
     if err:
         raise RuntimeError(f"accounting error, an input vanished: {err}")
-    write_json_atomic(stats.to_json(), metrics_path(params, name))
-    write_json_atomic({"fingerprint": fingerprint, "complete": True, "provides": provides},
-                      stage_paths(params, name).state)
+    atomic.write_json(metrics_path(params, name), stats.to_json())
+    atomic.write_json(stage_paths(params, name).state,
+                      {"fingerprint": fp, "complete": True, "provides": provides})
 
 
 def _unit_failed(stage: Stage, unit: WorkUnit, reason: str, detail: str) -> Outcome:
@@ -326,33 +152,16 @@ def _rows_in(shards: ShardSet, index: int) -> int:
     return pq.ParquetFile(shards.path(index)).metadata.num_rows
 
 
-def _run_shard(stage: Stage, rows: list[dict], pool: ProcessPool | None, bar: tqdm
+def _run_shard(stage: Stage, rows: list[dict], ex, bar: tqdm  # noqa: ANN001 - Executor
                ) -> tuple[list[dict], StageLog]:
     units = stage.units(rows)
-    timeout = stage.params.runner.item_timeout_s
+    per_item = stage.params.runner.item_timeout_s
+    timeouts = [u.timeout_s or per_item * max(1, len(u.rows)) for u in units]
     outcomes: list[Outcome] = []
-    if pool is None:
-        for u in units:
-            try:
-                outcomes.append(stage.process(u))
-            except Exception as exc:  # noqa: BLE001 - one bad input must not stop the run
-                outcomes.append(_unit_failed(stage, u, Reason.ERROR, repr(exc)))
-            bar.update(len(u.rows))
-    else:
-        futures = [pool.schedule(_run_unit, args=(u,),
-                                 timeout=u.timeout_s or timeout * max(1, len(u.rows)))
-                   for u in units]
-        for u, fut in zip(units, futures, strict=True):
-            try:
-                outcomes.append(fut.result())
-            except FutureTimeout:
-                outcomes.append(_unit_failed(stage, u, Reason.TIMEOUT,
-                                             f"unit {u.key} exceeded {timeout:g}s per item"))
-            except ProcessExpired as exc:
-                outcomes.append(_unit_failed(stage, u, Reason.WORKER_CRASH, str(exc)))
-            except Exception as exc:  # noqa: BLE001
-                outcomes.append(_unit_failed(stage, u, Reason.ERROR, repr(exc)))
-            bar.update(len(u.rows))
+    for u, res in zip(units, ex.run(units, timeouts), strict=True):
+        outcomes.append(_unit_failed(stage, u, res.reason, res.detail)
+                        if isinstance(res, Failure) else res)
+        bar.update(len(u.rows))
 
     log_ = StageLog(stage.name, stage.expands)
     log_.stats.n_in = len(rows)
@@ -372,37 +181,37 @@ def _run_shard(stage: Stage, rows: list[dict], pool: ProcessPool | None, bar: tq
     return records, log_
 
 
-def run_table_stage(name: str, params: Params, upstream: str, reads: Sequence[str],
-                    writes: Sequence[str], fn: Callable[[pa.Table, StageLog], list[dict]],
-                    output_schema: pa.Schema = RECORD_SCHEMA) -> StageStats:
-    """Run a whole-table stage (split, dedup): ``fn(table, log) -> list[dict]``.
-
-    Whole-table stages need a global view, so they are not parallel, but they write the same
-    shards, ledger and metrics as mapped stages and are checked by the same books.
-    """
+def _run_table(stage: TableStage) -> StageStats:
+    """A whole-table stage: read all of upstream, run, commit records (if any) in one go."""
+    params = stage.params
     t0 = time.perf_counter()
-    provided = check_contract(name, reads, upstream, params)
-    table = ShardSet(stage_paths(params, upstream).records, RECORD_SCHEMA).read_all()
-    log_ = StageLog(name, expands=False)
-    log_.stats.n_in = table.num_rows
-    rows = fn(table, log_)
-    return commit_outputs(name, params, rows, log_, output_schema,
-                          sorted(set(provided) | set(writes)), t0)
-
-
-def commit_outputs(name: str, params: Params, rows: list[dict], log_: StageLog,
-                   schema: pa.Schema, provides: list[str], t0: float) -> StageStats:
-    """Write a non-mapped stage's records, ledger and metrics in one go."""
-    paths = stage_paths(params, name)
-    out = ShardSet(paths.records, schema)
+    provided = check_contract(stage.name, stage.reads, stage.upstream, params)
+    table = ShardSet(stage_paths(params, stage.upstream).records, stage.input_schema).read_all() \
+        if stage.upstream else None
+    log_ = StageLog(stage.name, expands=stage.expands)
+    log_.stats.n_in = table.num_rows if table is not None else 0
+    rows = stage.run_table(table, log_)
+    paths = stage_paths(params, stage.name)
     rej = ShardSet(paths.rejections, REJECTION_SCHEMA)
     for d in (paths.records, paths.rejections, paths.shard_stats):
         clear_dir(d)
-    size = params.runner.shard_size
-    for k in range(max(1, -(-len(rows) // size))):
-        out.write(k, rows[k * size:(k + 1) * size])
+    if stage.output_schema is not None:
+        out = ShardSet(paths.records, stage.output_schema)
+        size = params.runner.shard_size
+        for k in range(max(1, -(-len(rows) // size))):
+            out.write(k, rows[k * size:(k + 1) * size])
+        log_.stats.n_out = len(rows)
+    else:  # a terminal stage (validate, publish): what it did not reject went through
+        log_.stats.n_out = log_.stats.n_in - log_.stats.rejected_inputs
     rej.write(0, log_.rejections)
-    log_.stats.n_out = len(rows)
     log_.stats.seconds = time.perf_counter() - t0
-    _finish(name, params, log_.stats, provides, "table")
+    _finish(stage.name, params, log_.stats, sorted(set(provided) | set(stage.writes)),
+            "table")
     return log_.stats
+
+
+def run_named(name: str, params: Params, **kw: object) -> StageStats:
+    """Run the stage called ``name`` (as declared in ``pipeline.STAGES``)."""
+    from diagramforge.pipeline import stage_classes
+
+    return run_stage(stage_classes()[name](params), **kw)  # type: ignore[arg-type]

@@ -60,3 +60,21 @@ def make_params(tmp_path: Path, **sections: dict) -> Params:
 @pytest.fixture
 def params(tmp_path: Path) -> Params:
     return make_params(tmp_path)
+
+
+def seed_stage(params: Params, name: str, rows: list[dict], schema=None,  # noqa: ANN001
+               provides=None) -> None:  # noqa: ANN001
+    """Write ``rows`` as the completed output of stage ``name`` (a fake upstream)."""
+    from diagramforge import atomic
+    from diagramforge.paths import stage_paths
+    from diagramforge.records import RECORD_SCHEMA
+    from diagramforge.shards import ShardSet
+
+    schema = schema or RECORD_SCHEMA
+    paths = stage_paths(params, name)
+    shards = ShardSet(paths.records, schema)
+    size = params.runner.shard_size
+    for k in range(max(1, -(-len(rows) // size))):
+        shards.write(k, rows[k * size:(k + 1) * size])
+    atomic.write_json(paths.state, {"complete": True,
+                                    "provides": list(provides or schema.names)})

@@ -16,15 +16,12 @@ import pytest
 import yaml
 
 from diagramforge.builders.arxiv import parse_listing
-from diagramforge.builders.crawl import run_crawl
 from diagramforge.builders.extract import ExtractStage
 from diagramforge.builders.render import RenderStage
 from diagramforge.cards.audit import load_audit
-from diagramforge.cards.publish import run_publish
-from diagramforge.cards.validate import run_validate
-from diagramforge.filters.split import run_split
 from diagramforge.filters.stage import FilterStage
-from diagramforge.runner import metrics_path, run_stage, stage_paths
+from diagramforge.paths import metrics_path, stage_paths
+from diagramforge.runner import run_named, run_stage
 from tests.conftest import REPO, SAMPLE_REPOS, SAMPLES, make_params, needs_browser, needs_tex
 
 pytestmark = [pytest.mark.slow, needs_tex, needs_browser]
@@ -36,12 +33,12 @@ def built(tmp_path_factory):
     params = make_params(tmp, runner={"workers": 2, "shard_size": 4},
                          crawl={"repos": {"repositories": SAMPLE_REPOS,
                                           "cache_dir": str(tmp / "repos")}})
-    run_crawl(params)
+    run_named("crawl", params)
     for stage in (ExtractStage, RenderStage, FilterStage):
         run_stage(stage(params))
-    run_split(params)
-    run_validate(params)
-    out = run_publish(params)
+    run_named("split", params)
+    run_named("validate", params)
+    out = run_named("publish", params)
     return params, out
 
 

@@ -10,17 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from diagramforge.atomic import write_json
+from diagramforge.paths import metrics_path, stage_paths
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection, empty_record
-from diagramforge.runner import (
-    ContractError,
-    Outcome,
-    Stage,
-    WorkUnit,
-    metrics_path,
-    run_stage,
-    stage_paths,
-)
-from diagramforge.shards import ShardSet, write_json_atomic
+from diagramforge.runner import run_stage
+from diagramforge.shards import ShardSet
+from diagramforge.stage import ContractError, Outcome, Stage, WorkUnit
 from tests.conftest import make_params
 
 
@@ -31,7 +26,7 @@ def seed(params, n_rows: int, shard_size: int, provides=("id", "format", "code")
     rows = [empty_record(id=f"r{i:03d}", format="tikz", code=f"c{i}") for i in range(n_rows)]
     for k in range(0, n_rows, shard_size):
         s.write(k // shard_size, rows[k:k + shard_size])
-    write_json_atomic({"complete": True, "provides": list(provides)}, paths.state)
+    write_json(paths.state, {"complete": True, "provides": list(provides)})
 
 
 class Upper(Stage):

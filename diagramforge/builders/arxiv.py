@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 from lxml import etree
 from sickle.models import Record
 
-from diagramforge.licences import spdx_from_url
+from diagramforge.licences import allowed, spdx_from_url
+from diagramforge.params import Params
+from diagramforge.records import Rejection
 
 OAI_NS = "http://www.openarchives.org/OAI/2.0/"
 ARXIV_NS = "http://arxiv.org/OAI/arXiv/"
@@ -110,3 +113,23 @@ def local_versions(directory: Path, arxiv_id: str) -> dict[str, Path]:
         if v.isdigit():
             out[v] = p
     return dict(sorted(out.items(), key=lambda kv: int(kv[0])))
+
+
+class CrawlReason(StrEnum):
+    OUT_OF_SCOPE = "out_of_scope"
+    OVER_MAX = "over_max_papers"
+    LICENCE = "licence_not_allowed"
+    NO_EPRINT = "eprint_missing"
+    DOWNLOAD = "download_failed"
+    CLONE = "clone_failed"
+    TOO_LARGE = "file_too_large"
+
+
+def licence_refusal(entry: Entry, params: Params) -> Rejection | None:
+    """arXiv metadata carries the licence, so a paper the licence filter would drop is
+    refused here, before anything is downloaded (``crawl.arxiv.skip_disallowed_licences``)."""
+    if params.crawl.arxiv.skip_disallowed_licences and not allowed(entry.licence,
+                                                                    params.licences.allow):
+        return Rejection(f"arxiv:{entry.id}", CrawlReason.LICENCE,
+                         f"{entry.licence} ({entry.licence_url})")
+    return None

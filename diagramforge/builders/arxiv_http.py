@@ -19,11 +19,11 @@ import requests
 from sickle import Sickle
 from sickle.oaiexceptions import NoRecordsMatch
 
-from diagramforge.builders.arxiv import Entry, parse_record
+from diagramforge.builders.arxiv import CrawlReason, Entry, licence_refusal, parse_record
 from diagramforge.builders.polite import NotFound, download, polite_session
 from diagramforge.params import ArxivCrawlParams, Params
 from diagramforge.records import Rejection
-from diagramforge.runner import StageLog
+from diagramforge.stage import StageLog
 
 log = logging.getLogger(__name__)
 _VERSIONED = re.compile(r"abs/(?P<id>.+?)v(?P<v>\d+)$")
@@ -95,7 +95,6 @@ def get_record(cfg: ArxivCrawlParams, session: requests.Session, arxiv_id: str
 
 def crawl_http(params: Params, log_: StageLog) -> list[dict]:
     """List, check and download; every listed paper becomes a row or a rejection."""
-    from diagramforge.builders.crawl import CrawlReason, licence_refusal
 
     cfg = params.crawl.arxiv
     session = polite_session(cfg.user_agent, cfg.delay_s, cfg.retries, cfg.timeout_s)

@@ -8,40 +8,20 @@ is read in place; with an http(s) URL the polite HTTP crawler downloads into the
 from __future__ import annotations
 
 import json
-import time
-from enum import StrEnum
 from pathlib import Path
 
-from diagramforge.builders.arxiv import Entry, local_versions, parse_listing
+from diagramforge.builders.arxiv import (
+    CrawlReason,
+    Entry,
+    licence_refusal,
+    local_versions,
+    parse_listing,
+)
+from diagramforge.builders.arxiv_http import crawl_http
 from diagramforge.builders.repos import GitError, checkout, find_licence, list_files
-from diagramforge.licences import allowed
 from diagramforge.params import Params
 from diagramforge.records import SOURCE_SCHEMA, Rejection, SourceKind
-from diagramforge.runner import StageLog, commit_outputs
-from diagramforge.stats import StageStats
-
-STAGE = "crawl"
-WRITES = tuple(SOURCE_SCHEMA.names)
-
-
-class CrawlReason(StrEnum):
-    OUT_OF_SCOPE = "out_of_scope"
-    OVER_MAX = "over_max_papers"
-    LICENCE = "licence_not_allowed"
-    NO_EPRINT = "eprint_missing"
-    DOWNLOAD = "download_failed"
-    CLONE = "clone_failed"
-    TOO_LARGE = "file_too_large"
-
-
-def licence_refusal(entry: Entry, params: Params) -> Rejection | None:
-    """arXiv metadata carries the licence, so a paper the licence filter would drop is
-    refused here, before anything is downloaded (``crawl.arxiv.skip_disallowed_licences``)."""
-    if params.crawl.arxiv.skip_disallowed_licences and not allowed(entry.licence,
-                                                                    params.licences.allow):
-        return Rejection(f"arxiv:{entry.id}", CrawlReason.LICENCE,
-                         f"{entry.licence} ({entry.licence_url})")
-    return None
+from diagramforge.stage import StageLog, TableStage
 
 
 def _local(params: Params, log_: StageLog) -> list[dict]:
@@ -112,21 +92,30 @@ def _repos(params: Params, log_: StageLog) -> list[dict]:
     return rows
 
 
-def run_crawl(params: Params) -> StageStats:
-    """Run the crawl stage and write ``data/crawl`` plus its metrics."""
-    t0 = time.perf_counter()
-    log_ = StageLog(STAGE, expands=False)
-    src = params.crawl.arxiv.source
-    if not src:
-        rows = []
-    elif src.startswith(("http://", "https://")):
-        from diagramforge.builders.arxiv_http import crawl_http
+class CrawlStage(TableStage):
+    """List arXiv papers (OAI-PMH, with licences), check scope and licence, fetch e-prints
+    and PDFs into the cache; check out pinned template repositories. Reads samples/arxiv by
+    default, so it runs offline."""
 
-        rows = crawl_http(params, log_)
-    else:
-        rows = _local(params, log_)
-    n_arxiv = log_.stats.n_in
-    rows += _repos(params, log_)
-    log_.stats.extra["arxiv_listed"] = n_arxiv
-    log_.stats.extra["repo_files"] = log_.stats.n_in - n_arxiv
-    return commit_outputs(STAGE, params, rows, log_, SOURCE_SCHEMA, list(WRITES), t0)
+    name = "crawl"
+    output_schema = SOURCE_SCHEMA
+    writes = tuple(SOURCE_SCHEMA.names)
+    param_sections = ("crawl", "licences")
+    code = ("builders/arxiv.py", "builders/arxiv_http.py", "builders/polite.py",
+            "builders/repos.py", "licences.py")
+    inputs = ("samples/arxiv", "samples/repos")
+
+    def run_table(self, table: None, log: StageLog) -> list[dict]:
+        params = self.params
+        src = params.crawl.arxiv.source
+        if not src:
+            rows = []
+        elif src.startswith(("http://", "https://")):
+            rows = crawl_http(params, log)
+        else:
+            rows = _local(params, log)
+        n_arxiv = log.stats.n_in
+        rows += _repos(params, log)
+        log.stats.extra["arxiv_listed"] = n_arxiv
+        log.stats.extra["repo_files"] = log.stats.n_in - n_arxiv
+        return rows

@@ -19,10 +19,14 @@ from diagramforge.builders.file_extract import (
 from diagramforge.builders.tikz_extract import extract_paper
 from diagramforge.formats.texcompile import tex_version
 from diagramforge.records import SOURCE_SCHEMA, Rejection, SourceKind, Unit
-from diagramforge.runner import Outcome, Stage, WorkUnit
+from diagramforge.stage import Outcome, Stage, WorkUnit
 
 
 class ExtractStage(Stage):
+    """Unpack each e-print safely, flatten its LaTeX and turn every TikZ picture into a
+    standalone document with the preamble definitions it uses, caption and context; split
+    repository files into mxGraph pages and SVG documents."""
+
     name = "extract"
     upstream = "crawl"
     input_schema = SOURCE_SCHEMA
@@ -32,6 +36,8 @@ class ExtractStage(Stage):
               "meta")
     expands = True
     param_sections: ClassVar[tuple[str, ...]] = ("extract",)
+    code = ("builders/tikz_extract.py", "builders/file_extract.py", "builders/archives.py",
+            "formats", "sandbox.py")
 
     def environment(self) -> dict:
         # which packages exist (and so are kept in standalone documents) is TeX Live's call

@@ -20,7 +20,7 @@ from diagramforge.formats.svg import SvgError, png_ink, render_png
 from diagramforge.formats.texcompile import CompileResult, TexCompiler, batch_key, tex_version
 from diagramforge.formats.tikz import Standalone
 from diagramforge.records import Format, Rejection, make_id
-from diagramforge.runner import Outcome, Stage, WorkUnit
+from diagramforge.stage import Outcome, Stage, WorkUnit
 from diagramforge.stats import RenderCounter as RC
 
 
@@ -37,11 +37,17 @@ def _standalone(record: dict) -> Standalone:
 
 
 class RenderStage(Stage):
+    """Compile every diagram with its real tool (sandboxed pdflatex for TikZ, batched
+    across sources; draw.io's own engine for mxGraph; resvg for SVG) and rasterize it,
+    rejecting failures, blanks and extreme scales."""
+
     name = "render"
     upstream = "extract"
     reads = ("id", "format", "code", "group")
     writes = ("image", "width", "height", "render_status", "render_engine", "render_error")
     param_sections: ClassVar[tuple[str, ...]] = ("render",)
+    code = ("formats", "sandbox.py")
+    inputs = ("package-lock.json",)
 
     _tex: TexCompiler | None = None
     _renderer: DrawioRenderer | None = None

@@ -7,12 +7,11 @@ import json
 from dataclasses import dataclass
 
 from diagramforge.params import Params
+from diagramforge.paths import metrics_path, stage_paths
+from diagramforge.pipeline import funnel
 from diagramforge.records import REJECTION_SCHEMA
-from diagramforge.runner import metrics_path, stage_paths
 from diagramforge.shards import ShardSet
 from diagramforge.stats import RenderCounter, StageStats
-
-PIPELINE = ("crawl", "extract", "render", "filter", "split")
 
 
 @dataclass
@@ -28,7 +27,8 @@ class Audit:
 
 def load_audit(params: Params) -> Audit:
     stages, errors = [], []
-    for name in PIPELINE:
+    pipeline = funnel()
+    for name in pipeline:
         p = metrics_path(params, name)
         if not p.exists():
             errors.append(f"{name}: no metrics (stage not run)")
@@ -44,8 +44,8 @@ def load_audit(params: Params) -> Audit:
     for prev, cur in zip(stages, stages[1:], strict=False):
         if cur.n_in != prev.n_out:
             errors.append(f"{cur.stage} read {cur.n_in} but {prev.stage} wrote {prev.n_out}")
-    published = stages[-1].n_out if len(stages) == len(PIPELINE) else 0
-    if len(stages) == len(PIPELINE):
+    published = stages[-1].n_out if len(stages) == len(pipeline) else 0
+    if len(stages) == len(pipeline):
         ex = stages[1]
         downstream = sum(s.rejected_inputs for s in stages[2:])
         if ex.n_out != published + downstream:

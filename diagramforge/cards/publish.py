@@ -10,20 +10,17 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 
 from diagramforge.cards.audit import format_funnel, load_audit
 from diagramforge.cards.card import render_card, render_licences
 from diagramforge.params import Params
-from diagramforge.records import RECORD_SCHEMA
-from diagramforge.runner import metrics_path, stage_paths
-from diagramforge.shards import ShardSet, write_json_atomic
-from diagramforge.stats import Counter
+from diagramforge.paths import read_state, stage_paths
+from diagramforge.stage import StageLog, TableStage
 
-STAGE = "publish"
 SPLITS = ("train", "validation", "test")
 GENERATION_COLUMNS = ("id", "format", "image", "code", "caption", "context", "title", "source",
                       "source_id", "source_url", "group", "licence", "licence_url",
@@ -77,12 +74,33 @@ def write_generation(df: pd.DataFrame, out: Path, config: str = "generation") ->
     return configs
 
 
-def run_publish(params: Params) -> Path:
-    t0 = time.perf_counter()
+class PublishStage(TableStage):
+    """Write data/published/<name>/: Parquet splits per config with an Image column, the
+    dataset card (README.md), LICENSES.md and the validation report."""
+
+    name = "publish"
+    upstream = "split"
+    reads = ("id", "format", "code", "image", "split", "licence")
+    output_schema = None
+    funnel = False
+    param_sections = ("publish",)
+    code = ("cards/card.py", "cards/audit.py")
+    outputs = ("data/published",)
+
+    def run_table(self, table: pa.Table | None, log: StageLog) -> list[dict]:
+        assert table is not None
+        publish(self.params, table.to_pandas())
+        df_splits = table.column("split").to_pylist()
+        log.stats.extra.update({s: df_splits.count(s) for s in SPLITS})
+        return []
+
+
+def publish(params: Params, df: pd.DataFrame) -> Path:
+    """Write the dataset directory; refuses unless the validate stage passed."""
     report = stage_paths(params, "validate").root / "report.json"
-    if not report.exists() or not json.loads(report.read_text()).get("success"):
+    if not read_state(params, "validate").get("complete") or not report.exists() \
+            or not json.loads(report.read_text()).get("success"):
         raise RuntimeError("refusing to publish: the validate stage has not passed")
-    df = ShardSet(stage_paths(params, "split").records, RECORD_SCHEMA).read_all().to_pandas()
     out = Path(params.publish.out_dir) / params.publish.name
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -95,8 +113,4 @@ def run_publish(params: Params) -> Path:
     (tmp / "VERSION").write_text(params.publish.version + "\n")
     shutil.rmtree(out, ignore_errors=True)
     tmp.rename(out)
-    counts = {s: int((df["split"] == s).sum()) for s in SPLITS}
-    write_json_atomic({str(Counter.IN): len(df), str(Counter.OUT): len(df), **counts,
-                       str(Counter.SECONDS): round(time.perf_counter() - t0, 3)},
-                      metrics_path(params, STAGE))
     return out

@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 
+from diagramforge import atomic
+from diagramforge.licences import allowed
 from diagramforge.params import Params
-from diagramforge.records import RECORD_SCHEMA
-from diagramforge.runner import check_contract, metrics_path, stage_paths
-from diagramforge.shards import ShardSet, write_json_atomic
-from diagramforge.stats import Counter
+from diagramforge.paths import stage_paths
+from diagramforge.stage import StageLog, TableStage
 
-STAGE = "validate"
 READS = ("id", "format", "code", "image", "licence", "group", "split", "source_id", "width",
          "height")
 NOT_NULL = ("id", "format", "code", "licence", "group", "split", "source_id", "width", "height")
@@ -39,7 +38,7 @@ def build_suite(gx, params: Params):  # noqa: ANN001, ANN201 - gx module and sui
         E.ExpectColumnValuesToBeUnique(column="id"),
         E.ExpectColumnValuesToBeInSet(column="split", value_set=["train", "validation", "test"]),
         E.ExpectColumnValuesToBeInSet(column="format", value_set=params.validate_.formats),
-        E.ExpectColumnValuesToBeInSet(column="licence", value_set=params.licences.allow),
+        E.ExpectColumnValuesToBeInSet(column="licence_allowed", value_set=[True]),
         E.ExpectColumnValuesToBeBetween(column="width", min_value=rp.min_side_px,
                                         max_value=rp.max_side_px),
         E.ExpectColumnValuesToBeBetween(column="height", min_value=rp.min_side_px,
@@ -57,13 +56,12 @@ def build_suite(gx, params: Params):  # noqa: ANN001, ANN201 - gx module and sui
     return suite
 
 
-def frame(params: Params) -> pd.DataFrame:
+def frame(table: pa.Table, allow: list[str]) -> pd.DataFrame:
     """The final table as validated: images replaced by their sizes, plus leakage columns."""
-    cols = [c for c in RECORD_SCHEMA.names if c != "image"]
-    shards = ShardSet(stage_paths(params, "split").records, RECORD_SCHEMA)
-    df = shards.read_all(cols).to_pandas()
-    imgs = shards.read_all(["image"]).column("image").to_pylist()
-    df["image_bytes"] = [len(b) if b else 0 for b in imgs]
+    df = table.drop_columns(["image"]).to_pandas()
+    df["image_bytes"] = [len(b) if b else 0 for b in table.column("image").to_pylist()]
+    # SPDX expressions ("Apache-2.0 AND MIT") are judged as the licence filter judges them
+    df["licence_allowed"] = [allowed(lic, allow) for lic in df["licence"]]
     df["splits_per_group"] = df.groupby("group")["split"].transform("nunique") if len(df) else []
     return df
 
@@ -79,17 +77,33 @@ def _drop_key(obj: object, key: str) -> None:
             _drop_key(v, key)
 
 
-def run_validate(params: Params) -> dict:
+class ValidateStage(TableStage):
+    """Run the Great Expectations suite on the final table; any failed expectation fails
+    the stage (and so `dvc repro`)."""
+
+    name = "validate"
+    upstream = "split"
+    reads = READS
+    output_schema = None
+    funnel = False
+    param_sections = ("validate", "licences", "filter.tokens", "render.raster")
+    code = ("licences.py",)
+
+    def run_table(self, table: pa.Table | None, log: StageLog) -> list[dict]:
+        report = validate_table(self.params, frame(table, self.params.licences.allow))
+        log.stats.extra.update({"expectations": len(report["results"]),
+                                "failed": sum(not r["success"] for r in report["results"])})
+        return []
+
+
+def validate_table(params: Params, df: pd.DataFrame) -> dict:
     """Validate and write ``data/validate/report.json``; raise if any expectation failed."""
-    t0 = time.perf_counter()
-    check_contract(STAGE, READS, "split", params)
     import great_expectations as gx
     from great_expectations.data_context.types.base import ProgressBarsConfig
 
     # GX sets INFO on one of its own loggers at import; its chatter is not ours to show
     logging.getLogger("great_expectations.data_context.types.base").setLevel(logging.WARNING)
 
-    df = frame(params)
     ctx = gx.get_context(mode="ephemeral")
     ctx.variables.progress_bars = ProgressBarsConfig(globally=False)
     batch = (ctx.data_sources.add_pandas("final").add_dataframe_asset("records")
@@ -102,13 +116,8 @@ def run_validate(params: Params) -> dict:
     failed = [r["expectation_config"]["type"] + ":" + json.dumps(
         r["expectation_config"]["kwargs"].get("column", "")) for r in report["results"]
         if not r["success"]]
-    out = stage_paths(params, STAGE).root
-    write_json_atomic(report, out / "report.json")
-    metrics = {Counter.IN: len(df), Counter.OUT: len(df) if not failed else 0,
-               "expectations": len(report["results"]), "failed": len(failed),
-               "success": bool(result.success), Counter.SECONDS: round(
-                   time.perf_counter() - t0, 3)}
-    write_json_atomic({str(k): v for k, v in metrics.items()}, metrics_path(params, STAGE))
+    out = stage_paths(params, "validate").root
+    atomic.write_json(out / "report.json", report)
     if failed:
         raise ValidationFailed(f"{len(failed)} expectation(s) failed: {failed}; "
                                f"see {Path(out / 'report.json')}")

@@ -1,17 +1,38 @@
-"""The filter contract and registry.
+"""The filter contract, and how the filter stage finds filters.
 
-A filter is tiny: given one record it returns a :class:`Verdict` (keep, or reject with a
-reason and detail) plus the metrics it computed, which are written onto the record.  The
-filter stage does the counting, batching, stats and ledger.  Adding a filter = one module
-that calls :func:`register`, one ``params.yaml`` key, one test file.
+A filter is one module: a params model (its ``params.yaml`` section under ``filter.<name>``,
+with at least ``enabled``), and a factory decorated with :func:`register` that turns the
+configured section into a function from one record to a :class:`Verdict` (keep, or reject
+with a reason and detail, plus the metrics it computed — written onto the record as columns).
+The filter stage does the counting, batching, stats and ledger.
+
+Filters are found by scanning this package and the ``diagramforge.filters`` entry-point group
+(a third-party package adds filters without touching this one); ``filter.order`` in
+``params.yaml`` picks which run, in which order. Adding a filter = one module + its test.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any
 
-from diagramforge.params import Params
+from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from diagramforge.params import Params
+
+ENTRY_POINT_GROUP = "diagramforge.filters"
+
+
+class FilterSection(BaseModel):
+    """Base of every filter's params section."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    enabled: bool = True
 
 
 @dataclass
@@ -33,15 +54,59 @@ class Verdict:
 FilterFn = Callable[[dict], Verdict]
 """A configured filter: one record in, a verdict out."""
 
-Factory = Callable[[Params], FilterFn]
-REGISTRY: dict[str, tuple[Factory, tuple[str, ...]]] = {}
+Factory = Callable[[Any, "Params"], FilterFn]
+"""``factory(section, params)``: the filter's own params section and the whole params."""
 
 
-def register(name: str, writes: tuple[str, ...] = ()) -> Callable[[Factory], Factory]:
+@dataclass(frozen=True)
+class FilterSpec:
+    name: str
+    factory: Factory
+    params_model: type[FilterSection]
+    writes: tuple[str, ...]
+    module: str
+
+
+REGISTRY: dict[str, FilterSpec] = {}
+
+
+def register(name: str, params: type[FilterSection] = FilterSection,
+             writes: tuple[str, ...] = ()) -> Callable[[Factory], Factory]:
     """Register a filter factory under its ``params.yaml`` name (``filter.<name>``)."""
 
     def deco(factory: Factory) -> Factory:
-        REGISTRY[name] = (factory, writes)
+        REGISTRY[name] = FilterSpec(name, factory, params, writes, factory.__module__)
         return factory
 
     return deco
+
+
+_NOT_FILTERS = {"base", "stage", "split"}
+_discovered = False
+
+
+def discover() -> dict[str, FilterSpec]:
+    """Import every filter module of this package and of the entry-point group, once."""
+    global _discovered
+    if not _discovered:
+        import diagramforge.filters as pkg
+
+        for mod in pkgutil.iter_modules(pkg.__path__):
+            if mod.name not in _NOT_FILTERS and not mod.name.startswith("_"):
+                importlib.import_module(f"{pkg.__name__}.{mod.name}")
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            ep.load()
+        _discovered = True
+    return REGISTRY
+
+
+def rediscover() -> dict[str, FilterSpec]:
+    """Scan again (a plugin installed after the first scan, e.g. in a test)."""
+    global _discovered
+    _discovered = False
+    return discover()
+
+
+def build(name: str, params: Params) -> FilterFn:
+    """The configured filter ``name``, as the filter stage builds it."""
+    return discover()[name].factory(params.filter.section(name), params)

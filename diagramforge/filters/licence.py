@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from diagramforge.filters.base import FilterFn, Verdict, register
+from diagramforge.filters.base import FilterFn, FilterSection, Verdict, register
 from diagramforge.licences import UNKNOWN, allowed
 from diagramforge.params import Params
 
 
-@register("licence")
-def make_licence_filter(params: Params) -> FilterFn:
+@register("licence", params=FilterSection)
+def make_licence_filter(cfg: FilterSection, params: Params) -> FilterFn:
     """Reject what the allow list does not cover; a licence nobody could read is its own
     reason (``licence_unknown``) naming the file, so a maintainer can look at that file."""
     allow = params.licences.allow

@@ -13,12 +13,10 @@ import hashlib
 
 import pyarrow as pa
 
-from diagramforge.params import Params, SplitParams
+from diagramforge.params import SplitParams
 from diagramforge.records import Rejection
-from diagramforge.runner import StageLog, run_table_stage
-from diagramforge.stats import StageStats
+from diagramforge.stage import StageLog, TableStage
 
-STAGE = "split"
 SPLITS = ("train", "validation", "test")
 
 
@@ -53,7 +51,16 @@ def split_table(table: pa.Table, log_: StageLog, cfg: SplitParams) -> list[dict]
     return out
 
 
-def run_split(params: Params) -> StageStats:
-    return run_table_stage(STAGE, params, "filter", reads=("id", "group", "source_id"),
-                    writes=("split", "dup_cluster"),
-                    fn=lambda t, lg: split_table(t, lg, params.split))
+class SplitStage(TableStage):
+    """Remove exact duplicates, then assign train/validation/test per paper or repository
+    (seeded hash), so no source is in two splits."""
+
+    name = "split"
+    upstream = "filter"
+    reads = ("id", "group", "source_id")
+    writes = ("split", "dup_cluster")
+    param_sections = ("split",)
+
+    def run_table(self, table: pa.Table | None, log: StageLog) -> list[dict]:
+        assert table is not None
+        return split_table(table, log, self.params.split)

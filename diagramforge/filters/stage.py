@@ -1,32 +1,37 @@
-"""The ``filter`` stage: run the configured filters in order over every record."""
+"""The ``filter`` stage: run the filters ``filter.order`` names, in order, over every record."""
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-from diagramforge.filters import licence, tokens  # noqa: F401 - registers the filters
-from diagramforge.filters.base import REGISTRY, FilterFn
+from diagramforge.filters.base import FilterFn, discover
 from diagramforge.records import Rejection
-from diagramforge.runner import Outcome, Stage, WorkUnit
+from diagramforge.stage import Outcome, Stage, WorkUnit
 
 
 class FilterStage(Stage):
+    """Apply the filters listed in params (filter.order): licence allow-list, token count
+    (tiktoken cl100k_base, offline), … Each rejection is ledgered with its reason."""
+
     name = "filter"
     upstream = "render"
     reads = ("id", "format", "code", "licence", "image")
-    param_sections: ClassVar[tuple[str, ...]] = ("filter", "licences")
+    param_sections = ("filter", "licences")
+    code = ("filters", "licences.py")
 
     def __init__(self, params):  # noqa: ANN001 - Params
         super().__init__(params)
-        self.order = [n for n in params.filter.order
-                      if getattr(params.filter, n).enabled]
-        self.writes = tuple(c for n in self.order for c in REGISTRY[n][1])  # type: ignore[misc]
+        registry = discover()
+        self.order = [n for n in params.filter.order if params.filter.section(n).enabled]
+        self.writes = tuple(c for n in self.order for c in registry[n].writes)  # type: ignore[misc]
         self._fns: list[tuple[str, FilterFn]] | None = None
 
     def setup(self) -> None:
-        self._fns = [(n, REGISTRY[n][0](self.params)) for n in self.order]
+        registry = discover()
+        self._fns = [(n, registry[n].factory(self.params.filter.section(n), self.params))
+                     for n in self.order]
 
     def process(self, unit: WorkUnit) -> Outcome:
+        if self._fns is None:
+            self.setup()
         assert self._fns is not None
         out = Outcome()
         for row in unit.rows:

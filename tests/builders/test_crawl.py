@@ -1,9 +1,9 @@
 import json
 
 from diagramforge.builders.arxiv import parse_listing
-from diagramforge.builders.crawl import run_crawl
+from diagramforge.paths import stage_paths
 from diagramforge.records import REJECTION_SCHEMA, SOURCE_SCHEMA
-from diagramforge.runner import stage_paths
+from diagramforge.runner import run_named
 from diagramforge.shards import ShardSet
 from tests.conftest import SAMPLES, make_params
 
@@ -21,7 +21,7 @@ def test_listing_carries_licences_and_authors():
 
 def test_local_crawl_accounts_for_every_listed_paper(tmp_path):
     params = make_params(tmp_path)
-    stats = run_crawl(params)
+    stats = run_named("crawl", params)
     assert stats.n_in == 16
     assert stats.n_out + stats.n_rejected == 16
     assert stats.by_reason == {"licence_not_allowed": 1}
@@ -36,7 +36,7 @@ def test_local_crawl_accounts_for_every_listed_paper(tmp_path):
 def test_scope_and_cap_are_rejections_not_silence(tmp_path):
     params = make_params(tmp_path, crawl={"arxiv": {"categories": ["cs"], "max_papers": 3,
                                                     "until_date": "2024-01-12"}})
-    stats = run_crawl(params)
+    stats = run_named("crawl", params)
     assert stats.n_out == 3
     assert stats.by_reason["out_of_scope"] >= 4  # math, eess and the late papers
     assert stats.by_reason["over_max_papers"] > 0

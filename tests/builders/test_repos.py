@@ -7,12 +7,12 @@ import subprocess
 
 import pytest
 
-from diagramforge.builders.crawl import run_crawl
 from diagramforge.builders.extract import ExtractStage
 from diagramforge.builders.repos import GitError, checkout, find_licence, list_files
 from diagramforge.params import RepoCrawlParams, RepoSpec
+from diagramforge.paths import stage_paths
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, SOURCE_SCHEMA
-from diagramforge.runner import run_stage, stage_paths
+from diagramforge.runner import run_named, run_stage
 from diagramforge.shards import ShardSet
 from tests.conftest import SAMPLE_REPOS, SAMPLES, make_params
 
@@ -67,7 +67,7 @@ def test_crawl_and_extract_repository_files(tmp_path):
     params = make_params(tmp_path, crawl={"arxiv": {"source": ""},
                                           "repos": {"repositories": SAMPLE_REPOS,
                                                     "cache_dir": str(tmp_path / "repos")}})
-    stats = run_crawl(params)
+    stats = run_named("crawl", params)
     assert stats.n_in == 12 and stats.n_out == 12  # 7 draw.io/xml files + 5 SVGs
     rows = ShardSet(stage_paths(params, "crawl").records, SOURCE_SCHEMA).read_all().to_pylist()
     one = next(r for r in rows if r["title"] == "templates/flows.drawio")

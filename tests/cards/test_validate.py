@@ -1,14 +1,14 @@
 """The Great Expectations suite fails the stage on a broken table and passes a sound one."""
 
 import json
-import time
 
 import pytest
 
-from diagramforge.cards.validate import ValidationFailed, run_validate
-from diagramforge.records import RECORD_SCHEMA, empty_record
-from diagramforge.runner import StageLog, commit_outputs, stage_paths
-from tests.conftest import make_params
+from diagramforge.cards.validate import ValidationFailed
+from diagramforge.paths import stage_paths
+from diagramforge.records import empty_record
+from diagramforge.runner import run_named
+from tests.conftest import make_params, seed_stage
 
 
 def good_rows(n=4):
@@ -18,17 +18,14 @@ def good_rows(n=4):
 
 
 def write_split(params, rows):
-    log = StageLog("split", expands=False)
-    log.stats.n_in = len(rows)
-    commit_outputs("split", params, rows, log, RECORD_SCHEMA, list(RECORD_SCHEMA.names),
-                   time.perf_counter())
+    seed_stage(params, "split", rows)
 
 
 def test_sound_table_passes_and_report_is_written(tmp_path):
     params = make_params(tmp_path)
     write_split(params, good_rows())
-    report = run_validate(params)
-    assert report["success"]
+    stats = run_named("validate", params)
+    assert stats.n_out == 4 and stats.extra["failed"] == 0
     saved = json.loads((stage_paths(params, "validate").root / "report.json").read_text())
     assert len(saved["results"]) >= 10
 
@@ -46,7 +43,7 @@ def test_broken_table_fails_the_stage(tmp_path, breakage, expectation):
     breakage(rows)
     write_split(params, rows)
     with pytest.raises(ValidationFailed, match=expectation):
-        run_validate(params)
+        run_named("validate", params)
     report = json.loads((stage_paths(params, "validate").root / "report.json").read_text())
     assert not report["success"]
 
@@ -56,6 +53,6 @@ def test_report_is_identical_across_runs(tmp_path):
     for k in (1, 2):
         params = make_params(tmp_path / str(k))
         write_split(params, good_rows())
-        run_validate(params)
+        run_named("validate", params)
         reports.append((stage_paths(params, "validate").root / "report.json").read_bytes())
     assert reports[0] == reports[1]

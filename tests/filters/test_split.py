@@ -5,8 +5,8 @@ import pyarrow as pa
 from diagramforge.filters.split import assign_split, split_table
 from diagramforge.params import SplitParams
 from diagramforge.records import RECORD_SCHEMA, empty_record
-from diagramforge.runner import StageLog
 from diagramforge.shards import rows_to_table
+from diagramforge.stage import StageLog
 
 
 def table(rows) -> pa.Table:

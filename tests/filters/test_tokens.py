@@ -1,7 +1,8 @@
 import hashlib
 from pathlib import Path
 
-from diagramforge.filters.tokens import get_encoding, make_token_filter, seed_tiktoken_cache
+from diagramforge.filters.base import build
+from diagramforge.filters.tokens import get_encoding, seed_tiktoken_cache
 from tests.conftest import make_params
 
 
@@ -15,7 +16,7 @@ def test_cl100k_works_offline_with_the_real_tiktoken(tmp_path, monkeypatch):
 
 
 def test_token_filter_bounds(tmp_path):
-    check = make_token_filter(make_params(tmp_path, filter={"tokens": {"min": 5, "max": 20}}))
+    check = build("tokens", make_params(tmp_path, filter={"tokens": {"min": 5, "max": 20}}))
     short = check({"code": "a b"})
     assert not short.keep and short.reason == "too_few_tokens" and short.metrics["tokens"] == 2
     ok = check({"code": r"\draw (0,0) -- (1,1);"})

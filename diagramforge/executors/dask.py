@@ -1,0 +1,134 @@
+"""The Dask executor: the same units on a ``dask.distributed`` cluster.
+
+* **Where:** a scheduler at ``runner.dask.address``, or a ``LocalCluster`` (processes, one
+  thread each, loopback only, no dashboard) started for the run and closed after it.
+* **Per-worker resources:** the stage travels once, in a ``WorkerPlugin``; its ``setup``
+  (TeX formats, the Chromium page, tokenizers) runs once per worker, ``teardown`` at the end.
+* **Timeouts:** a unit runs in a thread of its task and is abandoned when its deadline passes
+  (``timeout``); the external tools it started are bounded by the sandbox's own deadline and
+  process-group kill, so a runaway pdflatex still stops. A pure-Python unit that never returns
+  keeps its worker thread busy — the local executor, which kills processes, is the safer
+  choice for untrusted pure-Python work.
+* **Lost workers:** Dask reruns a lost worker's tasks elsewhere (``allowed-failures``); results
+  come back to the driver, which alone commits shards — redone, never duplicated. A unit
+  whose workers keep dying is ledgered ``worker_crash``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+from diagramforge.executors.base import Executor, Failure
+from diagramforge.params import DaskParams
+from diagramforge.stage import Outcome, Reason, Stage, WorkUnit
+
+log = logging.getLogger(__name__)
+
+
+class _StagePlugin:
+    """Holds the stage on each worker (a ``distributed.WorkerPlugin`` by duck typing, so this
+    module imports without dask until it is used)."""
+
+    def __init__(self, stage: Stage, name: str):
+        self.stage = stage
+        self.name = name
+
+    def setup(self, worker) -> None:  # noqa: ANN001 - distributed.Worker
+        self.stage.setup()
+
+    def teardown(self, worker) -> None:  # noqa: ANN001
+        self.stage.teardown()
+
+
+def _fault(unit: WorkUnit) -> None:
+    """Test hook: ``DIAGRAMFORGE_DASK_KILL=<unit key>:<marker file>`` SIGKILLs the worker
+    that first runs that unit, as an OOM killer would (once: the marker remembers)."""
+    spec = os.environ.get("DIAGRAMFORGE_DASK_KILL")
+    if not spec:
+        return
+    key, _, marker = spec.rpartition(":")
+    if unit.key == key and not Path(marker).exists():
+        Path(marker).write_text(str(os.getpid()))
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _run_unit(plugin_name: str, unit: WorkUnit, timeout_s: float) -> Outcome | Failure:
+    from distributed import get_worker
+
+    stage = get_worker().plugins[plugin_name].stage
+    _fault(unit)
+    box: dict = {}
+
+    def work() -> None:
+        try:
+            box["out"] = stage.process(unit)
+        except Exception as exc:  # noqa: BLE001 - one bad input must not stop the run
+            box["out"] = Failure(Reason.ERROR, repr(exc))
+
+    t = threading.Thread(target=work, daemon=True, name=f"unit-{unit.key}")
+    t.start()
+    t.join(timeout_s)
+    if t.is_alive():
+        return Failure(Reason.TIMEOUT, f"unit {unit.key} exceeded {timeout_s:g}s")
+    return box["out"]
+
+
+class DaskExecutor(Executor):
+    def __init__(self, cfg: DaskParams, workers: int):
+        self.cfg = cfg
+        self.workers = cfg.workers or workers
+        self.client = None
+        self.cluster = None
+        self.plugin_name = ""
+
+    def open(self, stage: Stage) -> None:
+        from distributed import Client, LocalCluster
+
+        if self.cfg.address:
+            self.client = Client(self.cfg.address, timeout=self.cfg.connect_timeout_s)
+        else:
+            self.cluster = LocalCluster(
+                n_workers=self.workers, threads_per_worker=1, processes=True,
+                host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR,
+                memory_limit=self.cfg.memory_limit)
+            self.client = Client(self.cluster)
+        self.plugin_name = f"diagramforge-{stage.name}-{uuid.uuid4().hex[:8]}"
+        from distributed.diagnostics.plugin import WorkerPlugin
+
+        plugin_cls = type("StagePlugin", (_StagePlugin, WorkerPlugin), {})
+        self.client.register_plugin(plugin_cls(stage, self.plugin_name), name=self.plugin_name)
+
+    def run(self, units: list[WorkUnit], timeouts: list[float]
+            ) -> Iterator[Outcome | Failure]:
+        from distributed import KilledWorker
+
+        assert self.client is not None
+        futures = [self.client.submit(_run_unit, self.plugin_name, u, t, pure=False,
+                                      key=f"{self.plugin_name}-{k}")
+                   for k, (u, t) in enumerate(zip(units, timeouts, strict=True))]
+        for fut in futures:
+            try:
+                yield fut.result()
+            except KilledWorker as exc:
+                yield Failure(Reason.WORKER_CRASH, str(exc)[:300])
+            except Exception as exc:  # noqa: BLE001
+                yield Failure(Reason.ERROR, repr(exc)[:300])
+            finally:
+                fut.release()
+
+    def close(self) -> None:
+        if self.client is not None:
+            try:
+                self.client.unregister_worker_plugin(self.plugin_name)
+            except Exception:  # noqa: BLE001 - a closing cluster may already be gone
+                log.debug("plugin teardown failed", exc_info=True)
+            self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+        self.client = self.cluster = None

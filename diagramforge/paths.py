@@ -1,0 +1,47 @@
+"""Where a stage's outputs live — the one module reporting code needs to find them.
+
+Kept apart from the runner so that the audit, the card and the CLI read stage outputs without
+importing a process pool or an executor.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from diagramforge.params import Params
+
+
+@dataclass(frozen=True)
+class StagePaths:
+    root: Path
+
+    @property
+    def records(self) -> Path:
+        return self.root / "records"
+
+    @property
+    def rejections(self) -> Path:
+        return self.root / "rejections"
+
+    @property
+    def shard_stats(self) -> Path:
+        return self.root / "_shard_stats"
+
+    @property
+    def state(self) -> Path:
+        return self.root / "_state.json"
+
+
+def stage_paths(params: Params, name: str) -> StagePaths:
+    return StagePaths(Path(params.project.data_dir) / name)
+
+
+def metrics_path(params: Params, name: str) -> Path:
+    return Path(params.project.metrics_dir) / f"{name}.json"
+
+
+def read_state(params: Params, name: str) -> dict:
+    p = stage_paths(params, name).state
+    return json.loads(p.read_text()) if p.exists() else {}

@@ -1,0 +1,95 @@
+"""The stage graph is declared once: dvc.yaml, the CLI, the audit and the fingerprint agree."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+import typer.main
+
+from diagramforge.cli import app
+from diagramforge.pipeline import (
+    PACKAGE_DIR,
+    STAGES,
+    code_files,
+    docstring,
+    dvc_yaml,
+    funnel,
+    stage_classes,
+)
+
+REPO = PACKAGE_DIR.parent
+
+
+def test_dvc_yaml_is_generated_from_the_declarations():
+    assert (REPO / "dvc.yaml").read_text() == dvc_yaml(), \
+        "dvc.yaml drifted from the stage declarations: run `diagramforge dvc-yaml`"
+
+
+def _module_file(name: str) -> Path | None:
+    base = REPO / name.replace(".", "/")
+    for p in (base.with_suffix(".py"), base / "__init__.py"):
+        if p.exists():
+            return p.resolve()
+    return None
+
+
+def _imports(path: Path) -> set[Path]:
+    """Package modules a module imports (imports inside functions included)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        for n in names:
+            if n.startswith("diagramforge") and (f := _module_file(n)) is not None:
+                out.add(f)
+    return out
+
+
+def _closure(start: Path) -> set[Path]:
+    seen, todo = set(), [start]
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        todo += [q for q in _imports(p) if q not in seen]
+    return seen
+
+
+@pytest.mark.parametrize("name", list(stage_classes()))
+def test_every_module_a_stage_imports_is_a_declared_code_dep(name):
+    """A fix in a module a stage uses must rebuild that stage (DVC and the runner)."""
+    cls = stage_classes()[name]
+    module = Path(importlib.import_module(cls.__module__).__file__).resolve()
+    used = {p for p in _closure(module) if p.name != "__init__.py"}
+    missing = sorted(str(p.relative_to(PACKAGE_DIR)) for p in used - set(code_files(cls)))
+    assert not missing, f"stage {name} imports {missing} but does not declare them in `code`"
+
+
+def test_unrelated_modules_do_not_rebuild_a_stage():
+    render = {p.relative_to(PACKAGE_DIR).as_posix() for p in code_files(stage_classes()["render"])}
+    assert not any(p.startswith(("cards/", "filters/", "synth/")) for p in render
+                   if p != "filters/base.py")  # the spine finds filters through it
+    assert "cards/card.py" in {p.relative_to(PACKAGE_DIR).as_posix()
+                               for p in code_files(stage_classes()["publish"])}
+
+
+def test_cli_has_exactly_one_command_per_stage_plus_utilities():
+    commands = typer.main.get_command(app).commands
+    stages = list(stage_classes())
+    assert set(stages) <= set(commands)
+    assert set(commands) - set(stages) == {"audit", "check-params", "dvc-yaml"}
+    for spec, name in zip(STAGES, stages, strict=True):
+        assert commands[name].help == docstring(spec) != ""
+    assert ("workers" in [p.name for p in commands["render"].params]) is True
+    assert ("workers" in [p.name for p in commands["split"].params]) is False
+
+
+def test_audit_funnel_is_the_stages_that_account_for_every_input():
+    assert funnel() == ("crawl", "extract", "render", "filter", "split")
