@@ -37,11 +37,10 @@ sys.path.insert(0, str(REPO))
 
 from lxml import etree  # noqa: E402
 
-from diagramforge.builders import render as render_mod  # noqa: E402
-from diagramforge.builders.file_extract import is_mxgraph_file, mxgraph_records  # noqa: E402
-from diagramforge.builders.render import RenderStage  # noqa: E402
 from diagramforge.formats import drawio_render, mxgraph  # noqa: E402
 from diagramforge.formats.drawio_render import DrawioRenderer, find_drawio  # noqa: E402
+from diagramforge.formats.handlers import mxgraph as render_mod  # noqa: E402
+from diagramforge.formats.handlers.mxgraph import MxGraphFormat, mxgraph_records  # noqa: E402
 from diagramforge.params import load_params  # noqa: E402
 from diagramforge.records import Unit  # noqa: E402
 from diagramforge.stage import Outcome  # noqa: E402
@@ -88,7 +87,7 @@ VIEWER_PNG_JS = """async ([xml, scale, maxSide]) => {
 
 def corpus_files(root: Path) -> list[Path]:
     return [p for p in sorted(root.rglob("*")) if p.is_file() and p.name != "index.xml"
-            and is_mxgraph_file(p.name)]
+            and MxGraphFormat.claims(p.name)]
 
 
 def page_rows(files: list[Path], root: Path) -> tuple[list[dict], list[str], Counter]:
@@ -161,7 +160,7 @@ class Timer:
 
 def run_toolkit(params, rows: list[dict], pages: int | None  # noqa: ANN001
                 ) -> tuple[Outcome, list[float], Timer, dict]:
-    stage = RenderStage(params)
+    stage = render_mod.MxGraphFormat(params, lambda r: r["source_id"])
     stage._renderer = DrawioRenderer(timeout_s=params.render.mxgraph.timeout_s, pages=pages)
     stage._renderer.start()
     timer = Timer()
@@ -181,7 +180,7 @@ def run_toolkit(params, rows: list[dict], pages: int | None  # noqa: ANN001
         out = Outcome()
         t0 = time.perf_counter()
         for k in range(0, len(rows), size):  # the stage's units: one call per unit
-            o = stage._mxgraph(rows[k:k + size])
+            o = stage.render(rows[k:k + size])
             out.records += o.records
             out.rejections += o.rejections
         times.append(time.perf_counter() - t0)

@@ -10,13 +10,8 @@ import json
 from pathlib import Path
 from typing import ClassVar
 
-from diagramforge.builders.file_extract import (
-    is_mxgraph_file,
-    is_svg_file,
-    mxgraph_records,
-    svg_record,
-)
 from diagramforge.builders.tikz_extract import extract_paper
+from diagramforge.formats.registry import DiagramFormat, instantiate
 from diagramforge.formats.texcompile import tex_version
 from diagramforge.records import SOURCE_SCHEMA, Rejection, SourceKind, Unit
 from diagramforge.stage import Outcome, Stage, WorkUnit
@@ -36,8 +31,7 @@ class ExtractStage(Stage):
               "meta")
     expands = True
     param_sections: ClassVar[tuple[str, ...]] = ("extract",)
-    code = ("builders/tikz_extract.py", "builders/file_extract.py", "builders/archives.py",
-            "formats", "sandbox.py")
+    code = ("builders/tikz_extract.py", "builders/archives.py", "formats", "sandbox.py")
 
     def environment(self) -> dict:
         # which packages exist (and so are kept in standalone documents) is TeX Live's call
@@ -72,10 +66,17 @@ class ExtractStage(Stage):
                            f"{str(meta.get('commit', ''))[:12]})",
             "title": rel,
         }
-        if is_mxgraph_file(rel):
-            recs, rejs = mxgraph_records(data, rel, base, loc, Unit.INPUT)
-        elif is_svg_file(rel):
-            recs, rejs = svg_record(data, rel, base, loc, self.params.extract.svg, Unit.INPUT)
-        else:
-            recs, rejs = [], [Rejection(loc, "unsupported_file", rel)]
+        fmt = next((h for h in self.formats().values() if h.claims(rel)), None)
+        if fmt is None:
+            return Outcome(rejections=[Rejection(loc, "unsupported_file", rel)])
+        recs, rejs = fmt.extract_file(data, rel, base, loc, Unit.INPUT)
         return Outcome(records=recs, rejections=rejs)
+
+    _formats: dict[str, DiagramFormat] | None = None
+
+    def formats(self) -> dict[str, DiagramFormat]:
+        """The registered formats, most specific suffix first (``.drawio.svg`` before
+        ``.svg``)."""
+        if self._formats is None:
+            self._formats = instantiate(self.params, self.locator)
+        return self._formats

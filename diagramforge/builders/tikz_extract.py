@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from diagramforge.builders.archives import ArchiveError, Limits, read_archive
-from diagramforge.builders.file_extract import is_svg_file, svg_record
 from diagramforge.formats import latex
+from diagramforge.formats.handlers.svg import SvgFormat, svg_record
 from diagramforge.formats.preamble import (
     SKIP_PACKAGES,
     Definition,
@@ -320,7 +320,7 @@ def _svgs(raw: dict[str, bytes], paper: dict, vid: str, params: ExtractParams
         return [], []
     records, rejections = [], []
     for name in sorted(raw):
-        if not is_svg_file(name):
+        if not SvgFormat.claims(name):
             continue
         base = {"source": "arxiv", "source_id": f"{vid}/{name}",
                 "source_url": f"https://arxiv.org/abs/{vid}", "group": f"arxiv:{paper['id']}",

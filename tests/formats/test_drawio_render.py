@@ -11,10 +11,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from diagramforge.builders.file_extract import mxgraph_records
-from diagramforge.builders.render import RenderStage
 from diagramforge.formats import mxgraph
 from diagramforge.formats.drawio_render import DrawioRenderer
+from diagramforge.formats.handlers.mxgraph import MxGraphFormat, mxgraph_records
 from diagramforge.formats.svg import png_ink, render_png
 from diagramforge.records import Unit
 from tests.conftest import REPO, make_params, needs_browser
@@ -202,10 +201,10 @@ def test_the_package_server_serves_the_package_only(renderer):
     assert e.value.code == 403
 
 
-def _stage(tmp_path, renderer) -> RenderStage:
-    stage = RenderStage(make_params(tmp_path))
-    stage._renderer = renderer  # one Playwright per thread: share the module's browser
-    return stage
+def _stage(tmp_path, renderer) -> MxGraphFormat:
+    fmt = MxGraphFormat(make_params(tmp_path), lambda r: r["source_id"])
+    fmt._renderer = renderer  # one Playwright per thread: share the module's browser
+    return fmt
 
 
 def test_regression_corpus_renders_through_the_stage(tmp_path, renderer):
@@ -217,7 +216,7 @@ def test_regression_corpus_renders_through_the_stage(tmp_path, renderer):
                                      f.name, Unit.INPUT)
         assert not rejs
         rows += recs
-    out = _stage(tmp_path, renderer)._mxgraph(rows)
+    out = _stage(tmp_path, renderer).render(rows)
     kept = {r["source_id"].split("#")[0] for r in out.records}
     assert kept == {p.stem for p in FIXTURES.glob("*.drawio")
                     if not p.stem.startswith("degenerate_")}
@@ -236,5 +235,5 @@ def test_regression_corpus_renders_through_the_stage(tmp_path, renderer):
 def test_a_blank_page_is_rejected_as_blank(tmp_path, renderer):
     row = {"id": "blank", "source_id": "blank", "format": "mxgraph", "group": "g",
            "code": model(vertex("w", "", "rounded=0;fillColor=#ffffff;strokeColor=none;"))}
-    out = _stage(tmp_path, renderer)._mxgraph([row])
+    out = _stage(tmp_path, renderer).render([row])
     assert not out.records and [r.reason for r in out.rejections] == ["blank_render"]

@@ -138,7 +138,7 @@ def test_extreme_geometry_is_invalid():
 
 
 def test_empty_pages_are_reported_not_skipped():
-    from diagramforge.builders.file_extract import mxgraph_records
+    from diagramforge.formats.handlers.mxgraph import mxgraph_records
 
     doc = f'<mxfile><diagram name="empty"></diagram><diagram name="P">{MODEL}</diagram></mxfile>'
     recs, rejs = mxgraph_records(doc.encode(), "f.drawio", {"source_id": "r@c:f.drawio"},

@@ -1,0 +1,1 @@
+"""Format handlers: one module per format, each registering a ``DiagramFormat``."""

@@ -1,0 +1,70 @@
+"""SVG: sanitised on extraction, rasterised by resvg (or cairosvg)."""
+
+from __future__ import annotations
+
+import json
+
+from diagramforge.formats import svg
+from diagramforge.formats.raster import check_extremes
+from diagramforge.formats.registry import DiagramFormat, register
+from diagramforge.params import SvgExtractParams
+from diagramforge.records import Format, Rejection, Unit, empty_record, make_id
+from diagramforge.stage import Outcome
+
+
+def svg_record(data: bytes, path: str, base: dict, locator: str, cfg: SvgExtractParams,
+               unit: Unit) -> tuple[list[dict], list[Rejection]]:
+    """A sanitised SVG document as a record (repository files and arXiv sources alike)."""
+    caps = svg.Caps(cfg.max_bytes, cfg.max_elements, cfg.max_path_chars)
+    try:
+        cleaned = svg.clean(data, caps)
+    except svg.SvgError as exc:
+        return [], [Rejection(locator, exc.reason, exc.detail, unit=unit)]
+    return [empty_record(
+        **base, id=make_id(Format.SVG, cleaned.code), format=Format.SVG, code=cleaned.code,
+        meta=json.dumps({"file": path, "elements": cleaned.elements,
+                         "sanitized": cleaned.removed}),
+    )], []
+
+
+def png_record(row: dict, svg_text: str, engine: str, params, locator, out: Outcome  # noqa: ANN001
+               ) -> None:
+    """Rasterize an SVG and check its extremes: a record on ``out``, or a rejection."""
+    rp = params.render.raster
+    try:
+        png = svg.render_png(svg_text, rp.dpi / 96.0, params.render.svg.engine,
+                             max_side=rp.max_side_px)
+    except svg.SvgError as exc:
+        out.rejections.append(Rejection(locator(row), exc.reason, exc.detail, id=row["id"]))
+        return
+    w, h, ink = svg.png_ink(png)
+    bad = check_extremes(w, h, ink, min_side=rp.min_side_px, max_side=rp.max_side_px,
+                         max_aspect=rp.max_aspect, min_ink=rp.min_ink_fraction)
+    if bad:
+        out.rejections.append(Rejection(locator(row), bad[0], bad[1], id=row["id"]))
+        return
+    out.records.append({**row, "image": png, "width": w, "height": h, "render_status": "ok",
+                        "render_engine": engine, "render_error": None})
+
+
+@register
+class SvgFormat(DiagramFormat):
+    name = Format.SVG
+    suffixes = (".svg",)
+    not_suffixes = (".drawio.svg",)
+
+    def extract_file(self, data: bytes, path: str, base: dict, locator: str, unit: Unit
+                     ) -> tuple[list[dict], list[Rejection]]:
+        return svg_record(data, path, base, locator, self.params.extract.svg, unit)
+
+    def render(self, rows: list[dict]) -> Outcome:
+        out = Outcome()
+        for row in rows:
+            png_record(row, row["code"], self.params.render.svg.engine, self.params,
+                       self.locator, out)
+        return out
+
+    def environment(self) -> dict:
+        from importlib.metadata import version
+
+        return {"resvg": version("resvg"), "cairosvg": version("cairosvg")}

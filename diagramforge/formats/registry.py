@@ -1,0 +1,108 @@
+"""The format protocol: what the pipeline needs from a diagram format, and the registry.
+
+Extract and render never branch on a format name: they ask the registry for the handler of a
+record's ``format`` (or of a file's name) and call the protocol. Adding a format = one handler
+module under ``formats/handlers/`` that calls :func:`register` (found by package scan) + its
+params section + tests + samples.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
+
+from diagramforge.records import Rejection, Unit
+
+if TYPE_CHECKING:
+    from diagramforge.params import Params
+    from diagramforge.stage import Outcome
+
+Locator = Callable[[dict], str]
+
+
+class DiagramFormat(ABC):
+    """One format's pipeline-facing operations. One instance per worker (it may hold tools:
+    a TeX compiler, a browser page), closed by :meth:`close`."""
+
+    name: ClassVar[str]
+    suffixes: ClassVar[tuple[str, ...]] = ()
+    """File names this format extracts from repository files (lower-case suffixes)."""
+    not_suffixes: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, params: Params, locator: Locator):
+        self.params = params
+        self.locator = locator
+
+    # -- extract -------------------------------------------------------------------------
+    @classmethod
+    def claims(cls, path: str) -> bool:
+        p = path.lower()
+        return bool(cls.suffixes) and p.endswith(cls.suffixes) \
+            and not p.endswith(cls.not_suffixes)
+
+    def extract_file(self, data: bytes, path: str, base: dict, locator: str, unit: Unit
+                     ) -> tuple[list[dict], list[Rejection]]:
+        """A file's candidate records (a multi-page file gives several)."""
+        raise NotImplementedError(f"{self.name} has no file extractor")
+
+    # -- render --------------------------------------------------------------------------
+    def batch_key(self, record: dict) -> str:
+        """Records with the same key may be rendered in one call."""
+        return "all"
+
+    def batch_size(self) -> int:
+        return 16
+
+    def unit_timeout(self) -> float | None:
+        """A unit's deadline when the format knows better than ``item_timeout_s × rows``."""
+        return None
+
+    @abstractmethod
+    def render(self, rows: list[dict]) -> Outcome:
+        """Render rows (one batch): records with ``image``… or rejections, one per row."""
+
+    def environment(self) -> dict:
+        """Versions of the outside tools this format's output depends on."""
+        return {}
+
+    def prepare(self) -> None:  # noqa: B027 - optional hook
+        """Once in the driver before workers start (e.g. build a shared TeX format)."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release per-worker tools."""
+
+    # -- structure and edits (later issues) -------------------------------------------------
+    def to_graph(self, code: str) -> str | None:
+        """Nodes and directed edges as JSON, when the format can say."""
+        return None
+
+    def apply_edit(self, code: str, edit: dict) -> str:
+        raise NotImplementedError(f"{self.name} does not support edits yet")
+
+
+REGISTRY: dict[str, type[DiagramFormat]] = {}
+_scanned = False
+
+
+def register(cls: type[DiagramFormat]) -> type[DiagramFormat]:
+    REGISTRY[cls.name] = cls
+    return cls
+
+
+def handlers() -> dict[str, type[DiagramFormat]]:
+    """Every registered format (handler modules are found by scanning the package)."""
+    global _scanned
+    if not _scanned:
+        from diagramforge.formats import handlers as pkg
+
+        for mod in pkgutil.iter_modules(pkg.__path__):
+            importlib.import_module(f"{pkg.__name__}.{mod.name}")
+        _scanned = True
+    return REGISTRY
+
+
+def instantiate(params: Params, locator: Locator) -> dict[str, DiagramFormat]:
+    return {name: cls(params, locator) for name, cls in handlers().items()}
