@@ -1,0 +1,129 @@
+"""The classifier's training set: weakly labelled renders plus generated negatives, split.
+
+Renders come from the render stage's Parquet shards (``format``, ``code``, ``image``).  The
+same picture often appears twice (a ``.drawio`` and its ``.drawio.svg`` export), so images
+are de-duplicated by content *before* the split: otherwise a copy in held-out would be
+memorised, not recognised.  Classes too rare to learn fold into the fallback label.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+from PIL import Image
+
+from diagramforge.classifier.images import prepare
+from diagramforge.classifier.negatives import negatives
+from diagramforge.classifier.params import ClassifierParams
+from diagramforge.classifier.weak_labels import weak_label
+
+
+@dataclass(frozen=True)
+class Sample:
+    label: str
+    image: bytes
+    origin: str
+    """``record:<id>`` or ``negative:<kind>`` — where the image came from, for the index."""
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.image).hexdigest()
+
+
+def load_records(src: str | Path | Iterable[dict]) -> list[dict]:
+    """Rows with an image from a render output directory (its ``*.parquet`` shards) or rows."""
+    if not isinstance(src, str | Path):
+        return [r for r in src if r.get("image")]
+    root = Path(src)
+    files = sorted(root.glob("records/*.parquet")) or sorted(root.rglob("*.parquet"))
+    if not files:
+        raise FileNotFoundError(f"no Parquet shards under {root}")
+    rows: list[dict] = []
+    for f in files:
+        have = set(pq.read_schema(f).names)
+        if not {"format", "code", "image"} <= have:
+            continue
+        cols = [c for c in ("id", "format", "code", "image") if c in have]
+        rows.extend(r for r in pq.read_table(f, columns=cols).to_pylist() if r["image"])
+    return rows
+
+
+def build_samples(records: list[dict], params: ClassifierParams) -> tuple[list[Sample], dict]:
+    """Weak-label ``records``, de-duplicate, fold rare classes, add negatives.
+
+    Returns the samples and a summary (counts per weak label, unlabelled, duplicates, folds)
+    that goes into the training metrics so a reader sees where the labels came from.
+    """
+    tp = params.train
+    seen: set[str] = set()
+    labelled: list[Sample] = []
+    unlabelled = duplicates = 0
+    for i, rec in enumerate(records):
+        label = weak_label(rec)
+        if label is None:
+            unlabelled += 1
+            continue
+        s = Sample(label, rec["image"], f"record:{rec.get('id') or i}")
+        if s.digest in seen:
+            duplicates += 1
+            continue
+        seen.add(s.digest)
+        labelled.append(s)
+    extra = [Sample(k, b, f"negative:{k}") for k, b in negatives(tp.negatives, tp.seed)]
+    counts = Counter(s.label for s in labelled + extra)
+    folded = {lab: tp.fallback_label for lab, n in counts.items()
+              if n < tp.min_class_count and lab not in params.reject}
+    samples = [Sample(folded.get(s.label, s.label), s.image, s.origin) for s in labelled]
+    summary = {"weak_labels": dict(sorted(Counter(s.label for s in labelled).items())),
+               "unlabelled": unlabelled, "duplicates": duplicates, "folded": folded,
+               "negatives": dict(sorted(Counter(s.label for s in extra).items()))}
+    return samples + extra, summary
+
+
+def split(samples: list[Sample], held_out: float, seed: int
+          ) -> tuple[list[Sample], list[Sample]]:
+    """Stratified, seeded split; a class with ≥ 2 images gets ≥ 1 held out and ≥ 1 trained."""
+    by_label: dict[str, list[Sample]] = defaultdict(list)
+    for s in sorted(samples, key=lambda s: (s.label, s.digest)):
+        by_label[s.label].append(s)
+    rng = np.random.default_rng(seed)
+    train, test = [], []
+    for label in sorted(by_label):
+        items = by_label[label]
+        order = rng.permutation(len(items))
+        n_test = 0 if len(items) < 2 else min(len(items) - 1, max(1, round(held_out * len(items))))
+        test += [items[i] for i in order[:n_test]]
+        train += [items[i] for i in order[n_test:]]
+    return train, test
+
+
+def augment(img: Image.Image, rng: np.random.Generator) -> Image.Image:
+    """A crop of 80–100 % of each side placed on a white margin: diagrams appear cropped,
+    padded and off-centre in papers; flips and colour changes would not be realistic."""
+    w, h = img.size
+    cw, ch = max(1, int(w * rng.uniform(0.8, 1.0))), max(1, int(h * rng.uniform(0.8, 1.0)))
+    x, y = int(rng.integers(0, w - cw + 1)), int(rng.integers(0, h - ch + 1))
+    crop = img.crop((x, y, x + cw, y + ch))
+    m = int(max(w, h) * rng.uniform(0.0, 0.2))
+    out = Image.new("RGB", (cw + 2 * m, ch + 2 * m), "white")
+    out.paste(crop, (int(rng.integers(0, m + 1)), int(rng.integers(0, m + 1))))
+    return out
+
+
+def expand(train: list[Sample], copies: int, size: int, seed: int
+           ) -> list[tuple[str, Image.Image]]:
+    """Prepared training images plus ``copies`` seeded augmentations of each."""
+    out: list[tuple[str, Image.Image]] = []
+    for s in train:
+        out.append((s.label, prepare(s.image, size)))
+        if copies:
+            base = prepare(s.image, 2 * size)
+            rng = np.random.default_rng([seed, int(s.digest[:12], 16)])
+            out += [(s.label, prepare(augment(base, rng), size)) for _ in range(copies)]
+    return out

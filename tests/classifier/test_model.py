@@ -1,0 +1,122 @@
+"""Loading through the Auto classes, batched inference, verdicts, and clear load errors."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from diagramforge.classifier.model import (
+    REJECTED,
+    UNCERTAIN,
+    CheckpointError,
+    Classifier,
+    classify,
+    verdict,
+)
+from diagramforge.classifier.negatives import negatives
+from diagramforge.classifier.params import ClassifierParams, TrainParams
+from diagramforge.classifier.train import build_model, fit
+from tests.classifier.conftest import diagram_records
+
+
+def _tiny_trained(labels: list[str], params: ClassifierParams, images: list[tuple[str, bytes]]):
+    """A model built from a config and trained a few steps (so its weights are not init)."""
+    import torch
+
+    from diagramforge.classifier.images import prepare
+
+    torch.manual_seed(0)
+    model, processor = build_model(labels, params)
+    pixels = processor(images=[prepare(b, params.image_size) for _, b in images],
+                       return_tensors="pt")["pixel_values"]
+    targets = torch.tensor([labels.index(lab) for lab, _ in images])
+    fit(model, pixels, targets, params.train)
+    return model, processor
+
+
+@pytest.fixture(scope="module")
+def images() -> list[tuple[str, bytes]]:
+    diagrams = [("diagram", r["image"]) for r in diagram_records(5)]
+    return diagrams + negatives({"plot": 5, "photo": 3}, seed=3)
+
+
+def test_saved_checkpoint_classifies_like_the_model_in_memory(
+        tiny_params: ClassifierParams, images: list[tuple[str, bytes]], tmp_path: Path) -> None:
+    model, processor = _tiny_trained(["diagram", "photo", "plot"], tiny_params, images)
+    ckpt = Path(tiny_params.checkpoint)
+    model.save_pretrained(ckpt)
+    processor.save_pretrained(ckpt)
+    pngs = [b for _, b in images]  # 13 images, batch size 4: a ragged last batch
+
+    in_memory = Classifier(model, processor, tiny_params).classify(pngs)
+    loaded = Classifier.load(tiny_params)
+    assert type(loaded.model).__name__ == "ResNetForImageClassification"
+    assert loaded.classify(pngs) == in_memory
+    assert classify(pngs, tiny_params) == in_memory
+    assert {lab for lab, _ in in_memory} <= {"diagram", "photo", "plot"}
+    assert all(0.0 < p <= 1.0 for _, p in in_memory)
+
+
+def test_swapped_in_checkpoint_with_its_own_label_names(
+        tmp_path: Path, images: list[tuple[str, bytes]]) -> None:
+    """A "real" checkpoint (here a second tiny ViT) speaks ACL-Fig-like names; one param
+    (``checkpoint``) swaps it in and ``label_map``/normalisation map its names to ours."""
+    foreign = ["Bar charts", "Tree", "Natural-Images"]
+    params = ClassifierParams(
+        checkpoint=str(tmp_path / "acl"), image_size=32,
+        label_map={"Bar charts": "plot", "natural_images": "photo"},
+        train=TrainParams(architecture="vit", epochs=2, hidden_sizes=[32], depths=[1, 1],
+                          vit_heads=2, vit_patch_size=8))
+    mapped = [("Tree" if lab == "diagram" else "Natural-Images" if lab == "photo"
+               else "Bar charts", b) for lab, b in images]
+    model, processor = _tiny_trained(foreign, params, mapped)
+    model.save_pretrained(params.checkpoint)
+    processor.save_pretrained(params.checkpoint)
+
+    got = Classifier.load(params).classify([b for _, b in images])
+    assert {lab for lab, _ in got} <= {"plot", "tree", "photo"}
+    for lab, p in got:
+        v = verdict(lab, p, params.model_copy(update={"threshold": 0.0}))
+        assert v.keep == (lab == "tree")
+
+
+@pytest.mark.parametrize(("label", "prob", "keep", "reason"), [
+    ("flowchart", 0.9, True, ""),
+    ("tree", 0.5, True, ""),  # at the threshold counts as confident
+    ("plot", 0.95, False, REJECTED),
+    ("photo", 0.2, False, UNCERTAIN),
+    ("tree", 0.49, False, UNCERTAIN),
+    ("map", 0.99, False, UNCERTAIN),  # in neither list
+])
+def test_verdict(label: str, prob: float, keep: bool, reason: str) -> None:
+    v = verdict(label, prob, ClassifierParams(threshold=0.5))
+    assert (v.keep, v.reason) == (keep, reason)
+    assert v.metrics == {"diagram_type": label, "diagram_type_prob": prob}
+    if not keep:
+        assert label in v.detail
+
+
+def test_keep_and_reject_must_not_overlap() -> None:
+    with pytest.raises(ValueError, match="both kept and rejected"):
+        ClassifierParams(keep=["plot"], reject=["plot"])
+
+
+def test_missing_local_checkpoint_says_how_to_get_one(tmp_path: Path) -> None:
+    for ref in (str(tmp_path / "nope"), "data/classifier/checkpoint", "./ckpt"):
+        with pytest.raises(CheckpointError, match="diagramforge classifier train"):
+            Classifier.load(ClassifierParams(checkpoint=ref))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CheckpointError, match="no config.json"):
+        Classifier.load(ClassifierParams(checkpoint=str(tmp_path / "empty")))
+
+
+def test_uncached_hub_id_fails_fast_offline(monkeypatch: pytest.MonkeyPatch,
+                                            tmp_path: Path) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty cache
+    t = time.perf_counter()
+    with pytest.raises(CheckpointError, match="Hub id"):
+        Classifier.load(ClassifierParams(checkpoint="example-org/figure-classifier"))
+    assert time.perf_counter() - t < 10
