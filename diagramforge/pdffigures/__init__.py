@@ -1,0 +1,12 @@
+"""Figures from PDFs: captioned figure regions as SVG (vector) or PNG (raster) records.
+
+``extract_figures(pdf_path, params)`` is the entry point; ``PdfFigureParams`` chooses the
+extractor (built-in PyMuPDF + rapid-layout, or pdffigures2 where its JAR exists).
+"""
+
+from diagramforge.pdffigures.extract import ExtractorUnavailable, extract_figures
+from diagramforge.pdffigures.model import Caption, Drop, Extraction, FigureCandidate, PdfReason
+from diagramforge.pdffigures.params import PdfFigureParams
+
+__all__ = ["Caption", "Drop", "Extraction", "ExtractorUnavailable", "FigureCandidate",
+           "PdfFigureParams", "PdfReason", "extract_figures"]
