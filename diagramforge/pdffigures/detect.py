@@ -97,27 +97,26 @@ def classify_body(blocks: list[Block], graphic_boxes: list[BBox], size: float) -
     for b in blocks:
         words = len(b.text.split())
         sized = abs(b.lines[0].size - size) <= 1.0
-        b.body = sized and (words >= 7 or (len(b.lines) >= 2 and words >= 5)) and not _inside(
-            b.bbox, graphic_boxes)
+        wordy = words >= 6 and words / len(b.lines) >= 3.5  # tick-label columns are not
+        b.body = sized and wordy and not _inside(b.bbox, graphic_boxes)
 
 
 def pieces(content: PageContent, blocks: list[Block], size: float) -> list[Piece]:
-    """Graphic components of a page, each with the labels that hug it."""
-    if not content.graphics:
-        return []
-    glabels = _components(content.rect, content.graphics, MERGE_GAP)
+    """Components of a page: graphics with the labels that hug them, and text-only ones
+    (``graphic=False``: a listing or a text diagram, used only for a caption left bare)."""
+    glabels = _components(content.rect, content.graphics, MERGE_GAP) if content.graphics else []
     gboxes = [union(g for g, lab in zip(content.graphics, glabels, strict=True) if lab == k)
-              for k in set(glabels.tolist())]
+              for k in set(np.asarray(glabels).tolist())]
     classify_body(blocks, gboxes, size)
     texts = [ln.bbox for b in blocks if not b.body for ln in b.lines
              if ln.size <= size + 1.5 or _inside(ln.bbox, gboxes)]
     items = list(content.graphics) + texts
     labels = _components(content.rect, items, MERGE_GAP)
     out = []
-    ng = len(content.graphics)
-    for k in sorted(set(labels[:ng].tolist())):
+    graphic = set(labels[:len(content.graphics)].tolist())
+    for k in sorted(set(labels.tolist())):
         members = [items[i] for i in range(len(items)) if labels[i] == k]
-        out.append(Piece(union(members), graphic=True))
+        out.append(Piece(union(members), graphic=k in graphic))
     return out
 
 

@@ -89,9 +89,17 @@ def find_regions(doc: pymupdf.Document, params: PdfFigureParams, out: Extraction
     found = Found([], [])
     for page, content in contents:
         caps, blocks = split_captions(content, params.caption_patterns)
-        parts = pieces(content, blocks, size)
+        everything = pieces(content, blocks, size)
+        parts = [p for p in everything if p.graphic]
         boxes = [p.bbox for p in parts]
         mapping = assign(boxes, caps, blocks, params.max_caption_gap_pt)
+        bare = [j for j, c in enumerate(caps) if c.kind == "Figure" and j not in mapping]
+        texts = [p.bbox for p in everything if not p.graphic]
+        if bare and texts:  # a figure of text only: "Other" text next to the caption
+            extra = assign(texts, [caps[j] for j in bare], blocks, params.max_caption_gap_pt)
+            for k, idx in extra.items():
+                boxes.extend(texts[i] for i in idx)
+                mapping[bare[k]] = list(range(len(boxes) - len(idx), len(boxes)))
         claimed = {i for idx in mapping.values() for i in idx}
         page_regions: list[Region] = []
         for j, cap in enumerate(caps):

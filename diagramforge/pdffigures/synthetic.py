@@ -95,7 +95,63 @@ are discussed next.
 \lipsum[7-9]\end{document}""",
 }
 
+PLOT = r"""\begin{tikzpicture}\begin{axis}[width=7cm, height=4.5cm, xlabel={epoch},
+ylabel={loss}]\addplot coordinates {(0,3) (1,2) (2,1.5) (3,1.2) (4,1.1)};
+\end{axis}\end{tikzpicture}"""
+BOXES = r"""\begin{tikzpicture}\draw (0,0) rectangle (1.6,1); \draw (2,0) rectangle (3.6,1);
+\draw[->] (1.6,.5) -- (2,.5);\end{tikzpicture}"""
+
+DOCS.update({
+    # two figures side by side in one float, each with its own caption
+    "side_by_side": r"""\documentclass{article}""" + PREAMBLE + GTBOX + r"""
+\begin{document}\section{Pairs}
+Compare Figure~\ref{fig:l} with Figure~\ref{fig:r}. \lipsum[1]
+\begin{figure}[h]\centering
+\begin{minipage}{0.45\textwidth}\centering\gtbox{f1}{""" + TREE + r"""}
+\caption{Left tree.}\label{fig:l}\end{minipage}\hfill
+\begin{minipage}{0.45\textwidth}\centering\gtbox{f2}{""" + BOXES + r"""}
+\caption{Right boxes.}\label{fig:r}\end{minipage}\end{figure}
+\lipsum[2]\end{document}""",
+    # a 2x2 grid of panels under one caption
+    "grid": r"""\documentclass{article}""" + PREAMBLE + GTBOX + r"""
+\begin{document}\section{Grid}
+The four panels of Figure~\ref{fig:grid} differ. \lipsum[1]
+\begin{figure}[h]\centering
+\begin{subfigure}{0.4\textwidth}\centering\gtbox{f1}{""" + TREE + r"""}\caption{One}
+\end{subfigure}\begin{subfigure}{0.4\textwidth}\centering\gtbox{f1}{""" + BOXES + r"""}
+\caption{Two}\end{subfigure}\\[4mm]
+\begin{subfigure}{0.4\textwidth}\centering\gtbox{f1}{""" + CYCLE + r"""}\caption{Three}
+\end{subfigure}\begin{subfigure}{0.4\textwidth}\centering\gtbox{f1}{""" + FLOW + r"""}
+\caption{Four}\end{subfigure}
+\caption{Four panels in a grid.}\label{fig:grid}\end{figure}
+\lipsum[2]\end{document}""",
+    # a pgfplots plot (labels outside the axis), bold label, then a booktabs table
+    "plot_table": r"""\documentclass{article}""" + PREAMBLE + r"""\usepackage{pgfplots}
+\pgfplotsset{compat=1.18}\usepackage{booktabs}\usepackage[labelfont=bf]{caption}""" + GTBOX
+    + r"""\begin{document}\section{Training}
+Figure~\ref{fig:plot} plots the loss; Table~\ref{tab:t} lists it. \lipsum[1]
+\begin{figure}[h]\centering\gtbox{f1}{""" + PLOT + r"""}
+\caption{Training loss per epoch.}\label{fig:plot}\end{figure}
+\begin{table}[h]\centering\caption{Loss values.}\label{tab:t}
+\begin{tabular}{lr}\toprule epoch & loss\\\midrule 0 & 3.0\\ 4 & 1.1\\\bottomrule
+\end{tabular}\end{table}
+\lipsum[2]\end{document}""",
+    # a figure made of text only: no graphics for the geometry, only the layout model
+    "text_figure": r"""\documentclass{article}""" + PREAMBLE + GTBOX + r"""
+\begin{document}\section{Algorithm}
+The steps are listed in Figure~\ref{fig:alg}. \lipsum[1]
+\begin{figure}[h]\centering\gtbox{f1}{\small\begin{tabular}{@{}l@{}}\texttt{for each batch:}
+\\\texttt{\ \ loss = model(batch)}\\\texttt{\ \ loss.backward()}\\
+\texttt{\ \ step()}\end{tabular}}
+\caption{Training loop as text.}\label{fig:alg}\end{figure}
+\lipsum[2]\end{document}""",
+})
+
 CAPTIONS: dict[str, dict[str, tuple[str, str]]] = {
+    "side_by_side": {"f1": ("Figure 1", "Left tree."), "f2": ("Figure 2", "Right boxes.")},
+    "grid": {"f1": ("Figure 1", "Four panels in a grid.")},
+    "plot_table": {"f1": ("Figure 1", "Training loss per epoch.")},
+    "text_figure": {"f1": ("Figure 1", "Training loop as text.")},
     "vector_below": {"f1": ("Figure 1", "The processing pipeline. Data is loaded, cleaned "
                             "and used for training; this caption is deliberately long so that "
                             "it runs over more than one line of text in the final document, as "
@@ -108,7 +164,8 @@ CAPTIONS: dict[str, dict[str, tuple[str, str]]] = {
                    "f2": ("Figure 2", "A photo in a column."),
                    "f3": ("Figure 3", "Two panels under one caption.")},
 }
-SUBCAPTIONS = {("two_column", "f3"): ("(a) Tree", "(b) Cycle")}
+SUBCAPTIONS = {("two_column", "f3"): ("(a) Tree", "(b) Cycle"),
+               ("grid", "f1"): ("(a) One", "(b) Two", "(c) Three", "(d) Four")}
 """Sub-captions belong to their figure (as in pdffigures2); found on the page by text."""
 KINDS = {("raster_above", "f1"): "raster", ("two_per_page", "f2"): "raster",
          ("two_column", "f2"): "raster"}
