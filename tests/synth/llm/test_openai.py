@@ -1,0 +1,167 @@
+"""The OpenAI backend through the real ``openai`` client against a loopback server."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import diskcache
+import pytest
+
+from diagramforge.synth.llm import LLM, LLMParams
+from diagramforge.synth.llm.openai_backend import OpenAIBackend
+from tests.synth.llm.conftest import GOOD, SCHEMA, Sleeps, make_request
+from tests.synth.llm.loopback import Loopback, Reply, openai_error, openai_reply
+
+
+@pytest.fixture
+def server() -> Iterator[Loopback]:
+    with Loopback(default=openai_reply(GOOD)) as srv:
+        yield srv
+
+
+def make_llm(tmp_path: Path, server: Loopback, sleeps: Sleeps, **over: object) -> LLM:
+    fields = {"backend": "openai", "model": "gpt-loopback", "base_url": server.url + "/v1",
+              "cache_dir": str(tmp_path / "cache"), "timeout_s": 5.0, "max_retries": 3,
+              "price_in_per_mtok": 1.0, "price_out_per_mtok": 4.0, **over}
+    params = LLMParams(**fields)
+    return LLM(params, OpenAIBackend(params, sleep=sleeps))
+
+
+def test_success_sends_structured_output_request(tmp_path, server, sleeps, key_env):
+    out = make_llm(tmp_path, server, sleeps).call(make_request())
+    assert out.ok and out.data == {"caption": "A login flow", "kind": "flowchart", "nodes": 4}
+    assert (out.input_tokens, out.output_tokens, out.cached) == (100, 20, False)
+    assert out.cost_usd == pytest.approx((100 * 1.0 + 20 * 4.0) / 1e6)
+    [seen] = server.requests
+    assert seen.path == "/v1/chat/completions"
+    assert seen.headers["authorization"] == f"Bearer {key_env}"
+    body = seen.body
+    assert body["model"] == "gpt-loopback"
+    assert body["response_format"] == {"type": "json_schema", "json_schema": {
+        "name": "captioning", "schema": SCHEMA, "strict": True}}
+    assert body["messages"][0] == {"role": "system", "content": "Caption the diagram."}
+    assert (body["temperature"], body["max_completion_tokens"], body["seed"]) == (0.0, 1024, 1234)
+    assert sleeps == []
+
+
+def test_429_with_retry_after_then_success(tmp_path, server, sleeps, key_env):
+    server.script = [openai_error(429, "slow down", {"Retry-After": "0"}),
+                     openai_error(429, "slow down", {"Retry-After": "7"})]
+    out = make_llm(tmp_path, server, sleeps).call(make_request())
+    assert out.ok
+    assert len(server.requests) == 3
+    assert sleeps == [0.0, 7.0]  # the server's wait, not our backoff
+
+
+def test_500_then_success_uses_backoff(tmp_path, server, sleeps, key_env):
+    server.script = [openai_error(500, "boom")]
+    out = make_llm(tmp_path, server, sleeps).call(make_request())
+    assert out.ok and len(server.requests) == 2
+    assert len(sleeps) == 1 and 0 <= sleeps[0] <= 0.5
+
+
+def test_slow_response_times_out_then_retries(tmp_path, server, sleeps, key_env):
+    server.script = [Reply(body=openai_reply(GOOD).body, delay_s=0.6)]
+    out = make_llm(tmp_path, server, sleeps, timeout_s=0.2).call(make_request())
+    assert out.ok and len(server.requests) == 2 and len(sleeps) == 1
+
+
+def test_retries_exhausted_is_llm_error_and_not_cached(tmp_path, server, sleeps, key_env):
+    server.script = [openai_error(503, "down")] * 3
+    llm = make_llm(tmp_path, server, sleeps, max_retries=2)
+    out = llm.call(make_request())
+    assert (out.ok, out.reason) == (False, "llm_error")
+    assert "503" in out.detail or "InternalServerError" in out.detail
+    assert len(server.requests) == 3
+    assert llm.call(make_request()).ok  # the failure was not cached: a new request is made
+    assert len(server.requests) == 4
+
+
+def test_400_is_not_retried(tmp_path, server, sleeps, key_env):
+    server.script = [openai_error(400, "bad schema")]
+    out = make_llm(tmp_path, server, sleeps).call(make_request())
+    assert out.reason == "llm_error" and len(server.requests) == 1 and sleeps == []
+
+
+@pytest.mark.parametrize("bad", ['{"caption": "A login', '{"caption": "x", "kind": "pie"}'])
+def test_malformed_output_repaired_on_second_call(tmp_path, server, sleeps, key_env, bad):
+    server.script = [openai_reply(bad, finish_reason="length")]
+    llm = make_llm(tmp_path, server, sleeps)
+    out = llm.call(make_request())
+    assert out.ok and out.data["nodes"] == 4
+    assert len(server.requests) == 2
+    repair = server.requests[1].body["messages"]
+    assert repair[-2] == {"role": "assistant", "content": bad}
+    assert repair[-1]["role"] == "user" and "rejected" in repair[-1]["content"]
+    assert (out.input_tokens, out.output_tokens) == (200, 40)  # both calls are paid
+    assert llm.meter.tasks["captioning"].calls == 2
+
+
+def test_still_invalid_after_repair_is_ledgered(tmp_path, server, sleeps, key_env):
+    server.default = openai_reply('{"caption": "ok", "kind": "flowchart", "nodes": 0}')
+    llm = make_llm(tmp_path, server, sleeps)
+    out = llm.call(make_request())
+    assert (out.ok, out.reason, out.data) == (False, "llm_invalid_output", None)
+    assert "nodes" in out.detail and "minimum" in out.detail
+    assert len(server.requests) == 2  # one answer, one repair, no more
+    assert llm.meter.tasks["captioning"].failures == {"llm_invalid_output": 1}
+    llm.call(make_request())
+    assert len(server.requests) == 4  # invalid outputs are not cached
+
+
+def test_cache_hit_on_rerun(tmp_path, server, sleeps, key_env):
+    first = make_llm(tmp_path, server, sleeps).call(make_request())
+    rerun = make_llm(tmp_path, server, sleeps)  # a new process would build a new client
+    again = rerun.call(make_request())
+    assert len(server.requests) == 1
+    assert again.cached and again.data == first.data and again.cost_usd == 0
+    assert rerun.meter.tasks["captioning"].cache_hits == 1
+    assert rerun.dry_run([make_request(), make_request(user="other")])["calls"] == 1
+    # a sampling change is a different call
+    rerun.call(make_request(temperature=0.7))
+    assert len(server.requests) == 2
+
+
+def test_budget_exhausted_makes_no_call(tmp_path, server, sleeps, key_env):
+    # worst case of one call: ~30 input tokens at $1/M + 1024 output at $4/M ≈ $0.0041
+    llm = make_llm(tmp_path, server, sleeps, budget_usd=0.004)
+    out = llm.call(make_request())
+    assert (out.ok, out.reason) == (False, "budget_exhausted")
+    assert server.requests == []
+
+
+def test_budget_stops_after_spending(tmp_path, server, sleeps, key_env):
+    llm = make_llm(tmp_path, server, sleeps, budget_usd=0.0042)
+    assert llm.call(make_request(user="first diagram")).ok
+    out = llm.call(make_request(user="second diagram"))
+    assert out.reason == "budget_exhausted"
+    assert len(server.requests) == 1
+    assert llm.meter.total_usd == pytest.approx(180 / 1e6)
+
+
+def test_key_never_leaks(tmp_path, server, sleeps, key_env, caplog):
+    caplog.set_level(logging.DEBUG)
+    server.script = [openai_error(401, f"Incorrect API key provided: {key_env}.")]
+    llm = make_llm(tmp_path, server, sleeps)
+    bad = llm.call(make_request(user="one"))
+    good = llm.call(make_request(user="two"))
+    assert bad.reason == "llm_error" and good.ok
+    assert server.requests[0].headers["authorization"].endswith(key_env)  # it did get sent
+    texts = [bad.detail, repr(bad), repr(good), repr(llm), repr(llm.backend), str(llm.params),
+             llm.params.model_dump_json(), caplog.text, str(llm.meter.as_dict())]
+    with diskcache.Cache(str(tmp_path / "cache")) as raw:
+        texts += [f"{k!r} {raw[k]!r}" for k in raw.iterkeys()]
+    assert len(texts) > 9  # the cache was written
+    for text in texts:
+        assert key_env not in text
+        assert key_env[-4:] not in text
+
+
+def test_missing_key_names_the_variable_not_a_value(tmp_path, monkeypatch):
+    from diagramforge.synth.llm import LLMCallError
+
+    monkeypatch.delenv("MY_KEY", raising=False)
+    with pytest.raises(LLMCallError, match="MY_KEY is not set"):
+        LLM.from_params(LLMParams(backend="openai", api_key_env="MY_KEY", cache_dir=None))
