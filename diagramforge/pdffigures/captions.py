@@ -18,7 +18,8 @@ from diagramforge.pdffigures.page import Block, Line, PageContent, join_lines
 
 _KINDS = {"figure": "Figure", "fig.": "Figure", "fig": "Figure", "figs.": "Figure",
           "table": "Table", "tab.": "Table"}
-_BOLD_LABEL = re.compile(r"(?P<kind>Figure|Fig\.|FIGURE|FIG\.)\s*(?P<num>[A-Z]?\d+[a-z]?)\b")
+_BOLD_LABEL = re.compile(
+    r"(?P<kind>Figure|Fig\.|FIGURE|FIG\.)\s*(?P<num>[A-Z]?\d+(?:\.\d+)*[a-z]?)\b")
 
 
 @cache
@@ -100,11 +101,10 @@ def split_captions(content: PageContent, patterns: tuple[str, ...]
 
 
 # -- references from running text ---------------------------------------------------------
-_REF = re.compile(
-    r"\b(?:Figures?|Figs?\.?)\s*~?\s*"
-    r"(?P<list>[A-Z]?\d+[a-z]?(?:\s*\([a-z]\))?"
-    r"(?:\s*(?:,\s*and|,|and|&|\u2013|\u2014|-|to)\s*[A-Z]?\d+[a-z]?(?:\s*\([a-z]\))?)*)")
-_ITEM = re.compile(r"([A-Z]?)(\d+)[a-z]?|(\u2013|\u2014|-|\bto\b)")
+_NUM = r"[A-Z]?\d+(?:\.\d+)*[a-z]?(?:\s*\([a-z]\))?"
+_REF = re.compile(r"\b(?:Figures?|Figs?\.?)\s*~?\s*(?P<list>" + _NUM
+                  + r"(?:\s*(?:,\s*and|,|and|&|\u2013|\u2014|-|to)\s*" + _NUM + r")*)")
+_ITEM = re.compile(r"([A-Z]?)(\d+(?:\.\d+)*)[a-z]?|(\u2013|\u2014|-|\bto\b)")
 
 
 def referenced_numbers(text: str) -> set[str]:
@@ -117,10 +117,14 @@ def referenced_numbers(text: str) -> set[str]:
             if item.group(3):
                 ranging = prev is not None
                 continue
-            prefix, n = item.group(1), int(item.group(2))
+            prefix, number = item.group(1), item.group(2)
+            found.add(f"{prefix}{number}")
+            if "." in number:  # "Figure 4.1": chapter-numbered, no ranges expanded
+                prev, ranging = None, False
+                continue
+            n = int(number)
             if ranging and prev and prev[0] == prefix and 0 < n - prev[1] <= 50:
                 found.update(f"{prefix}{k}" for k in range(prev[1] + 1, n))
-            found.add(f"{prefix}{n}")
             prev, ranging = (prefix, n), False
     return found
 

@@ -108,8 +108,9 @@ def pieces(content: PageContent, blocks: list[Block], size: float) -> list[Piece
     gboxes = [union(g for g, lab in zip(content.graphics, glabels, strict=True) if lab == k)
               for k in set(np.asarray(glabels).tolist())]
     classify_body(blocks, gboxes, size)
+    # larger text (headings) joins only when it lies on a drawing
     texts = [ln.bbox for b in blocks if not b.body for ln in b.lines
-             if ln.size <= size + 1.5 or _inside(ln.bbox, gboxes)]
+             if ln.size <= size + 0.5 or _inside(ln.bbox, gboxes)]
     items = list(content.graphics) + texts
     labels = _components(content.rect, items, MERGE_GAP)
     out = []
@@ -152,7 +153,8 @@ def assign(found: list[BBox], captions: list[Caption], blocks: list[Block],
     for i, p in enumerate(found):
         for j, c in enumerate(captions):
             cost = vertical_cost(p, c.bbox)
-            if cost is None or min(p[2], c.bbox[2]) - max(p[0], c.bbox[0]) < 2:
+            overlap = min(p[2], c.bbox[2]) - max(p[0], c.bbox[0])
+            if cost is None or overlap < min(2.0, 0.5 * (p[2] - p[0])):
                 continue  # any overlap will do: sub-figures sit off a centred caption
             # among equal gaps, the caption straight below/above wins (two columns)
             cost += 0.02 * abs((p[0] + p[2]) - (c.bbox[0] + c.bbox[2])) / 2
@@ -163,13 +165,16 @@ def assign(found: list[BBox], captions: list[Caption], blocks: list[Block],
     options.sort()
     taken: dict[int, int] = {}
     result: dict[int, list[int]] = {}
+    side: dict[int, bool] = {}  # caption → its figure lies above it; a figure never wraps
     for cost, i, j in options:
-        if i in taken:
+        above = found[i][1] < captions[j].bbox[1]
+        if i in taken or side.get(j, above) != above:
             continue
         near = cost <= max_gap or any(
             (vc := vertical_cost(found[i], found[k])) is not None and vc <= max_gap
             for k in result.get(j, []))
         if near:
             taken[i] = j
+            side[j] = above
             result.setdefault(j, []).append(i)
     return result

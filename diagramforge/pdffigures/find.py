@@ -28,6 +28,7 @@ from diagramforge.pdffigures.detect import (
     vertical_cost,
     x_overlap,
 )
+from diagramforge.pdffigures.furniture import strip_furniture
 from diagramforge.pdffigures.model import BBox, Caption, Extraction, PdfReason
 from diagramforge.pdffigures.page import Block, PageContent, read_page
 from diagramforge.pdffigures.params import PdfFigureParams
@@ -85,6 +86,7 @@ def find_regions(doc: pymupdf.Document, params: PdfFigureParams, out: Extraction
             contents.append((page, read_page(page)))
         except Exception as exc:  # noqa: BLE001 - MuPDF raises plain RuntimeError and more
             out.drop(f"p{pno + 1}", PdfReason.PAGE_UNREADABLE, repr(exc)[:300])
+    strip_furniture([c for _, c in contents])
     size = body_size([c for _, c in contents])
     found = Found([], [])
     for page, content in contents:

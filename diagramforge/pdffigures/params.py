@@ -13,9 +13,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 DEFAULT_CAPTION_PATTERNS: tuple[str, ...] = (
-    # "Figure 3:", "Figure 3.", "Fig. 3 |", "FIGURE 3 —", "Figure S2:", "Figure 3a:"
-    r"(?P<kind>Figure|Fig\.|FIGURE|FIG\.)\s*(?P<num>[A-Z]?\d+[a-z]?)\s*[:.|\u2014\u2013-]",
-    r"(?P<kind>Table|TABLE)\s*(?P<num>[A-Z]?\d+[a-z]?)\s*[:.|\u2014\u2013-]",
+    # "Figure 3:", "Figure 3.", "Fig. 3 |", "FIGURE 3 —", "Figure S2:", "Figure 4.1:"
+    r"(?P<kind>Figure|Fig\.|FIGURE|FIG\.)\s*(?P<num>[A-Z]?\d+(?:\.\d+)*[a-z]?)"
+    r"\s*[:.|\u2014\u2013-](?!\d)",
+    r"(?P<kind>Table|TABLE)\s*(?P<num>[A-Z]?\d+(?:\.\d+)*[a-z]?)\s*[:.|\u2014\u2013-](?!\d)",
 )
 """Regexes matched at the start of a text line; a bold label needs no delimiter (see
 ``captions.py``).  The delimiter is what tells a caption from body text such as

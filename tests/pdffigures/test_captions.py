@@ -21,6 +21,8 @@ def line(text: str, y: float, x0: float = 100, x1: float = 400, bold: bool = Fal
     ("Fig. 12. Results", False, ("Figure", "12")),
     ("FIGURE 2 | Overview", False, ("Figure", "2")),
     ("Figure S4: Supplement", False, ("Figure", "S4")),
+    ("Figure 4.1: An image", False, ("Figure", "4.1")),
+    ("Figure 4.1 An image", True, ("Figure", "4.1")),
     ("Table 1: Numbers", False, ("Table", "1")),
     ("Figure 2 Overview of the method", True, ("Figure", "2")),  # bold label, no delimiter
     ("Figure 2 shows the processing flow.", False, None),  # running text
@@ -66,6 +68,7 @@ def test_caption_mid_paragraph_is_running_text() -> None:
     ("Figures 2\u20134 show", {"2", "3", "4"}),
     ("Figs. 1, 5, and 7", {"1", "5", "7"}),
     ("in Figure S2", {"S2"}),
+    ("see Figure 4.1. Then Figures 2.1 and 2.3", {"4.1", "2.1", "2.3"}),
     ("Table 3 and figure skating", set()),
 ])
 def test_referenced_numbers(text: str, want: set[str]) -> None:
