@@ -102,3 +102,23 @@ def openai_reply(content: str, prompt_tokens: int = 100, completion_tokens: int 
 def openai_error(status: int, message: str, headers: dict[str, str] | None = None) -> Reply:
     return Reply(status=status, headers=headers or {}, body={
         "error": {"message": message, "type": "error", "param": None, "code": None}})
+
+
+def gemini_reply(text: str, prompt_tokens: int = 100, output_tokens: int = 20,
+                 finish_reason: str = "STOP") -> Reply:
+    """A generateContent response in the Gemini REST wire format."""
+    return Reply(body={
+        "candidates": [{"content": {"role": "model", "parts": [{"text": text}]},
+                        "finishReason": finish_reason, "index": 0}],
+        "usageMetadata": {"promptTokenCount": prompt_tokens,
+                          "candidatesTokenCount": output_tokens,
+                          "totalTokenCount": prompt_tokens + output_tokens},
+        "modelVersion": "gemini-loopback",
+    })
+
+
+def gemini_error(status: int, message: str, headers: dict[str, str] | None = None) -> Reply:
+    names = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 429: "RESOURCE_EXHAUSTED",
+             500: "INTERNAL", 503: "UNAVAILABLE"}
+    return Reply(status=status, headers=headers or {}, body={
+        "error": {"code": status, "message": message, "status": names.get(status, "UNKNOWN")}})
