@@ -165,3 +165,28 @@ def test_missing_key_names_the_variable_not_a_value(tmp_path, monkeypatch):
     monkeypatch.delenv("MY_KEY", raising=False)
     with pytest.raises(LLMCallError, match="MY_KEY is not set"):
         LLM.from_params(LLMParams(backend="openai", api_key_env="MY_KEY", cache_dir=None))
+
+
+def test_faulty_server_every_item_kept_or_ledgered_and_rerun_skips_successes(
+        tmp_path, server, sleeps, key_env):
+    import random
+
+    rng = random.Random(11)
+    faults = [openai_error(429, "busy", {"Retry-After": "0"}), openai_error(500, "boom"),
+              openai_reply('{"caption": '), Reply(body=openai_reply(GOOD).body, delay_s=0.3)]
+    server.script = [rng.choice(faults) if rng.random() < 0.3 else openai_reply(GOOD)
+                     for _ in range(40)]
+    reqs = [make_request(user=f"diagram {i}") for i in range(20)]
+    first = [make_llm(tmp_path, server, sleeps, max_retries=0, timeout_s=0.1).call(r)
+             for r in reqs]
+    assert all(o.ok or o.reason in ("llm_error", "llm_invalid_output") for o in first)
+    kept = {r.user for r, o in zip(reqs, first, strict=True) if o.ok}
+    assert 0 < len(kept) < len(reqs)  # the faults really hit some items
+    n = len(server.requests)
+    server.script = []
+    rerun = make_llm(tmp_path, server, sleeps, max_retries=0).dry_run(reqs)
+    assert rerun["calls"] == len(reqs) - len(kept)
+    second = [make_llm(tmp_path, server, sleeps).call(r) for r in reqs]
+    assert all(o.ok for o in second)
+    asked = {s.body["messages"][-1]["content"] for s in server.requests[n:]}
+    assert asked.isdisjoint(kept) and len(server.requests) - n == len(reqs) - len(kept)
