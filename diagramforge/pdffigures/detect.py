@@ -23,6 +23,7 @@ from diagramforge.pdffigures.page import Block, PageContent
 
 MERGE_GAP = 8.0  # pt: painted items and labels closer than this belong together
 ABOVE_PENALTY = 6.0  # pt: a caption above its figure is allowed, just less usual
+CHAIN_GAP = 24.0  # pt: a row of sub-figures joins the row nearer the caption
 
 
 @dataclass(slots=True)
@@ -171,7 +172,7 @@ def assign(found: list[BBox], captions: list[Caption], blocks: list[Block],
         if i in taken or side.get(j, above) != above:
             continue
         near = cost <= max_gap or any(
-            (vc := vertical_cost(found[i], found[k])) is not None and vc <= max_gap
+            (vc := vertical_cost(found[i], found[k])) is not None and vc <= CHAIN_GAP
             for k in result.get(j, []))
         if near:
             taken[i] = j

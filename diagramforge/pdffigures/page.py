@@ -90,7 +90,10 @@ def read_page(page: pymupdf.Page) -> PageContent:
 
     # paths from get_drawings: get_bboxlog pads strokes by the miter limit (~4 pt)
     for d in page.get_drawings():
-        half = (d.get("width") or 0) / 2 if d.get("color") is not None else 0
+        fill, stroke = d.get("fill"), d.get("color")
+        if stroke is None and (fill is None or min(fill) >= 0.98):
+            continue  # white-on-white backgrounds (plot canvases, boxes) have no ink
+        half = (d.get("width") or 0) / 2 if stroke is not None else 0
         r = pymupdf.Rect(d["rect"])
         keep(pymupdf.Rect(r.x0 - half, r.y0 - half, r.x1 + half, r.y1 + half), graphics)
     for op, box in page.get_bboxlog():
