@@ -56,3 +56,18 @@ def copy_file(src: Path, dest: Path) -> Path:
     import shutil
 
     return write_with(dest, lambda t: shutil.copyfile(src, t), fsync=False)
+
+
+def replace_dir(tmp: Path, dest: Path) -> Path:
+    """Put a fully written directory ``tmp`` in place of ``dest`` (a checkout, a published
+    dataset). Directories cannot be swapped atomically on POSIX; the old one is renamed
+    aside first, so a reader sees the old or the new tree, and a kill between the two
+    renames leaves ``dest`` missing — never half-written."""
+    import shutil
+
+    old = dest.with_name(f".{dest.name}.old.{os.getpid()}")
+    if dest.exists():
+        os.replace(dest, old)
+    os.replace(tmp, dest)
+    shutil.rmtree(old, ignore_errors=True)
+    return dest

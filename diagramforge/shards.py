@@ -8,14 +8,14 @@ the rename is the commit point, so a reader never sees half a file.
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from diagramforge import atomic
 
 SHARD_PATTERN = "part-{:05d}.parquet"
 
@@ -26,19 +26,7 @@ def shard_name(index: int) -> str:
 
 def write_table_atomic(table: pa.Table, path: Path) -> None:
     """Write ``table`` to ``path`` so that the file either exists complete or not at all."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    pq.write_table(table, tmp, compression="zstd")
-    with open(tmp, "rb") as fh:
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
-def write_json_atomic(obj: object, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, path)
+    atomic.write_with(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
 
 
 def rows_to_table(rows: Sequence[dict], schema: pa.Schema) -> pa.Table:

@@ -53,3 +53,39 @@ def test_yaml_must_be_a_mapping(tmp_path):
     f.write_text("a: [unclosed\n")
     with pytest.raises(ParamsError, match="not valid YAML"):
         load_params(f)
+
+
+# keys whose params.yaml value describes the embedded sample corpus, not a default
+SAMPLE_SPECIFIC = {
+    "crawl.arxiv.categories", "crawl.arxiv.from_date", "crawl.arxiv.until_date",
+    "crawl.arxiv.user_agent", "crawl.repos.repositories",
+}
+
+
+def _leaves(d: dict, prefix: str = "") -> dict:
+    out = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        out.update(_leaves(v, key + ".") if isinstance(v, dict) else {key: v})
+    return out
+
+
+def test_code_defaults_agree_with_params_yaml():
+    """A default is set once: what params.yaml says is what a missing key means, so a user
+    deleting a line never silently changes the dataset."""
+    import yaml
+
+    written = _leaves(yaml.safe_load((REPO / "params.yaml").read_text()))
+    defaults = _leaves(parse_params({}).model_dump(by_alias=True))
+    drift = {k: (defaults.get(k), v) for k, v in written.items()
+             if k not in SAMPLE_SPECIFIC and defaults.get(k) != v}
+    assert not drift, f"code default vs params.yaml: {drift}"
+
+
+def test_every_key_is_written_in_params_yaml():
+    """params.yaml is the one place to read what can be set."""
+    import yaml
+
+    written = _leaves(yaml.safe_load((REPO / "params.yaml").read_text()))
+    defaults = _leaves(parse_params({}).model_dump(by_alias=True))
+    assert not sorted(set(defaults) - set(written))

@@ -9,7 +9,6 @@ bodies are retried by :func:`download`, since they only show up while reading.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +27,8 @@ from tenacity import (
     wait_exponential,
 )
 from urllib3.exceptions import ProtocolError, ReadTimeoutError
+
+from diagramforge import atomic
 
 RETRY_STATUS = (429, 500, 502, 503, 504)
 
@@ -200,8 +201,5 @@ def download(session: requests.Session, url: str, dest: Path, attempts: int = 4,
         missing.parent.mkdir(parents=True, exist_ok=True)
         missing.write_text(url + "\n")
         raise
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(dest.name + f".{os.getpid()}.part")
-    tmp.write_bytes(data)
-    os.replace(tmp, dest)
+    atomic.write_bytes(dest, data)
     return dest

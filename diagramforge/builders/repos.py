@@ -19,6 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from diagramforge import atomic
 from diagramforge.licences import repository_licence
 from diagramforge.params import RepoCrawlParams, RepoSpec
 
@@ -118,9 +119,7 @@ def checkout(spec: RepoSpec, cache_dir: Path, timeout: float = 300) -> Checkout:
         shutil.rmtree(tmp / ".git")
         (tmp / ".diagramforge-complete").write_text(json.dumps({"url": spec.url,
                                                                 "ref": spec.ref}))
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(tmp, dest)
+        atomic.replace_dir(tmp, dest)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return Checkout(name, spec.url, commit, dest, cloned=True)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
+from diagramforge import atomic
 from diagramforge.cards.audit import format_funnel, load_audit
 from diagramforge.cards.card import render_card, render_licences
 from diagramforge.params import Params
@@ -111,6 +112,5 @@ def publish(params: Params, df: pd.DataFrame) -> Path:
     (tmp / "LICENSES.md").write_text(render_licences(df))
     shutil.copyfile(report, tmp / "validation_report.json")
     (tmp / "VERSION").write_text(params.publish.version + "\n")
-    shutil.rmtree(out, ignore_errors=True)
-    tmp.rename(out)
+    atomic.replace_dir(tmp, out)
     return out

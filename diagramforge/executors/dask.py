@@ -4,11 +4,11 @@
   thread each, loopback only, no dashboard) started for the run and closed after it.
 * **Per-worker resources:** the stage travels once, in a ``WorkerPlugin``; its ``setup``
   (TeX formats, the Chromium page, tokenizers) runs once per worker, ``teardown`` at the end.
-* **Timeouts:** a unit runs in a thread of its task and is abandoned when its deadline passes
-  (``timeout``); the external tools it started are bounded by the sandbox's own deadline and
-  process-group kill, so a runaway pdflatex still stops. A pure-Python unit that never returns
-  keeps its worker thread busy — the local executor, which kills processes, is the safer
-  choice for untrusted pure-Python work.
+* **Timeouts:** units run on the plugin's own thread and one past its deadline is abandoned
+  (a fresh copy of the stage is set up on a new thread); the external tools it started are
+  bounded by the sandbox's own deadline and process-group kill, so a runaway pdflatex still
+  stops. A pure-Python unit that never returns keeps burning a thread — the local executor,
+  which kills processes, is the safer choice for untrusted pure-Python work.
 * **Lost workers:** Dask reruns a lost worker's tasks elsewhere (``allowed-failures``); results
   come back to the driver, which alone commits shards — redone, never duplicated. A unit
   whose workers keep dying is ledgered ``worker_crash``.
@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import logging
 import os
+import pickle
 import signal
-import threading
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
 from diagramforge.executors.base import Executor, Failure
@@ -33,17 +35,45 @@ log = logging.getLogger(__name__)
 
 class _StagePlugin:
     """Holds the stage on each worker (a ``distributed.WorkerPlugin`` by duck typing, so this
-    module imports without dask until it is used)."""
+    module imports without dask until it is used).
+
+    Every unit of the stage runs on one long-lived thread of the plugin: per-worker tools are
+    often bound to the thread that made them (Playwright's browser page, resvg options), so
+    ``setup`` and every ``process`` share that thread. A unit past its deadline abandons the
+    thread; a fresh copy of the stage is set up on a new one."""
 
     def __init__(self, stage: Stage, name: str):
         self.stage = stage
         self.name = name
+        self.pool: ThreadPoolExecutor | None = None
+
+    def _start(self) -> None:
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix=self.name)
+        self.pool.submit(self.stage.setup).result()
 
     def setup(self, worker) -> None:  # noqa: ANN001 - distributed.Worker
-        self.stage.setup()
+        self._fresh = pickle.dumps(self.stage)
+        self._start()
+
+    def run(self, unit: WorkUnit, timeout_s: float) -> Outcome | Failure:
+        assert self.pool is not None
+        fut = self.pool.submit(self.stage.process, unit)
+        try:
+            return fut.result(timeout=timeout_s)
+        except FutureTimeout:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.stage = pickle.loads(self._fresh)
+            self._start()
+            return Failure(Reason.TIMEOUT, f"unit {unit.key} exceeded {timeout_s:g}s")
+        except Exception as exc:  # noqa: BLE001 - one bad input must not stop the run
+            return Failure(Reason.ERROR, repr(exc))
 
     def teardown(self, worker) -> None:  # noqa: ANN001
-        self.stage.teardown()
+        if self.pool is not None:
+            try:
+                self.pool.submit(self.stage.teardown).result(timeout=60)
+            finally:
+                self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _fault(unit: WorkUnit) -> None:
@@ -61,22 +91,8 @@ def _fault(unit: WorkUnit) -> None:
 def _run_unit(plugin_name: str, unit: WorkUnit, timeout_s: float) -> Outcome | Failure:
     from distributed import get_worker
 
-    stage = get_worker().plugins[plugin_name].stage
     _fault(unit)
-    box: dict = {}
-
-    def work() -> None:
-        try:
-            box["out"] = stage.process(unit)
-        except Exception as exc:  # noqa: BLE001 - one bad input must not stop the run
-            box["out"] = Failure(Reason.ERROR, repr(exc))
-
-    t = threading.Thread(target=work, daemon=True, name=f"unit-{unit.key}")
-    t.start()
-    t.join(timeout_s)
-    if t.is_alive():
-        return Failure(Reason.TIMEOUT, f"unit {unit.key} exceeded {timeout_s:g}s")
-    return box["out"]
+    return get_worker().plugins[plugin_name].run(unit, timeout_s)
 
 
 class DaskExecutor(Executor):

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import io
 import re
+import threading
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cache
 
 import numpy as np
 from lxml import etree
@@ -295,14 +295,22 @@ def resolve_fonts(svg: str) -> str:
 
 
 # -- rendering --------------------------------------------------------------------------
-@cache
+_THREAD = threading.local()
+
+
 def _resvg_options():  # noqa: ANN202 - resvg.usvg.Options
+    """resvg's options (with the system fonts loaded, which is slow): once per thread, since
+    the Rust object may only be used by the thread that made it (Dask runs units in threads)."""
+    opts = getattr(_THREAD, "resvg", None)
+    if opts is not None:
+        return opts
     import resvg
 
     opts = resvg.usvg.Options.default()
     opts.load_system_fonts()
     opts.font_family = FALLBACK["sans"]
     opts.resources_dir = "/nonexistent"  # relative hrefs resolve to nothing
+    _THREAD.resvg = opts
     return opts
 
 

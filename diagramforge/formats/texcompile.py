@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 from dataclasses import asdict, dataclass
@@ -26,6 +24,8 @@ from pathlib import Path
 import pymupdf
 from filelock import FileLock
 
+from diagramforge import atomic
+from diagramforge.cache import ContentCache
 from diagramforge.formats.tikz import Standalone
 from diagramforge.sandbox import run_sandboxed
 
@@ -241,6 +241,10 @@ class TexCompiler:
         self.batch = batch
         # absolute: TeX runs in a temp dir, where a relative TEXFORMATS would find nothing
         self.cache_dir = Path(cache_dir).resolve() if cache_dir else None
+        # compiles are pure functions of (engine, TeX Live, document): the shared content
+        # cache keyed by their hash (``None`` directory: no caching)
+        self._cache = ContentCache(self.cache_dir / "content" if self.cache_dir else None,
+                                   "tex")
         self.version = tex_version(engine)
         self._formats: dict[tuple[str, ...], Path | None] = {}
 
@@ -271,8 +275,7 @@ class TexCompiler:
                     if res.returncode != 0 or not built.exists():
                         self._formats[head] = None
                         return None
-                    shutil.copyfile(built, fmt.with_suffix(".tmp"))
-                    os.replace(fmt.with_suffix(".tmp"), fmt)
+                    atomic.copy_file(built, fmt)
         self._formats[head] = fdir
         return fdir
 
@@ -284,18 +287,11 @@ class TexCompiler:
             h.update(b"\0")
         return h.hexdigest()
 
-    def _cache_paths(self, key: str) -> tuple[Path, Path] | None:
-        if self.cache_dir is None:
-            return None
-        d = self.cache_dir / "docs" / key[:2]
-        return d / f"{key}.json", d / f"{key}.pdf"
-
     def cache_get(self, doc: Standalone) -> CompileResult | None:
-        paths = self._cache_paths(self.cache_key(doc))
-        if not paths or not paths[0].exists():
+        hit = self._cache.get(self.cache_key(doc))
+        if hit is None:
             return None
-        meta = json.loads(paths[0].read_text())
-        pdf = paths[1].read_bytes() if meta["ok"] and paths[1].exists() else None
+        meta, pdf = hit
         if meta["ok"] and pdf is None:
             return None
         return CompileResult(ok=meta["ok"], pdf=pdf, reason=meta.get("reason"),
@@ -303,18 +299,8 @@ class TexCompiler:
                              cached=True, mode=meta.get("mode", ""))
 
     def cache_put(self, doc: Standalone, res: CompileResult) -> None:
-        paths = self._cache_paths(self.cache_key(doc))
-        if not paths:
-            return
-        paths[0].parent.mkdir(parents=True, exist_ok=True)
-        if res.ok and res.pdf:
-            tmp = paths[1].with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(res.pdf)
-            os.replace(tmp, paths[1])
         meta = {k: v for k, v in asdict(res).items() if k not in ("pdf", "cached")}
-        tmp = paths[0].with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(meta))
-        os.replace(tmp, paths[0])
+        self._cache.put(self.cache_key(doc), (meta, res.pdf if res.ok else None))
 
     # -- compile ------------------------------------------------------------------------
     def _run(self, docs: list[Standalone], use_format: bool, timeout_s: float

@@ -1,0 +1,63 @@
+"""Publish and the card on their own (fast): a seeded final table becomes a Hub dataset
+directory whose card metadata huggingface_hub accepts; publishing refuses an unvalidated one."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from huggingface_hub import DatasetCard
+from PIL import Image
+
+from diagramforge.records import empty_record
+from diagramforge.runner import run_named
+from tests.conftest import make_params, seed_stage
+
+
+def png() -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", (40, 20), "white").save(buf, "PNG")
+    return buf.getvalue()
+
+
+def rows(licences: list[str]) -> list[dict]:
+    fmts = ["tikz", "svg", "mxgraph"]
+    return [empty_record(id=f"id{i}", format=fmts[i % 3], code=f"code {i} " * 30, image=png(),
+                         licence=lic, group=f"g{i}", split=["train", "test"][i % 2],
+                         source_id=f"s{i}", width=40, height=20, tokens=90,
+                         attribution=f"author {i}")
+            for i, lic in enumerate(licences)]
+
+
+def build(tmp_path, licences):
+    params = make_params(tmp_path)
+    seed_stage(params, "split", rows(licences))
+    run_named("validate", params)
+    run_named("publish", params)
+    return params, tmp_path / "published" / params.publish.name
+
+
+def test_single_licence_card(tmp_path):
+    params, out = build(tmp_path, ["MIT"] * 4)
+    card = DatasetCard.load(out / "README.md")
+    data = card.data.to_dict()
+    assert data["license"] == "mit"
+    assert {c["config_name"] for c in data["configs"]} == {"generation", "tikz", "svg",
+                                                           "mxgraph"}
+    assert (out / "generation" / "tikz" / "train-00000-of-00001.parquet").exists()
+    assert "MIT" in (out / "LICENSES.md").read_text()
+    assert (out / "VERSION").read_text().strip() == params.publish.version
+
+
+def test_mixed_licences_say_other_and_point_to_the_attribution_file(tmp_path):
+    _, out = build(tmp_path, ["MIT", "CC-BY-4.0", "Apache-2.0 AND MIT", "MIT"])
+    data = DatasetCard.load(out / "README.md").data.to_dict()
+    assert data["license"] == "other" and data["license_link"] == "LICENSES.md"
+    assert "Apache-2.0 AND MIT" in (out / "LICENSES.md").read_text()
+
+
+def test_publish_refuses_without_a_passed_validation(tmp_path):
+    params = make_params(tmp_path)
+    seed_stage(params, "split", rows(["MIT"] * 2))
+    with pytest.raises(RuntimeError, match="validate"):
+        run_named("publish", params)
