@@ -1,0 +1,148 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from diagramforge.graphs.model import Edge, Graph, Node
+from diagramforge.graphs.mxgraph import mxgraph_graph
+from diagramforge.graphs.score import (
+    execution_success,
+    main,
+    match_nodes,
+    normalise_text,
+    score_files,
+    score_graphs,
+)
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "mxgraph"
+
+
+def _g(nodes: dict[str, str], edges: list[tuple[str, str]], directed: bool = True) -> Graph:
+    return Graph(nodes=[Node(id=k, text=v) for k, v in nodes.items()],
+                 edges=[Edge(source=s, target=t, directed=directed) for s, t in edges])
+
+
+REF = _g({"a": "Load data", "b": "Train model", "c": "Evaluate", "d": "Deploy"},
+         [("a", "b"), ("b", "c"), ("c", "d")])
+
+
+def test_normalise_text() -> None:
+    assert normalise_text("  Load\n DATA!! ") == "load data"
+    assert normalise_text("ｆｕｌｌ－width") == "full width"
+
+
+def test_hand_made_pair() -> None:
+    pred = _g({"x": "load  Data!", "y": "Train models", "z": "Evaluation", "q": "Deploy"},
+              [("x", "y"), ("y", "z"), ("z", "q"), ("q", "x")])
+    # Matching (threshold 0.8):
+    #   x "load data" = a exactly (1.0); y "train models" ~ b "train model": 2*11/23 = 0.957;
+    #   q = d exactly; z "evaluation" ~ c "evaluate": 2*7/18 = 0.778 < 0.8, unmatched.
+    assert match_nodes(pred, REF) == {"x": "a", "y": "b", "q": "d"}
+    s = score_graphs(pred, REF)
+    # nodes: TP 3 of 4 predicted, 4 reference -> P = R = F1 = 0.75
+    assert (s["node_precision"], s["node_recall"], s["node_f1"]) == (0.75, 0.75, 0.75)
+    # edges: x→y is a→b (hit); y→z and z→q touch unmatched z; q→x is d→a, not in ref.
+    # TP 1, P = 1/4, R = 1/3, F1 = 2*(1/12)/(7/12) = 2/7
+    assert (s["edge_tp"], s["edge_pred"], s["edge_ref"]) == (1, 4, 3)
+    assert s["edge_precision"] == pytest.approx(1 / 4)
+    assert s["edge_recall"] == pytest.approx(1 / 3)
+    assert s["edge_f1"] == pytest.approx(2 / 7)
+    # paths on matched nodes only: pred induced on {x,y,q} has x→y, q→x, so reachable
+    # pairs (x,y), (q,x), (q,y) = (a,b), (d,a), (d,b); ref induced on {a,b,d} has only a→b
+    # (b→c→d runs through unmatched c).  TP 1, P = 1/3, R = 1, F1 = 0.5
+    assert (s["path_tp"], s["path_pred"], s["path_ref"]) == (1, 3, 1)
+    assert s["path_f1"] == pytest.approx(0.5)
+    # SciFlow graph score: 0.4 * 0.75 + 0.6 * 2/7
+    assert s["graph_score"] == pytest.approx(0.3 + 1.2 / 7)
+
+
+def test_identical_graphs_score_one_and_threshold_matters() -> None:
+    s = score_graphs(REF, REF)
+    assert all(s[f"{k}_f1"] == 1.0 for k in ("node", "edge", "path"))
+    # ref paths: a→b, a→c, a→d, b→c, b→d, c→d = 6 pairs
+    assert s["path_ref"] == 6
+    renamed = _g({"1": "Load dataset", "2": "Train model", "3": "Evaluate", "4": "Deploy"},
+                 [("1", "2"), ("2", "3"), ("3", "4")])
+    # "load dataset" ~ "load data": 2*9/21 = 0.857: matches at 0.8, not at 0.9
+    assert score_graphs(renamed, REF)["node_tp"] == 4
+    assert score_graphs(renamed, REF, threshold=0.9)["node_tp"] == 3
+
+
+def test_empty_graphs() -> None:
+    empty = Graph()
+    s = score_graphs(empty, empty)
+    assert (s["node_f1"], s["edge_f1"], s["path_f1"]) == (1.0, 1.0, 1.0)
+    s = score_graphs(empty, REF)
+    assert (s["node_precision"], s["node_recall"], s["node_f1"]) == (0.0, 0.0, 0.0)
+    assert s["edge_f1"] == 0.0 and s["graph_score"] == 0.0
+
+
+def test_reversed_edge_is_wrong_unless_undirected() -> None:
+    ref = _g({"a": "A", "b": "B"}, [("a", "b")])
+    back = _g({"p": "A", "q": "B"}, [("q", "p")])
+    assert score_graphs(back, ref)["edge_tp"] == 0
+    # reachability is directed too: (b, a) predicted, (a, b) expected
+    assert (score_graphs(back, ref)["path_tp"], score_graphs(back, ref)["path_pred"]) == (0, 1)
+    loose = _g({"p": "A", "q": "B"}, [("q", "p")], directed=False)
+    s = score_graphs(loose, ref)
+    # an undirected edge matches either way; it reaches both ways, so path P = 1/2
+    assert s["edge_tp"] == 1
+    assert (s["path_tp"], s["path_pred"], s["path_ref"]) == (1, 2, 1)
+
+
+def test_duplicate_edges_count_once() -> None:
+    ref = _g({"a": "A", "b": "B"}, [("a", "b")])
+    twice = _g({"a": "A", "b": "B"}, [("a", "b"), ("a", "b")])
+    s = score_graphs(twice, ref)
+    # one reference edge can vouch for one prediction: TP 1, P 1/2, R 1
+    assert (s["edge_tp"], s["edge_precision"], s["edge_recall"]) == (1, 0.5, 1.0)
+
+
+def test_dangling_edges_are_left_out() -> None:
+    ref = _g({"a": "A", "b": "B"}, [("a", "b")])
+    pred = Graph(nodes=ref.nodes, edges=[*ref.edges,
+                                         Edge(source="a", target=None, unattached=["target"])])
+    assert score_graphs(pred, ref)["edge_pred"] == 1
+
+
+def test_one_to_one_assignment_beats_greedy() -> None:
+    # similarity: encoder~encoders 0.933, encoder~encode 0.923, decoder~encoders 0.8,
+    # decoder~encode 0.769 (< 0.8).  Greedy takes the best pair first and strands
+    # "decoder"; the assignment pairs encoder~encode, decoder~encoders (sum 1.72 > 0.93).
+    pred = _g({"p1": "encoder", "p2": "decoder"}, [])
+    ref = _g({"r1": "encoders", "r2": "encode"}, [])
+    assert match_nodes(pred, ref, method="greedy") == {"p1": "r1"}
+    assert match_nodes(pred, ref, method="hungarian") == {"p1": "r2", "p2": "r1"}
+    with pytest.raises(ValueError):
+        match_nodes(pred, ref, method="nope")
+
+
+def test_textless_nodes_fall_back_to_shape() -> None:
+    ref = Graph(nodes=[Node(id="r", shape="ellipse"), Node(id="s", text="S")])
+    pred = Graph(nodes=[Node(id="p", shape="ellipse"), Node(id="q", shape="rhombus")])
+    assert match_nodes(pred, ref) == {"p": "r"}
+
+
+def test_execution_success() -> None:
+    assert execution_success([True, False, True, True]) == 0.75
+    assert execution_success([]) == 0.0
+
+
+def test_score_files_json_and_drawio(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    drawio = FIXTURES / "large_diagram.drawio"
+    from diagramforge.formats.mxgraph import decode, normalise
+
+    [page] = decode(drawio.read_bytes())
+    ref = mxgraph_graph(normalise(page.model))
+    (tmp_path / "ref.json").write_text(ref.to_json())
+    s = score_files(drawio, tmp_path / "ref.json")
+    assert s["node_f1"] == 1.0 and s["edge_f1"] == 1.0 and s["edge_ref"] == 16
+    # drop one edge from the prediction: recall 15/16, precision 1
+    pred = ref.model_copy(update={"edges": ref.edges[1:]})
+    (tmp_path / "pred.json").write_text(pred.to_json())
+    s = score_files(tmp_path / "pred.json", tmp_path / "ref.json")
+    assert (s["edge_precision"], s["edge_recall"]) == (1.0, 15 / 16)
+    assert main([str(tmp_path / "pred.json"), str(tmp_path / "ref.json")]) == 0
+    assert json.loads(capsys.readouterr().out)["edge_recall"] == 15 / 16
