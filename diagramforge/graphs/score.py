@@ -30,6 +30,8 @@ import networkx as nx
 from diagramforge.formats.mxgraph import decode, normalise, parse_xml
 from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.graphs.mxgraph import model_graph
+from diagramforge.graphs.svg import svg_graph
+from diagramforge.graphs.tikz import tikz_graph
 
 NODE_WEIGHT, EDGE_WEIGHT = 0.4, 0.6
 """SciFlow's graph-level score: edges weigh more than nodes (relations are the point)."""
@@ -159,12 +161,18 @@ def execution_success(flags: Sequence[bool]) -> float:
 
 
 def load_graph(path: str | Path) -> Graph:
-    """A graph JSON file, or a diagram whose format has an extractor (draw.io/mxGraph:
-    ``.drawio``, ``.xml``, ``.drawio.svg``, ``.drawio.png``: first page)."""
+    """A graph JSON file, or a diagram whose format has an extractor: TikZ (``.tex``,
+    ``.tikz``), plain SVG, draw.io/mxGraph (``.drawio``, ``.xml``, ``.drawio.svg``,
+    ``.drawio.png``: first page)."""
     path = Path(path)
     data = path.read_bytes()
-    if path.suffix.lower() == ".json":
+    suffix = path.suffix.lower()
+    if suffix == ".json":
         return Graph.from_json(data)
+    if suffix in (".tex", ".tikz"):
+        return tikz_graph(data.decode("utf-8", "replace"))
+    if suffix == ".svg" and b"content=" not in data:
+        return svg_graph(data)
     page = next(p for p in decode(data, path.name) if p.model is not None)
     return model_graph(parse_xml(normalise(page.model)))
 
