@@ -116,6 +116,21 @@ def audit(
         raise typer.Exit(1)
 
 
+@app.command()
+def score(pred: Annotated[Path, typer.Argument(help="Predicted graph JSON or diagram file.")],
+          ref: Annotated[Path, typer.Argument(help="Reference graph JSON or diagram file.")],
+          threshold: Annotated[float, typer.Option(help="Text match threshold.")] = 0.8
+          ) -> None:
+    """Score a predicted diagram against a reference: node/edge P/R/F1 (SciFlow), path
+    alignment (DiagramEval). Either side may be graph JSON or a .drawio/.svg/.tex file."""
+    import json
+
+    from diagramforge.graphs.score import score_files
+
+    typer.echo(json.dumps(score_files(pred, ref, threshold=threshold), indent=2,
+                          sort_keys=True))
+
+
 @app.command(name="dvc-yaml")
 def dvc_yaml(check: Annotated[bool, typer.Option(
         help="Exit 1 if dvc.yaml differs from the stage declarations.")] = False) -> None:

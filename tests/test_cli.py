@@ -27,3 +27,20 @@ def test_check_params_prints_effective_values(tmp_path):
     good.write_text("split:\n  seed: 7\n")
     res = runner.invoke(app, ["--params", str(good), "check-params"])
     assert res.exit_code == 0 and "seed: 7" in res.output
+
+
+def test_score_two_graph_files(tmp_path):
+    import json
+
+    ref = {"nodes": [{"id": "a", "text": "Start", "shape": "rect", "bbox": None},
+                     {"id": "b", "text": "End", "shape": "rect", "bbox": None}],
+           "edges": [{"source": "a", "target": "b", "label": "", "directed": True,
+                      "unattached": []}]}
+    pred = {"nodes": ref["nodes"][:1], "edges": []}
+    (tmp_path / "ref.json").write_text(json.dumps(ref))
+    (tmp_path / "pred.json").write_text(json.dumps(pred))
+    res = runner.invoke(app, ["score", str(tmp_path / "pred.json"), str(tmp_path / "ref.json")])
+    assert res.exit_code == 0, res.output
+    scores = json.loads(res.output)
+    assert scores["node_precision"] == 1.0 and scores["node_recall"] == 0.5
+    assert scores["edge_recall"] == 0.0
