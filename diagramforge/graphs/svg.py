@@ -1,260 +1,404 @@
-"""Structure graph of an SVG diagram, after DiagramEval's rule-based node extraction.
+"""Structure graph of an SVG diagram, after DiagramEval's rule-based extraction.
 
-Nodes are text: text items whose baselines differ by less than K × font size and whose x
-spans overlap by more than τ (of the shorter span) are one node.  A closed shape (rect,
-circle, ellipse, polygon) around a node's text gives its bbox, and texts inside the same
-innermost shape are one node (a title and its subtitle); a shape around other text-holding
-shapes, or covering half the drawing, is a container or background and gives no bbox.
-Edges are lines, polylines and open paths that carry a marker or whose two ends touch two
-different node boxes; direction comes from the markers (``marker-end`` forward,
-``marker-start`` alone backward, both or none: undirected).
+The SVG is reduced to text items and paths in one coordinate system, then
+:func:`diagramforge.graphs.geometry.build_graph` applies the rules (text lines merged by
+K × font size and x overlap τ; enclosing shapes give node boxes; strokes with markers or
+arrowheads, or touching two node boxes, are edges; direction from markers/arrowheads).
 
-Limits, on purpose for now: only ``translate`` transforms are applied (scale, rotate and
-matrix are ignored); text width is estimated as 0.6 em per character (no font metrics);
-arrowheads drawn as separate polygons (Graphviz) are not read as direction; edge labels
-become nodes.  DiagramEval's LLM refinement of nodes is not reproduced.
+What is read: every transform (``matrix``, ``translate``, ``scale``, ``rotate``, ``skewX``,
+``skewY``, nested) applied to all geometry and to text anchors and sizes; ``<use>`` of an
+element or symbol; nested ``<svg>`` offsets; ``<style>`` rules with simple selectors
+(``tag``, ``.class``, ``#id``, their compounds; the last compound of a descendant selector
+is matched, ancestors are not checked); inline ``style``; inherited ``font-size``,
+``text-anchor`` and markers; ``display:none``/``visibility:hidden`` subtrees are skipped;
+``<tspan>`` lines (``x``/``y``/``dy``); draw.io's ``<switch>`` (the ``<text>`` fallback,
+completed from the ``<foreignObject>`` HTML when the fallback was cut with "...").
+Path data is parsed with ``svgelements`` (arcs and curves included).
+
+Limits: text width is estimated (``svg_char_width_em`` per character: no font metrics);
+edge labels become nodes, as in DiagramEval; DiagramEval's LLM refinement of nodes and its
+LLM edge reading are not reproduced (the edges here come from geometry).
 """
 
 from __future__ import annotations
 
+import math
 import re
 
+import svgelements
+import tinycss2
 from lxml import etree
 
-from diagramforge.graphs.model import Edge, Graph, Node
+from diagramforge.graphs.geometry import PathItem, TextItem, bbox, build_graph
+from diagramforge.graphs.model import Graph
 from diagramforge.graphs.params import GraphParams
 
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
                           huge_tree=False, remove_comments=True)
 _NUM = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _SKIP = {"defs", "marker", "symbol", "clipPath", "mask", "pattern", "style", "script",
-         "metadata", "title", "desc"}
-Box = list[float]
+         "metadata", "title", "desc", "linearGradient", "radialGradient", "filter"}
+_INHERITED = ("font-size", "text-anchor", "marker-start", "marker-end", "visibility")
+Matrix = tuple[float, float, float, float, float, float]  # a b c d e f (SVG order)
+IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+MAX_USE_DEPTH = 8
+MAX_ELEMENTS = 200_000
 
+
+# -- transforms -------------------------------------------------------------------------
+
+def mul(m: Matrix, n: Matrix) -> Matrix:
+    """``m ∘ n``: apply ``n`` first, then ``m``."""
+    a, b, c, d, e, f = m
+    a2, b2, c2, d2, e2, f2 = n
+    return (a * a2 + c * b2, b * a2 + d * b2, a * c2 + c * d2, b * c2 + d * d2,
+            a * e2 + c * f2 + e, b * e2 + d * f2 + f)
+
+
+def apply(m: Matrix, x: float, y: float) -> tuple[float, float]:
+    return m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]
+
+
+def parse_transform(text: str | None) -> Matrix:
+    """An SVG transform list as one matrix (unknown or malformed items are skipped)."""
+    m = IDENTITY
+    for name, args in re.findall(r"(matrix|translate|scale|rotate|skewX|skewY)\s*\(([^)]*)\)",
+                                 text or ""):
+        v = [float(n) for n in _NUM.findall(args)]
+        t: Matrix | None = None
+        if name == "matrix" and len(v) == 6:
+            t = (v[0], v[1], v[2], v[3], v[4], v[5])
+        elif name == "translate" and v:
+            t = (1, 0, 0, 1, v[0], v[1] if len(v) > 1 else 0.0)
+        elif name == "scale" and v:
+            t = (v[0], 0, 0, v[1] if len(v) > 1 else v[0], 0, 0)
+        elif name == "rotate" and v:
+            r = math.radians(v[0])
+            t = (math.cos(r), math.sin(r), -math.sin(r), math.cos(r), 0, 0)
+            if len(v) == 3:
+                t = mul(mul((1, 0, 0, 1, v[1], v[2]), t), (1, 0, 0, 1, -v[1], -v[2]))
+        elif name == "skewX" and v:
+            t = (1, 0, math.tan(math.radians(v[0])), 1, 0, 0)
+        elif name == "skewY" and v:
+            t = (1, math.tan(math.radians(v[0])), 0, 1, 0, 0)
+        if t is not None:
+            m = mul(m, t)
+    return m
+
+
+def _scale(m: Matrix) -> float:
+    return math.sqrt(abs(m[0] * m[3] - m[1] * m[2])) or 1.0
+
+
+# -- style ------------------------------------------------------------------------------
 
 def _local(tag: object) -> str:
     return etree.QName(tag).localname if isinstance(tag, str) else ""
 
 
-def _style(el: etree._Element, key: str) -> str | None:
-    m = re.search(rf"(?:^|;)\s*{key}\s*:\s*([^;]+)", el.get("style") or "")
-    return m.group(1).strip() if m else el.get(key)
+def _declarations(text: str) -> dict[str, str]:
+    out = {}
+    for part in text.split(";"):
+        k, sep, v = part.partition(":")
+        if sep:
+            out[k.strip().lower()] = v.replace("!important", "").strip()
+    return out
 
 
-def _f(value: str | None, default: float = 0.0) -> float:
+class _Css:
+    """``<style>`` rules with simple selectors, matched on an element's last compound."""
+
+    def __init__(self, root: etree._Element) -> None:
+        self.rules: list[tuple[str, set[str], str | None, dict[str, str]]] = []
+        for st in root.iter("{*}style"):
+            css = "".join(st.itertext())
+            for rule in tinycss2.parse_stylesheet(css, skip_comments=True,
+                                                  skip_whitespace=True):
+                if rule.type != "qualified-rule":
+                    continue
+                decl = _declarations(tinycss2.serialize(rule.content))
+                for sel in tinycss2.serialize(rule.prelude).split(","):
+                    last = re.split(r"[\s>+~]+", sel.strip())[-1] if sel.strip() else ""
+                    m = re.fullmatch(r"([A-Za-z][\w-]*|\*)?((?:[.#][\w-]+)*)", last)
+                    if not m:
+                        continue
+                    tag = m.group(1) if m.group(1) not in (None, "*") else ""
+                    classes = set(re.findall(r"\.([\w-]+)", m.group(2)))
+                    ids = re.findall(r"#([\w-]+)", m.group(2))
+                    self.rules.append((tag, classes, ids[0] if ids else None, decl))
+
+    def style(self, el: etree._Element, tag: str) -> dict[str, str]:
+        out: dict[str, str] = {}
+        if not self.rules:
+            return out
+        classes = set((el.get("class") or "").split())
+        for rtag, rclasses, rid, decl in self.rules:
+            if rtag and rtag != tag:
+                continue
+            if rid and el.get("id") != rid:
+                continue
+            if rclasses <= classes and (rtag or rclasses or rid):
+                out.update(decl)
+        return out
+
+
+def _length(value: str | None, parent: float) -> float | None:
+    if not value:
+        return None
+    m = re.match(r"\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*(px|pt|em|rem|%|pc|mm|cm|in)?", value)
+    if not m:
+        named = {"small": 13.0, "medium": 16.0, "large": 18.0, "x-small": 10.0,
+                 "x-large": 24.0, "smaller": parent * 0.83, "larger": parent * 1.2}
+        return named.get(value.strip())
+    v, unit = float(m.group(1)), m.group(2) or "px"
+    return v * {"px": 1.0, "pt": 4 / 3, "em": parent, "rem": 16.0, "%": parent / 100,
+                "pc": 16.0, "mm": 96 / 25.4, "cm": 96 / 2.54, "in": 96.0}[unit]
+
+
+def _num(value: str | None, default: float = 0.0) -> float:
     m = _NUM.match((value or "").strip())
     return float(m.group()) if m else default
 
 
-def _translate(el: etree._Element) -> tuple[float, float]:
-    tx = ty = 0.0
-    for m in re.finditer(r"translate\(\s*([^)]*)\)", el.get("transform") or ""):
-        nums = [float(n) for n in _NUM.findall(m.group(1))]
-        tx += nums[0] if nums else 0.0
-        ty += nums[1] if len(nums) > 1 else 0.0
-    return tx, ty
+def _first(value: str | None) -> float | None:
+    nums = _NUM.findall(value or "")
+    return float(nums[0]) if nums else None
 
 
-def _path_points(d: str) -> tuple[list[tuple[float, float]], bool]:
-    """End points of every segment of a path (control points skipped) and whether it closes."""
-    pts: list[tuple[float, float]] = []
-    x = y = sx = sy = 0.0
-    closed = False
-    arity = {"M": 2, "L": 2, "T": 2, "H": 1, "V": 1, "C": 6, "S": 4, "Q": 4, "A": 7, "Z": 0}
-    for cmd, args in re.findall(r"([MmLlHhVvCcSsQqTtAaZz])([^MmLlHhVvCcSsQqTtAaZz]*)", d):
-        up = cmd.upper()
-        if up == "Z":
-            closed = True
-            x, y = sx, sy
-            continue
-        nums = [float(n) for n in _NUM.findall(args)]
-        n = arity[up]
-        for k in range(0, len(nums) - n + 1, n):
-            seg = nums[k:k + n]
-            rel = cmd.islower()
-            if up == "H":
-                x = x + seg[0] if rel else seg[0]
-            elif up == "V":
-                y = y + seg[0] if rel else seg[0]
-            else:
-                x, y = (x + seg[-2], y + seg[-1]) if rel else (seg[-2], seg[-1])
-            if up == "M" and k == 0:
-                sx, sy = x, y
-            pts.append((x, y))
-    return pts, closed
-
-
-def _bbox(pts: list[tuple[float, float]]) -> Box:
-    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
-    return [min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)]
-
-
-def _union(boxes: list[Box]) -> Box:
-    return _bbox([p for b in boxes for p in ((b[0], b[1]), (b[0] + b[2], b[1] + b[3]))])
-
-
-def _contains(box: Box, x: float, y: float) -> bool:
-    return box[0] <= x <= box[0] + box[2] and box[1] <= y <= box[1] + box[3]
-
-
-def _near(box: Box, x: float, y: float, tol: float) -> float | None:
-    dx = max(box[0] - x, 0.0, x - box[0] - box[2])
-    dy = max(box[1] - y, 0.0, y - box[1] - box[3])
-    d = (dx * dx + dy * dy) ** 0.5
-    return d if d <= tol else None
-
+# -- walking ----------------------------------------------------------------------------
 
 class _Collector:
-    def __init__(self, default_fs: float) -> None:
-        self.default_fs = default_fs
-        self.texts: list[tuple[str, Box, float]] = []  # text, box, font size
-        self.shapes: list[Box] = []
-        self.lines: list[tuple[list[tuple[float, float]], bool, bool]] = []  # pts, start, end
+    def __init__(self, root: etree._Element, params: GraphParams) -> None:
+        self.params = params
+        self.css = _Css(root)
+        self.ids = {el.get("id"): el for el in root.iter() if el.get("id")}
+        self.texts: list[TextItem] = []
+        self.paths: list[PathItem] = []
+        self.count = 0
 
-    def walk(self, el: etree._Element, ox: float, oy: float, fs: float) -> None:
+    def props(self, el: etree._Element, tag: str, inherited: dict[str, str]
+              ) -> dict[str, str]:
+        """Computed properties of interest: inherited ones, then attributes, CSS, inline."""
+        own: dict[str, str] = {}
+        for k in ("font-size", "text-anchor", "marker-start", "marker-end", "marker",
+                  "display", "visibility", "fill", "stroke"):
+            if el.get(k) is not None:
+                own[k] = el.get(k)
+        own.update(self.css.style(el, tag))
+        own.update(_declarations(el.get("style") or ""))
+        if "marker" in own:
+            own.setdefault("marker-start", own["marker"])
+            own.setdefault("marker-end", own["marker"])
+        out = {k: v for k, v in inherited.items()}
+        out.update({k: v for k, v in own.items() if k != "font-size"})
+        parent_fs = float(inherited.get("font-size", self.params.svg_default_font_size))
+        fs = _length(own.get("font-size"), parent_fs)
+        out["font-size"] = str(fs if fs and fs > 0 else parent_fs)
+        return out
+
+    def walk(self, el: etree._Element, m: Matrix, inherited: dict[str, str],
+             depth: int = 0) -> None:
+        self.count += 1
+        if self.count > MAX_ELEMENTS:
+            return
         tag = _local(el.tag)
-        if tag in _SKIP:
+        if tag in _SKIP or tag == "":
             return
-        tx, ty = _translate(el)
-        ox, oy = ox + tx, oy + ty
-        fs = _f(_style(el, "font-size"), fs) or fs
+        p = self.props(el, tag, inherited)
+        if p.get("display", "").strip() == "none" or p.get("visibility", "").strip() in (
+                "hidden", "collapse"):
+            return
+        m = mul(m, parse_transform(el.get("transform")))
+        if tag == "svg" and depth > 0:
+            m = mul(m, (1, 0, 0, 1, _num(el.get("x")), _num(el.get("y"))))
         if tag == "text":
-            self._text(el, ox, oy, fs)
+            self._text(el, m, p)
             return
-        self._shape_or_line(el, tag, ox, oy)
+        if tag == "foreignObject":
+            self._foreign(el, m, p)
+            return
+        if tag == "switch":
+            self._switch(el, m, p, depth)
+            return
+        if tag == "use":
+            ref = (el.get("{http://www.w3.org/1999/xlink}href") or el.get("href") or "")
+            target = self.ids.get(ref[1:]) if ref.startswith("#") else None
+            if target is not None and depth < MAX_USE_DEPTH:
+                m2 = mul(m, (1, 0, 0, 1, _num(el.get("x")), _num(el.get("y"))))
+                if _local(target.tag) == "symbol":
+                    for child in target:
+                        self.walk(child, m2, p, depth + 1)
+                else:
+                    self.walk(target, m2, p, depth + 1)
+            return
+        self._shape(el, tag, m, p)
         for child in el:
-            self.walk(child, ox, oy, fs)
+            self.walk(child, m, p, depth + 1)
 
-    def _text(self, el: etree._Element, ox: float, oy: float, fs: float) -> None:
-        spans = [s for s in el if _local(s.tag) == "tspan" and s.get("y") is not None]
-        items = [(s, _f(_style(s, "font-size"), fs) or fs) for s in spans] or [(el, fs)]
-        for item, size in items:
-            text = " ".join("".join(item.itertext()).split())
-            if not text:
-                continue
-            x = _f(item.get("x"), _f(el.get("x"))) + ox
-            y = _f(item.get("y"), _f(el.get("y"))) + oy
-            w = 0.6 * size * len(text)
-            anchor = _style(item, "text-anchor") or _style(el, "text-anchor") or "start"
-            x -= {"middle": w / 2, "end": w}.get(anchor, 0.0)
-            self.texts.append((text, [x, y - 0.8 * size, w, size], size))
+    # -- text ---------------------------------------------------------------------------
+    def _emit(self, text: str, x: float, y: float, size: float, anchor: str, m: Matrix
+              ) -> None:
+        text = " ".join(text.split())
+        if not text:
+            return
+        w = self.params.svg_char_width_em * size * len(text)
+        x -= {"middle": w / 2, "end": w}.get(anchor.strip(), 0.0)
+        corners = [apply(m, cx, cy) for cx, cy in ((x, y - 0.8 * size), (x + w, y - 0.8 * size),
+                                                   (x, y + 0.2 * size), (x + w, y + 0.2 * size))]
+        self.texts.append(TextItem(text, bbox(corners), size * _scale(m)))
 
-    def _shape_or_line(self, el: etree._Element, tag: str, ox: float, oy: float) -> None:
+    def _text(self, el: etree._Element, m: Matrix, p: dict[str, str]) -> None:
+        x = _first(el.get("x")) or 0.0
+        y = _first(el.get("y")) or 0.0
+        x += _first(el.get("dx")) or 0.0
+        y += _first(el.get("dy")) or 0.0
+        # lines: the text's own leading text, then each positioned tspan starts a new line
+        lines: list[list] = [[x, y, float(p["font-size"]), p.get("text-anchor", "start"),
+                              el.text or ""]]
+        for child in el:
+            if _local(child.tag) in ("tspan", "a", "textPath"):
+                cp = self.props(child, "tspan", p)
+                if cp.get("display", "").strip() == "none":
+                    lines[-1][4] += child.tail or ""
+                    continue
+                nx, ny = _first(child.get("x")), _first(child.get("y"))
+                dy = _first(child.get("dy")) or 0.0
+                cur = lines[-1]
+                if nx is not None or ny is not None or dy:
+                    lines.append([nx if nx is not None else cur[0],
+                                  (ny if ny is not None else cur[1]) + dy,
+                                  float(cp["font-size"]), cp.get("text-anchor", cur[3]),
+                                  "".join(child.itertext())])
+                else:
+                    cur[4] += "".join(child.itertext())
+                lines[-1][4] += child.tail or ""
+        for lx, ly, size, anchor, text in lines:
+            self._emit(text, lx, ly, size, anchor, m)
+
+    def _foreign(self, el: etree._Element, m: Matrix, p: dict[str, str]) -> None:
+        text = " ".join(" ".join(el.itertext()).split())
+        if not text:
+            return
+        x, y = _num(el.get("x")), _num(el.get("y"))
+        w, h = _num(el.get("width")), _num(el.get("height"))
+        size = float(p["font-size"])
+        if w > 1 and h > 1:
+            corners = [apply(m, x, y), apply(m, x + w, y + h)]
+            self.texts.append(TextItem(text, bbox(corners), size * _scale(m)))
+        else:
+            self._emit(text, x, y + size, size, "start", m)
+
+    def _switch(self, el: etree._Element, m: Matrix, p: dict[str, str], depth: int) -> None:
+        kids = [c for c in el if isinstance(c.tag, str)]
+        fallback = [c for c in kids if _local(c.tag) != "foreignObject"]
+        foreign = [c for c in kids if _local(c.tag) == "foreignObject"]
+        if not fallback:
+            for c in foreign[:1]:
+                self.walk(c, m, p, depth + 1)
+            return
+        full = " ".join(" ".join(foreign[0].itertext()).split()) if foreign else ""
+        before = len(self.texts)
+        self.walk(fallback[0], m, p, depth + 1)
+        new = self.texts[before:]
+        if len(new) == 1 and full and new[0].text.endswith("...") \
+                and full.startswith(new[0].text[:-3].strip()):
+            new[0].text = full
+
+    # -- shapes and strokes ------------------------------------------------------------
+    def _shape(self, el: etree._Element, tag: str, m: Matrix, p: dict[str, str]) -> None:
         g = el.get
+        ms = p.get("marker-start", "none").strip() not in ("none", "")
+        me = p.get("marker-end", "none").strip() not in ("none", "")
         if tag == "rect":
-            self.shapes.append([_f(g("x")) + ox, _f(g("y")) + oy, _f(g("width")),
-                                _f(g("height"))])
+            x, y, w, h = _num(g("x")), _num(g("y")), _num(g("width")), _num(g("height"))
+            if w <= 0 or h <= 0:
+                return
+            pts = [apply(m, *q) for q in ((x, y), (x + w, y), (x + w, y + h), (x, y + h))]
+            kind = "rounded" if _num(g("rx")) > 0 or _num(g("ry")) > 0 else "rectangle"
+            self.paths.append(PathItem(pts, closed=True, kind=kind))
         elif tag in ("circle", "ellipse"):
-            rx = _f(g("r")) if tag == "circle" else _f(g("rx"))
-            ry = _f(g("r")) if tag == "circle" else _f(g("ry"))
-            self.shapes.append([_f(g("cx")) + ox - rx, _f(g("cy")) + oy - ry, 2 * rx, 2 * ry])
-        elif tag in ("polygon", "polyline", "line", "path"):
-            if tag == "line":
-                pts = [(_f(g("x1")), _f(g("y1"))), (_f(g("x2")), _f(g("y2")))]
-                closed = False
-            elif tag == "path":
-                pts, closed = _path_points(g("d") or "")
-            else:
-                nums = [float(n) for n in _NUM.findall(g("points") or "")]
-                pts, closed = list(zip(nums[::2], nums[1::2], strict=False)), tag == "polygon"
-            pts = [(x + ox, y + oy) for x, y in pts]
+            rx = _num(g("r")) if tag == "circle" else _num(g("rx"))
+            ry = _num(g("r")) if tag == "circle" else _num(g("ry"))
+            if rx <= 0 or ry <= 0:
+                return
+            cx, cy = _num(g("cx")), _num(g("cy"))
+            pts = [apply(m, cx + rx * math.cos(a * math.pi / 8), cy + ry * math.sin(a * math.pi
+                                                                                     / 8))
+                   for a in range(16)]
+            self.paths.append(PathItem(pts, closed=True, curved=True, kind="ellipse"))
+        elif tag == "line":
+            pts = [apply(m, _num(g("x1")), _num(g("y1"))), apply(m, _num(g("x2")), _num(g("y2")))]
+            self.paths.append(PathItem(pts, marker_start=ms, marker_end=me, straight=True))
+        elif tag in ("polyline", "polygon"):
+            nums = [float(n) for n in _NUM.findall(g("points") or "")]
+            pts = [apply(m, x, y) for x, y in zip(nums[::2], nums[1::2], strict=False)]
             if len(pts) < 2:
                 return
-            if closed:
-                self.shapes.append(_bbox(pts))
-            else:
-                start = (_style(el, "marker-start") or "none") != "none"
-                end = (_style(el, "marker-end") or "none") != "none"
-                self.lines.append((pts, start, end))
+            closed = tag == "polygon" and len(pts) > 2
+            self.paths.append(PathItem(pts, closed=closed, marker_start=ms, marker_end=me,
+                                       kind="polygon", straight=len(pts) == 2))
+        elif tag == "path":
+            self._path(g("d") or "", m, ms, me)
 
-
-def _merge_lines(texts: list[tuple[str, Box, float]], k: float, tau: float) -> list[list[int]]:
-    """Groups of text items DiagramEval would call one node (union-find over pairs)."""
-    parent = list(range(len(texts)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i, (_, a, fa) in enumerate(texts):
-        for j in range(i + 1, len(texts)):
-            _, b, fb = texts[j]
-            if abs((a[1] + a[3]) - (b[1] + b[3])) >= k * max(fa, fb):
+    def _path(self, d: str, m: Matrix, ms: bool, me: bool) -> None:
+        try:
+            path = svgelements.Path(d)
+            subs = list(path.as_subpaths())
+        except Exception:  # noqa: BLE001 - malformed path data: nothing to read
+            return
+        items: list[PathItem] = []
+        for sub in subs:
+            on: list[tuple[float, float]] = []
+            ext: list[tuple[float, float]] = []
+            closed = curved = False
+            kinds: list[str] = []
+            for seg in sub:
+                name = type(seg).__name__
+                if name == "Move":
+                    on.append((float(seg.end.x), float(seg.end.y)))
+                    continue
+                if name == "Close":
+                    closed = True
+                    continue
+                kinds.append(name)
+                if name in ("CubicBezier", "QuadraticBezier"):
+                    ext += [(float(c.x), float(c.y)) for c in (
+                        [seg.control1, seg.control2] if name == "CubicBezier" else [seg.control])]
+                elif name == "Arc":
+                    ext += [(float(q.x), float(q.y)) for q in
+                            (seg.point(t / 8) for t in range(1, 8))]
+                on.append((float(seg.end.x), float(seg.end.y)))
+            if len(on) < 2:
                 continue
-            overlap = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
-            if overlap > tau * min(a[2], b[2]):
-                parent[find(j)] = find(i)
-    groups: dict[int, list[int]] = {}
-    for i in range(len(texts)):
-        groups.setdefault(find(i), []).append(i)
-    return list(groups.values())
+            curved = bool(kinds) and all(k != "Line" for k in kinds)
+            if not closed and len(on) > 3:
+                span = bbox(on)
+                closed = math.dist(on[0], on[-1]) <= 1e-3 * max(1.0, span[2] + span[3])
+            pts = [apply(m, *q) for q in on]
+            extent = bbox(pts + [apply(m, *q) for q in ext])
+            items.append(PathItem(pts, closed=closed, curved=curved, extent=extent,
+                                  straight=kinds == ["Line"], kind="path"))
+        if items:
+            items[0].marker_start = ms and not items[0].closed
+            items[-1].marker_end = me and not items[-1].closed
+            self.paths += items
 
 
-def svg_graph(svg: str | bytes, params: GraphParams | None = None) -> Graph:
-    """Graph of an SVG drawing (see the module notes for what is and is not read)."""
+def svg_primitives(svg: str | bytes, params: GraphParams | None = None
+                   ) -> tuple[list[TextItem], list[PathItem]]:
+    """Text items and paths of an SVG drawing, in root user units."""
     params = params or GraphParams()
     raw = svg.encode() if isinstance(svg, str) else svg
     if re.search(rb"<!DOCTYPE|<!ENTITY", raw, re.I):
         raise ValueError("DOCTYPE/ENTITY declarations are refused")
     root = etree.fromstring(raw, _PARSER)
-    col = _Collector(params.default_font_size)
-    col.walk(root, 0.0, 0.0, params.default_font_size)
-    groups = _merge_lines(col.texts, params.line_merge_k, params.line_merge_tau)
-    centres = [_union([col.texts[i][1] for i in g]) for g in groups]
-    mid = [(b[0] + b[2] / 2, b[1] + b[3] / 2) for b in centres]
-    holders = [[s for s, box in enumerate(col.shapes) if _contains(box, *m)] for m in mid]
-    # a shape holding another text-holding shape is a container (a lane, the background)
-    inner = {s for h in holders for s in h}
-    containers = {s for s in inner for t in inner if s != t
-                  and _contains(col.shapes[s], col.shapes[t][0], col.shapes[t][1])
-                  and _contains(col.shapes[s], col.shapes[t][0] + col.shapes[t][2],
-                                col.shapes[t][1] + col.shapes[t][3])}
-    # a shape covering half the drawing or more is a background or frame, never a node box
-    if col.shapes:
-        whole = _union(col.shapes + [t[1] for t in col.texts])
-        containers |= {s for s, b in enumerate(col.shapes)
-                       if b[2] * b[3] >= 0.5 * whole[2] * whole[3]}
-    by_shape: dict[int, list[int]] = {}
-    loose: list[int] = []
-    for gi, h in enumerate(holders):
-        cands = [s for s in h if s not in containers]
-        if cands:
-            best = min(cands, key=lambda s: col.shapes[s][2] * col.shapes[s][3])
-            by_shape.setdefault(best, []).append(gi)
-        else:
-            loose.append(gi)
-    entries = [(col.shapes[s], gis, "shape") for s, gis in by_shape.items()]
-    entries += [(centres[gi], [gi], "text") for gi in loose]
-    nodes: list[Node] = []
-    for box, gis, shape in sorted(entries, key=lambda e: (e[0][1], e[0][0])):
-        items = sorted((i for gi in gis for i in groups[gi]),
-                       key=lambda i: (round(col.texts[i][1][1]), col.texts[i][1][0]))
-        nodes.append(Node(id=f"n{len(nodes)}", shape=shape, bbox=[round(v, 2) for v in box],
-                          text="\n".join(col.texts[i][0] for i in items)))
-    return Graph(nodes=nodes, edges=_edges(col.lines, nodes, params.attach_tolerance))
+    col = _Collector(root, params)
+    col.walk(root, IDENTITY, {"font-size": str(params.svg_default_font_size)})
+    return col.texts, col.paths
 
 
-def _attach(nodes: list[Node], x: float, y: float, tol: float) -> str | None:
-    hits = [(d, n.bbox[2] * n.bbox[3], n.id) for n in nodes if n.bbox
-            for d in [_near(n.bbox, x, y, tol)] if d is not None]
-    return min(hits)[2] if hits else None
-
-
-def _edges(lines: list[tuple[list[tuple[float, float]], bool, bool]], nodes: list[Node],
-           tol: float) -> list[Edge]:
-    edges = []
-    for pts, start, end in lines:
-        a, b = _attach(nodes, *pts[0], tol), _attach(nodes, *pts[-1], tol)
-        if not (start or end) and (a is None or b is None or a == b):
-            continue  # an undecorated stroke (a border, a divider), not a connection
-        if a is not None and a == b:
-            continue  # a stroke inside one box
-        directed = start != end
-        if start and not end:
-            a, b = b, a
-        edges.append(Edge(source=a, target=b, directed=directed,
-                          unattached=[k for k, v in (("source", a), ("target", b))
-                                      if v is None]))
-    return edges
+def svg_graph(svg: str | bytes, params: GraphParams | None = None) -> Graph:
+    """Graph of an SVG drawing (see the module notes for what is and is not read)."""
+    params = params or GraphParams()
+    texts, paths = svg_primitives(svg, params)
+    return build_graph(texts, paths, params)

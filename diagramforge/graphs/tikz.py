@@ -1,79 +1,1178 @@
-"""Structure graph of TikZ source: named ``\\node``s and the ``\\draw``/``\\path`` statements
-that join them.
+"""Structure graph of TikZ pictures: from the source where it resolves, from the page where not.
 
-Read from the source alone (no compile), so only what resolves textually counts: ``\\node
-(name) ... {text}`` and connections ``(a) -- (b)``, ``to``, ``-|``, ``|-`` and ``edge``
-between named nodes (anchors such as ``a.east`` resolve to ``a``).  Arrow options give the
-direction: ``->`` forward, ``<-`` backward, ``<->`` or none undirected.  Coordinates,
-``\\foreach`` loops, ``\\matrix`` cells and macros are not expanded; the geometry cross-check
-from the compiled page is not done here.
+**Source** (:func:`tikz_source_graph`).  Statements are read in order, with scopes and
+simple ``\\foreach`` loops expanded (literal lists, ``a/b`` pairs, ``1,...,n`` ranges):
+
+* nodes: ``\\node[opts] (name) at (x,y) {text};``, ``\\node (name) [opts] {text}``, nodes
+  inside paths (``(0,0) node (a) {A}``), ``\\matrix`` cells (``matrix of nodes`` cells are
+  named ``m-r-c``; a plain matrix's own ``\\node`` statements are read), tree ``child``
+  nodes.  A node's shape comes from its options (styles expanded).  Named coordinates are
+  waypoints, never nodes.
+* edges: consecutive points of a drawn path (``--``, ``to``, ``-|``, ``|-``, ``..``) that
+  are nodes, with waypoints in between skipped (``(a) -- ++(1,0) |- (b)`` is one edge
+  ``a→b``); every ``edge`` operation (from the current point, which it does not move);
+  ``child`` links in trees.  A point is a node when it names one, with or without an anchor
+  (``(a)``, ``(a.east)``, ``(a.30)``, ``(a.north east)``); ``(a -| b)``, ``($(a)!.5!(b)$)``
+  and numbers are waypoints.  ``\\path`` without ``draw`` draws nothing (its ``edge``
+  operations do).
+* labels: a node between an operation and its target, or after a target with ``midway``/
+  ``pos=``/``near …``/``sloped``, labels that segment; ``"quoted"`` labels in edge options.
+* direction: arrow specs in the options of the picture, scopes, the statement and the
+  operation, and in the styles they use (``every edge``, ``edge from parent``, user
+  styles): ``->``, ``<-``, ``<->``, ``-latex``, ``-stealth``, ``-{Stealth[…]}``, ``>=…`` is
+  only a tip choice.  A tip at the end only: forward; at the start only: backward; both or
+  none (or dots and bars: ``*-*``, ``|-|``): undirected.
+
+**Geometry** (:func:`pdf_graph`): text lines and drawn paths of the compiled page
+(PyMuPDF), through the same rules as SVG (:mod:`diagramforge.graphs.geometry`).
+
+**Merge** (:func:`merge_graphs`): the source graph is kept when it has edges and at least
+``tikz_source_share`` of the edges the page shows; its nodes take their bbox from the page
+nodes whose text matches.  Otherwise (macros, ``\\pgfmathsetmacro`` loops, packages drawing
+for the author) the page graph serves alone.  When the source skipped statements it could
+not read, page edges between two matched nodes that the source lacks are added.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
+import pymupdf
+
+from diagramforge.graphs.geometry import PathItem, TextItem, bbox, build_graph
 from diagramforge.graphs.model import Edge, Graph, Node
+from diagramforge.graphs.params import GraphParams
 
-_NODE = re.compile(r"\\node\s*(?:\[[^\]]*\]\s*)?\(([^)]+)\)\s*(?:\[[^\]]*\]\s*)?"
-                   r"(?:at\s*\([^)]*\)\s*)?(?:\[[^\]]*\]\s*)?\{((?:[^{}]|\{[^{}]*\})*)\}")
-_DRAW = re.compile(r"\\(?:draw|path)\b([^;]*);", re.S)
-_TOKEN = re.compile(r"\((?P<coord>[^()]+)\)|(?P<op>--|-\||\|-|\bto\b|\bedge\b)"
-                    r"(?:\s*\[(?P<opts>[^\]]*)\])?|node\s*(?:\[[^\]]*\])?\s*\{(?P<label>[^{}]*)\}")
+# -- lexical helpers --------------------------------------------------------------------
 
-
-def _clean(tex: str) -> str:
-    tex = re.sub(r"\\\\(\[[^\]]*\])?", "\n", tex)
-    tex = re.sub(r"\\[a-zA-Z]+\*?\s*(?=\{)", "", tex)  # \textbf{x} -> {x}
-    tex = re.sub(r"\\[a-zA-Z]+\*?", "", tex).replace("{", "").replace("}", "").replace("$", "")
-    return "\n".join(" ".join(line.split()) for line in tex.split("\n")).strip()
+_COMMENT = re.compile(r"(?<!\\)((?:\\\\)*)%.*")
 
 
-def _arrows(opts: str) -> tuple[bool, bool] | None:
-    """(forward, backward) from an option list, or None when it names no arrow."""
-    for opt in opts.split(","):
-        opt = opt.strip()
-        if "=" in opt or "-" not in opt or not re.fullmatch(r"[<>|\w{}\[\] ]*-[<>|\w{}\[\] ]*",
-                                                            opt):
+def strip_comments(code: str) -> str:
+    return "\n".join(_COMMENT.sub(r"\1", line) for line in code.split("\n"))
+
+
+def read_balanced(s: str, i: int, open_: str, close: str) -> tuple[str, int] | None:
+    """``s[i]`` must be ``open_``; returns (inner text, index after the close)."""
+    if i >= len(s) or s[i] != open_:
+        return None
+    depth, j = 0, i
+    while j < len(s):
+        c = s[j]
+        if c == "\\":
+            j += 2
             continue
-        left, _, right = opt.partition("-")
-        return bool(right.strip()), bool(left.strip())
+        if c == open_:
+            depth += 1
+        elif c == close:
+            depth -= 1
+            if depth == 0:
+                return s[i + 1:j], j + 1
+        elif c == "{" and open_ != "{":
+            g = read_balanced(s, j, "{", "}")
+            if g is None:
+                return None
+            j = g[1]
+            continue
+        j += 1
     return None
 
 
-def tikz_graph(source: str) -> Graph:
-    """Graph of the named nodes and node-to-node connections of a TikZ picture."""
-    source = re.sub(r"(?<!\\)%.*", "", source)
+def split_top(s: str, sep: str = ",") -> list[str]:
+    """Split at ``sep`` outside braces, brackets and parentheses."""
+    out, depth, cur = [], 0, []
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\" and i + 1 < len(s):
+            cur.append(s[i:i + 2])
+            i += 2
+            continue
+        if c in "{[(":
+            depth += 1
+        elif c in "}])":
+            depth -= 1
+        if c == sep and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+        i += 1
+    out.append("".join(cur))
+    return [p.strip() for p in out if p.strip()]
+
+
+def _unbrace(s: str) -> str:
+    s = s.strip()
+    while s.startswith("{") and s.endswith("}"):
+        g = read_balanced(s, 0, "{", "}")
+        if g is None or g[1] != len(s):
+            break
+        s = g[0].strip()
+    return s
+
+
+# -- LaTeX text -------------------------------------------------------------------------
+
+_SYMBOLS = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ϵ", "varepsilon": "ε",
+    "zeta": "ζ", "eta": "η", "theta": "θ", "vartheta": "ϑ", "iota": "ι", "kappa": "κ",
+    "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ", "sigma": "σ",
+    "tau": "τ", "upsilon": "υ", "phi": "ϕ", "varphi": "φ", "chi": "χ", "psi": "ψ",
+    "omega": "ω", "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ", "Lambda": "Λ", "Xi": "Ξ",
+    "Pi": "Π", "Sigma": "Σ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω", "times": "×",
+    "cdot": "·", "ldots": "…", "dots": "…", "cdots": "⋯", "to": "→", "rightarrow": "→",
+    "leftarrow": "←", "Rightarrow": "⇒", "Leftarrow": "⇐", "leftrightarrow": "↔", "pm": "±",
+    "leq": "≤", "geq": "≥", "le": "≤", "ge": "≥", "neq": "≠", "infty": "∞", "in": "∈",
+    "sum": "∑", "prod": "∏", "int": "∫", "partial": "∂", "nabla": "∇", "approx": "≈",
+    "sim": "∼", "cup": "∪", "cap": "∩", "emptyset": "∅", "forall": "∀", "exists": "∃",
+    "neg": "¬", "wedge": "∧", "vee": "∨", "oplus": "⊕", "otimes": "⊗", "circ": "∘",
+    "textbackslash": "\\", "&": "&", "%": "%", "_": "_", "#": "#", "$": "$", "{": "{",
+    "}": "}", "textendash": "–", "textemdash": "—", "S": "§", "ss": "ß", "euro": "€",
+}
+_DROP_WITH_ARG = ("color", "label", "vspace", "hspace", "includegraphics", "ref", "cite",
+                  "setlength", "rule", "raisebox", "tikz", "phantom", "hphantom",
+                  "vphantom", "pgfmathparse", "pgfmathprintnumber")
+
+
+def latex_text(s: str) -> str:
+    """Readable text of a node's LaTeX: commands dropped, arguments kept, ``\\\\`` a line."""
+    s = re.sub(r"\\\\(\s*\[[^\]]*\])?", "\n", s)
+    s = re.sub(r"\\(?:newline|linebreak|par)\b", "\n", s)
+    s = re.sub(r"\\textcolor\s*\{[^{}]*\}", "", s)
+    s = re.sub(r"\\(?:" + "|".join(_DROP_WITH_ARG) + r")\*?\s*(\[[^\]]*\])?\s*\{[^{}]*\}",
+               "", s)
+    s = re.sub(r"\\(?:begin|end)\s*\{[^{}]*\}(\{[^{}]*\}|\[[^\]]*\])*", " ", s)
+
+    def cs(m: re.Match) -> str:
+        name = m.group(1)
+        if name in _SYMBOLS:
+            return _SYMBOLS[name]
+        return " " if name in ("quad", "qquad", ",", ";", ":", "!", " ") else ""
+
+    s = re.sub(r"\\([A-Za-z]+|.)\s*", cs, s)
+    s = s.replace("~", " ").replace("$", "").replace("{", "").replace("}", "")
+    s = s.replace("^", "").replace("_", "").replace("&", " ")
+    lines = [" ".join(line.split()) for line in s.split("\n")]
+    return "\n".join(line for line in lines if line)
+
+
+# -- options, styles and arrows -----------------------------------------------------------
+
+_TIP_WORDS = (
+    r"latex'?|stealth'?|to|to reversed|triangle \d+|open triangle \d+|angle \d+|"
+    r"diamond|open diamond|square|open square|circle|open circle|implies|"
+    r"right to|left to|hooks?|right hook|left hook|serif cm|"
+    r"Latex|Stealth|Triangle|Kite|Straight Barb|Arc Barb|Tee Barb|Classical TikZ Rightarrow|"
+    r"Computer Modern Rightarrow|Implies|Rays|Hooks|Fast Triangle|Fast Round|"
+    r"Triangle Cap|Round Cap|Butt Cap|Bar|Bracket|Parenthesis|Circle|Square|Rectangle|"
+    r"Diamond|Ellipse|Turned Square|Glyph|Arrow|Latex Rounded|Stealth Rounded")
+_TIP = re.compile(rf"(?:[<>|*o()\[\]]|(?:{_TIP_WORDS})(?:\s*\[[^\]]*\])?|\s|\.)*")
+_NON_DIRECTIONAL = re.compile(
+    r"^(?:[|*o()\[\]\s.]|Bar|Bracket|Parenthesis|Circle|Square|Rectangle|Diamond|Ellipse|"
+    r"Turned Square|Round Cap|Butt Cap|Triangle Cap|Tee Barb|circle|open circle|square|"
+    r"open square|diamond|open diamond|(?:\s*\[[^\]]*\]))*$")
+
+
+def _tips(key: str) -> tuple[bool, bool] | None:
+    """(start points, end points) when ``key`` is an arrow spec, else None."""
+    flat = re.sub(r"\[[^\]]*\]", "", key.strip().replace("{", "").replace("}", ""))
+    if "=" in flat or "-" not in flat or flat.startswith("arrows"):
+        return None
+    # the separating dash is the one not inside a tip name (tip names have no dash)
+    for i, c in enumerate(flat):
+        if c != "-":
+            continue
+        a, b = flat[:i], flat[i + 1:]
+        if _TIP.fullmatch(a) and _TIP.fullmatch(b):
+            return _points(a), _points(b)
+    return None
+
+
+def _points(tip: str) -> bool:
+    tip = tip.strip()
+    return bool(tip) and not _NON_DIRECTIONAL.fullmatch(tip)
+
+
+def _parse_styles(opts: str, styles: dict[str, str]) -> None:
+    for item in split_top(opts):
+        m = re.match(r"^(.+?)/\.(style|append style|prefix style|estyle|default)\s*=\s*(.*)$",
+                     item, re.S)
+        if m:
+            name, how, value = m.group(1).strip(), m.group(2), _unbrace(m.group(3))
+            if how in ("append style", "prefix style") and name in styles:
+                styles[name] = styles[name] + "," + value
+            elif how != "default":
+                styles[name] = value
+
+
+@dataclass
+class _Opts:
+    """Options in force, outermost first, with the styles defined so far."""
+
+    keys: list[str] = field(default_factory=list)
+
+    def plus(self, opts: str | None) -> _Opts:
+        return _Opts(self.keys + (split_top(opts) if opts else []))
+
+
+def _expand(keys: list[str], styles: dict[str, str], depth: int = 0) -> list[str]:
+    out: list[str] = []
+    for k in keys:
+        name = k.split("=", 1)[0].strip()
+        if name in styles and depth < 6 and "/." not in k:
+            out += _expand(split_top(styles[name]), styles, depth + 1)
+        out.append(k)
+    return out
+
+
+def _direction(keys: list[str], styles: dict[str, str]) -> tuple[bool, bool]:
+    start = end = False
+    for k in _expand(keys, styles):
+        t = _tips(k)
+        if t is not None:
+            start, end = t
+    return start, end
+
+
+def _drawn(keys: list[str], styles: dict[str, str]) -> bool:
+    drawn = False
+    for k in _expand(keys, styles):
+        name, _, value = k.partition("=")
+        name = name.strip()
+        if name == "draw":
+            drawn = value.strip() != "none"
+        elif name in ("double",):
+            drawn = True
+    return drawn
+
+
+_SHAPES = ("circle split", "rectangle split", "rounded rectangle", "regular polygon",
+           "circle", "ellipse", "rectangle", "diamond", "trapezium", "cylinder", "star",
+           "cloud", "signal", "tape", "single arrow", "double arrow", "kite", "dart",
+           "isosceles triangle", "semicircle", "chamfered rectangle", "document", "coordinate")
+
+
+def _shape(keys: list[str], styles: dict[str, str]) -> str:
+    shape = "rectangle"
+    rounded = False
+    for k in _expand(keys, styles):
+        name, _, value = k.partition("=")
+        name = name.strip()
+        if name == "shape":
+            shape = value.strip()
+        elif name in _SHAPES:
+            shape = name
+        elif name == "rounded corners":
+            rounded = True
+    return "rounded" if rounded and shape == "rectangle" else shape
+
+
+# -- statements ---------------------------------------------------------------------------
+
+_PATH_CMDS = {"node": "node", "draw": "draw", "path": "path", "fill": "fill",
+              "filldraw": "filldraw", "shade": "shade", "shadedraw": "shadedraw",
+              "clip": "clip", "coordinate": "coordinate", "matrix": "matrix", "pic": "pic",
+              "graph": "graph", "useasboundingbox": "path", "pattern": "fill",
+              "scoped": "scoped", "nodepart": "skip"}
+_SKIP_ARGS = {"def", "gdef", "edef", "xdef", "newcommand", "renewcommand", "providecommand",
+              "pgfmathsetmacro", "pgfmathtruncatemacro", "pgfmathparse", "let",
+              "tikzset", "tikzstyle", "usetikzlibrary", "definecolor", "colorlet",
+              "pgfdeclarelayer", "pgfsetlayers", "setlength", "pgfkeys", "pgfmathsetseed",
+              "pgfmathsetlengthmacro", "newlength", "tikzmath", "pgfplotsset"}
+
+
+@dataclass
+class _Stmt:
+    cmd: str
+    text: str
+    opts: _Opts
+
+
+@dataclass
+class SourceInfo:
+    """What the source reader could and could not read."""
+
+    statements: int = 0
+    unresolved: int = 0
+    """Statements or macro calls it could not turn into nodes and edges (custom macros,
+    loops over computed lists, ``\\graph``, ``\\pic``)."""
+    pictures: int = 0
+
+
+class _Reader:
+    def __init__(self, params: GraphParams) -> None:
+        self.params = params
+        self.styles: dict[str, str] = {"every edge": "draw"}
+        self.info = SourceInfo()
+
+    # -- statements --------------------------------------------------------------------
+    def statements(self, body: str, opts: _Opts, out: list[_Stmt], depth: int = 0) -> None:
+        i, n = 0, len(body)
+        stack = [opts]
+        while i < n:
+            if len(out) >= self.params.tikz_max_statements:
+                self.info.unresolved += 1
+                return
+            c = body[i]
+            if c.isspace() or c == ";":
+                i += 1
+                continue
+            if c == "{":
+                g = read_balanced(body, i, "{", "}")
+                if g is None:
+                    return
+                self.statements(g[0], stack[-1], out, depth + 1)
+                i = g[1]
+                continue
+            if c != "\\":
+                i += 1
+                continue
+            m = re.match(r"\\([A-Za-z@]+)\*?", body[i:])
+            if not m:
+                i += 2
+                continue
+            name, j = m.group(1), i + m.end()
+            if name in ("begin", "end"):
+                g = read_balanced(body, _skip_ws(body, j), "{", "}")
+                if g is None:
+                    i = j
+                    continue
+                j = g[1]
+                if name == "begin":
+                    extra = None
+                    k = _skip_ws(body, j)
+                    if body.startswith("[", k):
+                        og = read_balanced(body, k, "[", "]")
+                        if og:
+                            extra, j = og[0], og[1]
+                    if extra:
+                        _parse_styles(extra, self.styles)
+                    stack.append(stack[-1].plus(extra))
+                elif len(stack) > 1:
+                    stack.pop()
+                i = j
+                continue
+            if name == "foreach":
+                i = self._foreach(body, j, stack[-1], out, depth)
+                continue
+            if name == "tikzset":
+                g = read_balanced(body, _skip_ws(body, j), "{", "}")
+                if g:
+                    _parse_styles(g[0], self.styles)
+                    i = g[1]
+                else:
+                    i = j
+                continue
+            if name == "tikzstyle":
+                m2 = re.match(r"\s*\{([^{}]*)\}\s*\+?=\s*", body[j:])
+                if m2:
+                    k = j + m2.end()
+                    og = read_balanced(body, k, "[", "]")
+                    if og:
+                        self.styles[m2.group(1).strip()] = og[0]
+                        i = og[1]
+                        continue
+                i = j
+                continue
+            if name in _PATH_CMDS:
+                end = _statement_end(body, j)
+                out.append(_Stmt(_PATH_CMDS[name], body[j:end], stack[-1]))
+                i = end + 1
+                continue
+            # a definition or an unknown macro: skip it and its arguments
+            k = j
+            while True:
+                k2 = _skip_ws(body, k)
+                if k2 < n and body[k2] in "[{":
+                    g = read_balanced(body, k2, body[k2], "]" if body[k2] == "[" else "}")
+                    if g is None:
+                        break
+                    k = g[1]
+                elif name in _SKIP_ARGS and k2 < n and body[k2] == "\\":
+                    m3 = re.match(r"\\[A-Za-z@]+|\\.", body[k2:])
+                    k = k2 + (m3.end() if m3 else 1)
+                elif name in _SKIP_ARGS and k2 < n and body[k2] in "=#0123456789":
+                    k = k2 + 1
+                else:
+                    break
+            if name not in _SKIP_ARGS and k > j:
+                self.info.unresolved += 1  # a macro call with arguments may draw
+            i = max(k, j)
+
+    def _foreach(self, body: str, j: int, opts: _Opts, out: list[_Stmt], depth: int) -> int:
+        m = re.match(r"\s*((?:\\[A-Za-z@]+\s*/?\s*)+)\s*(\[[^\]]*\])?\s*in\s*", body[j:])
+        if not m:
+            self.info.unresolved += 1
+            return _statement_end(body, j) + 1
+        names = re.findall(r"\\([A-Za-z@]+)", m.group(1))
+        k = j + m.end()
+        g = read_balanced(body, k, "{", "}")
+        if g is None:  # a macro list: cannot expand
+            self.info.unresolved += 1
+            return _statement_end(body, k) + 1
+        items, k = _foreach_items(g[0]), g[1]
+        k = _skip_ws(body, k)
+        if body.startswith("{", k):
+            bg = read_balanced(body, k, "{", "}")
+            if bg is None:
+                return len(body)
+            loop, end = bg[0], bg[1]
+        else:
+            stop = _statement_end(body, k)
+            loop, end = body[k:stop + 1], stop + 1
+        if items is None or (m.group(2) and re.search(r"evaluate|remember", m.group(2))):
+            self.info.unresolved += 1
+            return end
+        for item in items:
+            values = [v.strip() for v in item.split("/")] if len(names) > 1 else [item.strip()]
+            text = loop
+            for nm, v in zip(names, values + [values[-1]] * len(names), strict=False):
+                text = re.sub(r"\\" + nm + r"(?![A-Za-z@])", lambda _m, v=v: v, text)
+            self.statements(text, opts, out, depth + 1)
+            if len(out) >= self.params.tikz_max_statements:
+                break
+        return end
+
+
+def _skip_ws(s: str, i: int) -> int:
+    while i < len(s) and s[i].isspace():
+        i += 1
+    return i
+
+
+def _statement_end(s: str, i: int) -> int:
+    """Index of the ``;`` ending the statement that starts at ``i`` (or the end)."""
+    depth = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth < 0:
+                return i
+        elif c == ";" and depth == 0:
+            return i
+        i += 1
+    return len(s)
+
+
+def _foreach_items(text: str) -> list[str] | None:
+    items = split_top(text)
+    out: list[str] = []
+    for k, it in enumerate(items):
+        if it in ("...", "…"):
+            try:
+                a = float(items[k - 2]) if k >= 2 else None
+                b = float(items[k - 1])
+                end = float(items[k + 1])
+            except (ValueError, IndexError):
+                return None
+            step = (b - a) if a is not None else (1.0 if end >= b else -1.0)
+            if step == 0 or abs((end - b) / step) > 1000:
+                return None
+            v = b + step
+            while (step > 0 and v < end) or (step < 0 and v > end):
+                out.append(_fmt(v))
+                v += step
+            continue
+        if "\\" in it:
+            return None
+        out.append(it)
+    return out
+
+
+def _fmt(v: float) -> str:
+    return str(int(v)) if abs(v - round(v)) < 1e-9 else f"{v:g}"
+
+
+# -- paths ------------------------------------------------------------------------------
+
+def _tokens(s: str) -> list[tuple[str, str]]:
+    """Path tokens: ("opt", …), ("coord", …), ("rel", …), ("group", …), ("op", …),
+    ("kw", word), ("cs", …)."""
+    out: list[tuple[str, str]] = []
+    i, n = 0, len(s)
+    while i < n:
+        c = s[i]
+        if c.isspace():
+            i += 1
+            continue
+        if c == "[":
+            g = read_balanced(s, i, "[", "]")
+            if g is None:
+                break
+            out.append(("opt", g[0]))
+            i = g[1]
+            continue
+        if c == "(":
+            g = read_balanced(s, i, "(", ")")
+            if g is None:
+                break
+            kind = "coord"
+            if out and out[-1][0] == "plus":
+                out.pop()
+                kind = "rel"
+            out.append((kind, g[0]))
+            i = g[1]
+            continue
+        if c == "{":
+            g = read_balanced(s, i, "{", "}")
+            if g is None:
+                break
+            out.append(("group", g[0]))
+            i = g[1]
+            continue
+        if s.startswith("--", i) or s.startswith("-|", i) or s.startswith("|-", i) \
+                or s.startswith("..", i):
+            out.append(("op", s[i:i + 2]))
+            i += 2
+            continue
+        if c == "+":
+            out.append(("plus", "+"))
+            i += 2 if s.startswith("++", i) else 1
+            continue
+        if c.isalpha():
+            m = re.match(r"[A-Za-z]+(?: (?:from parent|anchor|also|box))?", s[i:])
+            word = m.group(0) if m else c
+            out.append(("kw", word))
+            i += len(word)
+            continue
+        if c == "\\":
+            m = re.match(r"\\[A-Za-z@]+|\\.", s[i:])
+            out.append(("cs", m.group(0) if m else c))
+            i += len(m.group(0)) if m else 1
+            continue
+        if c == '"':
+            j = s.find('"', i + 1)
+            out.append(("quote", s[i + 1:j] if j > 0 else ""))
+            i = j + 1 if j > 0 else n
+            continue
+        i += 1
+    return out
+
+
+_LABEL_POS = re.compile(r"^(?:midway|pos|near start|near end|very near start|very near end|"
+                        r"at start|at end|sloped|auto|swap|')\b")
+
+
+@dataclass
+class _Point:
+    node: str | None  # the node it names, or None for a waypoint
+
+
+@dataclass
+class _Picture:
+    nodes: dict[str, Node] = field(default_factory=dict)
+    edges: list[Edge] = field(default_factory=list)
+    coordinates: set[str] = field(default_factory=set)
+    declared: set[str] = field(default_factory=set)
+    anon: int = 0
+
+
+class _PathReader:
+    """Reads the statements of one picture into nodes and edges."""
+
+    def __init__(self, reader: _Reader, pic: _Picture) -> None:
+        self.r = reader
+        self.pic = pic
+
+    # -- nodes ---------------------------------------------------------------------------
+    def _new_node(self, name: str | None, keys: list[str], text: str) -> str | None:
+        styles = self.r.styles
+        shape = _shape(keys, styles)
+        if shape == "coordinate":
+            if name:
+                self.pic.coordinates.add(name)
+            return None
+        label = latex_text(text)
+        if name is None:
+            if not label:
+                return None
+            self.pic.anon += 1
+            name = f"_{self.pic.anon}"
+        self.pic.nodes[name] = Node(id=name, text=label, shape=shape)
+        return name
+
+    def resolve(self, coord: str) -> str | None:
+        c = coord.strip()
+        if c.startswith("$") or "-|" in c or "|-" in c or "intersection" in c:
+            return None
+        known = self.pic.nodes.keys() | self.pic.declared
+        if c in known:
+            return c
+        if "." in c:
+            for base in (c.rsplit(".", 1)[0].strip(), c.split(".", 1)[0].strip()):
+                if base in known:
+                    return base
+        return None
+
+    def _read_node(self, toks: list[tuple[str, str]], k: int
+                   ) -> tuple[str | None, list[str], str, int, bool]:
+        """From just after ``node``: (name, option keys, text, next index, has text)."""
+        name: str | None = None
+        keys: list[str] = []
+        text = ""
+        has_text = False
+        at = False
+        while k < len(toks):
+            kind, val = toks[k]
+            if kind == "opt":
+                keys += split_top(val)
+            elif kind == "coord":
+                if not at:
+                    name = val.strip()
+                at = False
+            elif kind == "kw" and val == "at":
+                at = True
+            elif kind == "kw" and val in ("foreach",):
+                break
+            elif kind == "group":
+                text, has_text = val, True
+                k += 1
+                break
+            elif kind == "cs":
+                pass
+            else:
+                break
+            k += 1
+        return name, keys, text, k, has_text
+
+    # -- statements ----------------------------------------------------------------------
+    def declare(self, stmts: list[_Stmt]) -> None:
+        """First pass: node names, so a path may name a node declared later."""
+        for st in stmts:
+            toks = _tokens(st.text)
+            for k, (kind, val) in enumerate(toks):
+                if kind == "kw" and val == "node" or (k == 0 and st.cmd == "node"):
+                    j = k + 1 if kind == "kw" else k
+                    name, keys, _, _, _ = self._read_node(toks, j)
+                    if name and _shape(st.opts.keys + keys, self.r.styles) != "coordinate":
+                        self.pic.declared.add(name)
+
+    def statement(self, st: _Stmt) -> None:
+        styles = self.r.styles
+        toks = _tokens(st.text)
+        if st.cmd in ("graph", "pic", "scoped", "skip"):
+            self.r.info.unresolved += 1
+            return
+        if st.cmd == "matrix":
+            self._matrix(st, toks)
+            return
+        if st.cmd in ("node", "coordinate"):
+            toks = [("kw", st.cmd)] + toks
+        base = st.opts.keys[:]
+        lead = 0
+        while lead < len(toks) and toks[lead][0] == "opt":
+            base += split_top(toks[lead][1])
+            lead += 1
+        drawn = st.cmd in ("draw", "filldraw", "shadedraw") or _drawn(base, styles)
+        self._path(toks[lead:], base, drawn, parent=None)
+
+    def _matrix(self, st: _Stmt, toks: list[tuple[str, str]]) -> None:
+        name, keys, text, _, _ = self._read_node([("kw", "node")] + toks, 1)
+        keys = st.opts.keys + keys
+        expanded = _expand(keys, self.r.styles)
+        if not any(k.strip().startswith(("matrix of nodes", "matrix of math nodes"))
+                   for k in expanded):
+            sub: list[_Stmt] = []
+            self.r.statements(text.replace("&", " ").replace("\\\\", " "), st.opts, sub)
+            self.declare(sub)
+            for s in sub:
+                self.statement(s)
+            return
+        for r, row in enumerate(re.split(r"\\\\(?:\s*\[[^\]]*\])?", text), start=1):
+            if not row.strip():
+                continue
+            for c, cell in enumerate(split_top(row, "&") if "&" in row else [row], start=1):
+                cell = re.sub(r"^\s*\|[^|]*\|", "", cell).strip()
+                if cell and name:
+                    self._new_node(f"{name}-{r}-{c}", ["rectangle"], cell)
+
+    def _path(self, toks: list[tuple[str, str]], keys: list[str], drawn: bool,
+              parent: str | None) -> str | None:
+        """Read one path; returns the first node it created (a tree child's node)."""
+        first_node: str | None = None
+        start: _Point | None = None      # where the current chain of segments started
+        cur: _Point | None = None        # the current point
+        path_first: _Point | None = None
+        pending: tuple[str, list[str]] | None = None  # an operation waiting for its target
+        labels: list[str] = []
+        last_edge: Edge | None = None
+        shape_arg = False                # the next coordinate is a shape's argument
+        reached: tuple | None = None     # the segment that led to the current waypoint
+        k = 0
+        while k < len(toks):
+            kind, val = toks[k]
+            if kind == "opt":
+                if pending is not None:
+                    for item in split_top(val):
+                        q = re.match(r'^"(.*)"', item, re.S)
+                        if q:
+                            labels.append(latex_text(q.group(1)))
+                        else:
+                            pending[1].append(item)
+                k += 1
+                continue
+            if kind == "quote" and pending is not None:
+                labels.append(latex_text(val))
+                k += 1
+                continue
+            if kind == "kw" and val in ("node", "coordinate") or kind == "kw" and val == "pic":
+                if val == "pic":
+                    self.r.info.unresolved += 1
+                    k += 1
+                    continue
+                name, nkeys, text, k, has_text = self._read_node(toks, k + 1)
+                nkeys = [kk for kk in nkeys]
+                is_label = pending is not None or (
+                    last_edge is not None and any(_LABEL_POS.match(x) for x in nkeys))
+                if val == "coordinate":
+                    if name:
+                        self.pic.coordinates.add(name)
+                    continue
+                if is_label and not name:
+                    lab = latex_text(text)
+                    if lab:
+                        if pending is not None:
+                            labels.append(lab)
+                        elif last_edge is not None:
+                            last_edge.label = "\n".join(x for x in (last_edge.label, lab) if x)
+                    continue
+                created = self._new_node(name, nkeys, text) if has_text or name else None
+                if created and first_node is None:
+                    first_node = created
+                if created and cur is not None and cur.node is None and pending is None:
+                    cur.node = created  # a node placed on a waypoint: the path reaches it
+                    if reached is not None:
+                        r_op, r_start, r_labels = reached
+                        last_edge = self._reach(r_op, keys, drawn, r_start, cur, r_labels)
+                        start = cur
+                        reached = None
+                if created and cur is None:
+                    cur = start = path_first = _Point(created)
+                continue
+            if kind == "kw" and val == "child":
+                k = self._child(toks, k + 1, keys, cur.node if cur else None)
+                continue
+            if kind == "kw" and val == "edge from parent":
+                k += 1  # read by _child, with its options and label node
+                while k < len(toks) and toks[k][0] == "opt":
+                    k += 1
+                if k < len(toks) and toks[k] == ("kw", "node"):
+                    k = self._read_node(toks, k + 1)[3]
+                continue
+            if kind == "op":
+                if val == "..":
+                    # .. controls (c1) and (c2) .. (target)
+                    k += 1
+                    while k < len(toks) and toks[k] != ("op", ".."):
+                        k += 1
+                pending = (val, [])
+                labels = []
+                k += 1
+                continue
+            if kind == "kw" and val in ("to", "edge"):
+                pending = (val, [])
+                labels = []
+                k += 1
+                continue
+            if kind == "kw" and val == "cycle":
+                if pending is not None and path_first is not None:
+                    self._reach(pending, keys, drawn, start, path_first, labels)
+                pending = None
+                k += 1
+                continue
+            if kind == "kw" and val in ("circle", "ellipse", "arc", "sin", "cos", "parabola",
+                                        "grid", "rectangle", "plot"):
+                shape_arg = val in ("circle", "ellipse", "arc")
+                if val in ("rectangle", "grid", "sin", "cos", "parabola"):
+                    pending = ("shape", [])
+                start = None
+                k += 1
+                continue
+            if kind == "kw" and val == "let":
+                while k < len(toks) and toks[k] != ("kw", "in"):
+                    k += 1
+                k += 1
+                continue
+            if kind in ("coord", "rel"):
+                if shape_arg:
+                    shape_arg = False
+                    k += 1
+                    continue
+                node = self.resolve(val) if kind == "coord" else None
+                if kind == "coord" and not val.strip() and cur is not None:
+                    node = cur.node  # "()" in a loop: the current node again
+                if kind == "coord" and node is None and any(
+                        ch in val for ch in "\\") and not val.strip().startswith("$"):
+                    self.r.info.unresolved += 1
+                pt = _Point(node)
+                if pending is None:
+                    cur = start = pt
+                    reached = None
+                    if path_first is None:
+                        path_first = pt
+                elif pending[0] == "edge":
+                    last_edge = self._reach(pending, keys, True, cur, pt, labels,
+                                            every="every edge")
+                else:
+                    reached = None
+                    if pending[0] != "shape":
+                        last_edge = self._reach(pending, keys, drawn, start, pt, labels)
+                        if node is not None or start is None:
+                            start = pt
+                        else:
+                            reached = (pending, start, labels)
+                    else:
+                        start = pt
+                    cur = pt
+                pending = None
+                labels = []
+                k += 1
+                continue
+            if kind == "kw" and val == "foreach":
+                self.r.info.unresolved += 1
+                break
+            k += 1
+        return first_node
+
+    def _reach(self, pending: tuple[str, list[str]], keys: list[str], drawn: bool,
+               start: _Point | None, pt: _Point, labels: list[str], every: str | None = None
+               ) -> Edge | None:
+        """A segment (or an ``edge``) from ``start`` to ``pt``; an edge when both are nodes."""
+        if start is None or pt.node is None and start.node is None:
+            return None
+        op, okeys = pending
+        allkeys = keys + ([every] if every else []) + okeys
+        if every == "every edge":
+            drawn = _drawn(allkeys, self.r.styles) or drawn
+        if not drawn:
+            return None
+        if pt.node is None:
+            return None  # a waypoint: the chain goes on from start
+        ts, te = _direction(allkeys, self.r.styles)
+        label = "\n".join(x for x in labels if x)
+        if start.node is None:  # from a bare point: only an arrow makes it a connection
+            if not (te or ts):
+                return None
+            e = (Edge(source=pt.node, target=None, label=label, unattached=["target"])
+                 if ts and not te else Edge(source=None, target=pt.node, label=label,
+                                            directed=te != ts, unattached=["source"]))
+            self.pic.edges.append(e)
+            return e
+        if start.node == pt.node and op != "edge" and op != "to":
+            return None
+        a, b = start.node, pt.node
+        if ts and not te:
+            a, b = b, a
+        e = Edge(source=a, target=b, directed=ts != te, label=label)
+        self.pic.edges.append(e)
+        return e
+
+    def _child(self, toks: list[tuple[str, str]], k: int, keys: list[str],
+               parent: str | None) -> int:
+        ckeys: list[str] = []
+        while k < len(toks) and toks[k][0] == "opt":
+            ckeys += split_top(toks[k][1])
+            k += 1
+        if k >= len(toks) or toks[k][0] != "group":
+            return k
+        body = _tokens(toks[k][1])
+        # edge from parent [opts] node {label} inside the child
+        ekeys: list[str] = []
+        elabel = ""
+        for j, (kind, val) in enumerate(body):
+            if kind == "kw" and val == "edge from parent":
+                m = j + 1
+                while m < len(body) and body[m][0] == "opt":
+                    ekeys += split_top(body[m][1])
+                    m += 1
+                if m < len(body) and body[m] == ("kw", "node"):
+                    _, _, text, _, _ = self._read_node(body, m + 1)
+                    elabel = latex_text(text)
+        child = self._path(body, keys + ckeys, True, parent)
+        missing = any(x.strip() == "missing" for x in ckeys)
+        allkeys = keys + ["edge from parent"] + ckeys + ekeys
+        hidden = any(x.replace(" ", "") in ("draw=none", "edgefromparentpath={}")
+                     for x in _expand(allkeys, self.r.styles))
+        if parent and child and not missing and not hidden:
+            ts, te = _direction(allkeys, self.r.styles)
+            a, b = (child, parent) if ts and not te else (parent, child)
+            self.pic.edges.append(Edge(source=a, target=b, directed=ts != te, label=elabel))
+        return k + 1
+
+
+# -- pictures ---------------------------------------------------------------------------
+
+def _pictures(code: str) -> list[tuple[str, str]]:
+    """(options, body) of each outermost ``tikzpicture`` and ``\\tikz`` command."""
+    out: list[tuple[int, str, str]] = []
+    spans: list[tuple[int, int]] = []
+    pat = re.compile(r"\\(begin|end)\s*\{tikzpicture\}")
+    depth, start, opts, body_start = 0, 0, "", 0
+    for m in pat.finditer(code):
+        if m.group(1) == "begin":
+            if depth == 0:
+                start = m.start()
+                k = _skip_ws(code, m.end())
+                og = read_balanced(code, k, "[", "]") if code.startswith("[", k) else None
+                opts, body_start = (og[0], og[1]) if og else ("", m.end())
+            depth += 1
+        elif depth > 0:
+            depth -= 1
+            if depth == 0:
+                out.append((start, opts, code[body_start:m.start()]))
+                spans.append((start, m.end()))
+    for m in re.finditer(r"\\tikz(?![A-Za-z@])", code):
+        if any(a <= m.start() < b for a, b in spans):
+            continue
+        k = _skip_ws(code, m.end())
+        opts = ""
+        if code.startswith("[", k):
+            og = read_balanced(code, k, "[", "]")
+            if og:
+                opts, k = og[0], _skip_ws(code, og[1])
+        if code.startswith("{", k):
+            g = read_balanced(code, k, "{", "}")
+            if g:
+                out.append((m.start(), opts, g[0]))
+                spans.append((m.start(), g[1]))
+        else:
+            end = _statement_end(code, k)
+            out.append((m.start(), opts, code[k:end + 1]))
+            spans.append((m.start(), end + 1))
+    out.sort()
+    return [(o, b) for _, o, b in out]
+
+
+def tikz_source_graphs(code: str, params: GraphParams | None = None
+                       ) -> tuple[list[Graph], SourceInfo]:
+    """One graph per picture of ``code`` (a document, a picture, or bare statements)."""
+    params = params or GraphParams()
+    code = strip_comments(code)
+    reader = _Reader(params)
+    # styles defined anywhere in the document (preamble \tikzset, \tikzstyle)
+    for m in re.finditer(r"\\tikzset\s*\{", code):
+        g = read_balanced(code, m.end() - 1, "{", "}")
+        if g:
+            _parse_styles(g[0], reader.styles)
+    for m in re.finditer(r"\\tikzstyle\s*\{([^{}]*)\}\s*\+?=\s*\[", code):
+        g = read_balanced(code, m.end() - 1, "[", "]")
+        if g:
+            reader.styles[m.group(1).strip()] = g[0]
+    pics = _pictures(code)
+    if not pics and re.search(r"\\(?:node|draw|path)\b", code):
+        pics = [("", code)]
+    graphs: list[Graph] = []
+    for opts, body in pics:
+        _parse_styles(opts, reader.styles)
+        stmts: list[_Stmt] = []
+        reader.statements(body, _Opts().plus(opts), stmts)
+        reader.info.statements += len(stmts)
+        pic = _Picture()
+        pr = _PathReader(reader, pic)
+        pr.declare(stmts)
+        for st in stmts:
+            pr.statement(st)
+        graphs.append(Graph(nodes=list(pic.nodes.values()), edges=pic.edges))
+    reader.info.pictures = len(pics)
+    return graphs, reader.info
+
+
+def tikz_source_graph(code: str, params: GraphParams | None = None) -> Graph:
+    """All pictures of ``code`` as one graph (ids prefixed ``p<k>:`` when there are several)."""
+    graphs, _ = tikz_source_graphs(code, params)
+    return combine(graphs)
+
+
+def combine(graphs: list[Graph]) -> Graph:
+    if len(graphs) == 1:
+        return graphs[0]
     nodes: list[Node] = []
-    seen: set[str] = set()
-    for m in _NODE.finditer(source):
-        name = m.group(1).strip()
-        if name not in seen:
-            seen.add(name)
-            nodes.append(Node(id=name, text=_clean(m.group(2))))
     edges: list[Edge] = []
-    for m in _DRAW.finditer(source):
-        body = m.group(1)
-        head = re.match(r"\s*\[([^\]]*)\]", body)
-        base = _arrows(head.group(1)) if head else None
-        current: str | None = None
-        pending: tuple[str, tuple[bool, bool] | None] | None = None
-        label = ""
-        for t in _TOKEN.finditer(body[head.end() if head else 0:]):
-            if t.group("coord") is not None:
-                name = t.group("coord").split(".")[0].strip()
-                name = name if name in seen else None
-                if pending and current and name:
-                    op, arrows = pending
-                    fwd, back = arrows or base or (False, False)
-                    src, tgt = (name, current) if back and not fwd else (current, name)
-                    edges.append(Edge(source=src, target=tgt, directed=fwd != back,
-                                      label=label))
-                if not (pending and pending[0] == "edge"):
-                    current = name  # ``edge`` leaves the current point where it was
-                pending, label = None, ""
-            elif t.group("op"):
-                pending = (t.group("op"), _arrows(t.group("opts") or ""))
-            elif t.group("label") is not None:
-                label = _clean(t.group("label"))  # ``-- node {z} (b)``: labels the next edge
+    for k, g in enumerate(graphs, start=1):
+        pre = f"p{k}:"
+        nodes += [n.model_copy(update={"id": pre + n.id}) for n in g.nodes]
+        edges += [e.model_copy(update={"source": pre + e.source if e.source else None,
+                                       "target": pre + e.target if e.target else None})
+                  for e in g.edges]
     return Graph(nodes=nodes, edges=edges)
+
+
+# -- geometry of the compiled page ---------------------------------------------------------
+
+def page_primitives(page: pymupdf.Page) -> tuple[list[TextItem], list[PathItem]]:
+    """Text lines and drawn paths of one PDF page (points, y down)."""
+    texts: list[TextItem] = []
+    for block in page.get_text("dict").get("blocks", []):
+        for line in block.get("lines", []):
+            spans = [s for s in line.get("spans", []) if s.get("text", "").strip()]
+            if not spans:
+                continue
+            text = " ".join("".join(s["text"] for s in line["spans"]).split())
+            size = max(s.get("size", 10.0) for s in spans)
+            x0, y0, x1, y1 = line["bbox"]
+            texts.append(TextItem(text, [x0, y0, x1 - x0, y1 - y0], size))
+    paths: list[PathItem] = []
+    for d in page.get_drawings():
+        filled = "f" in (d.get("type") or "")
+        subs: list[tuple[list[tuple[float, float]], list[tuple[float, float]], list[str],
+                         bool]] = []
+        for item in d.get("items", []):
+            op = item[0]
+            if op == "re":
+                r = item[1]
+                subs.append(([(r.x0, r.y0), (r.x1, r.y0), (r.x1, r.y1), (r.x0, r.y1)], [],
+                              ["re"], True))
+                continue
+            if op == "qu":
+                q = item[1]
+                subs.append(([(p.x, p.y) for p in (q.ul, q.ur, q.lr, q.ll)], [], ["qu"], True))
+                continue
+            pts = [(p.x, p.y) for p in item[1:]]
+            a, b = pts[0], pts[-1]
+            if subs and not subs[-1][3] and subs[-1][0] and \
+                    abs(subs[-1][0][-1][0] - a[0]) < 0.05 and abs(subs[-1][0][-1][1] - a[1]) < 0.05:
+                on, ext, ops, _ = subs[-1]
+            else:
+                on, ext, ops = [a], [], []
+                subs.append((on, ext, ops, False))
+            on.append(b)
+            ext += pts[1:-1]
+            ops.append(op)
+        for idx, (on, ext, ops, closed) in enumerate(subs):
+            if len(on) < 2:
+                continue
+            if not closed:
+                closed = (bool(d.get("closePath")) and idx == len(subs) - 1) or (
+                    len(on) > 3 and abs(on[0][0] - on[-1][0]) < 0.05
+                    and abs(on[0][1] - on[-1][1]) < 0.05)
+            kind = {"re": "rectangle", "qu": "polygon"}.get(ops[0] if ops else "", "path")
+            curved = bool(ops) and all(o == "c" for o in ops)
+            if kind == "path" and closed:
+                kind = "ellipse" if curved else "polygon"
+            paths.append(PathItem(on, closed=closed, filled=filled, curved=curved,
+                                  extent=bbox(on + ext), kind=kind,
+                                  straight=ops == ["l"]))
+    return texts, paths
+
+
+def pdf_graphs(pdf: bytes, params: GraphParams | None = None) -> list[Graph]:
+    """One geometric graph per page of a PDF (a standalone TikZ file: one per picture)."""
+    params = params or GraphParams()
+    doc = pymupdf.open("pdf", pdf)
+    try:
+        return [build_graph(*page_primitives(page), params) for page in doc]
+    finally:
+        doc.close()
+
+
+def pdf_graph(pdf: bytes, params: GraphParams | None = None) -> Graph:
+    return combine(pdf_graphs(pdf, params))
+
+
+# -- merge ------------------------------------------------------------------------------
+
+@dataclass
+class MergeReport:
+    method: str  # "source", "geometry", "none"
+    source_nodes: int = 0
+    source_edges: int = 0
+    geometry_nodes: int = 0
+    geometry_edges: int = 0
+    matched_nodes: int = 0
+    confirmed_edges: int = 0
+    """Source edges the page also shows (a page edge between the two matched nodes)."""
+    added_edges: int = 0
+
+
+def merge_graphs(source: Graph, geometry: Graph, info: SourceInfo | None = None,
+                 params: GraphParams | None = None) -> tuple[Graph, MergeReport]:
+    """Source names where they resolve, page geometry where the source is too macro-heavy."""
+    from diagramforge.graphs.score import match_nodes
+
+    params = params or GraphParams()
+    s_edges, g_edges = source.attached_edges(), geometry.attached_edges()
+    rep = MergeReport(method="none", source_nodes=len(source.nodes),
+                      source_edges=len(s_edges), geometry_nodes=len(geometry.nodes),
+                      geometry_edges=len(g_edges))
+    m = match_nodes(source, geometry, params.match_threshold) if source.nodes else {}
+    rep.matched_nodes = len(m)
+    use_source = bool(source.nodes) and (
+        (s_edges and len(s_edges) >= params.tikz_source_share * len(g_edges))
+        or (not g_edges and len(source.nodes) >= len(geometry.nodes) * params.tikz_source_share))
+    if not use_source:
+        rep.method = "geometry" if geometry.nodes else ("source" if source.nodes else "none")
+        return (geometry if geometry.nodes or not source.nodes else source), rep
+    rep.method = "source"
+    boxes = {n.id: n.bbox for n in geometry.nodes}
+    nodes = [n.model_copy(update={"bbox": boxes.get(m[n.id])}) if n.id in m else n
+             for n in source.nodes]
+    back = {v: k for k, v in m.items()}
+    pairs = {frozenset((e.source, e.target)) for e in g_edges}
+    rep.confirmed_edges = sum(1 for e in s_edges
+                              if e.source in m and e.target in m
+                              and frozenset((m[e.source], m[e.target])) in pairs)
+    edges = list(source.edges)
+    if info is not None and info.unresolved:
+        have = {frozenset((e.source, e.target)) for e in s_edges}
+        for e in g_edges:
+            a, b = back.get(e.source or ""), back.get(e.target or "")
+            if a and b and a != b and frozenset((a, b)) not in have:
+                edges.append(Edge(source=a, target=b, directed=e.directed, label=e.label))
+                have.add(frozenset((a, b)))
+                rep.added_edges += 1
+    return Graph(nodes=nodes, edges=edges), rep
+
+
+def tikz_graph(code: str, pdf: bytes | None = None, params: GraphParams | None = None
+               ) -> Graph:
+    """Graph of a TikZ source, cross-checked with its compiled PDF when given."""
+    return tikz_graph_report(code, pdf, params)[0]
+
+
+def tikz_graph_report(code: str, pdf: bytes | None = None, params: GraphParams | None = None
+                      ) -> tuple[Graph, MergeReport]:
+    params = params or GraphParams()
+    graphs, info = tikz_source_graphs(code, params)
+    source = combine(graphs) if graphs else Graph()
+    if pdf is None:
+        a = source.attached_edges()
+        return source, MergeReport(method="source" if source.nodes else "none",
+                                   source_nodes=len(source.nodes), source_edges=len(a))
+    pages = pdf_graphs(pdf, params)
+    if len(pages) == len(graphs) and len(graphs) > 1:
+        merged = [merge_graphs(s, g, info, params) for s, g in zip(graphs, pages, strict=True)]
+        rep = MergeReport(method="+".join(sorted({r.method for _, r in merged})))
+        for _, r in merged:
+            for f in ("source_nodes", "source_edges", "geometry_nodes", "geometry_edges",
+                      "matched_nodes", "confirmed_edges", "added_edges"):
+                setattr(rep, f, getattr(rep, f) + getattr(r, f))
+        return combine([g for g, _ in merged]), rep
+    return merge_graphs(source, combine(pages), info, params)
+
+
+def compile_tikz(code: str, timeout_s: float = 60.0) -> bytes | None:
+    """Compile a TikZ document (or bare picture) with the toolkit's sandboxed compiler."""
+    from diagramforge.formats.texcompile import TexCompiler
+    from diagramforge.formats.tikz import Standalone
+
+    if "\\documentclass" in code:
+        pre, _, rest = code.partition("\\begin{document}")
+        body = rest.rsplit("\\end{document}", 1)[0]
+        blocks = [b for b in re.findall(r"\\(?:usepackage|usetikzlibrary|tikzset|definecolor|"
+                                        r"usepgfplotslibrary|pgfplotsset)[^\n]*", pre)]
+        if not any("tikz" in b for b in blocks):
+            blocks.insert(0, r"\usepackage{tikz}")
+    else:
+        blocks, body = [r"\usepackage{tikz}", r"\usetikzlibrary{arrows,arrows.meta,"
+                        r"positioning,shapes,calc,fit,backgrounds}"], code
+    res = TexCompiler(timeout_s=timeout_s, use_format=False, batch=False).compile_one(
+        Standalone(blocks=blocks, body=body))
+    return res.pdf if res.ok else None

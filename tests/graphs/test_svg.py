@@ -38,10 +38,10 @@ def test_k_and_tau_control_merging() -> None:
             "<text x='300' y='100'>far right</text>")
     # 25 px apart: beyond 1.5 × 12 = 18, so three nodes; with K = 2.5 (30 px) alpha+beta merge
     assert len(svg_graph(_svg(body)).nodes) == 3
-    merged = svg_graph(_svg(body), GraphParams(line_merge_k=2.5))
+    merged = svg_graph(_svg(body), GraphParams(svg_line_merge_k=2.5))
     assert sorted(n.text for n in merged.nodes) == ["alpha\nbeta", "far right"]
     # x spans of "alpha" (10..46) and "beta" (10..38.8) overlap fully; τ = 1 forbids merging
-    assert len(svg_graph(_svg(body), GraphParams(line_merge_k=2.5, line_merge_tau=1)).nodes) == 3
+    assert len(svg_graph(_svg(body), GraphParams(svg_line_merge_k=2.5, svg_overlap_tau=1)).nodes) == 3
 
 
 @pytest.mark.parametrize(("markers", "expected"), [
