@@ -157,8 +157,11 @@ def _nodes(texts: list[TextItem], shapes: list[PathItem], params: GraphParams) -
     if sboxes:
         whole = union(sboxes + [t.box for t in texts]) if texts else union(sboxes)
         area = whole[2] * whole[3]
+        # …when it holds more than one text: one box around one label is that label's node
+        held = {s: sum(1 for h in holders if s in h) for s in range(len(sboxes))}
         containers |= {s for s, b in enumerate(sboxes)
-                       if area > 0 and b[2] * b[3] >= params.container_share * area}
+                       if area > 0 and b[2] * b[3] >= params.container_share * area
+                       and held[s] > 1}
     by_shape: dict[int, list[int]] = {}
     loose: list[int] = []
     for gi, h in enumerate(holders):
@@ -315,7 +318,12 @@ def build_graph(texts: list[TextItem], paths: list[PathItem],
                          for t in texts)]
     small_ids = {id(p) for p in small}
     lines = [p for p in candidates if not p.closed and id(p) not in small_ids]
-    ends, used = _find_tips(lines, small, eps=max(1.0, 0.2 * tip_max))
+    # lengths are set for a drawing at the default font size and scale with its fonts (a
+    # Graphviz SVG scaled ×4 has 4× the distances)
+    unit = fs / params.svg_default_font_size if texts else 1.0
+    params = params.model_copy(update={"attach_tolerance": params.attach_tolerance * unit,
+                                       "join_tolerance": params.join_tolerance * unit})
+    ends, used = _find_tips(lines, small, eps=max(1.0 * unit, 0.2 * tip_max))
     used_ids = {id(small[i]) for i in used}
     # small paths that capped nothing are ordinary strokes or shapes again
     extra = [p for p in small if id(p) not in used_ids and not p.closed]

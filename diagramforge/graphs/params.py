@@ -2,7 +2,10 @@
 
 Kept here (not in ``diagramforge/params.py``, which other work owns) so the graph layer can be
 wired into ``params.yaml`` later by adding one field that holds a :class:`GraphParams`.
-Lengths are in the drawing's own units: SVG user units (px) or PDF points.
+Lengths are in the drawing's own units: SVG user units (px) or PDF points; the geometric
+extractors (SVG, PDF) scale them by the drawing's median font size over
+``svg_default_font_size``, so a drawing scaled up 4× keeps the same tolerances relative to
+its text.
 """
 
 from __future__ import annotations

@@ -131,8 +131,8 @@ _SYMBOLS = {
     "textbackslash": "\\", "&": "&", "%": "%", "_": "_", "#": "#", "$": "$", "{": "{",
     "}": "}", "textendash": "–", "textemdash": "—", "S": "§", "ss": "ß", "euro": "€",
 }
-_DROP_WITH_ARG = ("color", "label", "vspace", "hspace", "includegraphics", "ref", "cite",
-                  "setlength", "rule", "raisebox", "tikz", "phantom", "hphantom",
+_DROP_WITH_ARG = ("color", "label", "nodepart", "vspace", "hspace", "includegraphics", "ref",
+                  "cite", "setlength", "rule", "raisebox", "tikz", "phantom", "hphantom",
                   "vphantom", "pgfmathparse", "pgfmathprintnumber")
 
 

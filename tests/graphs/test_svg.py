@@ -41,7 +41,8 @@ def test_k_and_tau_control_merging() -> None:
     merged = svg_graph(_svg(body), GraphParams(svg_line_merge_k=2.5))
     assert sorted(n.text for n in merged.nodes) == ["alpha\nbeta", "far right"]
     # x spans of "alpha" (10..46) and "beta" (10..38.8) overlap fully; τ = 1 forbids merging
-    assert len(svg_graph(_svg(body), GraphParams(svg_line_merge_k=2.5, svg_overlap_tau=1)).nodes) == 3
+    strict = GraphParams(svg_line_merge_k=2.5, svg_overlap_tau=1)
+    assert len(svg_graph(_svg(body), strict).nodes) == 3
 
 
 @pytest.mark.parametrize(("markers", "expected"), [

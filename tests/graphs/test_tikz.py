@@ -42,3 +42,222 @@ def test_score_files_reads_tex_and_svg(tmp_path) -> None:  # noqa: ANN001
     # pred: Encoder→Decoder; ref has 3 nodes and 5 edges, two of them enc→dec
     assert (s["node_tp"], s["node_pred"], s["node_ref"]) == (2, 2, 3)
     assert (s["edge_tp"], s["edge_pred"], s["edge_ref"]) == (1, 1, 5)
+
+
+# -- source: the constructs real pictures use ----------------------------------------------
+
+import pytest  # noqa: E402
+
+from diagramforge.graphs.tikz import (  # noqa: E402
+    _tips,
+    latex_text,
+    merge_graphs,
+    pdf_graph,
+    tikz_graph_report,
+    tikz_source_graphs,
+)
+from tests.conftest import needs_tex  # noqa: E402
+
+
+def _edges(code: str) -> list[tuple]:
+    [g], _ = tikz_source_graphs(code)
+    return [(e.source, e.target, e.directed, e.label) for e in g.edges]
+
+
+@pytest.mark.parametrize(("key", "tips"), [
+    ("->", (False, True)), ("<-", (True, False)), ("<->", (True, True)),
+    ("-latex", (False, True)), ("stealth-", (True, False)), ("-{Stealth[length=3mm]}",
+                                                            (False, True)),
+    ("-Latex", (False, True)), ("|-|", (False, False)), ("*-*", (False, False)),
+    ("o->", (False, True)), ("-", (False, False)), ("-to", (False, True)),
+    (">=stealth", None), ("shorten >=2pt", None), ("thick", None), ("my-style", None),
+    ("bend left=-20", None),
+])
+def test_arrow_specs(key: str, tips: tuple | None) -> None:
+    assert _tips(key) == tips
+
+
+def test_latex_text() -> None:
+    assert latex_text(r"\textbf{Input} \\ $\alpha_1 + x^2$") == "Input\nα1 + x2"
+    assert latex_text(r"{\small Enc}oder~\textcolor{red}{x}\,y") == "Encoder x y"
+    assert latex_text(r"\nodepart{second} 12") == "12"
+
+
+def test_styles_every_edge_and_waypoints() -> None:
+    code = r"""
+    \tikzset{arr/.style={-Stealth, thick}, box/.style={draw, rounded corners}}
+    \tikzstyle{line} = [draw, -latex']
+    \begin{tikzpicture}
+    \node[box] (p) {Parse}; \node[box, right=of p] (q) {Query};
+    \node[ellipse, draw, below=of q] (r) {Result};
+    \draw[arr] (p) -- (q);            % user style carries the tip
+    \path[line] (q) -- (r);           % \tikzstyle with draw and a tip
+    \path (p) -- (r);                 % \path without draw draws nothing
+    \draw[|-|] (p.south) -- (r.west); % bars: undirected
+    \draw[->] (p.south) |- ++(1,-1) -| (r.north);  % waypoints in between: one edge
+    \draw (p) to[bend left] node[midway, above] {back} (r);
+    \end{tikzpicture}"""
+    [g], info = tikz_source_graphs(code)
+    assert [(n.id, n.shape) for n in g.nodes] == [("p", "rounded"), ("q", "rounded"),
+                                                  ("r", "ellipse")]
+    assert [(e.source, e.target, e.directed, e.label) for e in g.edges] == [
+        ("p", "q", True, ""), ("q", "r", True, ""), ("p", "r", False, ""),
+        ("p", "r", True, ""), ("p", "r", False, "back")]
+    assert info.unresolved == 0
+
+
+def test_edge_operations_keep_the_current_point_and_every_edge_style() -> None:
+    code = r"""\begin{tikzpicture}[every edge/.style={draw, ->}]
+    \node (a) {A}; \node (b) at (2,0) {B}; \node (c) at (2,2) {C};
+    \path (a) edge node {x} (b) edge["y"] (c) (b) edge[-] (c) (c) edge[loop above] ();
+    \end{tikzpicture}"""
+    assert _edges(code) == [("a", "b", True, "x"), ("a", "c", True, "y"),
+                            ("b", "c", False, ""), ("c", "c", True, "")]
+
+
+def test_foreach_matrix_trees_and_inline_nodes() -> None:
+    code = r"""\begin{tikzpicture}
+    \foreach \n/\x in {a/0, b/2, c/4} \node[circle, draw] (\n) at (\x,0) {$\n$};
+    \foreach \s/\t in {a/b, b/c} \draw[->] (\s) -- (\t);
+    \foreach \i in {1,...,3} { \node (m\i) at (\i,2) {M\i}; }
+    \draw[->] (m1) -- (m2) -- (m3) -- cycle;
+    \end{tikzpicture}"""
+    assert _edges(code) == [("a", "b", True, ""), ("b", "c", True, ""), ("m1", "m2", True, ""),
+                            ("m2", "m3", True, ""), ("m3", "m1", True, "")]
+    code = r"""\begin{tikzpicture}
+    \matrix (m) [matrix of math nodes] { A & B \\ C & D \\ };
+    \path[->] (m-1-1) edge node[above] {f} (m-1-2);
+    \draw[<-] (m-2-2) -- (m-1-2);
+    \end{tikzpicture}"""
+    [g], _ = tikz_source_graphs(code)
+    assert [n.id for n in g.nodes] == ["m-1-1", "m-1-2", "m-2-1", "m-2-2"]
+    assert _edges(code) == [("m-1-1", "m-1-2", True, "f"), ("m-1-2", "m-2-2", True, "")]
+    code = r"""\begin{tikzpicture}[edge from parent/.style={draw, -latex}]
+    \node (r) {Root} child {node (a) {A} child {node {A1}}} child[missing]
+          child {node (b) {B} edge from parent node[right] {yes}};
+    \end{tikzpicture}"""
+    assert sorted(_edges(code)) == [("a", "_1", True, ""), ("r", "a", True, ""),
+                                    ("r", "b", True, "yes")]
+    # nodes placed on the path's own points join them; the last one is plain text
+    code = r"\tikz \draw[->] (0,0) node[draw] (x) {X} -- (2,0) node[draw] (y) {Y} " \
+           r"-- (4,0) node {Z};"
+    assert _edges(code) == [("x", "y", True, ""), ("y", "_1", True, "")]
+
+
+def test_macro_heavy_source_is_counted_unresolved() -> None:
+    code = r"""\newcommand{\block}[3]{\node[draw] (#1) at (#2) {#3};}
+    \newcommand{\link}[2]{\draw[->] (#1) -- (#2);}
+    \begin{tikzpicture}
+    \block{a}{0,0}{Encoder} \block{b}{3,0}{Decoder} \link{a}{b}
+    \foreach \x in \mylist { \node at (\x,1) {\x}; }
+    \end{tikzpicture}"""
+    [g], info = tikz_source_graphs(code)
+    assert g.nodes == [] and g.edges == []
+    assert info.unresolved == 4  # three macro calls and one loop over a macro
+
+
+# -- geometry of the compiled page, and the merge ------------------------------------------
+
+FLOW = r"""\documentclass[tikz,border=2pt]{standalone}
+\usetikzlibrary{shapes.geometric,arrows.meta,positioning}
+\begin{document}
+\begin{tikzpicture}[node distance=1.5cm]
+\node[draw,rectangle] (a) {Start here};
+\node[draw,circle,below=of a] (b) {Process};
+\node[draw,diamond,right=of b] (c) {OK?};
+\node[below=of b] (d) {Plain text end};
+\draw[->] (a) -- (b);
+\draw[-{Stealth}] (b) -- node[above] {go} (c);
+\draw[->] (c) |- (d);
+\draw (a) -| (c);
+\end{tikzpicture}
+\end{document}
+"""
+
+MACROS = r"""\documentclass[tikz,border=2pt]{standalone}
+\newcommand{\block}[3]{\node[draw] (#1) at (#2) {#3};}
+\newcommand{\link}[2]{\draw[-latex] (#1) -- (#2);}
+\begin{document}
+\begin{tikzpicture}
+\block{a}{0,0}{Encoder} \block{b}{3,0}{Decoder} \block{c}{3,-2}{Loss}
+\link{a}{b} \link{b}{c}
+\end{tikzpicture}
+\end{document}
+"""
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    import shutil
+    import subprocess
+
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex not installed")
+    out = {}
+    for name, code in (("flow", FLOW), ("macros", MACROS)):
+        d = tmp_path_factory.mktemp(name)
+        (d / "f.tex").write_text(code)
+        subprocess.run(["pdflatex", "-no-shell-escape", "-interaction=nonstopmode", "f.tex"],
+                       cwd=d, capture_output=True, timeout=120, check=False)
+        out[name] = (d / "f.pdf").read_bytes()
+    return out
+
+
+@needs_tex
+def test_page_geometry_of_a_flowchart(compiled: dict[str, bytes]) -> None:
+    g = pdf_graph(compiled["flow"])
+    # text lines become nodes; node borders (rectangle, 4 curves, 4 lines) give their
+    # boxes and shapes; the edge label "go" is text of its own, as DiagramEval has it
+    assert [(n.text, n.shape) for n in g.nodes] == [
+        ("Start here", "rectangle"), ("Process", "ellipse"), ("OK?", "polygon"),
+        ("go", "text"), ("Plain text end", "text")]
+    ids = {n.text: n.id for n in g.nodes}
+    got = {(e.source, e.target, e.directed) for e in g.edges}
+    # TikZ's default tip is two stroked curves, Stealth a filled path; the plain -| line
+    # touches two boxes; the |- arrow ends at text without a border
+    assert got == {(ids["Start here"], ids["Process"], True),
+                   (ids["Process"], ids["OK?"], True),
+                   (ids["OK?"], ids["Plain text end"], True),
+                   (ids["Start here"], ids["OK?"], False)}
+
+
+@needs_tex
+def test_source_and_geometry_merge(compiled: dict[str, bytes]) -> None:
+    g, rep = tikz_graph_report(FLOW, compiled["flow"])
+    assert rep.method == "source"
+    assert (rep.matched_nodes, rep.confirmed_edges) == (4, 4)
+    # source names and labels, page boxes
+    assert [n.id for n in g.nodes] == ["a", "b", "c", "d"]
+    assert all(n.bbox is not None for n in g.nodes)
+    assert [(e.source, e.target, e.label) for e in g.edges][1] == ("b", "c", "go")
+
+
+@needs_tex
+def test_macro_heavy_source_falls_back_to_geometry(compiled: dict[str, bytes]) -> None:
+    g, rep = tikz_graph_report(MACROS, compiled["macros"])
+    assert rep.method == "geometry" and rep.source_nodes == 0
+    ids = {n.text: n.id for n in g.nodes}
+    assert {(e.source, e.target, e.directed) for e in g.edges} == {
+        (ids["Encoder"], ids["Decoder"], True), (ids["Decoder"], ids["Loss"], True)}
+
+
+def test_merge_adds_page_edges_the_source_could_not_read() -> None:
+    from diagramforge.graphs.model import Edge, Graph, Node
+    from diagramforge.graphs.tikz import SourceInfo
+
+    src = Graph(nodes=[Node(id="a", text="A"), Node(id="b", text="B"), Node(id="c", text="C")],
+                edges=[Edge(source="a", target="b")])
+    geo = Graph(nodes=[Node(id="n0", text="A", bbox=[0, 0, 1, 1]),
+                       Node(id="n1", text="B", bbox=[2, 0, 1, 1]),
+                       Node(id="n2", text="C", bbox=[4, 0, 1, 1])],
+                edges=[Edge(source="n0", target="n1"), Edge(source="n1", target="n2")])
+    g, rep = merge_graphs(src, geo, SourceInfo(unresolved=0))
+    assert (rep.method, rep.confirmed_edges, rep.added_edges) == ("source", 1, 0)
+    assert g.nodes[1].bbox == [2, 0, 1, 1] and len(g.edges) == 1
+    # with an unreadable statement in the source, the page's b→c joins (source names)
+    g, rep = merge_graphs(src, geo, SourceInfo(unresolved=1))
+    assert rep.added_edges == 1 and (g.edges[1].source, g.edges[1].target) == ("b", "c")
+    # a source with far fewer edges than the page is too macro-heavy: geometry serves
+    geo3 = geo.model_copy(update={"edges": geo.edges + [Edge(source="n2", target="n0")]})
+    g, rep = merge_graphs(src, geo3)
+    assert rep.method == "geometry" and g is geo3
