@@ -146,3 +146,96 @@ def test_score_files_json_and_drawio(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert (s["edge_precision"], s["edge_recall"]) == (1.0, 15 / 16)
     assert main([str(tmp_path / "pred.json"), str(tmp_path / "ref.json")]) == 0
     assert json.loads(capsys.readouterr().out)["edge_recall"] == 15 / 16
+
+
+# -- SciFlow-Bench's asymmetric matching and reachable edges --------------------------------
+
+def test_sciflow_hand_made_pair() -> None:
+    pred = _g({"x": "Load data", "y": "Train models", "q": "Deploy", "w": "deploy!",
+               "z": "Monitor"},
+              [("x", "y"), ("y", "q"), ("q", "x"), ("w", "z")])
+    # candidates at 0.8: x→{a}, y→{b} (0.957), q→{d}, w→{d} ("deploy" after
+    # normalising), z→{} — so w, a duplicate of q, is supported too.
+    s = score_graphs(pred, REF)
+    # nodes: supported predictions 4/5 = 0.8; recovered references a, b, d = 3/4
+    assert (s["sciflow_node_supported"], s["sciflow_node_recovered"]) == (4, 3)
+    assert s["sciflow_node_precision"] == pytest.approx(0.8)
+    assert s["sciflow_node_recall"] == pytest.approx(0.75)
+    node_f1 = 2 * 0.8 * 0.75 / 1.55
+    assert s["sciflow_node_f1"] == pytest.approx(node_f1)
+    # edges, precision: x→y is a→b (a path); y→q is b→d, reached through the skipped c
+    # (allowed); q→x is d→a (no path: reversed logic); w→z has an unmatched end.  2/4.
+    # recall: a→b recovered by the path x→y; b→c and c→d have the unmatched c.  1/3.
+    assert (s["sciflow_edge_supported"], s["sciflow_edge_recovered"]) == (2, 1)
+    assert s["sciflow_edge_precision"] == pytest.approx(0.5)
+    assert s["sciflow_edge_recall"] == pytest.approx(1 / 3)
+    assert s["sciflow_edge_f1"] == pytest.approx(0.4)  # 2·(1/2)(1/3)/(5/6)
+    assert s["sciflow_graph_score"] == pytest.approx(0.4 * node_f1 + 0.6 * 0.4)
+    # the exact scores for the same pair: one-to-one, so only one of q, w gets d
+    assert (s["node_tp"], s["node_precision"], s["node_recall"]) == (3, 0.6, 0.75)
+    assert (s["edge_tp"], s["edge_pred"], s["edge_ref"]) == (1, 4, 3)  # only x→y
+
+
+def test_sciflow_recall_through_a_finer_prediction() -> None:
+    # the prediction inserts a step: a→m→b; the reference edge a→b is recovered through the
+    # path, and both predicted edges touch the unmatched m, so neither is supported
+    ref = _g({"a": "A", "b": "B"}, [("a", "b")])
+    pred = _g({"p": "A", "m": "Middle", "q": "B"}, [("p", "m"), ("m", "q")])
+    s = score_graphs(pred, ref)
+    assert (s["sciflow_edge_precision"], s["sciflow_edge_recall"]) == (0.0, 1.0)
+    # an undirected predicted edge is supported by a path either way
+    loose = _g({"p": "B", "q": "A"}, [("p", "q")], directed=False)
+    assert score_graphs(loose, ref)["sciflow_edge_precision"] == 1.0
+
+
+def test_sequential_matching_depends_on_prediction_order() -> None:
+    # DiagramEval as written: each predicted node, in order, takes its most similar
+    # unmatched reference node.  Ratios: encoder~encoders 2·7/15 = 0.933,
+    # encoder~encode 2·6/13 = 0.923, decoder~encoders 2·6/15 = 0.8 ("ecoder"),
+    # decoder~encode 2·5/13 = 0.769 (< 0.8).  encoder first takes encoders and leaves
+    # decoder nothing; decoder first takes encoders and encoder still gets encode.
+    ref = _g({"r1": "encoders", "r2": "encode"}, [])
+    first = _g({"p1": "encoder", "p2": "decoder"}, [])
+    assert match_nodes(first, ref, method="sequential") == {"p1": "r1"}
+    second = _g({"p2": "decoder", "p1": "encoder"}, [])
+    assert match_nodes(second, ref, method="sequential") == {"p2": "r1", "p1": "r2"}
+
+
+def test_execution_success_with_a_checker() -> None:
+    def renders(code: str) -> bool:
+        if code == "boom":
+            raise RuntimeError("renderer crashed")
+        return code.startswith("<svg")
+
+    outputs = ["<svg/>", "not svg", "boom", "<svg><g/></svg>"]
+    # 2 of 4 render; the crash counts as a failure
+    assert execution_success(outputs, renders) == 0.5
+    assert execution_success([], renders) == 0.0
+
+
+def test_detect_format() -> None:
+    from diagramforge.graphs.score import detect_format
+
+    assert detect_format(b'{"nodes": []}', "g.json") == "json"
+    assert detect_format(b"<mxfile><diagram/></mxfile>", "x.xml") == "mxgraph"
+    assert detect_format(b"<svg content='&lt;mxfile&gt;'/>", "a.svg") == "mxgraph"
+    assert detect_format(b"<svg xmlns='http://www.w3.org/2000/svg'/>", "a.svg") == "svg"
+    assert detect_format(b"\\begin{tikzpicture}\\end{tikzpicture}", "fig") == "tikz"
+    assert detect_format(b"%PDF-1.5 ...", "fig") == "pdf"
+    with pytest.raises(ValueError):
+        detect_format(b"hello", "notes.txt")
+
+
+def test_score_files_drawio_svg_is_read_exactly(tmp_path: Path) -> None:
+    from html import escape
+
+    from diagramforge.formats.mxgraph import decode, normalise
+
+    drawio = (FIXTURES / "large_diagram.drawio").read_bytes()
+    svg = ("<svg xmlns='http://www.w3.org/2000/svg' content='"
+           + escape(drawio.decode(), quote=True) + "'><rect width='1' height='1'/></svg>")
+    (tmp_path / "exported.drawio.svg").write_text(svg)
+    s = score_files(tmp_path / "exported.drawio.svg", FIXTURES / "large_diagram.drawio")
+    assert s["node_f1"] == 1.0 and s["edge_f1"] == 1.0 and s["sciflow_graph_score"] == 1.0
+    [page] = decode(drawio)
+    assert s["edge_ref"] == len(mxgraph_graph(normalise(page.model)).attached_edges())
