@@ -94,6 +94,19 @@ def _diag(b: Box) -> float:
 
 # -- nodes ------------------------------------------------------------------------------
 
+def _dedupe(texts: list[TextItem]) -> list[TextItem]:
+    """The same text drawn twice at one place (overprinting for bold, a PDF writer's
+    repeat) is one text."""
+    seen: set[tuple[str, int, int]] = set()
+    out = []
+    for t in texts:
+        key = (t.text, round(t.box[0]), round(t.box[1]))
+        if key not in seen:
+            seen.add(key)
+            out.append(t)
+    return out
+
+
 def join_words(texts: list[TextItem]) -> list[TextItem]:
     """Words drawn as separate items on one baseline, less than half an em apart, become one
     line (PDF exports and some SVG writers place every word on its own)."""
@@ -141,7 +154,8 @@ def merge_lines(texts: list[TextItem], k: float, tau: float) -> list[list[int]]:
     return list(groups.values())
 
 
-def _nodes(texts: list[TextItem], shapes: list[PathItem], params: GraphParams) -> list[Node]:
+def _nodes(texts: list[TextItem], shapes: list[PathItem], params: GraphParams,
+           strokes: list[PathItem] = ()) -> list[Node]:
     groups = merge_lines(texts, params.svg_line_merge_k, params.svg_overlap_tau)
     gboxes = [union([texts[i].box for i in g]) for g in groups]
     mids = [(b[0] + b[2] / 2, b[1] + b[3] / 2) for b in gboxes]
@@ -162,6 +176,14 @@ def _nodes(texts: list[TextItem], shapes: list[PathItem], params: GraphParams) -
         containers |= {s for s, b in enumerate(sboxes)
                        if area > 0 and b[2] * b[3] >= params.container_share * area
                        and held[s] > 1}
+        # a shape around several texts with a connector running inside it is a group
+        # (TikZ ``fit`` ellipses, lanes drawn without inner boxes)
+        for s_, b in enumerate(sboxes):
+            if held[s_] > 1 and s_ not in containers and any(
+                    contains(b, *st.pts[0], 0.5) and contains(b, *st.pts[-1], 0.5)
+                    and math.dist(st.pts[0], st.pts[-1]) > 0.1 * min(b[2], b[3])
+                    for st in strokes):
+                containers.add(s_)
     by_shape: dict[int, list[int]] = {}
     loose: list[int] = []
     for gi, h in enumerate(holders):
@@ -190,6 +212,20 @@ class _End:
     pt: Pt
     tip: bool = False        # an arrowhead (directional)
     cap: Box | None = None   # the box of whatever sits on this end (arrowhead or dot)
+    out: Pt = (0.0, 0.0)     # unit direction the line leaves through this end
+
+
+def _ends(p: PathItem) -> list[_End]:
+    def outward(pts: list[Pt]) -> Pt:
+        a = pts[0]
+        for b in pts[1:]:
+            d = math.dist(a, b)
+            if d > 1e-9:
+                return (a[0] - b[0]) / d, (a[1] - b[1]) / d
+        return 0.0, 0.0
+
+    return [_End(p.pts[0], p.marker_start, out=outward(p.pts)),
+            _End(p.pts[-1], p.marker_end, out=outward(p.pts[::-1]))]
 
 
 def _is_dot(p: PathItem) -> bool:
@@ -200,8 +236,7 @@ def _is_dot(p: PathItem) -> bool:
 def _find_tips(lines: list[PathItem], small: list[PathItem], eps: float
                ) -> tuple[list[list[_End]], set[int]]:
     """Ends of every line, with the small paths that cap them; indices of used small paths."""
-    ends = [[_End(ln.pts[0], ln.marker_start), _End(ln.pts[-1], ln.marker_end)]
-            for ln in lines]
+    ends = [_ends(ln) for ln in lines]
     used: set[int] = set()
     for si, sp in enumerate(small):
         sb = sp.box()
@@ -229,17 +264,29 @@ def _find_tips(lines: list[PathItem], small: list[PathItem], eps: float
 # -- edges ------------------------------------------------------------------------------
 
 def _attach(nodes: list[Node], end: _End, tol: float) -> str | None:
+    """The node this end reaches: within ``tol``, preferring a box straight ahead of the
+    line over one beside it (an edge label sits next to its line, the target in front),
+    then the nearest, then the innermost."""
     best: tuple[float, float, str] | None = None
+    x, y = end.pt
     for n in nodes:
         if not n.bbox:
             continue
-        d = point_distance(n.bbox, *end.pt)
+        b = n.bbox
+        d = point_distance(b, x, y)
         if end.cap is not None:
-            d = min(d, box_distance(n.bbox, end.cap))
-        if d <= tol:
-            key = (d, n.bbox[2] * n.bbox[3], n.id)
-            if best is None or key[:2] < best[:2]:
-                best = key
+            d = min(d, box_distance(b, end.cap))
+        if d > tol:
+            continue
+        ahead = 1.0
+        if d > 1e-9 and end.out != (0.0, 0.0):
+            nx_, ny_ = min(max(x, b[0]), b[0] + b[2]), min(max(y, b[1]), b[1] + b[3])
+            dist = math.hypot(nx_ - x, ny_ - y)
+            if dist > 1e-9:
+                ahead = ((nx_ - x) * end.out[0] + (ny_ - y) * end.out[1]) / dist
+        key = (d - 0.5 * tol * max(ahead, 0.0), b[2] * b[3], n.id)
+        if best is None or key[:2] < best[:2]:
+            best = key
     return best[2] if best else None
 
 
@@ -309,7 +356,7 @@ def build_graph(texts: list[TextItem], paths: list[PathItem],
                 params: GraphParams | None = None) -> Graph:
     """The graph of one drawing (see the module notes for the rules)."""
     params = params or GraphParams()
-    texts = join_words([t for t in texts if t.text.strip()])
+    texts = join_words(_dedupe([t for t in texts if t.text.strip()]))
     fs = statistics.median([t.size for t in texts]) if texts else params.svg_default_font_size
     tip_max = params.arrow_tip_em * fs
     candidates = [p for p in paths if len(p.pts) >= 2]
@@ -329,9 +376,8 @@ def build_graph(texts: list[TextItem], paths: list[PathItem],
     extra = [p for p in small if id(p) not in used_ids and not p.closed]
     if extra:
         lines2 = lines + extra
-        ends += [[_End(p.pts[0], p.marker_start), _End(p.pts[-1], p.marker_end)]
-                 for p in extra]
+        ends += [_ends(p) for p in extra]
         lines = lines2
     shapes = [p for p in candidates if p.closed and id(p) not in used_ids]
-    nodes = _nodes(texts, shapes, params)
+    nodes = _nodes(texts, shapes, params, lines)
     return Graph(nodes=nodes, edges=_edges(lines, ends, nodes, params))

@@ -52,9 +52,12 @@ Similarity = Callable[[Node, Node], float]
 
 
 def normalise_text(text: str) -> str:
-    """Case, Unicode form, punctuation and spacing do not distinguish two labels."""
+    """Case, Unicode form, punctuation and spacing do not distinguish two labels; symbols
+    do (``i++`` is not ``++i`` nor ``i``; ``C++`` is not ``C``)."""
     text = unicodedata.normalize("NFKC", text).casefold()
-    return " ".join(re.sub(r"[^\w]+", " ", text).split())
+    text = "".join(" " if unicodedata.category(c).startswith(("P", "Z", "C")) else c
+                   for c in text)
+    return " ".join(text.split())
 
 
 def similarity(a: Node, b: Node) -> float:

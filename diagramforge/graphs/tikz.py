@@ -283,6 +283,9 @@ _SKIP_ARGS = {"def", "gdef", "edef", "xdef", "newcommand", "renewcommand", "prov
               "pgfmathsetlengthmacro", "newlength", "tikzmath", "pgfplotsset"}
 
 
+_DEFINITIONS = {"def", "gdef", "edef", "xdef"}
+
+
 @dataclass
 class _Stmt:
     cmd: str
@@ -305,6 +308,7 @@ class _Reader:
     def __init__(self, params: GraphParams) -> None:
         self.params = params
         self.styles: dict[str, str] = {"every edge": "draw"}
+        self.macros: dict[str, str] = {}  # argument-less \newcommand/\def: loop bounds
         self.info = SourceInfo()
 
     # -- statements --------------------------------------------------------------------
@@ -383,6 +387,7 @@ class _Reader:
                 continue
             # a definition or an unknown macro: skip it and its arguments
             k = j
+            groups = 0
             while True:
                 k2 = _skip_ws(body, k)
                 if k2 < n and body[k2] in "[{":
@@ -390,11 +395,16 @@ class _Reader:
                     if g is None:
                         break
                     k = g[1]
-                elif name in _SKIP_ARGS and k2 < n and body[k2] == "\\":
+                    groups += body[k2] == "{"
+                    if name in _DEFINITIONS and groups == 1 and k > j + 1 \
+                            and body[j:k2].strip().startswith("\\"):
+                        break  # \def\name{body}: the body was the last argument
+                elif name in _SKIP_ARGS and not groups and k2 < n and body[k2] == "\\" \
+                        and k2 == _skip_ws(body, j):
                     m3 = re.match(r"\\[A-Za-z@]+|\\.", body[k2:])
-                    k = k2 + (m3.end() if m3 else 1)
-                elif name in _SKIP_ARGS and k2 < n and body[k2] in "=#0123456789":
-                    k = k2 + 1
+                    k = k2 + (m3.end() if m3 else 1)  # \def\name, \let\a\b
+                elif name in _SKIP_ARGS and not groups and k2 < n and body[k2] in "=#0123456789":
+                    k = k2 + 1  # parameter text of \def, = of \let
                 else:
                     break
             if name not in _SKIP_ARGS and k > j:
@@ -412,7 +422,11 @@ class _Reader:
         if g is None:  # a macro list: cannot expand
             self.info.unresolved += 1
             return _statement_end(body, k) + 1
-        items, k = _foreach_items(g[0]), g[1]
+        listing = g[0]
+        for _ in range(3):  # \newcommand{\n}{3} ... \foreach \i in {1,...,\n}
+            listing = re.sub(r"\\([A-Za-z@]+)(?![A-Za-z@])",
+                             lambda mm: self.macros.get(mm.group(1), mm.group(0)), listing)
+        items, k = _foreach_items(listing), g[1]
         k = _skip_ws(body, k)
         if body.startswith("{", k):
             bg = read_balanced(body, k, "{", "}")
@@ -966,6 +980,9 @@ def tikz_source_graphs(code: str, params: GraphParams | None = None
         g = read_balanced(code, m.end() - 1, "[", "]")
         if g:
             reader.styles[m.group(1).strip()] = g[0]
+    for m in re.finditer(r"\\(?:newcommand\*?|renewcommand\*?|def)\s*\{?\\([A-Za-z@]+)\}?"
+                         r"\s*\{([^{}#]*)\}", code):
+        reader.macros[m.group(1)] = m.group(2).strip()
     pics = _pictures(code)
     if not pics and re.search(r"\\(?:node|draw|path)\b", code):
         pics = [("", code)]
@@ -1079,6 +1096,54 @@ def pdf_graph(pdf: bytes, params: GraphParams | None = None) -> Graph:
 
 # -- merge ------------------------------------------------------------------------------
 
+def match_by_text_and_structure(source: Graph, geometry: Graph, threshold: float
+                                ) -> dict[str, str]:
+    """Source id → page id.  Texts that occur once on each side match first; repeated
+    texts (three "+" nodes in a parse tree) go, one at a time, to the candidate whose page
+    neighbours are the counterparts of the source node's matched neighbours (ties: the most
+    similar text, then reading order)."""
+    from diagramforge.graphs.score import candidates, similarity
+
+    cand = candidates(source, geometry, threshold)
+    back: dict[str, set[str]] = {}
+    for s, gs in cand.items():
+        for g in gs:
+            back.setdefault(g, set()).add(s)
+    snodes = {n.id: n for n in source.nodes}
+    gnodes = {n.id: n for n in geometry.nodes}
+    gorder = {n.id: k for k, n in enumerate(geometry.nodes)}
+
+    def adjacency(g: Graph) -> dict[str, set[str]]:
+        adj: dict[str, set[str]] = {}
+        for e in g.attached_edges():
+            adj.setdefault(e.source, set()).add(e.target)
+            adj.setdefault(e.target, set()).add(e.source)
+        return adj
+
+    sadj, gadj = adjacency(source), adjacency(geometry)
+    m: dict[str, str] = {}
+    for s, gs in cand.items():
+        if len(gs) == 1:
+            g = next(iter(gs))
+            if len(back[g]) == 1:
+                m[s] = g
+    used = set(m.values())
+    while True:
+        best: tuple | None = None
+        for s in snodes:
+            if s in m:
+                continue
+            for g in cand[s] - used:
+                support = sum(1 for t in sadj.get(s, ()) if t in m and m[t] in gadj.get(g, ()))
+                key = (support, similarity(snodes[s], gnodes[g]), -gorder[g])
+                if best is None or key > best[0]:
+                    best = (key, s, g)
+        if best is None:
+            return m
+        m[best[1]] = best[2]
+        used.add(best[2])
+
+
 @dataclass
 class MergeReport:
     method: str  # "source", "geometry", "none"
@@ -1095,14 +1160,12 @@ class MergeReport:
 def merge_graphs(source: Graph, geometry: Graph, info: SourceInfo | None = None,
                  params: GraphParams | None = None) -> tuple[Graph, MergeReport]:
     """Source names where they resolve, page geometry where the source is too macro-heavy."""
-    from diagramforge.graphs.score import match_nodes
-
     params = params or GraphParams()
     s_edges, g_edges = source.attached_edges(), geometry.attached_edges()
     rep = MergeReport(method="none", source_nodes=len(source.nodes),
                       source_edges=len(s_edges), geometry_nodes=len(geometry.nodes),
                       geometry_edges=len(g_edges))
-    m = match_nodes(source, geometry, params.match_threshold) if source.nodes else {}
+    m = match_by_text_and_structure(source, geometry, params.match_threshold)
     rep.matched_nodes = len(m)
     use_source = bool(source.nodes) and (
         (s_edges and len(s_edges) >= params.tikz_source_share * len(g_edges))
