@@ -18,14 +18,17 @@ _KEYISH = re.compile(r"\b(sk-[A-Za-z0-9_\-]{8,}|AIza[0-9A-Za-z_\-]{20,})")
 
 
 def read_key(params: LLMParams) -> str:
-    """The key from ``params.key_env()``; a missing key is an error that names the variable."""
-    env = params.key_env()
-    if env is None:
+    """The key from the first set variable of ``params.key_envs()``; none set is an error
+    that names the variables (never a value)."""
+    names = params.key_envs()
+    if not names:
         return ""
-    key = os.environ.get(env, "")
-    if not key:
-        raise LLMCallError(f"{params.backend}: environment variable {env} is not set")
-    return key
+    for env in names:
+        key = os.environ.get(env, "")
+        if key:
+            return key
+    raise LLMCallError(f"{params.backend}: environment variable {' or '.join(names)} "
+                       f"is not set")
 
 
 def scrub(text: str, *secrets: str) -> str:

@@ -52,15 +52,23 @@ def backoff_s(attempt: int, base: float = 0.5, cap: float = 30.0) -> float:
 def call_with_retries(fn: Callable[[], T], *, max_retries: int,
                       retryable: Callable[[BaseException], bool],
                       server_wait: Callable[[BaseException], float | None],
-                      sleep: Callable[[float], None] = time.sleep) -> T:
+                      sleep: Callable[[float], None] = time.sleep,
+                      max_wait_s: float = MAX_WAIT_S,
+                      on_retry: Callable[[BaseException, int, float], None] | None = None,
+                      ) -> T:
     """``fn()`` retried up to ``max_retries`` times on ``retryable`` errors; the wait is the
-    server's ``Retry-After`` when given (capped), else jittered exponential backoff.  The last
-    error is re-raised as is."""
+    server's ``Retry-After`` when given, else jittered exponential backoff, both capped at
+    ``max_wait_s``.  ``on_retry(error, attempt, wait)`` is told before each wait (for a
+    scrubbed log line).  The last error is re-raised as is."""
 
     def wait(state: tenacity.RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
         asked = server_wait(exc) if exc is not None else None
-        return min(asked, MAX_WAIT_S) if asked is not None else backoff_s(state.attempt_number)
+        seconds = asked if asked is not None else backoff_s(state.attempt_number)
+        seconds = min(seconds, max_wait_s)
+        if on_retry is not None and exc is not None:
+            on_retry(exc, state.attempt_number, seconds)
+        return seconds
 
     retrying = tenacity.Retrying(
         stop=tenacity.stop_after_attempt(max_retries + 1),

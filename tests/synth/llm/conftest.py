@@ -23,14 +23,15 @@ GOOD = '{"caption": "A login flow", "kind": "flowchart", "nodes": 4}'
 
 
 def make_request(user: str = "Nodes: Start, Enter password, Valid?, Home", **kw) -> Request:
-    return Request(task="captioning", system="Caption the diagram.", user=user,
-                   json_schema=SCHEMA, **kw)
+    kw.setdefault("json_schema", SCHEMA)
+    return Request(task="captioning", system="Caption the diagram.", user=user, **kw)
 
 
 @pytest.fixture
 def key_env(monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("GEMINI_API_KEY", SECRET)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
     return SECRET
 
 
