@@ -1101,7 +1101,9 @@ def match_by_text_and_structure(source: Graph, geometry: Graph, threshold: float
     """Source id → page id.  Texts that occur once on each side match first; repeated
     texts (three "+" nodes in a parse tree) go, one at a time, to the candidate whose page
     neighbours are the counterparts of the source node's matched neighbours (ties: the most
-    similar text, then reading order)."""
+    similar text, then reading order).  Last, a source node whose text matched nothing takes
+    the free page node adjacent to most of its matched neighbours' counterparts, if one
+    stands out (by count, then clearly by text similarity)."""
     from diagramforge.graphs.score import candidates, similarity
 
     cand = candidates(source, geometry, threshold)
@@ -1139,9 +1141,37 @@ def match_by_text_and_structure(source: Graph, geometry: Graph, threshold: float
                 if best is None or key > best[0]:
                     best = (key, s, g)
         if best is None:
-            return m
+            break
         m[best[1]] = best[2]
         used.add(best[2])
+    # nodes whose text never matched (display math, macros): a page node that is the only
+    # free neighbour of their matched neighbours' counterparts is theirs
+    while True:
+        found = False
+        for s in snodes:
+            if s in m:
+                continue
+            support: dict[str, int] = {}
+            for t in sadj.get(s, ()):
+                if t in m:
+                    for g in gadj.get(m[t], ()):
+                        if g not in used:
+                            support[g] = support.get(g, 0) + 1
+            if not support:
+                continue
+            top = max(support.values())
+            winners = [g for g, v in support.items() if v == top]
+            if len(winners) > 1:  # the texts, too dissimilar to match, may still decide
+                sims = sorted(((similarity(snodes[s], gnodes[g]), g) for g in winners),
+                              reverse=True)
+                if sims[0][0] > sims[1][0] + 0.1:
+                    winners = [sims[0][1]]
+            if len(winners) == 1:
+                m[s] = winners[0]
+                used.add(winners[0])
+                found = True
+        if not found:
+            return m
 
 
 @dataclass

@@ -261,3 +261,32 @@ def test_merge_adds_page_edges_the_source_could_not_read() -> None:
     geo3 = geo.model_copy(update={"edges": geo.edges + [Edge(source="n2", target="n0")]})
     g, rep = merge_graphs(src, geo3)
     assert rep.method == "geometry" and g is geo3
+
+
+def test_merge_matching_by_structure() -> None:
+    from diagramforge.graphs.model import Edge, Graph, Node
+    from diagramforge.graphs.tikz import match_by_text_and_structure
+
+    # a parse tree with repeated labels: + (root) → + → {i, ++i}, root → ++i
+    src = Graph(nodes=[Node(id="r", text="+"), Node(id="p", text="+"),
+                       Node(id="i", text="i"), Node(id="a", text="++i"),
+                       Node(id="b", text="++i")],
+                edges=[Edge(source="r", target="p"), Edge(source="p", target="i"),
+                       Edge(source="p", target="a"), Edge(source="r", target="b")])
+    # the page lists them in another order; only "i" is unique
+    geo = Graph(nodes=[Node(id="g0", text="++i"), Node(id="g1", text="+"),
+                       Node(id="g2", text="i"), Node(id="g3", text="+"),
+                       Node(id="g4", text="++i")],
+                edges=[Edge(source="g3", target="g1"), Edge(source="g1", target="g2"),
+                       Edge(source="g1", target="g4"), Edge(source="g3", target="g0")])
+    # i↔g2 first; p (neighbour of i) must be g1, r the other "+", a↔g4 (beside i), b↔g0
+    assert match_by_text_and_structure(src, geo, 0.8) == {
+        "i": "g2", "p": "g1", "r": "g3", "a": "g4", "b": "g0"}
+    # display math the page spells differently: placed by its matched neighbours
+    src = Graph(nodes=[Node(id="x", text="Input"), Node(id="f", text=r"\begin{align}…"),
+                       Node(id="y", text="Output")],
+                edges=[Edge(source="x", target="f"), Edge(source="f", target="y")])
+    geo = Graph(nodes=[Node(id="n0", text="Input"), Node(id="n1", text="x = Ay + b"),
+                       Node(id="n2", text="Output"), Node(id="n3", text="note")],
+                edges=[Edge(source="n0", target="n1"), Edge(source="n1", target="n2")])
+    assert match_by_text_and_structure(src, geo, 0.8) == {"x": "n0", "y": "n2", "f": "n1"}
