@@ -238,16 +238,25 @@ def _find_tips(lines: list[PathItem], small: list[PathItem], eps: float
     """Ends of every line, with the small paths that cap them; indices of used small paths."""
     ends = [_ends(ln) for ln in lines]
     used: set[int] = set()
+    cell = max(eps, max((max(sp.box()[2], sp.box()[3]) for sp in small), default=1.0), 1e-6)
+    grid: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for li in range(len(lines)):
+        for k in (0, 1):
+            x, y = ends[li][k].pt
+            grid.setdefault((int(x // cell), int(y // cell)), []).append((li, k))
     for si, sp in enumerate(small):
         sb = sp.box()
         best: tuple[float, int, int] | None = None
-        for li, ln in enumerate(lines):
-            if ln is sp:
+        x0, y0 = int((sb[0] - eps) // cell), int((sb[1] - eps) // cell)
+        x1, y1 = int((sb[0] + sb[2] + eps) // cell), int((sb[1] + sb[3] + eps) // cell)
+        near = [e for gx in range(x0, x1 + 1) for gy in range(y0, y1 + 1)
+                for e in grid.get((gx, gy), ())]
+        for li, k in sorted(near):
+            if lines[li] is sp:
                 continue
-            for k in (0, 1):
-                d = point_distance(sb, *ends[li][k].pt)
-                if d <= eps and (best is None or d < best[0]):
-                    best = (d, li, k)
+            d = point_distance(sb, *ends[li][k].pt)
+            if d <= eps and (best is None or d < best[0]):
+                best = (d, li, k)
         if best is None:
             continue
         _, li, k = best
@@ -317,15 +326,20 @@ def _edges(lines: list[PathItem], ends: list[list[_End]], nodes: list[Node],
     free = [(li, k) for li in range(len(lines)) for k in (0, 1)
             if att[li][k] is None and ends[li][k].cap is None and not ends[li][k].tip]
     joined: set[tuple[int, int]] = set()
-    for x in range(len(free)):
-        for y in range(x + 1, len(free)):
-            (li, k), (lj, m) = free[x], free[y]
-            if li == lj:
-                continue
-            p, q = ends[li][k].pt, ends[lj][m].pt
-            if math.hypot(p[0] - q[0], p[1] - q[1]) <= params.join_tolerance:
-                parent[find(lj)] = find(li)
-                joined |= {(li, k), (lj, m)}
+    cell = max(params.join_tolerance, 1e-6)
+    grid: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for li, k in free:  # a grid of cells one tolerance wide: neighbours are 9 cells away
+        p = ends[li][k].pt
+        gx, gy = int(p[0] // cell), int(p[1] // cell)
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                for lj, m in grid.get((gx + dx, gy + dy), ()):
+                    q = ends[lj][m].pt
+                    if lj != li and math.hypot(p[0] - q[0], p[1] - q[1]) \
+                            <= params.join_tolerance:
+                        parent[find(lj)] = find(li)
+                        joined |= {(li, k), (lj, m)}
+        grid.setdefault((gx, gy), []).append((li, k))
     comps: dict[int, list[int]] = {}
     for li in range(len(lines)):
         comps.setdefault(find(li), []).append(li)
