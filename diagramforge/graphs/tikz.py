@@ -127,13 +127,17 @@ _SYMBOLS = {
     "leq": "≤", "geq": "≥", "le": "≤", "ge": "≥", "neq": "≠", "infty": "∞", "in": "∈",
     "sum": "∑", "prod": "∏", "int": "∫", "partial": "∂", "nabla": "∇", "approx": "≈",
     "sim": "∼", "cup": "∪", "cap": "∩", "emptyset": "∅", "forall": "∀", "exists": "∃",
-    "neg": "¬", "wedge": "∧", "vee": "∨", "oplus": "⊕", "otimes": "⊗", "circ": "∘",
+    "neg": "¬", "wedge": "∧", "vee": "∨", "lor": "∨", "land": "∧", "lnot": "¬",
+    "mapsto": "↦", "subset": "⊂", "subseteq": "⊆", "mid": "∣", "ell": "ℓ", "hbar": "ℏ",
+    "top": "⊤", "bot": "⊥", "vdots": "⋮", "ddots": "⋱", "star": "⋆", "ast": "∗",
+    "oplus": "⊕", "otimes": "⊗", "circ": "∘",
     "textbackslash": "\\", "&": "&", "%": "%", "_": "_", "#": "#", "$": "$", "{": "{",
     "}": "}", "textendash": "–", "textemdash": "—", "S": "§", "ss": "ß", "euro": "€",
 }
-_DROP_WITH_ARG = ("color", "label", "nodepart", "vspace", "hspace", "includegraphics", "ref",
-                  "cite", "setlength", "rule", "raisebox", "tikz", "phantom", "hphantom",
-                  "vphantom", "pgfmathparse", "pgfmathprintnumber")
+_DROP_WITH_ARG = ("color", "label", "nodepart", "pgfuseimage", "pgfimage", "usebox", "vspace",
+                  "hspace", "includegraphics", "ref", "cite", "setlength", "rule", "raisebox",
+                  "tikz", "phantom", "hphantom", "vphantom", "pgfmathparse",
+                  "pgfmathprintnumber")
 
 
 def latex_text(s: str) -> str:
@@ -744,8 +748,8 @@ class _PathReader:
                     continue
                 name, nkeys, text, k, has_text = self._read_node(toks, k + 1)
                 nkeys = [kk for kk in nkeys]
-                is_label = pending is not None or (
-                    last_edge is not None and any(_LABEL_POS.match(x) for x in nkeys))
+                on_segment = any(_LABEL_POS.match(x) for x in nkeys)
+                is_label = pending is not None or (last_edge is not None and on_segment)
                 if val == "coordinate":
                     if name:
                         self.pic.coordinates.add(name)
@@ -761,7 +765,8 @@ class _PathReader:
                 created = self._new_node(name, nkeys, text) if has_text or name else None
                 if created and first_node is None:
                     first_node = created
-                if created and cur is not None and cur.node is None and pending is None:
+                if created and cur is not None and cur.node is None and pending is None \
+                        and not on_segment:
                     cur.node = created  # a node placed on a waypoint: the path reaches it
                     if reached is not None:
                         r_op, r_start, r_labels = reached
