@@ -1257,20 +1257,23 @@ def tikz_graph_report(code: str, pdf: bytes | None = None, params: GraphParams |
 
 
 def compile_tikz(code: str, timeout_s: float = 60.0) -> bytes | None:
-    """Compile a TikZ document (or bare picture) with the toolkit's sandboxed compiler."""
+    """Compile a TikZ document (or a bare picture) with the toolkit's sandboxed compiler;
+    the document's own preamble is kept (its packages, libraries, styles and macros)."""
     from diagramforge.formats.texcompile import TexCompiler
     from diagramforge.formats.tikz import Standalone
 
-    if "\\documentclass" in code:
+    code = strip_comments(code)
+    if "\\begin{document}" in code:
         pre, _, rest = code.partition("\\begin{document}")
         body = rest.rsplit("\\end{document}", 1)[0]
-        blocks = [b for b in re.findall(r"\\(?:usepackage|usetikzlibrary|tikzset|definecolor|"
-                                        r"usepgfplotslibrary|pgfplotsset)[^\n]*", pre)]
-        if not any("tikz" in b for b in blocks):
-            blocks.insert(0, r"\usepackage{tikz}")
+        pre = re.sub(r"\\documentclass\s*(\[[^\]]*\])?\s*\{[^}]*\}", "", pre)
+        blocks = [pre.strip()] if pre.strip() else []
     else:
-        blocks, body = [r"\usepackage{tikz}", r"\usetikzlibrary{arrows,arrows.meta,"
-                        r"positioning,shapes,calc,fit,backgrounds}"], code
+        blocks, body = [r"\usetikzlibrary{arrows,arrows.meta,positioning,shapes,calc,fit,"
+                        r"backgrounds}"], code
+    if not re.search(r"\\usepackage\s*(\[[^\]]*\])?\s*\{[^}]*(tikz|pgfplots|circuitikz)",
+                     "\n".join(blocks)):
+        blocks.insert(0, r"\usepackage{tikz}")
     res = TexCompiler(timeout_s=timeout_s, use_format=False, batch=False).compile_one(
         Standalone(blocks=blocks, body=body))
     return res.pdf if res.ok else None

@@ -290,3 +290,18 @@ def test_merge_matching_by_structure() -> None:
                        Node(id="n2", text="Output"), Node(id="n3", text="note")],
                 edges=[Edge(source="n0", target="n1"), Edge(source="n1", target="n2")])
     assert match_by_text_and_structure(src, geo, 0.8) == {"x": "n0", "y": "n2", "f": "n1"}
+
+
+@needs_tex
+def test_score_files_compiles_macro_heavy_tikz(tmp_path) -> None:  # noqa: ANN001
+    from diagramforge.graphs.score import score_files
+
+    (tmp_path / "ref.tex").write_text(MACROS)
+    pred = MACROS.replace(r"\link{b}{c}", r"\link{c}{b}")  # one arrow reversed
+    (tmp_path / "pred.tex").write_text(pred)
+    # from the source alone both are empty (macros); compiled, the page gives the graph
+    assert score_files(tmp_path / "pred.tex", tmp_path / "ref.tex")["node_ref"] == 0
+    s = score_files(tmp_path / "pred.tex", tmp_path / "ref.tex", compile_tikz=True)
+    # 3 text nodes match; Encoder→Decoder agrees, Loss→Decoder is reversed: TP 1 of 2
+    assert (s["node_tp"], s["node_ref"]) == (3, 3)
+    assert (s["edge_tp"], s["edge_pred"], s["edge_ref"]) == (1, 2, 2)
