@@ -499,9 +499,9 @@ def _foreach_items(text: str) -> list[str] | None:
                 out.append(_fmt(v))
                 v += step
             continue
-        if "\\" in it:
+        if "\\" in it and not it.startswith("{"):
             return None
-        out.append(it)
+        out.append(_unbrace(it))  # {(0,2)/a}: a braced item keeps its commas
     return out
 
 

@@ -124,6 +124,13 @@ def test_foreach_matrix_trees_and_inline_nodes() -> None:
     \end{tikzpicture}"""
     assert _edges(code) == [("a", "b", True, ""), ("b", "c", True, ""), ("m1", "m2", True, ""),
                             ("m2", "m3", True, ""), ("m3", "m1", True, "")]
+    # braced items keep their commas; empty values and spaces around "/" are fine
+    code = r"""\begin{tikzpicture}[auto]
+    \foreach \pos/\name in {{(0,2)/a}, {(1,2)/b}} \node (\name) at \pos {$\name$};
+    \foreach \s/ \t /\w/\style in {a/b/0/, b/a/1/bend right}
+        \path (\s) edge[->, \style] node {$\w$} (\t);
+    \end{tikzpicture}"""
+    assert _edges(code) == [("a", "b", True, "0"), ("b", "a", True, "1")]
     code = r"""\begin{tikzpicture}
     \matrix (m) [matrix of math nodes] { A & B \\ C & D \\ };
     \path[->] (m-1-1) edge node[above] {f} (m-1-2);
