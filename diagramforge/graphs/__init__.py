@@ -1,7 +1,17 @@
 """Structure graphs of diagrams (nodes, edges) and reference scorers against them.
 
-Every format (mxGraph, SVG, TikZ) is reduced to one :class:`~.model.Graph` so a single set of
-scorers (SciFlow node/edge P/R/F1, DiagramEval path alignment) serves them all.
+Every format is reduced to one :class:`~.model.Graph` (the record's ``graph`` column), so a
+single set of scorers serves them all:
+
+* :mod:`.mxgraph` — exact, from draw.io cells (:func:`~.mxgraph.mxgraph_graph`);
+* :mod:`.svg` — DiagramEval's geometric rules (:func:`~.svg.svg_graph`), on the shared
+  core :mod:`.geometry`;
+* :mod:`.tikz` — TikZ source (:func:`~.tikz.tikz_source_graph`), compiled-page geometry
+  (:func:`~.tikz.pdf_graph`) and their merge (:func:`~.tikz.tikz_graph`);
+* :mod:`.score` — SciFlow node/edge P/R/F1, DiagramEval node and path alignment, VCG-Bench
+  execution success, :func:`~.score.score_files` for two files of any of these formats.
+
+Tunable numbers live in :class:`~.params.GraphParams`.
 """
 
 from diagramforge.graphs.model import Edge, Graph, Node, graph_stats
