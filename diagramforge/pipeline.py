@@ -86,15 +86,12 @@ def _dvc_dep(p: Path) -> str:
     return p.relative_to(PACKAGE_DIR.parent).as_posix()
 
 
-def _collapse(paths: list[Path], stage_cls: type) -> list[str]:
-    """DVC deps: declared packages stay directories (new modules are covered), files stay
-    files."""
-    out = []
-    for n in list(SPINE) + list(stage_cls.code):
-        out.append(_dvc_dep(PACKAGE_DIR / n))
+def dvc_deps(stage_cls: type) -> list[str]:
+    """DVC deps of a stage's code: the same declaration as :func:`code_files`, with declared
+    packages left as directories (so a new module in them is covered)."""
     own = Path(importlib.import_module(stage_cls.__module__).__file__).resolve()
-    out.append(_dvc_dep(own))
-    return sorted(set(out))
+    names = [PACKAGE_DIR / n for n in (*SPINE, *stage_cls.code)] + [own]
+    return sorted({_dvc_dep(p) for p in names})
 
 
 def dvc_yaml(data_dir: str = "data", metrics_dir: str = "metrics") -> str:
@@ -102,7 +99,7 @@ def dvc_yaml(data_dir: str = "data", metrics_dir: str = "metrics") -> str:
     stages = {}
     for name, cls in stage_classes().items():
         deps = [f"{data_dir}/{cls.upstream}"] if cls.upstream else []
-        deps += list(cls.inputs) + _collapse(code_files(cls), cls)
+        deps += list(cls.inputs) + dvc_deps(cls)
         entry: dict = {"cmd": f"diagramforge {name}", "deps": deps,
                        "params": sorted(set(cls.param_sections) | {"runner.shard_size"})}
         from diagramforge.stage import Stage

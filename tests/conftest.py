@@ -63,7 +63,7 @@ def params(tmp_path: Path) -> Params:
 
 
 def seed_stage(params: Params, name: str, rows: list[dict], schema=None,  # noqa: ANN001
-               provides=None) -> None:  # noqa: ANN001
+               provides=None, shard_size: int | None = None) -> None:  # noqa: ANN001
     """Write ``rows`` as the completed output of stage ``name`` (a fake upstream)."""
     from diagramforge import atomic
     from diagramforge.paths import stage_paths
@@ -73,7 +73,7 @@ def seed_stage(params: Params, name: str, rows: list[dict], schema=None,  # noqa
     schema = schema or RECORD_SCHEMA
     paths = stage_paths(params, name)
     shards = ShardSet(paths.records, schema)
-    size = params.runner.shard_size
+    size = shard_size or params.runner.shard_size
     for k in range(max(1, -(-len(rows) // size))):
         shards.write(k, rows[k * size:(k + 1) * size])
     atomic.write_json(paths.state, {"complete": True,

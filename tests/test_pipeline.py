@@ -116,14 +116,18 @@ def test_audit_totals_match_the_inputs(built):
     assert not Path("/tmp/diagramforge-traversal.tex").exists()
 
 
-def _digest(params, name: str) -> str:
-    """Every file of a stage's output directory (what DVC hashes), names and bytes."""
+def _published_digest(out: Path) -> str:
+    """Every file under ``out``, names and bytes (what DVC hashes)."""
     h = hashlib.sha256()
-    root = stage_paths(params, name).root
-    for p in sorted(q for q in root.rglob("*") if q.is_file()):
-        h.update(p.relative_to(root).as_posix().encode())
+    for p in sorted(q for q in out.rglob("*") if q.is_file()):
+        h.update(p.relative_to(out).as_posix().encode())
         h.update(p.read_bytes())
     return h.hexdigest()
+
+
+def _digest(params, name: str) -> str:
+    """Every file of a stage's output directory (what DVC hashes), names and bytes."""
+    return _published_digest(stage_paths(params, name).root)
 
 
 @pytest.mark.parametrize("point", ["before_commit", "after_commit"])
@@ -181,14 +185,6 @@ def test_dvc_repro_cold_then_noop(tmp_path):
     shown = subprocess.run([*dvc, "metrics", "show", "--json"], cwd=work, env=env,
                            capture_output=True, text=True, check=True)
     assert "metrics/render.json" in shown.stdout
-
-
-def _published_digest(out: Path) -> str:
-    h = hashlib.sha256()
-    for p in sorted(q for q in out.rglob("*") if q.is_file()):
-        h.update(p.relative_to(out).as_posix().encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()
 
 
 def test_dask_executor_publishes_byte_identical_data(built, tmp_path):

@@ -10,23 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from diagramforge.atomic import write_json
 from diagramforge.paths import metrics_path, stage_paths
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection, empty_record
 from diagramforge.runner import run_stage
 from diagramforge.shards import ShardSet
 from diagramforge.stage import ContractError, Outcome, Stage, WorkUnit
-from tests.conftest import make_params
+from tests.conftest import make_params, seed_stage
 
 
 def seed(params, n_rows: int, shard_size: int, provides=("id", "format", "code")) -> None:
     """A completed fake upstream stage called ``source``."""
-    paths = stage_paths(params, "source")
-    s = ShardSet(paths.records, RECORD_SCHEMA)
     rows = [empty_record(id=f"r{i:03d}", format="tikz", code=f"c{i}") for i in range(n_rows)]
-    for k in range(0, n_rows, shard_size):
-        s.write(k // shard_size, rows[k:k + shard_size])
-    write_json(paths.state, {"complete": True, "provides": list(provides)})
+    seed_stage(params, "source", rows, provides=provides, shard_size=shard_size)
 
 
 class Upper(Stage):

@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import ClassVar
 
 from diagramforge.builders.tikz_extract import extract_paper
-from diagramforge.formats.registry import DiagramFormat, instantiate
+from diagramforge.formats.registry import UsesFormats
 from diagramforge.formats.texcompile import tex_version
 from diagramforge.records import SOURCE_SCHEMA, Rejection, SourceKind, Unit
 from diagramforge.stage import Outcome, Stage, WorkUnit
 
 
-class ExtractStage(Stage):
+class ExtractStage(Stage, UsesFormats):
     """Unpack each e-print safely, flatten its LaTeX and turn every TikZ picture into a
     standalone document with the preamble definitions it uses, caption and context; split
     repository files into mxGraph pages and SVG documents."""
@@ -72,11 +72,3 @@ class ExtractStage(Stage):
         recs, rejs = fmt.extract_file(data, rel, base, loc, Unit.INPUT)
         return Outcome(records=recs, rejections=rejs)
 
-    _formats: dict[str, DiagramFormat] | None = None
-
-    def formats(self) -> dict[str, DiagramFormat]:
-        """The registered formats, most specific suffix first (``.drawio.svg`` before
-        ``.svg``)."""
-        if self._formats is None:
-            self._formats = instantiate(self.params, self.locator)
-        return self._formats

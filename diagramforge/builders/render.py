@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import ClassVar
 
-from diagramforge.formats.registry import DiagramFormat, handlers, instantiate
+from diagramforge.formats.registry import UsesFormats, handlers
 from diagramforge.records import Rejection
 from diagramforge.stage import Outcome, Stage, WorkUnit
 
 
-class RenderStage(Stage):
+class RenderStage(Stage, UsesFormats):
     """Compile every diagram with its real tool (sandboxed pdflatex for TikZ, batched
     across sources; draw.io's own engine for mxGraph; resvg for SVG) and rasterize it,
     rejecting failures, blanks and extreme scales."""
@@ -29,12 +29,6 @@ class RenderStage(Stage):
     code = ("formats", "sandbox.py")
     inputs = ("package-lock.json",)
 
-    _formats: dict[str, DiagramFormat] | None = None
-
-    def formats(self) -> dict[str, DiagramFormat]:
-        if self._formats is None:
-            self._formats = instantiate(self.params, self.locator)
-        return self._formats
 
     def environment(self) -> dict:
         return {name: h.environment() for name, h in sorted(self.formats().items())}
@@ -46,10 +40,6 @@ class RenderStage(Stage):
     def teardown(self) -> None:
         for h in self.formats().values():
             h.close()
-
-    def __getstate__(self) -> dict:
-        # workers build their own tools (a TeX compiler, a browser page): never ship ours
-        return {**self.__dict__, "_formats": None}
 
     def units(self, rows: list[dict]) -> list[WorkUnit]:
         """Rows the format may render in one call, in chunks of its batch size (for TikZ:

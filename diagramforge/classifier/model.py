@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from diagramforge.classifier.images import prepare
 from diagramforge.classifier.params import ClassifierParams
+from diagramforge.filters.base import Verdict
 
 REJECTED = "diagram_type_rejected"
 UNCERTAIN = "diagram_type_uncertain"
@@ -24,17 +24,6 @@ UNCERTAIN = "diagram_type_uncertain"
 
 class CheckpointError(RuntimeError):
     """The configured checkpoint cannot be loaded (missing path, uncached Hub id, bad files)."""
-
-
-@dataclass(frozen=True)
-class TypeVerdict:
-    """Keep or reject with a reason, plus the columns to write (same shape as a filter's
-    ``Verdict``: ``keep``, ``reason``, ``detail``, ``metrics``)."""
-
-    keep: bool
-    reason: str = ""
-    detail: str = ""
-    metrics: dict = field(default_factory=dict)
 
 
 def normalise(label: str, params: ClassifierParams) -> str:
@@ -130,7 +119,7 @@ def classify(images: Sequence[bytes], params: ClassifierParams) -> list[tuple[st
     return _cached(params).classify(images)
 
 
-def verdict(label: str, prob: float, params: ClassifierParams) -> TypeVerdict:
+def verdict(label: str, prob: float, params: ClassifierParams) -> Verdict:
     """Keep a confident kept label; reject a rejected one or anything unsure.
 
     A label in neither list (a swapped-in checkpoint's class nobody mapped) is treated as
@@ -138,10 +127,10 @@ def verdict(label: str, prob: float, params: ClassifierParams) -> TypeVerdict:
     """
     metrics = {"diagram_type": label, "diagram_type_prob": round(prob, 6)}
     if prob < params.threshold:
-        return TypeVerdict(False, UNCERTAIN, f"{label} p={prob:.3f} < {params.threshold}",
+        return Verdict(False, UNCERTAIN, f"{label} p={prob:.3f} < {params.threshold}",
                            metrics)
     if label in params.reject:
-        return TypeVerdict(False, REJECTED, f"{label} p={prob:.3f}", metrics)
+        return Verdict(False, REJECTED, f"{label} p={prob:.3f}", metrics)
     if label in params.keep:
-        return TypeVerdict(True, metrics=metrics)
-    return TypeVerdict(False, UNCERTAIN, f"{label} is in neither keep nor reject", metrics)
+        return Verdict(True, metrics=metrics)
+    return Verdict(False, UNCERTAIN, f"{label} is in neither keep nor reject", metrics)

@@ -41,15 +41,19 @@ def strip_markers(text: str) -> str:
     return _MARKERS.sub("", text)
 
 
-def read_group(text: str, pos: int, open_: str = "{", close: str = "}") -> tuple[str, int] | None:
-    """Read a balanced group starting at ``pos`` (after whitespace); return (inner, end).
+def strip_line_comments(text: str) -> str:
+    """Remove ``%`` comments (not ``\\%``) line by line, keeping every line."""
+    return "\n".join(_COMMENT.sub(r"\1", line) for line in text.split("\n"))
 
-    Returns None when no group starts there or it never closes.
+
+def read_balanced(text: str, i: int, open_: str, close: str, brace_safe: bool = False
+                  ) -> tuple[str, int] | None:
+    """The group that opens at ``text[i]`` (which must be ``open_``): (inner, index after).
+
+    ``brace_safe`` skips ``{…}`` groups inside a ``[…]``/``(…)`` group, so ``[label={a]b}]``
+    closes at the right bracket. None when no group starts there or it never closes.
     """
     n = len(text)
-    i = pos
-    while i < n and text[i] in " \t\n":
-        i += 1
     if i >= n or text[i] != open_:
         return None
     depth = 0
@@ -65,8 +69,25 @@ def read_group(text: str, pos: int, open_: str = "{", close: str = "}") -> tuple
             depth -= 1
             if depth == 0:
                 return text[i + 1 : j], j + 1
+        elif brace_safe and c == "{" and open_ != "{":
+            g = read_balanced(text, j, "{", "}", brace_safe)
+            if g is None:
+                return None
+            j = g[1]
+            continue
         j += 1
     return None
+
+
+def read_group(text: str, pos: int, open_: str = "{", close: str = "}") -> tuple[str, int] | None:
+    """Read a balanced group starting at ``pos`` (after whitespace); return (inner, end).
+
+    Returns None when no group starts there or it never closes.
+    """
+    i = pos
+    while i < len(text) and text[i] in " \t\n":
+        i += 1
+    return read_balanced(text, i, open_, close)
 
 
 def read_optional(text: str, pos: int) -> tuple[str | None, int]:

@@ -106,3 +106,21 @@ def handlers() -> dict[str, type[DiagramFormat]]:
 
 def instantiate(params: Params, locator: Locator) -> dict[str, DiagramFormat]:
     return {name: cls(params, locator) for name, cls in handlers().items()}
+
+
+class UsesFormats:
+    """For stages that dispatch to format handlers (extract, render): the handlers are made
+    once per worker and never travel to workers, since they may hold tools (a TeX
+    compiler, a browser page)."""
+
+    params: Params
+    locator: Locator
+    _formats: dict[str, DiagramFormat] | None = None
+
+    def formats(self) -> dict[str, DiagramFormat]:
+        if self._formats is None:
+            self._formats = instantiate(self.params, self.locator)
+        return self._formats
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_formats": None}

@@ -40,43 +40,22 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
+from diagramforge.formats import latex
 from diagramforge.graphs.geometry import PathItem, TextItem, bbox, build_graph
 from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.graphs.params import GraphParams
 
 # -- lexical helpers --------------------------------------------------------------------
 
-_COMMENT = re.compile(r"(?<!\\)((?:\\\\)*)%.*")
 
 
 def strip_comments(code: str) -> str:
-    return "\n".join(_COMMENT.sub(r"\1", line) for line in code.split("\n"))
+    return latex.strip_line_comments(code)
 
 
 def read_balanced(s: str, i: int, open_: str, close: str) -> tuple[str, int] | None:
     """``s[i]`` must be ``open_``; returns (inner text, index after the close)."""
-    if i >= len(s) or s[i] != open_:
-        return None
-    depth, j = 0, i
-    while j < len(s):
-        c = s[j]
-        if c == "\\":
-            j += 2
-            continue
-        if c == open_:
-            depth += 1
-        elif c == close:
-            depth -= 1
-            if depth == 0:
-                return s[i + 1:j], j + 1
-        elif c == "{" and open_ != "{":
-            g = read_balanced(s, j, "{", "}")
-            if g is None:
-                return None
-            j = g[1]
-            continue
-        j += 1
-    return None
+    return latex.read_balanced(s, i, open_, close, brace_safe=True)
 
 
 def split_top(s: str, sep: str = ",") -> list[str]:

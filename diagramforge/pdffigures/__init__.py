@@ -5,8 +5,8 @@ extractor (built-in PyMuPDF + rapid-layout, or pdffigures2 where its JAR exists)
 """
 
 from diagramforge.pdffigures.extract import ExtractorUnavailable, extract_figures
-from diagramforge.pdffigures.model import Caption, Drop, Extraction, FigureCandidate, PdfReason
+from diagramforge.pdffigures.model import Caption, Extraction, FigureCandidate, PdfReason
 from diagramforge.pdffigures.params import PdfFigureParams
 
-__all__ = ["Caption", "Drop", "Extraction", "ExtractorUnavailable", "FigureCandidate",
+__all__ = ["Caption", "Extraction", "ExtractorUnavailable", "FigureCandidate",
            "PdfFigureParams", "PdfReason", "extract_figures"]

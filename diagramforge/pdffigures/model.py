@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from diagramforge.records import Rejection
+
 BBox = tuple[float, float, float, float]
 
 
@@ -67,21 +69,12 @@ class FigureCandidate:
         return f"p{self.page + 1}:{self.label or 'figure'}"
 
 
-@dataclass(frozen=True, slots=True)
-class Drop:
-    """A rejection ``(locator, reason, detail)``; the stage turns it into a ledger row."""
-
-    locator: str
-    reason: str
-    detail: str = ""
-
-
 @dataclass(slots=True)
 class Extraction:
     """Figures and drops of one PDF: the drops account for everything not returned."""
 
     figures: list[FigureCandidate] = field(default_factory=list)
-    drops: list[Drop] = field(default_factory=list)
+    drops: list[Rejection] = field(default_factory=list)
 
     def drop(self, locator: str, reason: str, detail: str = "") -> None:
-        self.drops.append(Drop(locator, str(reason), detail[:2000]))
+        self.drops.append(Rejection(locator, str(reason), detail[:2000]))

@@ -6,7 +6,6 @@ a few seconds; the whole-pipeline comparison on the samples is in ``tests/test_p
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 
@@ -18,17 +17,9 @@ from diagramforge.runner import run_stage
 from diagramforge.shards import ShardSet
 from diagramforge.stage import Outcome, Stage, WorkUnit
 from tests.conftest import make_params
-from tests.test_runner import Upper, seed
+from tests.test_runner import Upper, _digest, seed
 
 DASK = {"executor": "dask", "dask": {"workers": 2}}
-
-
-def digest(params, name: str) -> str:
-    h = hashlib.sha256()
-    for sub in ("records", "rejections"):
-        for p in sorted((stage_paths(params, name).root / sub).glob("*.parquet")):
-            h.update(p.read_bytes())
-    return h.hexdigest()
 
 
 class CountsSetups(Upper):
@@ -66,7 +57,7 @@ def test_dask_output_is_byte_identical_and_setup_runs_once_per_worker(tmp_path, 
     dask = make_params(tmp_path / "dask", runner={"shard_size": 4, **DASK})
     seed(dask, 13, 4)
     run_stage(Upper(dask), workers=2)
-    assert digest(dask, "upper") == digest(local, "upper")
+    assert _digest(dask, "upper") == _digest(local, "upper")
 
     monkeypatch.setenv("SETUP_LOG", str(tmp_path / "setups.log"))
     stats = run_stage(CountsSetups(dask), workers=2)
@@ -91,7 +82,7 @@ def test_killed_worker_loses_nothing_and_duplicates_nothing(tmp_path, monkeypatc
     assert (stats.n_in, stats.n_out, stats.n_rejected) == (15, 12, 3)
     ids = ShardSet(stage_paths(dask, "upper").records, RECORD_SCHEMA).read_all()["id"]
     assert len(ids) == len(set(ids.to_pylist()))
-    assert digest(dask, "upper") == digest(local, "upper")
+    assert _digest(dask, "upper") == _digest(local, "upper")
 
 
 def test_a_unit_past_its_deadline_is_a_timeout_on_dask_too(tmp_path):
