@@ -43,6 +43,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from diagramforge.builders.tikz_extract import extract_paper  # noqa: E402
+from diagramforge.formats.handlers.tikz import assets  # noqa: E402
 from diagramforge.formats.raster import rasterize_pdf  # noqa: E402
 from diagramforge.formats.texcompile import (  # noqa: E402
     TexCompiler,
@@ -104,7 +105,9 @@ def source_archive(tex: Path) -> bytes:
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as t:
         for p in sorted(tex.parent.iterdir()):
-            if not p.is_file() or p.suffix.lower() in (".png", ".pdf", ".jpg"):
+            # the author's own outputs (<name>.png/.pdf) stay out; images the figure
+            # includes are part of its source
+            if not p.is_file() or (p.stem == tex.stem and p.suffix.lower() in (".png", ".pdf")):
                 continue
             if p.suffix == ".tex" and p != tex and _DOCCLASS.search(p.read_bytes()):
                 continue
@@ -133,8 +136,9 @@ def compile_unit(unit: list[dict]) -> list[dict]:
     assert _TC is not None
     rp = RasterParams()
     metas = [json.loads(r["meta"]) for r in unit]
-    ladders = [[Standalone(m["blocks"], m["body"])]
-               + [Standalone(g["blocks"], g["body"]) for g in m["ladder"]] for m in metas]
+    ladders = [[Standalone(m["blocks"], m["body"], assets=assets(m))]
+               + [Standalone(g["blocks"], g["body"], assets=assets(m)) for g in m["ladder"]]
+               for m in metas]
     compiled = _TC.compile_ladders(ladders)
     results = [res for res, _ in compiled]
     modes = ["minimal" if rung == 0 else m["ladder"][rung - 1]["mode"]
@@ -189,7 +193,8 @@ def in_documents(root: Path, timeout_s: float) -> None:
         buf = io.BytesIO()
         with tarfile.open(fileobj=buf, mode="w") as t:
             for f in sorted(d.rglob("*")):
-                if f.is_file() and f.suffix.lower() not in (".pdf", ".png", ".jpg"):
+                built = f.suffix.lower() == ".pdf" and f.with_suffix(".tex").exists()
+                if f.is_file() and not built:  # included images are sources; outputs not
                     t.add(f, arcname=f.relative_to(d).as_posix())
         ex = extract_paper(buf.getvalue(), {"id": d.name, "version": "1", "authors": "[]"},
                            ExtractParams())

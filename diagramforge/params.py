@@ -107,6 +107,8 @@ class TikzExtractParams(_Section):
     data_extensions: list[str] = ["csv", "dat", "data", "txt", "table", "tsv"]
     """Text data files a picture reads (pgfplots tables…) travel inside its code."""
     max_data_bytes: Annotated[int, Field(ge=0)] = 262_144
+    max_asset_bytes: Annotated[int, Field(ge=0)] = 4_000_000
+    """Image files a picture includes travel with it (in ``meta``) up to this many bytes."""
     min_chars: Annotated[int, Field(ge=0)] = 30
     max_chars: Annotated[int, Field(ge=1)] = 100_000
     context_paragraphs: Annotated[int, Field(ge=0)] = 3

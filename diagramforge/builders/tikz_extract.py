@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import posixpath
 import re
@@ -95,6 +97,8 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
     body_defs = body_definitions(body, pictures)
     verbatim = verbatim_preamble(source_pre, package_available)
     data = _data_files(raw, root, t.data_extensions, t.max_data_bytes)
+    graphics_dirs = [d for group in _GRAPHICSPATH.findall(clean_pre)
+                     for d in re.findall(r"\{([^{}]*)\}", group)]
     records, rejections, seen = list(svg_records), list(svg_rejections), set()
     for k, pic in enumerate(pictures, start=1):
         src_id = f"{vid}/{pic.origin or root}#{k}"
@@ -111,7 +115,10 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
         before = [d for pos, d in body_defs if pos < pic.start]
         in_scope = defs + [d for d in before if d.kind != Kind.STATEMENT]
         doc = standalone(pic, in_scope, package_available)
-        files_used = _used_data(data, pic.text + "\n".join(doc.blocks))
+        files_used = (_used_data(data, pic.text + "\n".join(doc.blocks))
+                      + _gnuplot_tables(data, root, pic.text))
+        doc.assets = picture_assets(raw, root, pic.text + "\n".join(doc.blocks),
+                                    graphics_dirs, t.max_asset_bytes)
         doc.blocks += files_used
         unsafe = unsafe_constructs(doc.code)
         if unsafe and not t.keep_unsafe:
@@ -133,6 +140,8 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
                 "ladder": ladder}
         if unsafe:
             meta["unsafe"] = unsafe
+        if doc.assets:
+            meta["assets"] = {k: base64.b64encode(v).decode() for k, v in doc.assets.items()}
         records.append(empty_record(
             id=rid, format=Format.TIKZ, code=doc.code, source="arxiv", source_id=src_id,
             source_url=f"https://arxiv.org/abs/{vid}", group=f"arxiv:{paper['id']}",
@@ -268,6 +277,78 @@ def _used_data(data: dict[str, str], text: str) -> list[str]:
             body = data[rel].rstrip("\n")
             out.append(f"\\begin{{filecontents*}}[overwrite]{{{rel}}}\n{body}\n"
                        f"\\end{{filecontents*}}")
+    return out
+
+
+_GNUPLOT = re.compile(r"\bgnuplot\b|\bplot\s*(?:\[[^\]]*\]\s*)?function\b")
+_PLOT_ID = re.compile(r"\bid\s*=\s*\{?\s*([\w.+-]+)")
+
+
+def _gnuplot_tables(data: dict[str, str], root: str, text: str) -> list[str]:
+    """The precomputed gnuplot results a picture reads, renamed to travel with it.
+
+    ``\\addplot gnuplot`` and ``plot function`` read ``\\jobname.<id>.table`` (written by a
+    shell-escape run and shipped beside the document). The standalone document has another
+    job name and shares its directory with other pictures of a batch, so the tables are
+    carried as ``filecontents*`` under a prefix unique to their content, and TikZ's
+    ``prefix`` key points the picture at them.
+    """
+    if not _GNUPLOT.search(text):
+        return []
+    stem = posixpath.basename(root)[:-4] if root.endswith(".tex") else posixpath.basename(root)
+    tables = {rel[len(stem) + 1:-len(".table")]: body for rel, body in data.items()
+              if rel.startswith(stem + ".") and rel.endswith(".table")}
+    wanted = set(_PLOT_ID.findall(text)) | {"pgf-plot"}
+    picked = {i: t for i, t in tables.items() if i in wanted} or tables
+    if not picked:
+        return []
+    digest = hashlib.sha1("\0".join(f"{i}\0{picked[i]}" for i in sorted(picked)).encode())
+    prefix = f"gnuplot-{digest.hexdigest()[:10]}."
+    out = [f"\\tikzset{{prefix={prefix}}}"]
+    for i in sorted(picked):
+        body = picked[i].rstrip("\n")
+        out.append(f"\\begin{{filecontents*}}[overwrite]{{{prefix}{i}.table}}\n{body}\n"
+                   f"\\end{{filecontents*}}")
+    return out
+
+
+_INCLUDES = re.compile(
+    r"\\(?:includegraphics\*?|pgfimage)\s*(?:\[[^\]]*\]\s*)*\{([^{}]+)\}"
+    r"|\\pgfdeclareimage\s*(?:\[[^\]]*\]\s*)?\{[^{}]*\}\s*\{([^{}]+)\}")
+_GRAPHICSPATH = re.compile(r"\\graphicspath\s*\{((?:\{[^{}]*\}\s*)*)\}")
+GRAPHICS_EXTENSIONS = (".pdf", ".png", ".jpg", ".jpeg", ".mps", ".jbig2", ".jb2",
+                       ".PDF", ".PNG", ".JPG", ".JPEG")
+"""What pdflatex's graphics driver tries for a name without extension, in its order."""
+
+
+def picture_assets(raw: dict[str, bytes], root: str, text: str, dirs: list[str],
+                   max_bytes: int) -> dict[str, bytes]:
+    """Image files of the source a picture includes (``\\includegraphics``, ``\\pgfimage``,
+    ``\\pgfdeclareimage``), by the name its code uses, so it compiles away from its paper.
+
+    Names resolve like the graphics package does — beside the root, then the
+    ``\\graphicspath`` directories, the driver's extensions for a bare name — but only
+    inside the archive: a name reaching outside it (``../``, absolute) is never carried. A
+    picture whose files exceed ``max_bytes`` in total carries none (its compile then fails
+    with ``missing_file``, ledgered).
+    """
+    base = posixpath.dirname(root)
+    out: dict[str, bytes] = {}
+    for m in _INCLUDES.finditer(text):
+        name = (m.group(1) or m.group(2)).strip()
+        key = posixpath.normpath(name)
+        if not name or key.startswith(("../", "/")) or key == ".." or "\\" in name:
+            continue
+        exts = ("",) if posixpath.splitext(name)[1] in GRAPHICS_EXTENSIONS \
+            else GRAPHICS_EXTENSIONS
+        for d in ["", *dirs]:
+            hit = next((posixpath.normpath(posixpath.join(base, d, name + e)) for e in exts
+                        if posixpath.normpath(posixpath.join(base, d, name + e)) in raw), None)
+            if hit is not None:  # pdflatex finds it in the job directory under this name
+                out[key if exts == ("",) else key + posixpath.splitext(hit)[1]] = raw[hit]
+                break
+    if sum(len(v) for v in out.values()) > max_bytes:
+        return {}
     return out
 
 

@@ -24,17 +24,29 @@ MAX_DEPTH = 16
 
 def strip_comments(text: str) -> str:
     """Remove ``%`` comments (not ``\\%``), then verbatim-like blocks (in that order, so a
-    commented-out ``\\begin{lstlisting}`` cannot swallow the text after it)."""
+    commented-out ``\\begin{lstlisting}`` cannot swallow the text after it).
+
+    TeX's ``%`` also eats the end of the line, which would otherwise be a space: ``{%``
+    at the end of a ``\\pgfmathdeclarefunction`` body keeps a space out of every evaluation
+    (200 samples of a plot = 200 spaces, and the figure lands a page-width to the right).
+    So a comment right after a non-blank character leaves a bare ``%``; after a blank the
+    line end is a redundant space anyway, and the comment goes whole.
+    """
     out = []
     for line in text.split("\n"):
         if "%" in line:
-            stripped = _COMMENT.sub(r"\1", line)
+            stripped = _COMMENT.sub(_keep_eol_guard, line)
             # a line that was only a comment must not become a paragraph break
             if not stripped.strip() and line.strip():
                 continue
             line = stripped
         out.append(line)
     return _VERBATIM.sub("", "\n".join(out))
+
+
+def _keep_eol_guard(m: re.Match[str]) -> str:
+    before = m.string[m.start() - 1] if m.start() else ""
+    return m.group(1) + ("%" if before and not before.isspace() or m.group(1) else "")
 
 
 def strip_markers(text: str) -> str:

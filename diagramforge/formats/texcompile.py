@@ -180,7 +180,29 @@ def batch_key(doc: Standalone) -> tuple[str, ...]:
     packages and document defaults exactly; libraries are unioned (loading one more
     library does not change a picture), and each page's own definitions stay in its page.
     """
-    return tuple(b for b in doc.blocks if is_global(b) and not _LIBRARY.match(b.strip()))
+    key = tuple(b for b in doc.blocks if is_global(b) and not _LIBRARY.match(b.strip()))
+    # pages share a directory: pictures with files of their own run only with pictures
+    # that have the very same files
+    return key + (f"% assets {assets_digest(doc)}",) if doc.assets else key
+
+
+def assets_digest(doc: Standalone) -> str:
+    h = hashlib.sha256()
+    for name in sorted(doc.assets):
+        h.update(name.encode() + b"\0" + hashlib.sha256(doc.assets[name]).digest())
+    return h.hexdigest()
+
+
+def write_assets(docs: list[Standalone], job: Path) -> None:
+    """The pictures' binary files, under the names their code uses (names were checked to
+    stay inside the job directory at extraction; checked again here)."""
+    for d in docs:
+        for name, data in d.assets.items():
+            target = (job / name).resolve()
+            if not target.is_relative_to(job.resolve()):
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
 
 
 def union_blocks(docs: list[Standalone]) -> list[str]:
@@ -282,7 +304,8 @@ class TexCompiler:
     # -- cache --------------------------------------------------------------------------
     def cache_key(self, doc: Standalone) -> str:
         h = hashlib.sha256()
-        for part in (CACHE_VERSION, self.engine, self.version, doc.code):
+        for part in (CACHE_VERSION, self.engine, self.version, doc.code,
+                     assets_digest(doc) if doc.assets else ""):
             h.update(part.encode())
             h.update(b"\0")
         return h.hexdigest()
@@ -326,6 +349,7 @@ class TexCompiler:
             job = Path(tmp) / "job"
             job.mkdir()
             (job / "doc.tex").write_text(source)
+            write_assets(docs, job)
             res = run_sandboxed(argv, job, tex_env(extra_env), timeout_s=timeout_s,
                                 memory_mb=self.memory_mb, fsize_mb=self.max_output_mb)
             logf = job / "doc.log"

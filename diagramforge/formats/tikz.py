@@ -223,6 +223,9 @@ class Standalone:
     blocks: list[str]
     body: str
     dropped: list[str] = field(default_factory=list)
+    assets: dict[str, bytes] = field(default_factory=dict)
+    """Binary files the picture reads (``\\includegraphics{road.jpg}``), by the name it uses;
+    written beside the document when it compiles. Text data travels inside ``blocks``."""
 
     @property
     def code(self) -> str:

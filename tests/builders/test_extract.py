@@ -199,3 +199,98 @@ def test_code_that_reaches_outside_the_picture_is_rejected_unless_kept():
     assert reasons == ["input outside the document", "shell escape, file write"]
     kept = extract_paper(*paper("2401.00109"), ExtractParams(tikz={"keep_unsafe": True}))
     assert sorted(_meta(r).get("unsafe", []) != [] for r in kept.records) == [False, True, True]
+
+
+def _tar_bytes(files: dict[str, bytes]) -> bytes:
+    import io
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def _render(rec: dict):  # noqa: ANN202 - RasterResult
+    """Compile the record as the render stage does (its assets beside it) and rasterise."""
+    from diagramforge.formats.handlers.tikz import standalone
+    from diagramforge.formats.raster import rasterize_pdf
+    from diagramforge.formats.texcompile import TexCompiler
+
+    (res,) = TexCompiler(timeout_s=20).compile_many([standalone(rec)])
+    assert res.ok, res.error
+    return rasterize_pdf(res.pdf, dpi=72, margin_pt=2, min_side=8, max_side=4096,
+                         max_aspect=20, min_ink=0.001)
+
+
+GAUSS = r"""\documentclass{article}
+\usepackage{pgfplots}\pgfplotsset{compat=1.10}
+\pgfmathdeclarefunction{gauss}{2}{%
+  \pgfmathparse{1/(sqrt(2*pi*#2))*exp(-((x-#1)^2)/(2*#2))}%
+}
+\begin{document}
+\begin{tikzpicture}\begin{axis}[width=6cm,height=4cm]
+\addplot[domain=0:120,samples=150] {gauss(60,100)};
+\end{axis}\end{tikzpicture}
+\end{document}
+"""
+
+
+def test_a_comment_that_guards_a_line_end_keeps_guarding_it():
+    """`{%` in a function body keeps a space out of every evaluation: with the comment
+    stripped whole, 150 samples typeset 150 spaces and the plot left the page (blank)."""
+    (rec,) = extract_paper(_tar_bytes({"main.tex": GAUSS.encode()}), ROW,
+                           ExtractParams()).records
+    assert "{%\n" in rec["code"]
+    ras = _render(rec)
+    assert ras.png is not None, ras.detail
+    assert ras.width < 400  # 6 cm wide, not pushed a page-width to the right
+
+
+def test_precomputed_gnuplot_tables_travel_with_the_picture():
+    main = (r"\documentclass{article}\usepackage{pgfplots}\pgfplotsset{compat=1.10}"
+            "\n\\begin{document}\n\\begin{tikzpicture}\\begin{axis}\n"
+            "\\addplot gnuplot[raw gnuplot] {plot sin(x)};\n"
+            "\\addplot gnuplot[id=cosine] {cos(x)};\n\\end{axis}\\end{tikzpicture}\n"
+            "\\end{document}\n")
+    table = "\n".join(f"{x} {x * x % 7}" for x in range(10)).encode()
+    files = {"fig.tex": main.encode(), "fig.pgf-plot.table": table,
+             "fig.cosine.table": table.replace(b" ", b"  "), "other.pgf-plot.table": b"9 9"}
+    (rec,) = extract_paper(_tar_bytes(files), ROW, ExtractParams()).records
+    assert r"\tikzset{prefix=gnuplot-" in rec["code"]
+    assert rec["code"].count("\\begin{filecontents*}") == 2  # its own tables, not other.*
+    assert _render(rec).png is not None
+
+
+def test_included_images_travel_with_the_picture_and_only_from_inside_the_archive():
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (40, 20), (200, 30, 30)).save(buf, "PNG")
+    main = (r"\documentclass{article}\usepackage{tikz}\usepackage{graphicx}"
+            r"\graphicspath{{figs/}}"
+            "\n\\begin{document}\n\\begin{tikzpicture}\n"
+            r"\node (a) {\includegraphics[width=1cm]{road}};"
+            r"\node[right=2cm] {\includegraphics{../secret.png}};"
+            "\n\\draw (a) -- ++(1,0);\n\\end{tikzpicture}\n\\end{document}\n")
+    files = {"paper/main.tex": main.encode(), "paper/figs/road.png": buf.getvalue(),
+             "secret.png": buf.getvalue()}
+    (rec,) = extract_paper(_tar_bytes(files), ROW, ExtractParams()).records
+    assert sorted(_meta(rec)["assets"]) == ["road.png"]  # ../secret.png is not carried
+    too_small = ExtractParams(tikz={"max_asset_bytes": 10})
+    (bare,) = extract_paper(_tar_bytes(files), ROW, too_small).records
+    assert "assets" not in _meta(bare)
+    # the secret stays missing, so the picture with it fails; without it, it compiles
+    from diagramforge.formats.handlers.tikz import standalone
+    from diagramforge.formats.texcompile import TexCompiler
+
+    (res,) = TexCompiler(timeout_s=20).compile_many([standalone(rec)])
+    assert not res.ok and "secret.png" in (res.error or "")
+    ok = {**rec, "meta": rec["meta"].replace(r"\\includegraphics{../secret.png}", "x")}
+    assert "secret" not in json.loads(ok["meta"])["body"]
+    assert _render(ok).png is not None

@@ -3,6 +3,7 @@ climbing its preamble ladder when the minimal document fails; the PDF page raste
 
 from __future__ import annotations
 
+import base64
 import json
 
 from diagramforge.formats.raster import rasterize_pdf
@@ -14,12 +15,17 @@ from diagramforge.stage import Outcome
 from diagramforge.stats import RenderCounter as RC
 
 
+def assets(meta: dict) -> dict[str, bytes]:
+    """The binary files extraction carried with the picture (base64 in ``meta``)."""
+    return {k: base64.b64decode(v) for k, v in (meta.get("assets") or {}).items()}
+
+
 def standalone(record: dict) -> Standalone:
     """The record's standalone document: its blocks and body from extraction, or — for a
     document from elsewhere — the code as it is, preamble and all."""
     meta = json.loads(record.get("meta") or "{}")
     if "blocks" in meta and "body" in meta:
-        return Standalone(blocks=meta["blocks"], body=meta["body"])
+        return Standalone(blocks=meta["blocks"], body=meta["body"], assets=assets(meta))
     code = record["code"]
     head, _, rest = code.partition(r"\begin{document}")
     body = rest.rsplit(r"\end{document}", 1)[0]
@@ -67,7 +73,8 @@ class TikzFormat(DiagramFormat):
         rung, batched.  A picture that compiles on a higher rung becomes that document: its
         code, id and ``preamble_mode`` change, so code and image always match."""
         metas = [json.loads(r.get("meta") or "{}") for r in rows]
-        ladders = [[standalone(r)] + [Standalone(blocks=g["blocks"], body=g["body"])
+        ladders = [[standalone(r)] + [Standalone(blocks=g["blocks"], body=g["body"],
+                                                assets=assets(m))
                                      for g in m.get("ladder", [])]
                    for r, m in zip(rows, metas, strict=True)]
         compiled = self.compiler().compile_ladders(ladders, self.batch_size())
