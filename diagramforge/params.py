@@ -229,6 +229,15 @@ class PublishParams(_Section):
     out_dir: str = "data/published"
     repo_id: str | None = None
     pretty_name: str = "diagramforge sample diagrams"
+    history_dir: str = "data/releases"
+    """Each version's stats and manifest, kept for ``stats --compare`` and changelogs."""
+    push: bool = False
+    """The ``push`` stage uploads the version to ``repo_id`` only when true."""
+    endpoint: str | None = None
+    """Hub URL (``None``: huggingface.co, or ``HF_ENDPOINT``)."""
+    private: bool = False
+    token_env: str = "HF_TOKEN"
+    """Name of the environment variable holding the Hub token (never the token itself)."""
 
 
 class Params(_Section):

@@ -1,19 +1,67 @@
-"""The dataset card (README.md with YAML metadata) and the licence/attribution file."""
+"""The dataset card (README.md with YAML metadata) and the licence/attribution file.
+
+The metadata is built with ``huggingface_hub``'s ``DatasetCardData`` (configs with their
+features and split sizes, task categories, size category, licence, pretty name, tags) and
+the card is loaded back through ``DatasetCard`` before it is written, so a card the Hub
+would not parse never leaves this module.
+"""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from dataclasses import dataclass, field
 
 import pandas as pd
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from diagramforge.cards.licence_audit import LicenceAudit, card_licence
 from diagramforge.params import Params
+from diagramforge.paths import metrics_path
 
 # SPDX ids that the Hub's `license` field knows, keyed by SPDX id.
 HUB_LICENCES = {"CC-BY-4.0": "cc-by-4.0", "CC-BY-SA-4.0": "cc-by-sa-4.0",
                 "CC-BY-NC-SA-4.0": "cc-by-nc-sa-4.0", "CC0-1.0": "cc0-1.0", "MIT": "mit",
                 "Apache-2.0": "apache-2.0", "BSD-2-Clause": "bsd-2-clause",
                 "BSD-3-Clause": "bsd-3-clause"}
+
+TASK_CATEGORIES = {"generation": ["image-to-text", "text-generation"],
+                   "captioning": ["image-to-text"], "qa": ["visual-question-answering"],
+                   "editing": ["image-text-to-text", "text-generation"],
+                   "sketch": ["image-to-text"]}
+
+TASK_TEXT = {"generation": "image → code (every format)", "captioning": "image → caption",
+             "qa": "image + question → answer", "editing": "code + instruction → code",
+             "sketch": "hand-drawn sketch → code"}
+
+CITATIONS = """\
+- Belouadi et al., *AutomaTikZ: Text-Guided Synthesis of Scientific Vector Graphics with
+  TikZ* (ICLR 2024) and *DeTikZify* (NeurIPS 2024) — TikZ from arXiv sources, compiled to
+  verify (DaTikZ).
+- Zhang et al., *SciFlow-Bench: Evaluating Structure-Aware Scientific Diagram Generation via
+  Inverse Parsing* — node/edge precision, recall and F1 on extracted graphs.
+- Liang and You, *DiagramEval: Evaluating LLM-Generated Diagrams via Graphs* — path
+  (reachability) alignment.
+- *VCG-Bench: Towards a Unified Visual-Centric Benchmark for Structured Generation and
+  Editing* — mxGraph XML generation and verified atomic edits.
+- *VectorGym: A Multi-Task Benchmark for SVG Code Generation and Manipulation* and
+  *Sketch2Diagram: Generating Vector Diagrams from Hand-Drawn Sketches* — SVG tasks and
+  sketch inputs.
+"""
+
+
+@dataclass
+class CardInputs:
+    """Everything the card reports beyond the generation table itself."""
+
+    configs: list[dict]
+    funnel: str = ""
+    stats: dict = field(default_factory=dict)
+    audit: LicenceAudit = field(default_factory=LicenceAudit)
+    features: dict[str, list] = field(default_factory=dict)
+    """Config → ``Features._to_yaml_list()`` (the Hub's ``dataset_info`` form)."""
+    charts: list[str] = field(default_factory=list)
+    missing_stages: list[str] = field(default_factory=list)
 
 
 def _size_category(n: int) -> str:
@@ -24,85 +72,217 @@ def _size_category(n: int) -> str:
     return "n>1M"
 
 
-def card_data(params: Params, df: pd.DataFrame, configs: list[dict]) -> DatasetCardData:
-    lics = sorted(set(df["licence"])) if len(df) else []
-    hub = [HUB_LICENCES.get(x) for x in lics]
-    single = hub[0] if len(hub) == 1 and hub[0] else None
-    extra = {} if single else {"license_name": "mixed", "license_link": "LICENSES.md"}
+def _dataset_info(inputs: CardInputs) -> list[dict]:
+    out = []
+    for c in inputs.configs:
+        feats = inputs.features.get(c.get("_features", c["config_name"]))
+        if feats is None:
+            continue
+        sizes = c.get("_split_rows", {})
+        out.append({"config_name": c["config_name"], "features": feats,
+                    "splits": [{"name": s, "num_examples": n} for s, n in sizes.items()]})
+    return out
+
+
+def card_data(params: Params, df: pd.DataFrame, configs: list[dict],
+              inputs: CardInputs | None = None) -> DatasetCardData:
+    inputs = inputs or CardInputs(configs)
+    licence, extra = card_licence(list(df["licence"]) if len(df) else [], HUB_LICENCES)
+    tasks = sorted({t for c in configs for t in TASK_CATEGORIES.get(c["config_name"], [])}
+                   or TASK_CATEGORIES["generation"])
+    total = sum(c.get("_rows", 0) for c in configs if not c.get("_view"))
+    info = _dataset_info(inputs)
+    if info:
+        extra["dataset_info"] = info
     return DatasetCardData(
-        license=single or "other", pretty_name=params.publish.pretty_name,
-        task_categories=["image-to-text", "text-generation"],
+        license=licence, pretty_name=params.publish.pretty_name, language=["en"],
+        task_categories=tasks,
         tags=["diagrams", "code", *sorted(set(df["format"]))] if len(df) else ["diagrams"],
-        size_categories=[_size_category(len(df))],
+        size_categories=[_size_category(total or len(df))],
         configs=[{k: v for k, v in c.items() if not k.startswith("_")} for c in configs],
         version=params.publish.version, **extra,
     )
 
 
-def _table(counter: Counter, head: tuple[str, str]) -> str:
+def _table(counter: Counter | dict, head: tuple[str, str]) -> str:
     lines = [f"| {head[0]} | {head[1]} |", "|---|---:|"]
     lines += [f"| {k} | {v} |" for k, v in sorted(counter.items(), key=lambda kv: (-kv[1],
                                                                                    kv[0]))]
     return "\n".join(lines)
 
 
-def render_card(params: Params, df: pd.DataFrame, configs: list[dict], funnel: str) -> str:
-    """README.md for the published dataset: metadata, contents, provenance, licences."""
+def _filters(params: Params) -> str:
+    lines = []
+    for name in params.filter.order:
+        section = params.filter.section(name).model_dump()
+        shown = ", ".join(f"`{k}={v}`" for k, v in section.items() if k != "enabled")
+        state = "" if section.get("enabled", True) else " (disabled)"
+        lines.append(f"- `{name}`{state}: {shown or 'no thresholds'}")
+    return "\n".join(lines)
+
+
+def _classifier(params: Params) -> str:
+    """The diagram-type classifier's held-out accuracy, when its stage has run."""
+    p = metrics_path(params, "classifier-train")
+    if not p.exists():
+        return "No diagram-type classifier was trained for this version."
+    data = json.loads(p.read_text())
+    found = {k: v for k, v in _walk(data) if "acc" in k.lower() or "f1" in k.lower()}
+    if not found:
+        return "The diagram-type classifier reported no accuracy."
+    return "Diagram-type classifier (held out): " + ", ".join(
+        f"{k} = {v:.3f}" if isinstance(v, float) else f"{k} = {v}" for k, v in found.items())
+
+
+def _walk(d: dict, prefix: str = ""):  # noqa: ANN202 - generator of (key, number)
+    for k, v in d.items():
+        key = f"{prefix}.{k}" if prefix else k
+        if isinstance(v, dict):
+            yield from _walk(v, key)
+        elif isinstance(v, int | float) and not isinstance(v, bool):
+            yield key, v
+
+
+def _sources(params: Params) -> str:
+    a, r = params.crawl.arxiv, params.crawl.repos
+    lines = []
+    if a.source:
+        cats = ", ".join(a.categories) or "all categories"
+        lines.append(f"- arXiv (`{a.source}`): {cats}, {a.from_date or '…'} to "
+                     f"{a.until_date or '…'}, at most {a.max_papers} papers; e-print TikZ "
+                     f"and SVG, licences from OAI-PMH.")
+    for spec in r.repositories:
+        lines.append(f"- Repository `{spec.name or spec.url}` pinned at `{spec.ref}`: draw.io "
+                     f"and SVG files, licence read from its licence files.")
+    return "\n".join(lines) or "- (no sources configured)"
+
+
+def _licence_section(params: Params, inputs: CardInputs) -> str:
+    per = inputs.audit.per_licence()
+    lines = ["| licence | rows | non-commercial | share-alike | missing attribution |",
+             "|---|---:|:-:|:-:|---:|"]
+    for lic, d in sorted(per.items(), key=lambda kv: -kv[1]["rows"]):
+        lines.append(f"| `{lic}` | {d['rows']} | {'yes' if d['nc'] else 'no'} | "
+                     f"{'yes' if d['sa'] else 'no'} | {d['missing_attribution']} |")
+    return "\n".join(lines) + f"""
+
+Every row of every config carries its own `licence` (an SPDX expression), `licence_url` and
+`attribution`; `LICENSES.md` credits every source.  Admitted licences:
+{", ".join(f"`{x}`" for x in params.licences.allow)}.  Rows under a non-commercial licence
+may not be used commercially; share-alike rows pass their licence on to derivatives —
+filter on the `licence` column if your use needs either."""
+
+
+def _stats_section(inputs: CardInputs) -> str:
+    from diagramforge.cards.statistics import format_stats
+
+    if not inputs.stats.get("configs"):
+        return "No rows."
+    charts = "\n".join(f"![{c}](charts/{c}.png)" for c in inputs.charts)
+    return f"```\n{format_stats(inputs.stats)}\n```\n\n{charts}"
+
+
+def render_card(params: Params, df: pd.DataFrame, configs: list[dict], funnel: str = "",
+                inputs: CardInputs | None = None) -> str:
+    """README.md for the published dataset: metadata, contents, provenance, statistics,
+    licences, uses, limitations, citations."""
+    inputs = inputs or CardInputs(configs, funnel=funnel)
     n = len(df)
-    by_split = Counter(df["split"]) if n else Counter()
-    by_format = Counter(df["format"]) if n else Counter()
-    by_licence = Counter(df["licence"]) if n else Counter()
     groups = df["group"].nunique() if n else 0
+    rt, tk = params.render, params.filter.tokens
+    cfg_rows = "\n".join(
+        f"| `{c['config_name']}` | {c.get('_task') or TASK_TEXT.get(c['config_name'], '')} | "
+        f"{c.get('_rows', 0)} | {', '.join(d['split'] for d in c.get('data_files', []))} |"
+        for c in configs)
+    missing = ("\n\nNot in this version (their stages did not run): "
+               + ", ".join(f"`{s}`" for s in inputs.missing_stages) + "."
+               if inputs.missing_stages else "")
     body = f"""
 # {params.publish.pretty_name}
 
-Version **{params.publish.version}**, built by
-diagramforge from the sources listed in `params.yaml`.
-Each row is one diagram as code (TikZ standalone document, mxGraph XML or SVG) with its
-rendering (PNG), its caption and the paper paragraphs that refer to it, where known.
+Version **{params.publish.version}**: {n} diagrams as code (TikZ standalone documents,
+draw.io/mxGraph XML and SVG) from {groups} sources, each with its rendering (PNG), its
+caption and the paragraphs that refer to it where known, plus the task items built on them.
 
 ## Configs
 
-| config | task | rows |
-|---|---|---:|
-""" + "\n".join(f"| `{c['config_name']}` | {c.get('_task', '')} | {c.get('_rows', n)} |"
-                 for c in configs) + f"""
+| config | task | rows | splits |
+|---|---|---:|---|
+{cfg_rows}{missing}
 
-## Contents
+```python
+from datasets import load_dataset
+ds = load_dataset("<this repo>", "generation")   # or another config above
+```
 
-{n} diagrams from {groups} sources (papers or repositories).
-
-{_table(by_split, ("split", "rows"))}
-
-{_table(by_format, ("format", "rows"))}
-
-Splits are assigned per source (`group`), so no paper or repository appears in two
-splits, and exact duplicates are removed before splitting.
-
-## Licences
-
-Every row carries its own `licence` (SPDX id), `licence_url` and `attribution`;
-`LICENSES.md` lists the attribution for every source.  Only these licences were admitted:
-{", ".join(f"`{x}`" for x in params.licences.allow)}.
-
-{_table(by_licence, ("licence", "rows"))}
+Splits are assigned per source (`group`) and near-duplicate cluster (`dup_cluster`), so no
+paper, repository or duplicate family appears in two splits; every task item sits in the
+split of its diagram.
 
 ## How it was built
 
-Rendering: TikZ compiled with pdflatex (no shell escape, paranoid file access), mxGraph
-validated (unique ids, edge endpoints and geometry, no external images) and drawn by
-draw.io's own engine, SVG sanitized and drawn with {params.render.svg.engine}; all
-rasterized at {params.render.raster.dpi} dpi; token counts with tiktoken
-`{params.filter.tokens.encoding}` (kept: {params.filter.tokens.min}–{params.filter.tokens.max}).
-The validation report (Great Expectations) is in `validation_report.json`.
+Sources:
+
+{_sources(params)}
+
+Rendering: TikZ with {rt.tikz.engine} (no shell escape, paranoid file access), mxGraph
+validated and drawn by draw.io's own engine in headless Chromium, SVG sanitized and drawn
+with {rt.svg.engine}; rasterized at {rt.raster.dpi} dpi. A record that does not render is not
+a diagram. Token counts with tiktoken `{tk.encoding}` (kept: {tk.min}–{tk.max}).
+
+Filters, in order, with their thresholds (`params.yaml`):
+
+{_filters(params)}
+
+{_classifier(params)}
 
 ### Funnel
 
+Every input is accounted for: kept, or ledgered with a stage and a reason.
+
 ```
-{funnel}
+{inputs.funnel or funnel}
 ```
-"""
-    return str(DatasetCard(f"---\n{card_data(params, df, configs).to_yaml()}\n---\n{body}"))
+
+## Statistics
+
+{_stats_section(inputs)}
+
+## Licences
+
+License field: `{card_licence(list(df["licence"]) if n else [], HUB_LICENCES)[0]}`.
+
+{_licence_section(params, inputs)}
+
+## Intended uses
+
+Training and evaluating models that read or write diagrams as code: image → TikZ/mxGraph/SVG
+generation, diagram captioning and question answering, instruction-driven diagram editing.
+The graph JSON and the verified edit targets support structure-aware scoring
+(`diagramforge score`).
+
+## Limitations
+
+- Sources are arXiv papers and template repositories: academic and software diagrams
+  dominate; hand-drawn, photographed and slide diagrams are rare.
+- Renders come from one TeX Live, one draw.io viewer and one SVG renderer; other tools may
+  draw fonts and spacing differently.
+- Captions and instructions phrased by a language model may contain errors; answers and
+  edit targets are computed by code and verified.
+- Licences are taken from what each source declares; a declaration can be wrong.
+
+## Validation
+
+A Great Expectations suite runs on every build; its report is `validation_report.json`.
+
+## Citations
+
+This dataset follows the methods of:
+
+{CITATIONS}"""
+    card = DatasetCard(f"---\n{card_data(params, df, configs, inputs).to_yaml()}\n---\n{body}")
+    DatasetCard(str(card))  # parses back: what the Hub will read
+    return str(card)
 
 
 def render_licences(df: pd.DataFrame) -> str:

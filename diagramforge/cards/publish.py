@@ -1,9 +1,11 @@
 """The ``publish`` stage: write ``data/published/<name>/`` as a Hugging Face dataset dir.
 
 Configs per task and format (``generation`` = image → code over every format, and ``tikz``,
-``mxgraph``, ``svg``), train/validation/test Parquet files written by ``datasets`` (so the
-``image`` column is a real ``Image`` feature), the
-dataset card, the licence/attribution file and the validation report.
+``mxgraph``, ``svg``, plus one config per name any task stage declares in ``task_configs``),
+train/validation/test Parquet files written by ``datasets`` (so ``*image`` columns are real
+``Image`` features), the dataset card with statistics and charts, the licence/attribution
+file, the licence audit, a manifest of row digests (the next version's changelog is computed
+from it) and the validation report.
 """
 
 from __future__ import annotations
@@ -16,8 +18,13 @@ import pandas as pd
 import pyarrow as pa
 
 from diagramforge import atomic
+from diagramforge.cards import statistics
 from diagramforge.cards.audit import format_funnel, load_audit
-from diagramforge.cards.card import render_card, render_licences
+from diagramforge.cards.card import CardInputs, render_card, render_licences
+from diagramforge.cards.licence_audit import audit_frames, format_audit
+from diagramforge.cards.manifest import build_manifest
+from diagramforge.cards.tasks import TaskTables, load_tasks, write_task_config
+from diagramforge.cards.tasks import features as task_features
 from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
 from diagramforge.stage import StageLog, TableStage
@@ -61,42 +68,71 @@ def write_generation(df: pd.DataFrame, out: Path, config: str = "generation") ->
     def present(scope: pd.DataFrame) -> list[str]:
         return [s for s in SPLITS if (scope["split"] == s).any()]
 
+    def sizes(scope: pd.DataFrame) -> dict[str, int]:
+        return {s: int((scope["split"] == s).sum()) for s in present(scope)}
+
     configs = [{
         "config_name": config, "default": True, "_rows": len(df), "_task": "image → code",
+        "_split_rows": sizes(df), "_features": config,
         "data_files": [{"split": s, "path": f"{config}/*/{s}-*.parquet"} for s in present(df)],
     }]
     for fmt in formats:
         scope = df[df["format"] == fmt]
         configs.append({
             "config_name": fmt, "_rows": len(scope), "_task": f"image → {fmt} code",
+            "_split_rows": sizes(scope), "_features": config, "_view": True,
             "data_files": [{"split": s, "path": f"{config}/{fmt}/{s}-*.parquet"}
                            for s in present(scope)],
         })
     return configs
 
 
+class _TaskStageOutputs:
+    """``PublishStage.inputs``: the output directories of the task stages, looked up when
+    read, so a task stage added to the pipeline becomes a DVC dependency of publish."""
+
+    def __get__(self, obj: object, owner: type) -> tuple[str, ...]:
+        from diagramforge.cards.tasks import task_inputs
+
+        return task_inputs()
+
+
 class PublishStage(TableStage):
-    """Write data/published/<name>/: Parquet splits per config with an Image column, the
-    dataset card (README.md), LICENSES.md and the validation report."""
+    """Write data/published/<name>/: Parquet splits per config (generation, per format, and
+    every task stage's configs) with Image columns, the dataset card (README.md) with charts,
+    LICENSES.md, licence audit, statistics, manifest and the validation report."""
 
     name = "publish"
     upstream = "split"
     reads = ("id", "format", "code", "image", "split", "licence")
     output_schema = None
     funnel = False
-    param_sections = ("publish",)
-    code = ("cards/card.py", "cards/audit.py")
+    param_sections = ("publish", "licences", "filter", "crawl", "render")
+    code = ("cards/card.py", "cards/audit.py", "cards/tasks.py", "cards/statistics.py",
+            "cards/licence_audit.py", "cards/manifest.py", "licences.py")
     outputs = ("data/published",)
+    inputs = _TaskStageOutputs()
 
     def run_table(self, table: pa.Table | None, log: StageLog) -> list[dict]:
         assert table is not None
-        publish(self.params, table.to_pandas())
+        publish(self.params, table.to_pandas(), log)
         df_splits = table.column("split").to_pylist()
         log.stats.extra.update({s: df_splits.count(s) for s in SPLITS})
         return []
 
 
-def publish(params: Params, df: pd.DataFrame) -> Path:
+def _frames(df: pd.DataFrame, tasks: TaskTables) -> dict[str, pd.DataFrame]:
+    return {"generation": df, **tasks.frames}
+
+
+def history_dir(params: Params, version: str | None = None) -> Path:
+    """Where each published version keeps its statistics and manifest for later
+    comparison (``diagramforge stats --compare``), outside the DVC-managed output."""
+    root = Path(params.publish.history_dir) / params.publish.name
+    return root / f"v{version}" if version else root
+
+
+def publish(params: Params, df: pd.DataFrame, log: StageLog | None = None) -> Path:
     """Write the dataset directory; refuses unless the validate stage passed."""
     report = stage_paths(params, "validate").root / "report.json"
     if not read_state(params, "validate").get("complete") or not report.exists() \
@@ -107,10 +143,37 @@ def publish(params: Params, df: pd.DataFrame) -> Path:
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     configs = write_generation(df, tmp)
-    funnel = format_funnel(load_audit(params))
-    (tmp / "README.md").write_text(render_card(params, df, configs, funnel))
+    tasks = load_tasks(params, df)
+    for rej in tasks.rejections:
+        if log is not None:
+            log.reject(rej)
+    feats = {"generation": _features()._to_yaml_list()}
+    for config, frame in tasks.frames.items():
+        entry = write_task_config(config, frame, tasks.schemas[config], tmp)
+        entry["_split_rows"] = {s: int((frame["split"] == s).sum())
+                                for s in SPLITS if (frame["split"] == s).any()}
+        configs.append(entry)
+        feats[config] = task_features(tasks.schemas[config])._to_yaml_list()
+    frames = _frames(df.drop(columns=["image"]), tasks)
+    views = {c["config_name"] for c in configs if c.get("_view")}
+    stats = statistics.compute(frames, skip=views)
+    statistics.write_metrics(stats, Path(params.project.metrics_dir))
+    charts = statistics.charts(stats, frames, tmp / "charts")
+    audit = audit_frames({c: f for c, f in frames.items()}, params.licences.allow)
+    manifest = build_manifest(_frames(df, tasks), params.publish.version)
+    inputs = CardInputs(configs=configs, funnel=format_funnel(load_audit(params)), stats=stats,
+                        audit=audit, features=feats, charts=[p.stem for p in charts],
+                        missing_stages=tasks.missing_stages)
+    (tmp / "README.md").write_text(render_card(params, df, configs, inputs=inputs))
     (tmp / "LICENSES.md").write_text(render_licences(df))
+    (tmp / "licence_audit.txt").write_text(format_audit(audit) + "\n")
+    atomic.write_json(tmp / "stats.json", stats)
+    atomic.write_json(tmp / "manifest.json", manifest)
     shutil.copyfile(report, tmp / "validation_report.json")
     (tmp / "VERSION").write_text(params.publish.version + "\n")
     atomic.replace_dir(tmp, out)
+    hist = history_dir(params, params.publish.version)
+    hist.mkdir(parents=True, exist_ok=True)
+    for name in ("stats.json", "manifest.json"):
+        shutil.copyfile(out / name, hist / name)
     return out

@@ -1,0 +1,82 @@
+"""The manifest of a published version (config → split → row id → content digest) and the
+changelog between two versions computed from two manifests.
+
+A row is *added* or *removed* when its id appears on one side only, and *changed* when the
+same id carries different content (a new render, a re-phrased caption).  The digest covers
+every published column, images by their bytes, so any change a user could see is counted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pandas as pd
+
+
+def _value(v: object) -> object:
+    if isinstance(v, bytes | bytearray):
+        return "sha256:" + hashlib.sha256(v).hexdigest()
+    if isinstance(v, float) and v != v:  # NaN
+        return None
+    if hasattr(v, "tolist"):
+        return v.tolist()
+    return v
+
+
+def row_digest(row: dict) -> str:
+    canon = json.dumps({k: _value(v) for k, v in sorted(row.items())}, sort_keys=True,
+                       default=str)
+    return hashlib.sha256(canon.encode()).hexdigest()[:16]
+
+
+def build_manifest(frames: dict[str, pd.DataFrame], version: str) -> dict:
+    """``{"version", "configs": {config: {split: {id: digest}}}}`` for every config table."""
+    configs: dict = {}
+    for config, df in sorted(frames.items()):
+        per: dict = {}
+        for row in df.to_dict("records"):
+            per.setdefault(row["split"], {})[str(row["id"])] = row_digest(row)
+        configs[config] = {s: dict(sorted(v.items())) for s, v in sorted(per.items())}
+    return {"version": version, "configs": configs}
+
+
+def diff(old: dict | None, new: dict) -> dict:
+    """Config → split → ``{"added", "removed", "changed", "unchanged"}`` counts."""
+    old_cfg = (old or {}).get("configs", {})
+    out: dict = {}
+    for config in sorted(set(old_cfg) | set(new["configs"])):
+        a_c, b_c = old_cfg.get(config, {}), new["configs"].get(config, {})
+        for split in sorted(set(a_c) | set(b_c)):
+            a, b = a_c.get(split, {}), b_c.get(split, {})
+            common = set(a) & set(b)
+            out.setdefault(config, {})[split] = {
+                "added": len(set(b) - set(a)), "removed": len(set(a) - set(b)),
+                "changed": sum(a[i] != b[i] for i in common),
+                "unchanged": sum(a[i] == b[i] for i in common)}
+    return out
+
+
+def changelog_entry(old: dict | None, new: dict) -> str:
+    """One version's CHANGELOG.md section."""
+    prev = f"v{old['version']}" if old else "nothing (first version)"
+    lines = [f"## v{new['version']}", "", f"Compared with {prev}.", "",
+             "| config | split | added | removed | changed | unchanged |",
+             "|---|---|---:|---:|---:|---:|"]
+    for config, splits in diff(old, new).items():
+        for split, d in splits.items():
+            lines.append(f"| {config} | {split} | {d['added']} | {d['removed']} | "
+                         f"{d['changed']} | {d['unchanged']} |")
+    return "\n".join(lines) + "\n"
+
+
+def changelog(previous_text: str | None, old: dict | None, new: dict) -> str:
+    """The repository's CHANGELOG.md: the new entry on top of the previous file's entries
+    (an entry for the same version is replaced, so a retried push does not repeat it)."""
+    head = "# Changelog\n\nRows added, removed and changed per config and split (by row `id`).\n"
+    entries = []
+    if previous_text:
+        parts = previous_text.split("\n## ")[1:]
+        entries = ["## " + p.rstrip("\n") + "\n" for p in parts
+                   if not p.startswith(f"v{new['version']}\n")]
+    return head + "\n" + "\n".join([changelog_entry(old, new), *entries])

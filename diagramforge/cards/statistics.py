@@ -1,0 +1,203 @@
+"""Dataset statistics per config × split × format, their DVC plot files, PNG charts, and the
+difference between two versions.
+
+Columns that earlier stages have not filled (difficulty, colour entropy, graph, diagram type)
+give ``null`` statistics rather than errors: the numbers appear as those stages land.
+The per-format configs (``tikz``…) are views of ``generation`` and are not counted twice.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+
+from diagramforge import atomic
+
+CATEGORICAL = {"difficulty": "difficulty", "diagram_type": "diagram_types", "licence": "licences"}
+
+
+def _numbers(s: pd.Series | None) -> list[float]:
+    if s is None:
+        return []
+    out = []
+    for v in s:
+        if v is None:
+            continue
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            continue
+        if not math.isnan(f):
+            out.append(f)
+    return out
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def graph_sizes(df: pd.DataFrame) -> tuple[list[float], list[float]]:
+    """Nodes and edges per diagram: C's stats columns when present, else the ``graph`` JSON."""
+    if "graph_nodes" in df and df["graph_nodes"].notna().any():
+        return _numbers(df["graph_nodes"]), _numbers(df.get("graph_edges"))
+    nodes, edges = [], []
+    for g in df.get("graph", []):
+        if not isinstance(g, str) or not g:
+            continue
+        try:
+            d = json.loads(g)
+        except ValueError:
+            continue
+        nodes.append(float(len(d.get("nodes", []))))
+        edges.append(float(len(d.get("edges", []))))
+    return nodes, edges
+
+
+def cell(df: pd.DataFrame) -> dict:
+    """Statistics of one config × split × format slice."""
+    tokens = _numbers(df.get("tokens"))
+    nodes, edges = graph_sizes(df)
+    out: dict = {"rows": len(df),
+                 "tokens_total": int(sum(tokens)) if tokens else None,
+                 "tokens_mean": _mean(tokens),
+                 "colour_entropy_mean": _mean(_numbers(df.get("colour_entropy"))),
+                 "graph_nodes_mean": _mean(nodes), "graph_edges_mean": _mean(edges)}
+    for col, key in CATEGORICAL.items():
+        vals = [v for v in df[col] if isinstance(v, str) and v] if col in df else []
+        out[key] = dict(sorted(Counter(vals).items())) if vals else None
+    return out
+
+
+def compute(frames: dict[str, pd.DataFrame], skip: set[str] = frozenset()) -> dict:
+    """``{"configs": {config: {split: {format: cell}}}, "totals": {config: rows}}``."""
+    configs: dict = {}
+    for config, df in sorted(frames.items()):
+        if config in skip or not len(df):
+            continue
+        fmt = df["format"].fillna("(none)") if "format" in df else pd.Series(["(none)"] * len(df))
+        per = configs.setdefault(config, {})
+        for (split, f), part in df.groupby([df["split"], fmt], sort=True):
+            per.setdefault(split, {})[f] = cell(part)
+    totals = {c: sum(x["rows"] for s in v.values() for x in s.values())
+              for c, v in configs.items()}
+    return {"configs": configs, "totals": totals}
+
+
+def plot_rows(stats: dict) -> list[dict]:
+    """Long-form rows for DVC plots: one point per config × split × format."""
+    return [{"slice": f"{c}/{s}/{f}", "rows": x["rows"], "tokens_mean": x["tokens_mean"] or 0}
+            for c, splits in stats["configs"].items() for s, fmts in splits.items()
+            for f, x in fmts.items()]
+
+
+def write_metrics(stats: dict, metrics_dir: Path) -> list[Path]:
+    """``metrics/dataset.json`` (``dvc metrics show``) and ``metrics/plots/*.csv``
+    (``dvc plots show``)."""
+    paths = [metrics_dir / "dataset.json", metrics_dir / "plots" / "rows.csv"]
+    atomic.write_json(paths[0], stats)
+    rows = plot_rows(stats)
+    csv = "slice,rows,tokens_mean\n" + "".join(
+        f"{r['slice']},{r['rows']},{r['tokens_mean']}\n" for r in rows)
+    paths[1].parent.mkdir(parents=True, exist_ok=True)
+    atomic.write_text(paths[1], csv)
+    return paths
+
+
+def _bar(ax, counts: dict[str, float], title: str) -> None:  # noqa: ANN001 - Axes
+    keys = list(counts)
+    ax.bar(range(len(keys)), [counts[k] for k in keys], color="#4c72b0")
+    ax.set_xticks(range(len(keys)), keys, rotation=30, ha="right", fontsize=8)
+    ax.set_title(title, fontsize=10)
+
+
+def charts(stats: dict, frames: dict[str, pd.DataFrame], out: Path) -> list[Path]:
+    """PNG charts for the card (matplotlib, Agg, no timestamps so bytes repeat)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    gen = stats["configs"].get("generation", {})
+
+    def save(fig, name: str) -> None:  # noqa: ANN001 - Figure
+        fig.tight_layout()
+        p = out / f"{name}.png"
+        fig.savefig(p, dpi=80, metadata={"Software": None})
+        plt.close(fig)
+        written.append(p)
+
+    per_slice = {f"{s}/{f}": x["rows"] for s, fm in gen.items() for f, x in fm.items()}
+    per_config = dict(stats["totals"])
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
+    _bar(axes[0], per_slice or {"(none)": 0}, "diagrams per split / format")
+    _bar(axes[1], per_config or {"(none)": 0}, "rows per config")
+    save(fig, "rows")
+
+    df = frames.get("generation")
+    tokens = _numbers(df.get("tokens")) if df is not None else []
+    fig, ax = plt.subplots(figsize=(4.5, 3.2))
+    ax.hist(tokens or [0], bins=20, color="#55a868")
+    ax.set_title("code tokens (cl100k) per diagram", fontsize=10)
+    save(fig, "tokens")
+
+    for key, title in (("difficulty", "difficulty tiers"), ("diagram_types", "diagram types"),
+                       ("licences", "licences")):
+        merged: Counter = Counter()
+        for fm in gen.values():
+            for x in fm.values():
+                merged.update(x[key] or {})
+        fig, ax = plt.subplots(figsize=(4.5, 3.2))
+        _bar(ax, dict(sorted(merged.items())) or {"(not computed)": 0}, title)
+        save(fig, key)
+    return written
+
+
+def _flatten(d: dict, prefix: str = "") -> dict[str, float]:
+    out = {}
+    for k, v in d.items():
+        key = f"{prefix}/{k}" if prefix else str(k)
+        if isinstance(v, dict):
+            out.update(_flatten(v, key))
+        elif isinstance(v, int | float) and not isinstance(v, bool):
+            out[key] = v
+    return out
+
+
+def compare(old: dict, new: dict) -> list[tuple[str, float | None, float | None]]:
+    """Every numeric statistic that differs: ``(path, old, new)`` (``None`` = absent)."""
+    a, b = _flatten(old), _flatten(new)
+    return [(k, a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+
+
+def format_stats(stats: dict) -> str:
+    """Table for ``diagramforge stats``."""
+    lines = [f"{'config':<12} {'split':<10} {'format':<8} {'rows':>5} {'tokens':>8} "
+             f"{'entropy':>7} {'nodes':>6}  difficulty / types"]
+    for c, splits in stats["configs"].items():
+        for s, fmts in splits.items():
+            for f, x in fmts.items():
+                def show(v: float | None) -> str:
+                    return "-" if v is None else f"{v:g}"
+                tiers = ",".join(f"{k}={v}" for k, v in (x["difficulty"] or {}).items())
+                types = ",".join(f"{k}={v}" for k, v in (x["diagram_types"] or {}).items())
+                lines.append(f"{c:<12} {s:<10} {f:<8} {x['rows']:>5} "
+                             f"{show(x['tokens_total']):>8} {show(x['colour_entropy_mean']):>7} "
+                             f"{show(x['graph_nodes_mean']):>6}  {tiers or '-'} / {types or '-'}")
+    return "\n".join(lines)
+
+
+def format_compare(diff: list[tuple[str, float | None, float | None]], ref: str) -> str:
+    if not diff:
+        return f"no statistic changed since {ref}"
+    lines = [f"changes since {ref}:"]
+    for k, a, b in diff:
+        delta = f" ({b - a:+g})" if a is not None and b is not None else ""
+        lines.append(f"  {k}: {'-' if a is None else f'{a:g}'} → "
+                     f"{'-' if b is None else f'{b:g}'}{delta}")
+    return "\n".join(lines)

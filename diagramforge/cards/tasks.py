@@ -1,0 +1,162 @@
+"""Task configs: every stage that declares ``task_configs`` gets one published config per name.
+
+A task stage (edit, augment, synth…) writes one table holding items of several tasks, told
+apart by the ``config`` column.  Publishing does not know the stages by name: it asks the
+pipeline which stages declare ``task_configs``, so a new task stage appears in the dataset
+without touching this module.  Each item is checked against the published diagrams: an item
+whose diagram was not published, or that sits in another split than its diagram (leakage),
+is ledgered rather than published.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+
+from diagramforge.params import Params
+from diagramforge.paths import read_state, stage_paths
+from diagramforge.records import Rejection, Unit
+from diagramforge.shards import ShardSet
+
+SPLITS = ("train", "validation", "test")
+INHERITED = ("format", "licence", "licence_url", "attribution")
+"""Columns a task item takes from its diagram when its stage did not write them, so every
+published row carries its own licence and whom to credit."""
+
+
+class TaskReason:
+    ORPHAN = "task_diagram_not_published"
+    SPLIT_MISMATCH = "task_split_mismatch"
+
+
+@dataclass
+class TaskTables:
+    """Rows per config, the Arrow schema they came with, and what was left out."""
+
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict)
+    schemas: dict[str, pa.Schema] = field(default_factory=dict)
+    stage_of: dict[str, str] = field(default_factory=dict)
+    missing_stages: list[str] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+
+
+def _stage_classes() -> Mapping[str, type]:
+    from diagramforge.pipeline import stage_classes
+
+    return stage_classes()
+
+
+def task_stages(classes: Mapping[str, type] | None = None) -> dict[str, tuple[str, ...]]:
+    """Stage name → config names it publishes, for every stage declaring ``task_configs``."""
+    classes = _stage_classes() if classes is None else classes
+    return {n: tuple(c.task_configs) for n, c in classes.items()
+            if getattr(c, "task_configs", ())}
+
+
+def task_inputs(data_dir: str = "data") -> tuple[str, ...]:
+    """DVC deps of publish beyond its upstream: the output directory of each task stage."""
+    return tuple(f"{data_dir}/{n}" for n in task_stages())
+
+
+def load_tasks(params: Params, diagrams: pd.DataFrame,
+               classes: Mapping[str, type] | None = None) -> TaskTables:
+    """Read each task stage's table and cut it into configs (``config == name``).
+
+    A task stage that has not run leaves its configs out (recorded in ``missing_stages``): the
+    card says so instead of the publish failing, since generation data is useful alone.
+    """
+    classes = _stage_classes() if classes is None else classes
+    out = TaskTables()
+    by_id = diagrams.set_index("id") if len(diagrams) else pd.DataFrame()
+    for stage, configs in task_stages(classes).items():
+        schema = classes[stage].output_schema
+        if not read_state(params, stage).get("complete") or schema is None:
+            out.missing_stages.append(stage)
+            continue
+        table = ShardSet(stage_paths(params, stage).records, schema).read_all()
+        df = table.to_pandas()
+        for config in configs:
+            part = df[df["config"] == config].reset_index(drop=True)
+            part = _check(part, by_id, stage, out.rejections)
+            part = _inherit(part, by_id)
+            out.frames[config] = part
+            out.schemas[config] = _schema(schema, part)
+            out.stage_of[config] = stage
+    return out
+
+
+def _check(part: pd.DataFrame, by_id: pd.DataFrame, stage: str,
+           rejections: list[Rejection]) -> pd.DataFrame:
+    keep = []
+    for i, r in part.iterrows():
+        did = r["diagram_id"]
+        if did not in by_id.index:
+            rejections.append(Rejection(str(r["id"]), TaskReason.ORPHAN,
+                                        f"{stage}: diagram {did} is not published",
+                                        id=str(r["id"]), unit=Unit.CANDIDATE))
+        elif by_id.at[did, "split"] != r["split"]:
+            rejections.append(Rejection(str(r["id"]), TaskReason.SPLIT_MISMATCH,
+                                        f"{stage}: item in {r['split']}, diagram {did} in "
+                                        f"{by_id.at[did, 'split']}",
+                                        id=str(r["id"]), unit=Unit.CANDIDATE))
+        else:
+            keep.append(i)
+    return part.loc[keep].reset_index(drop=True)
+
+
+def _inherit(part: pd.DataFrame, by_id: pd.DataFrame) -> pd.DataFrame:
+    part = part.copy()
+    for col in INHERITED:
+        if col in by_id.columns and (col not in part.columns or part[col].isna().all()):
+            part[col] = [by_id.at[d, col] for d in part["diagram_id"]] if len(part) else []
+    return part
+
+
+def _schema(schema: pa.Schema, part: pd.DataFrame) -> pa.Schema:
+    fields = list(schema)
+    for col in INHERITED:
+        if col in part.columns and col not in schema.names:
+            fields.append(pa.field(col, pa.string()))
+    return pa.schema(fields)
+
+
+def features(schema: pa.Schema):  # noqa: ANN201 - datasets.Features
+    """Hub features of a task table: its Arrow types, with ``*image`` binary columns as
+    ``Image`` so the viewer and ``load_dataset`` decode them."""
+    from datasets import Features, Image
+
+    feats = Features.from_arrow_schema(schema)
+    for name in schema.names:
+        t = schema.field(name).type
+        if name.endswith("image") and (pa.types.is_binary(t) or pa.types.is_large_binary(t)):
+            feats[name] = Image()
+    return feats
+
+
+def write_task_config(config: str, df: pd.DataFrame, schema: pa.Schema, out: Path) -> dict:
+    """Write ``<out>/<config>/<split>-00000-of-00001.parquet`` and return its card entry."""
+    from datasets import Dataset, Image
+
+    feats = features(schema)
+    splits = []
+    for split in SPLITS:
+        part = df[df["split"] == split]
+        if not len(part):
+            continue
+        cols = {}
+        for name in schema.names:
+            values = part[name].tolist() if name in part.columns else [None] * len(part)
+            if isinstance(feats[name], Image):
+                values = [None if b is None else {"bytes": b, "path": None} for b in values]
+            cols[name] = values
+        path = out / config / f"{split}-00000-of-00001.parquet"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        Dataset.from_dict(cols, features=feats).to_parquet(str(path))
+        splits.append(split)
+    return {"config_name": config, "_rows": len(df), "_task": config,
+            "data_files": [{"split": s, "path": f"{config}/{s}-*.parquet"} for s in splits]}
+

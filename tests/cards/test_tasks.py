@@ -1,0 +1,101 @@
+"""Task configs: a stage declaring ``task_configs`` gets one published config per name, read
+back by ``datasets`` with its ``*image`` columns decoded; orphans and leaked items are ledgered."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+from datasets import load_dataset
+from huggingface_hub import DatasetCard
+
+from diagramforge.cards import tasks
+from diagramforge.pipeline import stage_classes
+from diagramforge.runner import run_named
+from diagramforge.stage import TableStage
+from tests.cards.test_publish import FIXED, png, rows
+from tests.conftest import make_params, seed_stage
+
+QA_SCHEMA = pa.schema([pa.field("id", pa.string()), pa.field("diagram_id", pa.string()),
+                       pa.field("config", pa.string()), pa.field("split", pa.string()),
+                       pa.field("question", pa.string()), pa.field("answer", pa.string()),
+                       pa.field("options", pa.list_(pa.string())),
+                       pa.field("source_image", pa.binary())])
+
+
+class FakeSynth(TableStage):
+    """A task stage as D/E declare theirs (never run here: its table is seeded)."""
+
+    name = "fakesynth"
+    upstream = "split"
+    output_schema = QA_SCHEMA
+    task_configs = ("qa", "captioning")
+
+    def run_table(self, table, log):  # noqa: ANN001, ANN201
+        return []
+
+
+@pytest.fixture
+def with_fake_stage(monkeypatch):
+    classes = {**stage_classes(), "fakesynth": FakeSynth}
+    monkeypatch.setattr(tasks, "_stage_classes", lambda: classes)
+    return classes
+
+
+def task_rows() -> list[dict]:
+    # diagrams id0..id3: splits train, test, train, test (tests.cards.test_publish.rows)
+    out = []
+    for i, (did, split) in enumerate([("id0", "train"), ("id1", "test"), ("id2", "train"),
+                                      ("id0", "train")]):
+        out.append({"id": f"qa{i}", "diagram_id": did, "config": "qa", "split": split,
+                    "question": f"how many boxes in {did}?", "answer": "2",
+                    "options": ["1", "2", "3"], "source_image": png()})
+    out.append({"id": "orphan", "diagram_id": "nope", "config": "qa", "split": "train",
+                "question": "q", "answer": "a", "options": ["a"], "source_image": None})
+    out.append({"id": "leak", "diagram_id": "id1", "config": "qa", "split": "train",
+                "question": "q", "answer": "a", "options": ["a"], "source_image": None})
+    out.append({"id": "cap0", "diagram_id": "id3", "config": "captioning", "split": "test",
+                "question": None, "answer": "a flowchart", "options": None,
+                "source_image": png()})
+    return out
+
+
+def test_task_stages_are_discovered_from_the_pipeline(with_fake_stage):
+    assert tasks.task_stages(with_fake_stage)["fakesynth"] == ("qa", "captioning")
+    assert "data/fakesynth" in tasks.task_inputs()
+
+
+def test_publish_writes_one_config_per_task_name(tmp_path, with_fake_stage):
+    params = make_params(tmp_path, **FIXED)
+    seed_stage(params, "split", rows(["MIT", "CC-BY-4.0", "MIT", "MIT"]))
+    seed_stage(params, "fakesynth", task_rows(), schema=QA_SCHEMA)
+    run_named("validate", params)
+    stats = run_named("publish", params)
+    out = tmp_path / "published" / params.publish.name
+
+    qa = load_dataset(str(out), "qa")
+    assert sorted(qa["train"]["id"]) == ["qa0", "qa2", "qa3"]
+    assert qa["test"]["id"] == ["qa1"]
+    assert qa["train"][0]["source_image"].size == (40, 20)  # decoded as an Image
+    assert qa["train"][0]["options"] == ["1", "2", "3"]
+    # the licence comes from the item's diagram
+    assert dict(zip(qa["test"]["id"], qa["test"]["licence"], strict=True)) == {"qa1": "CC-BY-4.0"}
+    cap = load_dataset(str(out), "captioning")
+    assert list(cap) == ["test"] and cap["test"]["answer"] == ["a flowchart"]
+
+    assert stats.by_reason == {tasks.TaskReason.ORPHAN: 1, tasks.TaskReason.SPLIT_MISMATCH: 1}
+    data = DatasetCard.load(out / "README.md").data.to_dict()
+    assert "visual-question-answering" in data["task_categories"]
+    info = {d["config_name"]: d for d in data["dataset_info"]}
+    assert {"name": "source_image", "dtype": "image"} in info["qa"]["features"]
+    assert {"name": "train", "num_examples": 3} in info["qa"]["splits"]
+
+
+def test_a_task_stage_that_did_not_run_leaves_its_configs_out(tmp_path, with_fake_stage):
+    params = make_params(tmp_path, **FIXED)
+    seed_stage(params, "split", rows(["MIT"] * 2))
+    run_named("validate", params)
+    run_named("publish", params)
+    out = tmp_path / "published" / params.publish.name
+    card = (out / "README.md").read_text()
+    assert "`fakesynth`" in card
+    assert not (out / "qa").exists()
