@@ -64,6 +64,12 @@ class MxGraphFormat(DiagramFormat):
     def to_graph(self, code: str) -> str | None:
         return mxgraph.to_graph(code)
 
+    def apply_edit(self, code: str, edit: dict) -> str:
+        """One atomic edit (``diagramforge.edits.mxgraph``)."""
+        from diagramforge.edits.mxgraph import apply_edit
+
+        return apply_edit(code, edit)
+
     def environment(self) -> dict:
         drawio = find_drawio()
         chromium = find_chromium()

@@ -64,6 +64,12 @@ class SvgFormat(DiagramFormat):
                        self.locator, out)
         return out
 
+    def apply_edit(self, code: str, edit: dict) -> str:
+        """One atomic edit (``diagramforge.edits.svg``)."""
+        from diagramforge.edits.svg import apply_edit
+
+        return apply_edit(code, edit)
+
     def environment(self) -> dict:
         from importlib.metadata import version
 

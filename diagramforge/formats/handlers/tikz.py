@@ -50,6 +50,12 @@ class TikzFormat(DiagramFormat):
     def prepare(self) -> None:
         self.compiler().format_dir()  # build the shared format once, before the workers
 
+    def apply_edit(self, code: str, edit: dict) -> str:
+        """One atomic edit (``diagramforge.edits.tikz``)."""
+        from diagramforge.edits.tikz import apply_edit
+
+        return apply_edit(code, edit)
+
     def environment(self) -> dict:
         from importlib.metadata import version
 
