@@ -240,6 +240,116 @@ class PublishParams(_Section):
     """Name of the environment variable holding the Hub token (never the token itself)."""
 
 
+class EditTierParams(_Section):
+    per_diagram: Annotated[int, Field(ge=0)] = 1
+    """Composed edits attempted per diagram at this difficulty."""
+    min_ops: Annotated[int, Field(ge=1)] = 1
+    max_ops: Annotated[int, Field(ge=1)] = 2
+
+
+class EditParams(_Section):
+    """The ``edit`` stage: verified atomic edits composed by difficulty (VCG-Bench: Easy
+    1–2 operations, Medium 3–4, Hard 5+)."""
+
+    seed: int = 1234
+    easy: EditTierParams = EditTierParams(per_diagram=2, min_ops=1, max_ops=2)
+    medium: EditTierParams = EditTierParams(per_diagram=1, min_ops=3, max_ops=4)
+    hard: EditTierParams = EditTierParams(per_diagram=1, min_ops=5, max_ops=6)
+    bbox_tolerance: Annotated[float, Field(ge=0)] = 1.0
+    """Graph units a node box may differ from the expected one (plus 2 %)."""
+    min_changed_pixels: Annotated[int, Field(ge=1)] = 1
+    """A target render must differ from the source render in at least this many pixels."""
+
+
+# -- synth: LLM backends and the language tasks (diagramforge.synth) ---------------------
+
+LLMBackend = Literal["offline", "openai", "gemini"]
+
+DEFAULT_KEY_ENV: dict[str, tuple[str, ...]] = {
+    "offline": (),
+    "openai": ("OPENAI_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+}
+
+
+class LLMParams(_Section):
+    """One backend and model with its sampling, limits and prices (USD per million tokens)."""
+
+    backend: LLMBackend = "offline"
+    model: str = "offline-template-v1"
+    temperature: Annotated[float, Field(ge=0, le=2)] = 0.0
+    max_tokens: Annotated[int, Field(ge=1)] = 1024
+    seed: int | None = 1234
+    base_url: str | None = None
+    """An OpenAI- or Gemini-compatible endpoint; ``None`` means the vendor's default."""
+    timeout_s: Annotated[float, Field(gt=0)] = 60.0
+    """Per HTTP request (connect + read); a timeout is retried like a 5xx."""
+    max_retries: Annotated[int, Field(ge=0)] = 5
+    """Retries after the first attempt, on 408/409/429/5xx and timeouts."""
+    max_wait_s: Annotated[float, Field(ge=0)] = 60.0
+    """Cap on one wait between retries, including a server's ``Retry-After``."""
+    rpm: Annotated[int, Field(ge=0)] = 0
+    """Requests per minute (a token bucket); 0 means unlimited."""
+    tpm: Annotated[int, Field(ge=0)] = 0
+    """Tokens per minute (estimated input + max output, settled to the reported usage);
+    0 means unlimited."""
+    concurrency: Annotated[int, Field(ge=1)] = 1
+    """Calls in flight at once in ``LLM.complete_many`` (threads; the limits still hold)."""
+    price_in_per_mtok: Annotated[float, Field(ge=0)] = 0.0
+    price_out_per_mtok: Annotated[float, Field(ge=0)] = 0.0
+    budget_usd: Annotated[float, Field(ge=0)] | None = None
+    """Stop calling once the next call's worst-case cost would exceed this; ``None``: no cap."""
+    batch: bool = False
+    """``complete_many`` goes through the vendor's batch API where the backend has one
+    (OpenAI): cheaper, asynchronous (up to 24 h)."""
+    batch_price_factor: Annotated[float, Field(ge=0)] = 0.5
+    """Batch API price relative to the synchronous one (OpenAI: half)."""
+    batch_poll_s: Annotated[float, Field(gt=0)] = 30.0
+    batch_timeout_s: Annotated[float, Field(gt=0)] = 26 * 3600.0
+    """Give up (and cancel) a batch not finished after this long."""
+    batch_max_requests: Annotated[int, Field(ge=1)] = 50_000
+    """Requests per batch file (OpenAI's limit is 50,000 and 200 MB)."""
+    cache_dir: str | None = "data/cache/content"
+    """The shared content cache; ``None`` disables caching."""
+    api_key_env: str | None = None
+    """Name of the environment variable holding the key; ``None``: the backend's defaults
+    (``OPENAI_API_KEY``; ``GEMINI_API_KEY`` then ``GOOGLE_API_KEY``)."""
+
+    def key_envs(self) -> tuple[str, ...]:
+        """The environment variables the backend reads its key from, first set one wins."""
+        return (self.api_key_env,) if self.api_key_env else DEFAULT_KEY_ENV[self.backend]
+
+    def cost(self, input_tokens: int, output_tokens: int, *, batch: bool = False) -> float:
+        """Dollars for a call with these token counts at the configured prices."""
+        usd = (input_tokens * self.price_in_per_mtok
+               + output_tokens * self.price_out_per_mtok) / 1_000_000
+        return usd * self.batch_price_factor if batch else usd
+
+
+SynthTask = Literal["captioning", "qa", "editing"]
+SynthQAType = Literal["counting", "identification", "relationship", "reachability"]
+
+
+class SynthParams(LLMParams):
+    """LLM settings and the captioning / QA / editing-instruction generators."""
+
+    tasks: list[SynthTask] = ["captioning", "qa", "editing"]
+    """Which task configs to generate (editing needs the ``edit`` stage's output)."""
+    qa_types: list[SynthQAType] = ["counting", "identification", "relationship", "reachability"]
+    qa_per_type: Annotated[int, Field(ge=0)] = 2
+    """At most this many questions of each type per diagram (chosen by a seeded RNG)."""
+    choices: Annotated[int, Field(ge=2, le=8)] = 4
+    """Options of a multiple-choice question (fewer when the diagram has too few labels)."""
+    max_labels: Annotated[int, Field(ge=1)] = 40
+    """Node labels and edges shown in a prompt; a huge diagram is summarised, not pasted."""
+    max_diagrams: Annotated[int, Field(ge=0)] | None = None
+    """Only the first N diagrams (by id) — for a cheap trial run; ``None``: all."""
+
+    def llm(self) -> LLMParams:
+        """The LLM layer's own params (the task knobs stripped)."""
+        return LLMParams(**self.model_dump(include=set(LLMParams.model_fields)))
+
+
 class Params(_Section):
     project: ProjectParams = ProjectParams()
     runner: RunnerParams = RunnerParams()

@@ -26,6 +26,7 @@ STAGES: tuple[str, ...] = (
     "diagramforge.builders.render:RenderStage",
     "diagramforge.filters.stage:FilterStage",
     "diagramforge.filters.split:SplitStage",
+    "diagramforge.edits.stage:EditStage",
     "diagramforge.cards.validate:ValidateStage",
     "diagramforge.cards.publish:PublishStage",
 )

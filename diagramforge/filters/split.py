@@ -1,66 +1,186 @@
-"""The ``split`` stage: exact de-duplication, then leakage-safe train/validation/test.
+"""The ``split`` stage: exact and near-duplicates, difficulty tiers, leakage-safe splits.
 
-Records are de-duplicated by content id (the same picture in two papers is kept once, from
-the first source in a stable order) *before* splitting, so no diagram is in two splits.
-Splits are assigned per ``group`` (paper or repository) by a seeded hash, so no paper is in
-two splits and a paper keeps its split when the corpus grows — a new version never moves
-a test paper into train.
+In order, over the whole table (it needs a global view):
+
+1. **Exact duplicates** (same content id) are kept once, from the first source in a stable
+   order (group, source id); the others are ledgered ``duplicate``.
+2. **Near-duplicates** (:mod:`diagramforge.curation.near_dup`: MinHash LSH over code
+   shingles, pHash of renders) form clusters; ``dup_cluster`` is the kept member's id. With
+   ``split.near_dup.keep`` other than ``all`` one representative stays — an id pinned by a
+   previous release first, then the policy — and the rest are ledgered ``near_duplicate``
+   naming the kept id and the evidence.
+3. **Difficulty** per format from token counts (:mod:`diagramforge.curation.difficulty`).
+4. **Splits** per leakage unit, stratified, stable (:mod:`diagramforge.curation.splits`
+   explains how hashing, minimum coverage and pins combine). ``group`` becomes the unit.
+
+Everything a later version needs to reproduce this one — unit and id assignments, tier cut
+points — is written to ``data/split/assignments.json`` (name it in ``split.pinned`` when
+building the next version).
 """
 
 from __future__ import annotations
 
-import hashlib
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
 
 import pyarrow as pa
 
+from diagramforge import atomic
+from diagramforge.curation import difficulty, near_dup, splits
+from diagramforge.curation.splits import SPLITS
 from diagramforge.params import SplitParams
+from diagramforge.paths import stage_paths
 from diagramforge.records import Rejection
 from diagramforge.stage import StageLog, TableStage
 
-SPLITS = ("train", "validation", "test")
+ASSIGNMENTS = "assignments.json"
+
+
+class Reason:
+    DUPLICATE = "duplicate"
+    NEAR_DUPLICATE = "near_duplicate"
 
 
 def assign_split(group: str, cfg: SplitParams) -> str:
-    """Deterministic split of a group from a seeded hash (uniform in [0, 1))."""
-    h = hashlib.sha256(f"{cfg.seed}:{group}".encode()).digest()
-    u = int.from_bytes(h[:8], "big") / 2**64
-    if u < cfg.train:
-        return "train"
-    if u < cfg.train + cfg.validation:
-        return "validation"
-    return "test"
+    """Deterministic split of a group from a seeded hash (before minimum coverage)."""
+    return splits.hashed_split(splits.uniform(group, cfg.seed), cfg)
 
 
-def split_table(table: pa.Table, log_: StageLog, cfg: SplitParams) -> list[dict]:
-    rows = sorted(table.to_pylist(), key=lambda r: (r.get("group") or "", r.get("source_id")
-                                                    or "", r["id"]))
+def load_pins(path: str) -> dict:
+    """A previous release's assignments (``{}`` when ``split.pinned`` is empty)."""
+    if not path:
+        return {}
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"split.pinned: no assignments file at {p}")
+    return json.loads(p.read_text())
+
+
+def _exact(rows: list[dict], log_: StageLog) -> list[dict]:
     first: dict[str, dict] = {}
     out = []
     for r in rows:
         if r["id"] in first:
-            log_.reject(Rejection(str(r.get("source_id") or r["id"]), "duplicate",
+            log_.reject(Rejection(str(r.get("source_id") or r["id"]), Reason.DUPLICATE,
                                   f"same diagram as {first[r['id']].get('source_id')}",
                                   id=r["id"]))
             continue
         first[r["id"]] = r
-        r["dup_cluster"] = r["id"]
-        r["split"] = assign_split(r.get("group") or r["id"], cfg)
         out.append(r)
-    for k in SPLITS:
-        log_.stats.extra[f"split_{k}"] = sum(1 for r in out if r["split"] == k)
     return out
 
 
+def _representative(members: list[int], rows: list[dict], keep: str,
+                    pinned_ids: dict[str, str]) -> int:
+    pinned = [i for i in members if rows[i]["id"] in pinned_ids]
+    if pinned:
+        return pinned[0]
+    if keep == "most_tokens":
+        return max(members, key=lambda i: (rows[i].get("tokens") or 0, -i))
+    if keep == "fewest_tokens":
+        return min(members, key=lambda i: (rows[i].get("tokens") or 0, i))
+    return members[0]
+
+
+def _near(rows: list[dict], log_: StageLog, cfg: SplitParams,
+          pinned_ids: dict[str, str]) -> list[dict]:
+    nd_cfg = cfg.near_dup
+    for r in rows:
+        r["dup_cluster"] = r["id"]
+    if not nd_cfg.enabled or not rows:
+        return rows
+    found = near_dup.find([r.get("code") for r in rows], [r.get("image") for r in rows],
+                          code_threshold=nd_cfg.code.threshold, num_perm=nd_cfg.code.num_perm,
+                          shingle=nd_cfg.code.shingle, seed=nd_cfg.code.seed,
+                          max_distance=nd_cfg.image.max_distance,
+                          hash_size=nd_cfg.image.hash_size, max_bucket=nd_cfg.max_bucket)
+    log_.stats.extra["near_dup_code_pairs"] = int(found.code_pairs.shape[0])
+    log_.stats.extra["near_dup_image_pairs"] = int(found.image_pairs.shape[0])
+    evidence = found.evidence()
+    linked: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for (i, j), why in evidence.items():
+        linked[i].append((j, why))
+        linked[j].append((i, why))
+    clusters: dict[int, list[int]] = defaultdict(list)
+    for i, label in enumerate(found.labels.tolist()):
+        clusters[label].append(i)
+    dropped: set[int] = set()
+    for members in clusters.values():
+        if len(members) < 2:
+            continue
+        log_.stats.extra["near_dup_clusters"] = log_.stats.extra.get("near_dup_clusters", 0) + 1
+        rep = _representative(members, rows, nd_cfg.keep, pinned_ids)
+        for i in members:
+            rows[i]["dup_cluster"] = rows[rep]["id"]
+            if nd_cfg.keep == "all" or i == rep:
+                continue
+            j, why = linked[i][0]
+            log_.reject(Rejection(
+                str(rows[i].get("source_id") or rows[i]["id"]), Reason.NEAR_DUPLICATE,
+                f"kept {rows[rep]['id']} ({rows[rep].get('source_id')}); {why} with "
+                f"{rows[j]['id']}", id=rows[i]["id"]))
+            dropped.add(i)
+    return [r for i, r in enumerate(rows) if i not in dropped]
+
+
+def _tiers(rows: list[dict], log_: StageLog, cfg: SplitParams,
+           frozen: dict | None) -> dict[str, tuple[int, int]]:
+    by_fmt: dict[str, list[int]] = defaultdict(list)
+    for r in rows:
+        if r.get("tokens") is not None:
+            by_fmt[str(r["format"])].append(int(r["tokens"]))
+    cuts = difficulty.cut_points(by_fmt, cfg.difficulty, frozen)
+    for r in rows:
+        r["difficulty"] = difficulty.tier(r.get("tokens"), cuts.get(str(r["format"])))
+    for fmt, (lo, hi) in sorted(cuts.items()):
+        log_.stats.extra[f"tier_{fmt}_medium_from"] = lo
+        log_.stats.extra[f"tier_{fmt}_hard_above"] = hi
+    for (fmt, tier), n in Counter((r["format"], r["difficulty"]) for r in rows
+                                  if r["difficulty"]).items():
+        log_.stats.extra[f"difficulty_{fmt}_{tier}"] = n
+    return cuts
+
+
+def split_table(table: pa.Table, log_: StageLog, cfg: SplitParams,
+                pins: dict | None = None) -> tuple[list[dict], dict]:
+    """The stage's work on a table; returns the output rows and the assignments record."""
+    pins = pins or {}
+    pinned_ids = pins.get("ids", {})
+    rows = sorted(table.to_pylist(), key=lambda r: (r.get("group") or "",
+                                                    r.get("source_id") or "", r["id"]))
+    rows = _near(_exact(rows, log_), log_, cfg, pinned_ids)
+    cuts = _tiers(rows, log_, cfg, pins.get("tiers"))
+    a = splits.assign(rows, cfg, pins.get("units"), pinned_ids)
+    for r, s, g in zip(rows, a.splits, a.groups, strict=True):
+        r["split"], r["group"] = s, g
+    log_.stats.extra.update(a.stats)
+    for k in SPLITS:
+        log_.stats.extra[f"split_{k}"] = sum(1 for r in rows if r["split"] == k)
+    for (fmt, s), n in Counter((r["format"], r["split"]) for r in rows).items():
+        log_.stats.extra[f"split_{fmt}_{s}"] = n
+    record = {"seed": cfg.seed, "tiers": {f: list(c) for f, c in sorted(cuts.items())},
+              "units": dict(sorted(a.units.items())),
+              "ids": {r["id"]: r["split"] for r in sorted(rows, key=lambda r: r["id"])}}
+    return rows, record
+
+
 class SplitStage(TableStage):
-    """Remove exact duplicates, then assign train/validation/test per paper or repository
-    (seeded hash), so no source is in two splits."""
+    """Remove exact and near-duplicates, tier difficulty, and assign train/validation/test
+    per paper, repository or file — stratified by format × difficulty, stable across
+    versions — so no source or duplicate cluster is in two splits."""
 
     name = "split"
     upstream = "filter"
-    reads = ("id", "group", "source_id")
-    writes = ("split", "dup_cluster")
+    reads = ("id", "group", "source_id", "code", "image")
+    """``tokens`` too when the tokens filter ran; without it ``difficulty`` stays null."""
+    writes = ("split", "dup_cluster", "difficulty", "group")
     param_sections = ("split",)
+    code = ("curation",)
 
     def run_table(self, table: pa.Table | None, log: StageLog) -> list[dict]:
         assert table is not None
-        return split_table(table, log, self.params.split)
+        cfg = self.params.split
+        rows, record = split_table(table, log, cfg, load_pins(cfg.pinned))
+        atomic.write_json(stage_paths(self.params, self.name).root / ASSIGNMENTS, record)
+        return rows

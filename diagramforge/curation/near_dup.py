@@ -1,0 +1,244 @@
+"""Near-duplicate detection: MinHash LSH over code shingles, perceptual hashes of renders.
+
+Two diagrams are near-duplicates when the estimated Jaccard similarity of their code's token
+shingles reaches a threshold (a TikZ figure copied with one label changed), or when the
+Hamming distance of their renders' pHashes is at most a few bits (the same picture written
+differently).  Near-duplicates are edges; connected components of those edges are the
+``dup_cluster`` s the split stage keeps together or reduces to one representative.
+
+Signatures are ``datasketch.MinHash`` (affine32 scheme, shared permutations); pHashes are
+``imagehash.phash``.  The LSH banding itself is done here, vectorised over numpy arrays
+rather than in ``datasketch.MinHashLSH``'s per-key dicts, because a million records in those
+dicts cost gigabytes: each band becomes one uint64 key per record, equal keys are found by
+sorting, and every candidate pair is verified against the full signature, so banding only
+decides *which* pairs are checked.  The band count and rows per band are datasketch's own
+optimum for the threshold (``MinHashLSH(threshold, num_perm).b/.r``).  The image side uses
+the pigeonhole trick (multi-index hashing): split the 64 bits into ``d + 1`` chunks and any
+two hashes within distance ``d`` agree exactly on at least one chunk.
+
+A bucket larger than ``max_bucket`` (boilerplate shared by thousands of records) is linked as
+a star from its first member instead of all pairs, so the work stays linear; components are
+what matter, and a star over verified edges still joins what is alike.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+_TOKEN = re.compile(r"\\[A-Za-z@]+|[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|\S")
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+def shingles(code: str, n: int) -> list[bytes]:
+    """Distinct ``n``-token shingles of ``code`` (a short code is one shingle).
+
+    Tokens are TeX control words, identifiers, numbers and single symbols, so whitespace and
+    line breaks never matter and ``\\draw`` vs ``\\fill`` is one token of difference.
+    """
+    toks = _TOKEN.findall(code)
+    if not toks:
+        return []
+    if len(toks) <= n:
+        return [" ".join(toks).encode()]
+    return list({" ".join(toks[i:i + n]).encode() for i in range(len(toks) - n + 1)})
+
+
+class CodeSigner:
+    """MinHash signatures with one shared set of permutations (picklable for workers)."""
+
+    def __init__(self, num_perm: int = 128, seed: int = 1, shingle: int = 5):
+        from datasketch import MinHash
+
+        self.num_perm, self.seed, self.shingle = num_perm, seed, shingle
+        self._perm = MinHash(num_perm=num_perm, seed=seed, scheme="affine32").permutations
+
+    def signature(self, code: str) -> np.ndarray | None:
+        """uint32 signature of ``code``'s shingles; ``None`` for code with no tokens."""
+        from datasketch import MinHash
+
+        sh = shingles(code, self.shingle)
+        if not sh:
+            return None
+        m = MinHash(num_perm=self.num_perm, seed=self.seed, permutations=self._perm,
+                    scheme="affine32")
+        m.update_batch(sh)
+        return m.hashvalues.astype(np.uint32)
+
+
+def lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
+    """(bands, rows per band) minimising datasketch's weighted false positive/negative
+    probability for ``threshold``."""
+    from datasketch import MinHashLSH
+
+    lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
+    return lsh.b, lsh.r
+
+
+def band_keys(sigs: np.ndarray, bands: int, rows: int) -> np.ndarray:
+    """One uint64 key per (band, record): shape ``(bands, n)``."""
+    out = np.empty((bands, sigs.shape[0]), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for b in range(bands):
+            key = np.full(sigs.shape[0], np.uint64(b + 1), dtype=np.uint64)
+            for c in range(b * rows, (b + 1) * rows):
+                key = (key ^ sigs[:, c].astype(np.uint64)) * _MIX
+            out[b] = key ^ (key >> np.uint64(29))
+    return out
+
+
+def bucket_pairs(keys: np.ndarray, max_bucket: int) -> np.ndarray:
+    """Index pairs ``(i, j)``, ``i < j``, of records sharing a key: all pairs in buckets of
+    at most ``max_bucket`` members, a star from the first member in larger ones."""
+    n = keys.shape[0]
+    if n < 2:
+        return np.empty((0, 2), dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    sk = keys[order]
+    starts = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]])
+    sizes = np.diff(np.r_[starts, n])
+    multi = sizes > 1
+    starts, sizes = starts[multi], sizes[multi]
+    out = [np.empty((0, 2), dtype=np.int64)]
+    small = sizes <= max_bucket
+    st, sz = starts[small], sizes[small]
+    if st.size:
+        rep = np.repeat(np.arange(st.size), sz)
+        pos_in = np.arange(rep.size) - np.repeat(np.cumsum(sz) - sz, sz)
+        pos = st[rep] + pos_in
+        size_of = sz[rep]
+        for k in range(1, int(sz.max())):
+            ok = pos_in + k < size_of
+            out.append(np.stack([order[pos[ok]], order[pos[ok] + k]], 1))
+    for s, z in zip(starts[~small], sizes[~small], strict=True):
+        members = order[s:s + z]
+        out.append(np.stack([np.full(z - 1, members[0]), members[1:]], 1))
+    pairs = np.concatenate(out).astype(np.int64)
+    return np.sort(pairs, axis=1)
+
+
+def _unique_pairs(chunks: list[np.ndarray], n: int) -> np.ndarray:
+    pairs = np.concatenate(chunks) if chunks else np.empty((0, 2), dtype=np.int64)
+    if not pairs.size:
+        return pairs
+    flat = np.unique(pairs[:, 0] * n + pairs[:, 1])
+    return np.stack([flat // n, flat % n], 1)
+
+
+def code_pairs(sigs: np.ndarray, valid: np.ndarray, threshold: float, max_bucket: int,
+               chunk: int = 1_000_000) -> tuple[np.ndarray, np.ndarray]:
+    """Verified near-duplicate pairs among signature rows (``valid`` masks rows that have
+    code) and their estimated Jaccard similarity."""
+    n, num_perm = sigs.shape
+    bands, rows = lsh_params(threshold, num_perm)
+    keys = band_keys(sigs, bands, rows)
+    idx = np.flatnonzero(valid)
+    cand = _unique_pairs([idx[bucket_pairs(k[idx], max_bucket)] for k in keys], n)
+    keep, sims = [], []
+    for s in range(0, cand.shape[0], chunk):
+        c = cand[s:s + chunk]
+        j = (sigs[c[:, 0]] == sigs[c[:, 1]]).mean(axis=1)
+        keep.append(c[j >= threshold])
+        sims.append(j[j >= threshold])
+    if not keep:
+        return np.empty((0, 2), dtype=np.int64), np.empty(0)
+    return np.concatenate(keep), np.concatenate(sims)
+
+
+def phash(png: bytes, hash_size: int = 8) -> int | None:
+    """64-bit (``hash_size`` ² bits) perceptual hash of a PNG; ``None`` if it cannot be read."""
+    import imagehash
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(png)) as im:
+            bits = imagehash.phash(im, hash_size=hash_size).hash.flatten()
+    except (UnidentifiedImageError, OSError, ValueError):
+        return None
+    return int("".join("1" if b else "0" for b in bits), 2)
+
+
+def image_pairs(hashes: np.ndarray, valid: np.ndarray, max_distance: int, max_bucket: int,
+                bits: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of hashes within ``max_distance`` bits (multi-index hashing) and distances."""
+    n = hashes.shape[0]
+    idx = np.flatnonzero(valid)
+    h = hashes[idx].astype(np.uint64)
+    parts = max_distance + 1
+    bounds = np.linspace(0, bits, parts + 1).astype(int)
+    chunks = []
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        mask = np.uint64((1 << (hi - lo)) - 1)
+        key = (h >> np.uint64(lo)) & mask
+        chunks.append(idx[bucket_pairs(key, max_bucket)])
+    cand = _unique_pairs(chunks, n)
+    if not cand.size:
+        return cand, np.empty(0, dtype=np.int64)
+    dist = np.bitwise_count(hashes[cand[:, 0]] ^ hashes[cand[:, 1]]).astype(np.int64)
+    ok = dist <= max_distance
+    return cand[ok], dist[ok]
+
+
+def components(n: int, pairs: np.ndarray) -> np.ndarray:
+    """Connected-component label of each of ``n`` nodes under ``pairs`` edges."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    if not pairs.size:
+        return np.arange(n)
+    g = coo_matrix((np.ones(pairs.shape[0], dtype=np.int8), (pairs[:, 0], pairs[:, 1])),
+                   shape=(n, n))
+    return connected_components(g, directed=False)[1]
+
+
+@dataclass
+class NearDups:
+    """What detection found: a cluster label per record and why records were linked."""
+
+    labels: np.ndarray
+    code_pairs: np.ndarray
+    code_jaccard: np.ndarray
+    image_pairs: np.ndarray
+    image_distance: np.ndarray
+
+    def evidence(self) -> dict[tuple[int, int], str]:
+        """``(i, j) → "code jaccard≈0.93"`` / ``"phash distance 2"`` for every edge."""
+        out: dict[tuple[int, int], str] = {}
+        for (i, j), d in zip(self.image_pairs.tolist(), self.image_distance.tolist(),
+                             strict=True):
+            out[(i, j)] = f"phash distance {d}"
+        for (i, j), s in zip(self.code_pairs.tolist(), self.code_jaccard.tolist(), strict=True):
+            out[(i, j)] = f"code jaccard≈{s:.2f}"
+        return out
+
+
+def find(codes: list[str | None], pngs: list[bytes | None], *, code_threshold: float,
+         num_perm: int, shingle: int, seed: int, max_distance: int | None, hash_size: int,
+         max_bucket: int) -> NearDups:
+    """Near-duplicate clusters of records given their code and rendered PNG (either may be
+    missing). ``max_distance=None`` or ``code_threshold > 1`` switch a signal off."""
+    n = len(codes)
+    cp, cj = np.empty((0, 2), dtype=np.int64), np.empty(0)
+    if code_threshold <= 1 and n:
+        signer = CodeSigner(num_perm, seed, shingle)
+        sigs = np.zeros((n, num_perm), dtype=np.uint32)
+        valid = np.zeros(n, dtype=bool)
+        for i, code in enumerate(codes):
+            s = signer.signature(code or "")
+            if s is not None:
+                sigs[i], valid[i] = s, True
+        cp, cj = code_pairs(sigs, valid, code_threshold, max_bucket)
+    ip, idist = np.empty((0, 2), dtype=np.int64), np.empty(0, dtype=np.int64)
+    if max_distance is not None and n:
+        hashes = np.zeros(n, dtype=np.uint64)
+        valid = np.zeros(n, dtype=bool)
+        for i, png in enumerate(pngs):
+            h = phash(png, hash_size) if png else None
+            if h is not None:
+                hashes[i], valid[i] = np.uint64(h), True
+        ip, idist = image_pairs(hashes, valid, max_distance, max_bucket, hash_size * hash_size)
+    both = np.concatenate([cp, ip]) if cp.size or ip.size else np.empty((0, 2), np.int64)
+    return NearDups(components(n, both), cp, cj, ip, idist)
