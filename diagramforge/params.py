@@ -204,11 +204,73 @@ class FilterParams(BaseModel):
         return (self.__pydantic_extra__ or {})[name]
 
 
+class NearDupCodeParams(_Section):
+    threshold: Annotated[float, Field(gt=0, le=1)] = 0.8
+    """Estimated Jaccard similarity of code shingles at which two diagrams are one."""
+    num_perm: Annotated[int, Field(ge=16, le=1024)] = 128
+    shingle: Annotated[int, Field(ge=1)] = 5
+    """Tokens per shingle."""
+    seed: int = 1
+
+
+class NearDupImageParams(_Section):
+    max_distance: Annotated[int, Field(ge=0, le=16)] = 4
+    """pHash Hamming distance (of 64 bits) at or below which two renders are one."""
+    hash_size: Annotated[int, Field(ge=4, le=8)] = 8
+
+
+class NearDupParams(_Section):
+    enabled: bool = True
+    keep: Literal["first", "most_tokens", "fewest_tokens", "all"] = "first"
+    """Which member of a cluster stays (``first``: earliest by group, source, id); ``all``
+    keeps every member, tagged with its ``dup_cluster`` and kept in one split."""
+    code: NearDupCodeParams = NearDupCodeParams()
+    image: NearDupImageParams = NearDupImageParams()
+    max_bucket: Annotated[int, Field(ge=2)] = 256
+    """LSH buckets larger than this are linked as a star (linear work on boilerplate)."""
+
+
+class TierParams(_Section):
+    method: Literal["thresholds", "quantiles"] = "quantiles"
+    thresholds: Annotated[list[int], Field(min_length=2, max_length=2)] = [8645, 14000]
+    """``[medium_from, hard_above]``: easy < medium_from <= medium <= hard_above < hard."""
+    quantiles: Annotated[list[float], Field(min_length=2, max_length=2)] = [0.3333, 0.6667]
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TierParams:
+        if self.thresholds[0] > self.thresholds[1] or self.quantiles[0] > self.quantiles[1]:
+            raise ValueError("thresholds and quantiles must be in increasing order")
+        if not all(0 <= q <= 1 for q in self.quantiles):
+            raise ValueError("quantiles must lie in [0, 1]")
+        return self
+
+
+class DifficultyParams(_Section):
+    mxgraph: TierParams = TierParams(method="thresholds")
+    """VCG-Bench's cl100k tiers."""
+    tikz: TierParams = TierParams()
+    svg: TierParams = TierParams()
+
+    def formats(self) -> dict[str, TierParams]:
+        return {"mxgraph": self.mxgraph, "tikz": self.tikz, "svg": self.svg}
+
+
 class SplitParams(_Section):
     seed: int = 1234
     train: Annotated[float, Field(ge=0, le=1)] = 0.8
     validation: Annotated[float, Field(ge=0, le=1)] = 0.1
     test: Annotated[float, Field(ge=0, le=1)] = 0.1
+    group_by: Literal["source", "file"] = "source"
+    """The unit no split may share: the whole paper/repository, or one file of it."""
+    group_by_overrides: dict[str, Literal["source", "file"]] = {"repo": "file"}
+    """Per source kind (``repo``, ``arxiv``) or per group (``repo:name``, which wins)."""
+    min_groups: Annotated[int, Field(ge=3)] = 3
+    """A format (or format × difficulty stratum) with this many groups gets all splits."""
+    pinned: str = ""
+    """Assignments file of a previous release (``data/split/assignments.json`` copied
+    aside): its groups and ids keep their split and its quantile tiers are reused."""
+    near_dup: NearDupParams = NearDupParams()
+    difficulty: DifficultyParams = DifficultyParams()
 
     @model_validator(mode="after")
     def _sums(self) -> SplitParams:
