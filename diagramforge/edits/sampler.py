@@ -128,6 +128,9 @@ def verify_step(fe: FormatEdits, before: str, before_graph: Graph, ed: dict, aft
     return None
 
 
+_DELETES = frozenset({"delete_node", "delete_edge"})
+
+
 def _draws(cands: list[dict], used: set[str], rng: random.Random) -> Iterator[dict]:
     """Candidates in the order the sampler tries them: unused operation types first (each
     type equally likely), then the rest."""
@@ -154,9 +157,11 @@ def compose(code: str, fmt: str, n_ops: int, rng: random.Random,
     out = Composed(source_graph=graph)
     used: set[str] = set()
     touched: set[tuple[str, str]] = set()
+    edited: set[str] = set()  # deleting what an earlier step edited would undo that step
     for _ in range(n_ops):
         cands = [c for c in fe.module.candidates(current, rng)
-                 if (c["op"], c["target"]["id"]) not in touched]
+                 if (c["op"], c["target"]["id"]) not in touched
+                 and not (c["op"] in _DELETES and c["target"]["id"] in edited)]
         for ed in _draws(cands, used, rng):
             try:
                 after = apply(current, ed)
@@ -171,6 +176,7 @@ def compose(code: str, fmt: str, n_ops: int, rng: random.Random,
             used.add(ed["op"])
             # an element edited twice is one edit in disguise: never the same op and target
             touched.add((ed["op"], ed["target"]["id"]))
+            edited.add(ed["target"]["id"])
             current, graph = after, fe.graph(after)
             break
         else:
