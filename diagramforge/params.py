@@ -423,6 +423,7 @@ class Params(_Section):
     split: SplitParams = SplitParams()
     validate_: ValidateParams = Field(ValidateParams(), alias="validate")
     publish: PublishParams = PublishParams()
+    edit: EditParams = EditParams()
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
