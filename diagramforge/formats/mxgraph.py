@@ -1,4 +1,5 @@
-"""mxGraph (draw.io) diagrams: decode every container, validate, normalise, graph.
+"""mxGraph (draw.io) diagrams: decode every container, validate, normalise (the graph of a
+page is ``diagramforge.graphs.mxgraph``).
 
 Containers: ``<mxfile>`` with one or many ``<diagram>`` pages (plain, or compressed as
 base64 → raw deflate → URL-encoding), a bare ``<mxGraphModel>``, a ``.drawio.svg`` (the
@@ -9,8 +10,9 @@ Validation asks what ingestion needs: *can draw.io draw this page from the file 
 So it keeps the structural rules VCG-Bench gives for generated diagrams (well-formed XML,
 unique cell ids, references to cells that exist, edges with geometry, no external images)
 but takes draw.io's word on what drawable means: an edge end may float at an explicit
-``sourcePoint``/``targetPoint`` (a quarter of real pages have such edges; :func:`to_graph`
-marks them unattached), and draw.io's own bundled images (``img/lib/…``) are not external.
+``sourcePoint``/``targetPoint`` (a quarter of real pages have such edges; the graph attaches
+them to a vertex they touch, else marks them unattached), and draw.io's own bundled images
+(``img/lib/…``) are not external.
 A page that passes and renders counts toward the Execution Success Rate.
 """
 
@@ -18,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import io
-import json
 import re
 import zlib
 from dataclasses import dataclass
@@ -393,27 +394,3 @@ def for_render(code: str) -> str:
         if "html=1" in style:
             c.set("style", style.replace("html=1", "html=0"))
     return etree.tostring(model, encoding="unicode")
-
-
-def to_graph(code: str) -> str:
-    """Nodes (id, text, shape, bbox) and directed edges of a page, as JSON.
-
-    An edge end left floating (draw.io draws it at its ``sourcePoint``/``targetPoint``) has
-    no node: it is listed in the edge's ``unattached``, for tasks that need connectivity.
-    """
-    model = parse_xml(code)
-    nodes, edges = [], []
-    for c in cells(model):
-        style = c.get("style") or ""
-        text = html_to_text(label_of(c)) if _is_html(c) else label_of(c)
-        if c.get("vertex") == "1":
-            g = c.find("mxGeometry")
-            bbox = [float(g.get(k, 0)) for k in ("x", "y", "width", "height")] if g is not None \
-                else None
-            shape = (re.search(r"shape=([^;]+)", style) or re.match(r"([a-zA-Z]+);", style))
-            nodes.append({"id": cell_id(c), "text": text,
-                          "shape": shape.group(1) if shape else "rectangle", "bbox": bbox})
-        elif c.get("edge") == "1":
-            edges.append({"source": c.get("source"), "target": c.get("target"), "text": text,
-                          "unattached": [e for e in ("source", "target") if c.get(e) is None]})
-    return json.dumps({"nodes": nodes, "edges": edges}, sort_keys=True)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, ClassVar
 from diagramforge.records import Rejection, Unit
 
 if TYPE_CHECKING:
+    from diagramforge.graphs.model import Graph
     from diagramforge.params import Params
     from diagramforge.stage import Outcome
 
@@ -74,9 +75,16 @@ class DiagramFormat(ABC):
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release per-worker tools."""
 
-    # -- structure and edits (later issues) -------------------------------------------------
-    def to_graph(self, code: str) -> str | None:
-        """Nodes and directed edges as JSON, when the format can say."""
+    # -- structure and edits ---------------------------------------------------------------
+    graphs_in_render: ClassVar[bool] = False
+    """``True`` when :meth:`render` fills the graph columns itself (TikZ: the geometry comes
+    from the compiled PDF, which only exists inside ``render``); otherwise the render stage
+    fills them from :meth:`to_graph` for each record ``render`` keeps."""
+
+    def to_graph(self, record: dict, rendered: bytes | None = None) -> Graph | None:
+        """The record's structure graph (``diagramforge.graphs``); ``rendered`` is what the
+        format's tool produced when geometry needs it (TikZ: the PDF).  ``None``: the format
+        cannot say.  May raise: the caller nulls the graph and counts the reason."""
         return None
 
     def apply_edit(self, code: str, edit: dict) -> str:

@@ -10,7 +10,7 @@ starts; the caption runs to the end of its block and on through blocks that cont
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cache
 
 from diagramforge.pdffigures.model import Caption
@@ -27,9 +27,9 @@ def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern, ...]:
     return tuple(re.compile(r"\s*" + p) for p in patterns)
 
 
-def caption_start(line: Line, patterns: tuple[str, ...]) -> tuple[str, str] | None:
+def caption_start(line: Line, patterns: Sequence[str]) -> tuple[str, str] | None:
     """(kind, number) when ``line`` starts a caption, else None."""
-    for rx in _compiled(patterns):
+    for rx in _compiled(tuple(patterns)):
         m = rx.match(line.text)
         if m:
             return _KINDS.get(m.group("kind").lower(), m.group("kind").title()), m.group("num")
@@ -64,7 +64,7 @@ def _union(boxes: Iterable[tuple[float, float, float, float]]) -> tuple[float, .
             max(b[3] for b in bs))
 
 
-def split_captions(content: PageContent, patterns: tuple[str, ...]
+def split_captions(content: PageContent, patterns: Sequence[str]
                    ) -> tuple[list[Caption], list[Block]]:
     """Captions of one page and the other text blocks (caption lines removed)."""
     pieces: list[tuple[Block, tuple[str, str] | None]] = []

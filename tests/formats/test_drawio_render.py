@@ -15,6 +15,7 @@ from diagramforge.formats import mxgraph
 from diagramforge.formats.drawio_render import DrawioRenderer
 from diagramforge.formats.handlers.mxgraph import MxGraphFormat, mxgraph_records
 from diagramforge.formats.svg import png_ink, render_png
+from diagramforge.graphs.mxgraph import mxgraph_graph
 from diagramforge.records import Unit
 from tests.conftest import REPO, make_params, needs_browser
 
@@ -227,7 +228,8 @@ def test_regression_corpus_renders_through_the_stage(tmp_path, renderer):
     assert big["width"] == make_params(tmp_path).render.raster.max_side_px
     assert all(Image.open(io.BytesIO(r["image"])).size == (r["width"], r["height"])
                for r in out.records)
-    graph = json.loads(next(r for r in rows if r["source_id"].startswith("floating"))["graph"])
+    floating = next(r for r in rows if r["source_id"].startswith("floating"))
+    graph = json.loads(mxgraph_graph(floating["code"]).to_json())
     assert sorted(map(tuple, (e["unattached"] for e in graph["edges"]))) == [
         ("source",), ("source", "target"), ("target",)]
 

@@ -103,14 +103,23 @@ def test_labels_are_sanitised_in_code_and_plain_for_rendering():
     assert "html=1" not in ready
 
 
-def test_graph_of_a_page():
+def _graph(code: str) -> dict:
+    """The page's graph in the record's contract shape (JSON of ``diagramforge.graphs``)."""
     import json
 
-    g = json.loads(mxgraph.to_graph(MODEL))
+    from diagramforge.graphs.mxgraph import mxgraph_graph
+
+    return json.loads(mxgraph_graph(code).to_json())
+
+
+def test_graph_of_a_page():
+    g = _graph(MODEL)
     assert {n["id"] for n in g["nodes"]} == {"a", "b"}
-    assert g["edges"] == [{"source": "a", "target": "b", "text": "uses", "unattached": []}]
+    assert g["edges"] == [{"source": "a", "target": "b", "label": "uses", "directed": True,
+                           "unattached": []}]
     assert {n["shape"] for n in g["nodes"]} == {"rectangle", "cylinder3"}
-    g = json.loads(mxgraph.to_graph(MODEL.replace("rounded=1;html=1;", "ellipse;html=1;")))
+    assert next(n for n in g["nodes"] if n["id"] == "b")["bbox"] == [200, 0, 80, 40]
+    g = _graph(MODEL.replace("rounded=1;html=1;", "ellipse;html=1;"))
     assert {n["shape"] for n in g["nodes"]} == {"ellipse", "cylinder3"}
 
 
@@ -155,12 +164,10 @@ FLOATING = MODEL.replace(
 
 
 def test_floating_edge_ends_are_valid_and_marked_unattached():
-    import json
-
     assert 'source="a"' not in FLOATING and "sourcePoint" in FLOATING
     assert mxgraph.validate(mxgraph.parse_xml(FLOATING)) == []
-    g = json.loads(mxgraph.to_graph(FLOATING))
-    assert g["edges"] == [{"source": None, "target": "b", "text": "uses",
+    g = _graph(FLOATING)  # (10, 200) is far from both vertices: the end stays loose
+    assert g["edges"] == [{"source": None, "target": "b", "label": "uses", "directed": True,
                            "unattached": ["source"]}]
     # an edge with neither a terminal nor a point on one end is not drawable
     loose = FLOATING.replace('<mxPoint x="10" y="200" as="sourcePoint"/>', "")

@@ -14,4 +14,5 @@ def test_handlers_are_instances_with_the_protocol(tmp_path):
     fmts = instantiate(make_params(tmp_path), lambda r: r["id"])
     assert all(isinstance(h, DiagramFormat) for h in fmts.values())
     assert fmts["tikz"].batch_size() == 16 and fmts["mxgraph"].unit_timeout() == 60.0
-    assert fmts["svg"].to_graph("<svg/>") is None
+    empty = fmts["svg"].to_graph({"code": "<svg xmlns='http://www.w3.org/2000/svg'/>"})
+    assert empty is not None and empty.nodes == [] and empty.edges == []

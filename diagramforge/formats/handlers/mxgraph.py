@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from typing import TYPE_CHECKING
 
 from diagramforge.formats import mxgraph
 from diagramforge.formats.drawio_render import DrawioRenderer, find_chromium, find_drawio
@@ -16,6 +17,9 @@ from diagramforge.formats.registry import DiagramFormat, register
 from diagramforge.records import Format, Rejection, Unit, empty_record, make_id
 from diagramforge.stage import Outcome
 from diagramforge.stats import RenderCounter as RC
+
+if TYPE_CHECKING:  # the graph layer loads only when a graph is built (not in extract)
+    from diagramforge.graphs.model import Graph
 
 
 def mxgraph_records(data: bytes, path: str, base: dict, locator: str, unit: Unit
@@ -35,7 +39,6 @@ def mxgraph_records(data: bytes, path: str, base: dict, locator: str, unit: Unit
         out.append(empty_record(**{
             **base, "id": make_id(Format.MXGRAPH, code), "format": Format.MXGRAPH,
             "code": code, "source_id": f"{base['source_id']}#page{page.index + 1}",
-            "graph": mxgraph.to_graph(code),
             "meta": json.dumps({"page": page.index, "page_name": page.name, "file": path}),
         }))
     return out, rejections
@@ -61,8 +64,11 @@ class MxGraphFormat(DiagramFormat):
         # a draw.io call cannot be interrupted from Python: the unit's deadline is the batch's
         return self.params.render.mxgraph.timeout_s
 
-    def to_graph(self, code: str) -> str | None:
-        return mxgraph.to_graph(code)
+    def to_graph(self, record: dict, rendered: bytes | None = None) -> Graph | None:
+        """Exact, from the cells (``graphs.mxgraph``)."""
+        from diagramforge.graphs.mxgraph import mxgraph_graph
+
+        return mxgraph_graph(record["code"], self.params.graph)
 
     def apply_edit(self, code: str, edit: dict) -> str:
         """One atomic edit (``diagramforge.edits.mxgraph``)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from diagramforge.formats import svg
 from diagramforge.formats.raster import check_extremes
@@ -10,6 +11,9 @@ from diagramforge.formats.registry import DiagramFormat, register
 from diagramforge.params import SvgExtractParams
 from diagramforge.records import Format, Rejection, Unit, empty_record, make_id
 from diagramforge.stage import Outcome
+
+if TYPE_CHECKING:  # the graph layer loads only when a graph is built (not in extract)
+    from diagramforge.graphs.model import Graph
 
 
 def svg_record(data: bytes, path: str, base: dict, locator: str, cfg: SvgExtractParams,
@@ -63,6 +67,12 @@ class SvgFormat(DiagramFormat):
             png_record(row, row["code"], self.params.render.svg.engine, self.params,
                        self.locator, out)
         return out
+
+    def to_graph(self, record: dict, rendered: bytes | None = None) -> Graph | None:
+        """DiagramEval's geometric rules on the sanitised SVG (``graphs.svg``)."""
+        from diagramforge.graphs.svg import svg_graph
+
+        return svg_graph(record["code"], self.params.graph)
 
     def apply_edit(self, code: str, edit: dict) -> str:
         """One atomic edit (``diagramforge.edits.svg``)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import TYPE_CHECKING
 
 from diagramforge.formats.raster import rasterize_pdf
 from diagramforge.formats.registry import DiagramFormat, register
@@ -13,6 +14,9 @@ from diagramforge.formats.tikz import Standalone
 from diagramforge.records import Format, Rejection, make_id
 from diagramforge.stage import Outcome
 from diagramforge.stats import RenderCounter as RC
+
+if TYPE_CHECKING:  # the graph layer loads only when a graph is built (not in extract)
+    from diagramforge.graphs.model import Graph
 
 
 def assets(meta: dict) -> dict[str, bytes]:
@@ -36,6 +40,7 @@ def standalone(record: dict) -> Standalone:
 @register
 class TikzFormat(DiagramFormat):
     name = Format.TIKZ
+    graphs_in_render = True
     _tex: TexCompiler | None = None
 
     def compiler(self) -> TexCompiler:
@@ -61,6 +66,13 @@ class TikzFormat(DiagramFormat):
 
         return {"tex": tex_version(self.params.render.tikz.engine),
                 "pymupdf": version("pymupdf")}
+
+    def to_graph(self, record: dict, rendered: bytes | None = None) -> Graph | None:
+        """Source statements cross-checked with the compiled page's geometry
+        (``graphs.tikz``); the source alone when no PDF is given."""
+        from diagramforge.graphs.tikz import tikz_graph
+
+        return tikz_graph(record["code"], rendered, self.params.graph)
 
     def batch_key(self, record: dict) -> str:
         """Pictures that can share a pdflatex run (same packages, whatever their source)."""
@@ -114,10 +126,14 @@ class TikzFormat(DiagramFormat):
                 continue
             # timings and compile modes depend on the machine and the cache, so they go to
             # the metrics; records stay byte-identical across reruns and resumes
-            out.records.append({
-                **row, "image": ras.png, "width": ras.width, "height": ras.height,
-                "render_status": "ok", "render_engine": engine, "render_error": None,
-            })
+            rec = {**row, "image": ras.png, "width": ras.width, "height": ras.height,
+                   "render_status": "ok", "render_engine": engine, "render_error": None}
+            # the PDF is at hand only here: the graph is built now, not after render
+            from diagramforge.graphs.record import graph_columns
+
+            rec.update(graph_columns(lambda r=rec, pdf=res.pdf: self.to_graph(r, pdf),
+                                     out.extra))
+            out.records.append(rec)
             keys = [RC.CACHE_HITS] if res.cached else [RC.COMPILED, f"{RC.MODE}{res.mode}"]
             mode = json.loads(row.get("meta") or "{}").get("preamble_mode")
             if mode:
