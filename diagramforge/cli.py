@@ -87,14 +87,22 @@ def _register_stages() -> None:
 _register_stages()
 
 
-@app.command()
+audit_app = typer.Typer(no_args_is_help=False, pretty_exceptions_enable=False)
+app.add_typer(audit_app, name="audit")
+
+
+@audit_app.callback(invoke_without_command=True)
 def audit(
+    ctx: typer.Context,
     reason: Annotated[str | None, typer.Option(help="List the rejections with this reason.")]
     = None,
     limit: Annotated[int, typer.Option(help="Rows to list with --reason.")] = 20,
 ) -> None:
     """Print the funnel: per stage, in / out / rejected per reason, and check that every
-    input was kept or rejected with a reason.  Exits 1 if the books do not balance."""
+    input was kept or rejected with a reason.  Exits 1 if the books do not balance.
+    `diagramforge audit licences` audits the published licences instead."""
+    if ctx.invoked_subcommand:
+        return
     from diagramforge.cards.audit import format_funnel, load_audit
 
     p = _params()
@@ -114,6 +122,11 @@ def audit(
                     limit -= 1
     if not a.ok:
         raise typer.Exit(1)
+
+
+from diagramforge.cards.commands import register as _register_cards  # noqa: E402
+
+_register_cards(app, audit_app, _params)
 
 
 @app.command()

@@ -1,0 +1,1 @@
+"""Versioned publishing to the Hugging Face Hub (push, changelog)."""
