@@ -24,6 +24,9 @@ _state: dict[str, Path] = {"params": Path("params.yaml")}
 
 ParamsOpt = Annotated[Path, typer.Option("--params", "-p", help="Path to params.yaml.")]
 WorkersOpt = Annotated[int | None, typer.Option(help="Worker processes (default: params).")]
+DryRunOpt = Annotated[bool, typer.Option(
+    "--dry-run", help="Print the calls the stage would make and their estimated cost; "
+    "send nothing, write nothing.")]
 
 
 @app.callback()
@@ -53,14 +56,19 @@ def _stage_command(name: str, spec: str, mapped: bool) -> None:
 
     The help text is the stage class's docstring; the class is imported only when the
     command runs, so ``--help`` stays fast."""
-    from diagramforge.pipeline import docstring
+    from diagramforge.pipeline import defines, docstring
 
-    def run_it(workers: int | None = None) -> None:
+    def run_it(workers: int | None = None, dry_run: bool = False) -> None:
         from diagramforge.cards.validate import ValidationFailed
         from diagramforge.pipeline import load
         from diagramforge.runner import run_stage
 
         stage = load(spec)(_params())
+        if dry_run:  # what the stage would do and cost; nothing is sent or written
+            import json
+
+            typer.echo(json.dumps(stage.dry_run(), indent=2, sort_keys=True))
+            return
         try:
             _report(name, run_stage(stage, workers=workers))
         except ValidationFailed as exc:
@@ -70,6 +78,9 @@ def _stage_command(name: str, spec: str, mapped: bool) -> None:
     if mapped:
         def command(workers: WorkersOpt = None) -> None:
             run_it(workers)
+    elif defines(spec, "dry_run"):
+        def command(dry_run: DryRunOpt = False) -> None:
+            run_it(dry_run=dry_run)
     else:
         def command() -> None:
             run_it()

@@ -540,6 +540,7 @@ class Params(_Section):
     publish: PublishParams = PublishParams()
     graph: GraphParams = GraphParams()
     edit: EditParams = EditParams()
+    synth: SynthParams = SynthParams()
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 

@@ -27,6 +27,7 @@ STAGES: tuple[str, ...] = (
     "diagramforge.filters.stage:FilterStage",
     "diagramforge.filters.split:SplitStage",
     "diagramforge.edits.stage:EditStage",
+    "diagramforge.synth.stage:SynthStage",
     "diagramforge.cards.validate:ValidateStage",
     "diagramforge.cards.publish:PublishStage",
 )
@@ -144,6 +145,13 @@ def stage_name(spec: str) -> str:
 
 def is_mapped(spec: str) -> bool:
     return any(isinstance(b, ast.Name) and b.id == "Stage" for b in _class_ast(spec).bases)
+
+
+def defines(spec: str, method: str) -> bool:
+    """Whether the stage class itself defines ``method`` (e.g. ``dry_run``: the CLI then
+    offers ``--dry-run``), read from its source like the other declarations."""
+    return any(isinstance(n, ast.FunctionDef) and n.name == method
+               for n in _class_ast(spec).body)
 
 
 def docstring(spec: str) -> str:

@@ -4,74 +4,13 @@ Every number that changes what a call returns or costs is a param, so the cache 
 cost metrics follow from params alone.  The API key is *not* a param: only the *names* of the
 environment variables that may hold it are, so a key can never reach ``params.yaml``, a DVC
 lock file, a record or a cache key.
+
+Defined in ``diagramforge/params.py`` (the ``synth`` section is a :class:`LLMParams` with the
+task knobs added) and re-exported here, where the LLM layer imports it from.
 """
 
-from __future__ import annotations
+from diagramforge.params import DEFAULT_KEY_ENV, LLMBackend, LLMParams
 
-from typing import Annotated, Literal
+Backend = LLMBackend
 
-from pydantic import BaseModel, ConfigDict, Field
-
-Backend = Literal["offline", "openai", "gemini"]
-
-DEFAULT_KEY_ENV: dict[str, tuple[str, ...]] = {
-    "offline": (),
-    "openai": ("OPENAI_API_KEY",),
-    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-}
-
-
-class LLMParams(BaseModel):
-    """One backend and model with its sampling, limits and prices (USD per million tokens)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    backend: Backend = "offline"
-    model: str = "offline-template-v1"
-    temperature: Annotated[float, Field(ge=0, le=2)] = 0.0
-    max_tokens: Annotated[int, Field(ge=1)] = 1024
-    seed: int | None = 1234
-    base_url: str | None = None
-    """An OpenAI- or Gemini-compatible endpoint; ``None`` means the vendor's default."""
-    timeout_s: Annotated[float, Field(gt=0)] = 60.0
-    """Per HTTP request (connect + read); a timeout is retried like a 5xx."""
-    max_retries: Annotated[int, Field(ge=0)] = 5
-    """Retries after the first attempt, on 408/409/429/5xx and timeouts."""
-    max_wait_s: Annotated[float, Field(ge=0)] = 60.0
-    """Cap on one wait between retries, including a server's ``Retry-After``."""
-    rpm: Annotated[int, Field(ge=0)] = 0
-    """Requests per minute (a token bucket); 0 means unlimited."""
-    tpm: Annotated[int, Field(ge=0)] = 0
-    """Tokens per minute (estimated input + max output, settled to the reported usage);
-    0 means unlimited."""
-    concurrency: Annotated[int, Field(ge=1)] = 1
-    """Calls in flight at once in ``LLM.complete_many`` (threads; the limits still hold)."""
-    price_in_per_mtok: Annotated[float, Field(ge=0)] = 0.0
-    price_out_per_mtok: Annotated[float, Field(ge=0)] = 0.0
-    budget_usd: Annotated[float, Field(ge=0)] | None = None
-    """Stop calling once the next call's worst-case cost would exceed this; ``None``: no cap."""
-    batch: bool = False
-    """``complete_many`` goes through the vendor's batch API where the backend has one
-    (OpenAI): cheaper, asynchronous (up to 24 h)."""
-    batch_price_factor: Annotated[float, Field(ge=0)] = 0.5
-    """Batch API price relative to the synchronous one (OpenAI: half)."""
-    batch_poll_s: Annotated[float, Field(gt=0)] = 30.0
-    batch_timeout_s: Annotated[float, Field(gt=0)] = 26 * 3600.0
-    """Give up (and cancel) a batch not finished after this long."""
-    batch_max_requests: Annotated[int, Field(ge=1)] = 50_000
-    """Requests per batch file (OpenAI's limit is 50,000 and 200 MB)."""
-    cache_dir: str | None = "data/cache/content"
-    """The shared content cache; ``None`` disables caching."""
-    api_key_env: str | None = None
-    """Name of the environment variable holding the key; ``None``: the backend's defaults
-    (``OPENAI_API_KEY``; ``GEMINI_API_KEY`` then ``GOOGLE_API_KEY``)."""
-
-    def key_envs(self) -> tuple[str, ...]:
-        """The environment variables the backend reads its key from, first set one wins."""
-        return (self.api_key_env,) if self.api_key_env else DEFAULT_KEY_ENV[self.backend]
-
-    def cost(self, input_tokens: int, output_tokens: int, *, batch: bool = False) -> float:
-        """Dollars for a call with these token counts at the configured prices."""
-        usd = (input_tokens * self.price_in_per_mtok
-               + output_tokens * self.price_out_per_mtok) / 1_000_000
-        return usd * self.batch_price_factor if batch else usd
+__all__ = ["DEFAULT_KEY_ENV", "Backend", "LLMParams"]

@@ -1,0 +1,262 @@
+"""The ``synth`` stage: captioning, QA and editing-instruction items, written by an LLM and
+checked by code.
+
+It reads the split diagrams (and, when the ``edit`` stage has run, its verified edits),
+plans every task item — code computes answers, choices and edit steps — asks the configured
+backend (``offline`` by default: no key, no network) for the language, checks each answer,
+and writes one table whose ``config`` column says which published config a row belongs to.
+
+Every diagram is accounted for: it yields at least one item, or it is ledgered
+(``synth_no_items``, naming why its items failed). Every planned item is a row or a
+candidate rejection with the LLM layer's reason (``llm_error``, ``llm_invalid_output``,
+``budget_exhausted``) or a check's (``caption_ungrounded``, ``qa_paraphrase_changed``,
+``instruction_forbidden``…). Calls go through the shared content cache, so a rerun after a
+kill or a budget stop pays only for what was not answered yet.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from diagramforge.paths import read_state, stage_paths
+from diagramforge.pipeline import STAGES, stage_name
+from diagramforge.records import Rejection, Unit
+from diagramforge.stage import StageLog, TableStage
+from diagramforge.synth import captioning, editing, qa
+from diagramforge.synth.facts import Facts, facts_of
+from diagramforge.synth.items import Item
+from diagramforge.synth.llm import LLM, Outcome
+
+log = logging.getLogger(__name__)
+
+EDIT_STAGE = "edit"
+NO_ITEMS = "synth_no_items"
+NO_GRAPH = "synth_no_graph"
+LIMIT = "synth_max_diagrams"
+ORPHAN = "edit_diagram_missing"
+
+SYNTH_SCHEMA = pa.schema([
+    pa.field("id", pa.string(), nullable=False),
+    pa.field("diagram_id", pa.string(), nullable=False),
+    pa.field("config", pa.string(), nullable=False),
+    pa.field("split", pa.string()),
+    pa.field("format", pa.string()),
+    pa.field("image", pa.binary()),
+    pa.field("code", pa.large_string()),
+    # captioning
+    pa.field("caption", pa.string()),
+    pa.field("caption_source", pa.string()),
+    pa.field("description", pa.string()),
+    # qa
+    pa.field("qa_type", pa.string()),
+    pa.field("question", pa.string()),
+    pa.field("template_question", pa.string()),
+    pa.field("answer", pa.string()),
+    pa.field("choices", pa.string()),
+    pa.field("answer_index", pa.int32()),
+    pa.field("referents", pa.string()),
+    # editing (copied from the edit table, plus the phrased instruction)
+    pa.field("source_code", pa.large_string()),
+    pa.field("source_image", pa.binary()),
+    pa.field("target_code", pa.large_string()),
+    pa.field("target_image", pa.binary()),
+    pa.field("operations", pa.string()),
+    pa.field("difficulty", pa.string()),
+    pa.field("source_graph", pa.string()),
+    pa.field("target_graph", pa.string()),
+    pa.field("instruction", pa.string()),
+    pa.field("template_instruction", pa.string()),
+    # provenance of the language
+    pa.field("grounding", pa.string()),
+    pa.field("backend", pa.string()),
+    pa.field("model", pa.string()),
+    pa.field("prompt_version", pa.string()),
+    pa.field("input_tokens", pa.int64()),
+    pa.field("output_tokens", pa.int64()),
+    pa.field("cost_usd", pa.float64()),
+    pa.field("cached", pa.bool_()),
+])
+"""One table for the three configs; a row fills the columns of its own ``config``.
+``cost_usd`` and tokens are what producing the row paid in *this* run (0 when cached)."""
+
+DIAGRAM_COLUMNS = ("split", "format", "image", "code")
+"""Columns captioning and QA rows take from their diagram."""
+
+
+def _edit_declared() -> bool:
+    return any(stage_name(s) == EDIT_STAGE for s in STAGES)
+
+
+@dataclass
+class Plan:
+    """Every item to ask for, and what was ledgered while planning."""
+
+    items: list[Item] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+    diagrams: dict[str, dict[str, Any]] = field(default_factory=dict)
+    limited: list[dict[str, Any]] = field(default_factory=list)
+
+    def requests(self) -> list:
+        return [i.request for i in self.items]
+
+
+def load_edits(params: Any) -> list[dict[str, Any]]:
+    """The edit stage's rows, or none when it has not run (synth works without it)."""
+    if not read_state(params, EDIT_STAGE).get("complete"):
+        return []
+    d = stage_paths(params, EDIT_STAGE).records
+    return [r for p in sorted(d.glob("part-*.parquet")) for r in pq.read_table(p).to_pylist()]
+
+
+class SynthStage(TableStage):
+    """Captions, QA and editing instructions: code computes answers and edits, an LLM
+    (offline templates by default) writes the language, code checks it."""
+
+    name = "synth"
+    upstream = "split"
+    reads = ("id", "format", "code", "split")
+    output_schema = SYNTH_SCHEMA
+    writes = tuple(SYNTH_SCHEMA.names)
+    expands = True
+    param_sections = ("synth",)
+    code = ("synth", "graphs", "formats", "filters/tokens.py", "sandbox.py")
+    """The graph layer (a null ``graph`` is parsed from the code) and what it imports."""
+    funnel = False
+    """A side branch of the diagram chain (like every task stage): its books are still
+    balanced by the runner — each diagram yields items or is ledgered — but the audit
+    funnel follows diagrams from crawl to split, not items."""
+    inputs = ("data/edit",) if _edit_declared() else ()
+    task_configs: ClassVar[tuple[str, ...]] = (captioning.CONFIG, qa.CONFIG, editing.CONFIG)
+
+    def llm(self) -> LLM:
+        return LLM.from_params(self.params.synth.llm())
+
+    # -- planning -------------------------------------------------------------------------
+    def plan(self, table: pa.Table) -> Plan:
+        """Every item (with its request) for the diagrams of ``table`` and the edit rows."""
+        p = self.params.synth
+        plan = Plan()
+        rows = sorted(table.to_pylist(), key=lambda r: r["id"])
+        if p.max_diagrams is not None:
+            rows, plan.limited = rows[:p.max_diagrams], rows[p.max_diagrams:]
+        edits: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        if editing.CONFIG in p.tasks:
+            for e in load_edits(self.params):
+                edits[str(e.get("diagram_id"))].append(e)
+        for row in rows:
+            plan.diagrams[row["id"]] = row
+            facts, why = facts_of(row)
+            for task in (captioning, qa):
+                if task.CONFIG not in p.tasks:
+                    continue
+                if facts is None:
+                    plan.rejections.append(self._candidate(row["id"], task.CONFIG, None,
+                                                           NO_GRAPH, why))
+                else:
+                    plan.items += task.items(row, facts, p)
+            for e in edits.pop(row["id"], []):
+                self._add_edit(plan, e, facts)
+        for diagram_id, orphans in sorted(edits.items()):
+            for e in orphans:
+                plan.rejections.append(self._candidate(
+                    diagram_id, editing.CONFIG, e.get("id"), ORPHAN,
+                    "the edited diagram is not among the split's diagrams"))
+        return plan
+
+    def _add_edit(self, plan: Plan, edit: dict[str, Any], facts: Facts | None) -> None:
+        got = editing.items(edit, facts, self.params.synth)
+        if isinstance(got, tuple):
+            plan.rejections.append(self._candidate(str(edit.get("diagram_id")),
+                                                   editing.CONFIG, edit.get("id"), *got))
+        else:
+            plan.items += got
+
+    @staticmethod
+    def _candidate(diagram_id: str, config: str, item: str | None, reason: str,
+                   detail: str) -> Rejection:
+        return Rejection(locator=f"{diagram_id}:{config}" + (f":{item}" if item else ""),
+                         reason=reason, detail=detail, id=item or diagram_id,
+                         unit=Unit.CANDIDATE)
+
+    # -- running --------------------------------------------------------------------------
+    def dry_run(self) -> dict[str, Any]:
+        """How many calls the stage would make and their estimated cost; nothing is sent."""
+        from diagramforge.shards import ShardSet
+        from diagramforge.stage import check_contract
+
+        check_contract(self.name, self.reads, self.upstream, self.params)
+        table = ShardSet(stage_paths(self.params, self.upstream).records,
+                         self.input_schema).read_all()
+        plan = self.plan(table)
+        out = self.llm().dry_run(plan.requests())
+        out["items"] = dict(Counter(i.config for i in plan.items))
+        out["planning_rejections"] = dict(Counter(r.reason for r in plan.rejections))
+        out["budget_usd"] = self.params.synth.budget_usd
+        return out
+
+    def run_table(self, table: pa.Table | None, log: StageLog) -> list[dict]:
+        assert table is not None
+        plan = self.plan(table)
+        llm = self.llm()
+        outcomes = llm.complete_many(plan.requests())
+        rows: list[dict[str, Any]] = []
+        kept: Counter[str] = Counter()
+        lost: dict[str, Counter[str]] = defaultdict(Counter)
+        for rej in plan.rejections:
+            log.reject(rej)
+            lost[rej.locator.split(":")[0]][rej.reason] += 1
+        for item, oc in zip(plan.items, outcomes, strict=True):
+            reason, detail = (oc.reason, oc.detail) if not oc.ok else item.check(oc.data or {})
+            if reason:
+                log.reject(self._candidate(item.diagram_id, item.config, item.id, reason,
+                                           detail))
+                lost[item.diagram_id][reason] += 1
+                continue
+            rows.append(self._row(item, oc, plan.diagrams.get(item.diagram_id)))
+            kept[item.diagram_id] += 1
+        for did in plan.diagrams:
+            if not kept[did]:
+                why = ", ".join(f"{k}={v}" for k, v in sorted(lost[did].items()))
+                log.reject(Rejection(locator=did, reason=NO_ITEMS, id=did,
+                                     detail=f"no task item survived ({why or 'none planned'})"))
+        for row in plan.limited:
+            log.reject(Rejection(locator=row["id"], reason=LIMIT, id=row["id"],
+                                 detail=f"synth.max_diagrams={self.params.synth.max_diagrams}"))
+        log.stats.inputs_with_output = sum(1 for d in plan.diagrams if kept[d])
+        self._metrics(log, llm, rows, plan)
+        return sorted(rows, key=lambda r: (r["config"], r["diagram_id"], r["id"]))
+
+    def _row(self, item: Item, oc: Outcome, diagram: dict[str, Any] | None) -> dict[str, Any]:
+        row = dict.fromkeys(SYNTH_SCHEMA.names)
+        if item.config != editing.CONFIG and diagram is not None:
+            row.update({k: diagram.get(k) for k in DIAGRAM_COLUMNS})
+        row.update(item.row(oc.data or {}))
+        if item.config == editing.CONFIG and not row.get("split") and diagram is not None:
+            row["split"] = diagram.get("split")
+        row.update(backend=oc.backend, model=oc.model, input_tokens=oc.input_tokens,
+                   output_tokens=oc.output_tokens, cost_usd=round(oc.cost_usd, 8),
+                   cached=oc.cached)
+        return row
+
+    @staticmethod
+    def _metrics(log: StageLog, llm: LLM, rows: list[dict[str, Any]], plan: Plan) -> None:
+        """Tokens and dollars per task (flat keys, so ``dvc metrics show`` lists them)."""
+        usage = llm.meter.as_dict()
+        for task, u in usage.items():
+            for k in ("calls", "batch_calls", "cache_hits", "input_tokens", "output_tokens",
+                      "cost_usd"):
+                log.stats.extra[f"llm_{task}_{k}"] = round(u[k], 6) if k == "cost_usd" \
+                    else u[k]
+        total = usage["total"]
+        asked = total["calls"] + total["cache_hits"]
+        log.stats.extra["llm_cache_hit_rate"] = round(total["cache_hits"] / asked, 4) \
+            if asked else 0.0
+        for config, n in Counter(r["config"] for r in rows).items():
+            log.stats.extra[f"items_{config}"] = n
+        log.stats.extra["items_planned"] = len(plan.items)
