@@ -132,6 +132,9 @@ class EditStage(Stage, UsesFormats):
     code = ("edits", "formats", "graphs", "sandbox.py")
     inputs = ("package-lock.json",)
     task_configs: ClassVar[tuple[str, ...]] = ()
+    funnel: ClassVar[bool] = False
+    """Its rows are editing pairs, not diagrams: the diagram funnel ends at split (the
+    stage still accounts for every diagram it reads, in its own metrics)."""
 
     def environment(self) -> dict:
         return {name: h.environment() for name, h in sorted(self.formats().items())}

@@ -6,6 +6,7 @@ the metrics.
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 from typing import TYPE_CHECKING
@@ -71,10 +72,9 @@ class MxGraphFormat(DiagramFormat):
         return mxgraph_graph(record["code"], self.params.graph)
 
     def apply_edit(self, code: str, edit: dict) -> str:
-        """One atomic edit (``diagramforge.edits.mxgraph``)."""
-        from diagramforge.edits.mxgraph import apply_edit
-
-        return apply_edit(code, edit)
+        """One atomic edit (``diagramforge.edits.mxgraph``, looked up when called:
+        extract and render never edit, so they do not depend on the edit code)."""
+        return importlib.import_module("diagramforge.edits.mxgraph").apply_edit(code, edit)
 
     def environment(self) -> dict:
         drawio = find_drawio()
