@@ -3,8 +3,8 @@ climbing its preamble ladder when the minimal document fails; the PDF page raste
 
 from __future__ import annotations
 
-import importlib
 import base64
+import importlib
 import json
 from typing import TYPE_CHECKING
 
