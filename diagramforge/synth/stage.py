@@ -31,7 +31,7 @@ from diagramforge.stage import StageLog, TableStage
 from diagramforge.synth import captioning, editing, qa
 from diagramforge.synth.facts import Facts, facts_of
 from diagramforge.synth.items import Item
-from diagramforge.synth.llm import LLM, Outcome
+from diagramforge.synth.llm import LLM, LLMCallError, Outcome
 
 log = logging.getLogger(__name__)
 
@@ -194,7 +194,16 @@ class SynthStage(TableStage):
         table = ShardSet(stage_paths(self.params, self.upstream).records,
                          self.input_schema).read_all()
         plan = self.plan(table)
-        out = self.llm().dry_run(plan.requests())
+        try:
+            llm = self.llm()
+            key_missing = False
+        except LLMCallError:  # an estimate needs no key: price it without a client
+            from diagramforge.synth.llm.offline import OfflineBackend
+
+            params = self.params.synth.llm()
+            llm, key_missing = LLM(params, OfflineBackend(params)), True
+        out = llm.dry_run(plan.requests())
+        out["key_missing"] = key_missing
         out["items"] = dict(Counter(i.config for i in plan.items))
         out["planning_rejections"] = dict(Counter(r.reason for r in plan.rejections))
         out["budget_usd"] = self.params.synth.budget_usd

@@ -1,0 +1,100 @@
+"""Diagrams and edits for the synth stage tests: a flowchart with a caption, a pipeline
+without one, a TikZ picture with a null graph (parsed from its code), and a picture with
+neither graph nor labels (ledgered)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from diagramforge.params import Params, parse_params
+from diagramforge.records import empty_record
+from tests.conftest import seed_stage
+
+
+def graph(nodes: list[tuple[str, str, str]], edges: list[tuple[str, str, str]]) -> str:
+    return json.dumps({
+        "nodes": [{"id": i, "text": t, "shape": s, "bbox": [40.0 * k, 0.0, 80.0, 40.0]}
+                  for k, (i, t, s) in enumerate(nodes)],
+        "edges": [{"source": a, "target": b, "label": lab, "directed": True}
+                  for a, b, lab in edges]})
+
+
+FLOW = graph([("s1", "Start", "ellipse"), ("d2", "Valid?", "diamond"),
+              ("p3", "Save record", "rectangle"), ("e4", "Stop", "ellipse")],
+             [("s1", "d2", ""), ("d2", "p3", "yes"), ("d2", "e4", "no"), ("p3", "e4", "")])
+PIPE = graph([("n_in", "Input", "rectangle"), ("n_enc", "Encoder", "rectangle"),
+              ("n_out", "Output", "rectangle")],
+             [("n_in", "n_enc", ""), ("n_enc", "n_out", "")])
+TIKZ = r"""\begin{tikzpicture}
+\node (a) {Load}; \node (b) [right of=a] {Train}; \node (c) [right of=b] {Evaluate};
+\draw[->] (a) -- (b); \draw[->] (b) -- (c);
+\end{tikzpicture}"""
+BLANK = r"\begin{tikzpicture}\draw (0,0) circle (1);\end{tikzpicture}"
+
+
+def diagrams() -> list[dict]:
+    return [
+        empty_record(id="flow", format="mxgraph", code="<mxGraphModel/>", graph=FLOW,
+                     caption="Sign-up flow.", split="train", image=b"\x89PNG flow"),
+        empty_record(id="pipe", format="mxgraph", code="<mxGraphModel/>", graph=PIPE,
+                     split="test", image=b"\x89PNG pipe"),
+        empty_record(id="tikz", format="tikz", code=TIKZ, graph=None, split="validation"),
+        empty_record(id="blank", format="tikz", code=BLANK, graph=None, split="train"),
+    ]
+
+
+EDIT_SCHEMA = pa.schema([(c, pa.string()) for c in (
+    "id", "diagram_id", "format", "split", "config", "source_code", "target_code",
+    "operations", "difficulty", "source_graph", "target_graph", "instruction")]
+    + [("source_image", pa.binary()), ("target_image", pa.binary())])
+
+
+def op(name: str, who: tuple[str, str, str], /, **params: object) -> dict:
+    return {"op": name, "target": dict(zip(("id", "text", "kind"), who, strict=True)),
+            "params": params}
+
+
+def edits() -> list[dict]:
+    base = {"format": "mxgraph", "config": "editing", "source_code": "<a/>",
+            "target_code": "<b/>", "target_graph": None, "source_image": b"s",
+            "target_image": b"t"}
+    return [
+        {**base, "id": "e-easy", "diagram_id": "flow", "split": "train", "difficulty": "easy",
+         "source_graph": FLOW, "instruction": "Colour s1 #f8cecc.",
+         "operations": json.dumps([op("node_colour", ("s1", "Start", "node"), node="s1",
+                                      colour="#f8cecc")])},
+        {**base, "id": "e-med", "diagram_id": "pipe", "split": "test", "difficulty": "medium",
+         "source_graph": PIPE, "instruction": "Rename n_enc; move n_out to (200, 40).",
+         "operations": json.dumps([
+             op("node_text", ("n_enc", "Encoder", "node"), node="n_enc", text="Decoder"),
+             op("move_node", ("n_out", "Output", "node"), node="n_out",
+                old_bbox=[80, 0, 80, 40], bbox=[200, 40, 80, 40]),
+             op("add_edge", ("n_in->n_out", "", "edge"), source="n_in", target="n_out")])},
+        {**base, "id": "e-bad", "diagram_id": "flow", "split": "train", "difficulty": "easy",
+         "source_graph": FLOW, "instruction": "?", "operations": "not json"},
+    ]
+
+
+def make_params(tmp_path: Path, **synth: object) -> Params:
+    return parse_params({
+        "project": {"data_dir": str(tmp_path / "data"),
+                    "metrics_dir": str(tmp_path / "metrics")},
+        "synth": {"cache_dir": str(tmp_path / "cache"), **synth}})
+
+
+@pytest.fixture
+def seeded(tmp_path: Path):  # noqa: ANN201 - a factory
+    """``seeded(with_edits=True, **synth)`` → params over a seeded split (and edit) stage."""
+
+    def make(with_edits: bool = True, **synth: object) -> Params:
+        params = make_params(tmp_path, **synth)
+        seed_stage(params, "split", diagrams())
+        if with_edits:
+            seed_stage(params, "edit", edits(), schema=EDIT_SCHEMA)
+        return params
+
+    return make

@@ -1,0 +1,102 @@
+"""Code's checks on model wording, and the answers and steps code computes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from diagramforge.params import SynthParams
+from diagramforge.synth import editing, qa
+from diagramforge.synth.checks import (
+    forbidden_references,
+    paraphrase_problems,
+    ungrounded_quotes,
+)
+from diagramforge.synth.facts import facts_of
+from tests.synth.conftest import FLOW, PIPE, diagrams, edits
+
+VOCAB = {"start", "valid?", "save record", "stop", "yes", "no"}
+
+
+def test_quotes_must_be_labels_of_the_diagram():
+    assert ungrounded_quotes('From "Start" to “Save  record”, then \'Stop\'.', VOCAB) == []
+    assert ungrounded_quotes('It checks "Valid?" and calls "Payment API".', VOCAB) == \
+        ["Payment API"]
+    assert ungrounded_quotes("The diagram's nodes don't quote anything.", VOCAB) == []
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("Recolour node n_enc in red.", "id"),
+    ("Move the box to (200, 40).", "coordinate"),
+    ("Shift it right by 40px.", "coordinate"),
+    ("Set fillColor of Start to red.", "attribute"),
+    ("Use stroke-width 3 on the arrow.", "attribute"),
+    ('Give it style="dashed".', "attribute"),
+    ("Wrap it in an <mxCell> element.", "markup"),
+    (r"Replace \draw with a thicker line.", "markup"),
+])
+def test_forbidden_references_in_instructions(text, kind):
+    found = forbidden_references(text, {"n_enc", "s1"}, {"start"})
+    assert any(f.startswith(kind) for f in found), found
+
+
+def test_plain_instruction_and_word_ids_pass():
+    text = 'Make the "Start" node red and move "Output" a little to the right.'
+    assert forbidden_references(text, {"start", "new", "output"}, {"start", "output"}) == []
+
+
+def test_paraphrase_keeping_the_answer_passes_and_changes_are_caught():
+    t = 'Is there a direct arrow from "Start" to "Stop"?'
+    ok = 'Looking at the chart, does an arrow lead directly from "Start" to "Stop"?'
+    args = ("yesno", ["Start", "Stop"], "No", ["Start", "Stop", "Valid?"], ["arrow|connection"])
+    assert paraphrase_problems(t, ok, *args, order=("Start", "Stop")) == []
+    assert "polarity changed" in paraphrase_problems(
+        t, 'Is there no direct arrow from "Start" to "Stop"?', *args)
+    assert "direction swapped" in paraphrase_problems(
+        t, 'Is there a direct arrow from "Stop" to "Start"?', *args, order=("Start", "Stop"))
+    assert any(p.startswith("missing referent") for p in paraphrase_problems(
+        t, 'Is there a direct arrow from "Start" onwards?', *args))
+    assert "not a yesno question" in paraphrase_problems(
+        t, 'Which arrow goes from "Start" to "Stop"?', *args)
+    which = 'Which element does the arrow from "Valid?" point to?'
+    assert "reveals the answer" in paraphrase_problems(
+        which, 'Which element, "Save record", does the arrow from "Valid?" point to?',
+        "which", ["Valid?"], "Save record", ["Save record", "Valid?"], ["arrow"])
+
+
+def test_questions_carry_computed_answers_and_distinct_choices():
+    facts, _ = facts_of(diagrams()[0])
+    params = SynthParams(qa_per_type=50)
+    qs = qa.questions(facts, params, "flow")
+    assert qs == qa.questions(facts, params, "flow")  # seeded: a rerun asks the same
+    got = {q.text: q.answer for q in qs}
+    assert got["How many elements does the diagram contain?"] == "4"
+    assert got['How many connections does "Valid?" have?'] == "3"
+    assert got['What is the label of the connection from "Valid?" to "Stop"?'] == "no"
+    assert got['What shape is the element "Valid?"?'] == "diamond"
+    assert got['How many ellipse shapes are there in the diagram?'] == "2"
+    for q in qs:
+        assert q.answer not in q.distractors and len(set(q.distractors)) == len(q.distractors)
+    for item in qa.items(diagrams()[0], facts, params):
+        choices = json.loads(item.base["choices"])
+        assert choices[item.base["answer_index"]] == item.base["answer"]
+
+
+def test_edit_steps_name_elements_by_text_and_follow_renames():
+    ops = json.loads(edits()[1]["operations"])
+    names = editing._Names(PIPE)
+    steps = []
+    for o in ops:
+        steps.append(editing.step(o, names))
+        names.after(o)
+    assert steps == ['change the text of the node "Encoder" to "Decoder"',
+                     'move the node "Output" right and down',
+                     'add an arrow from "Input" to "Output"']
+    assert editing.colour("#f8cecc") == "light red" and editing.colour("blue!20") == \
+        "light blue"
+    assert editing.new_texts(ops) == ["Decoder"]
+    step = editing.step({"op": "redirect_edge", "target": {"id": "e", "text": "", "kind":
+                         "edge"}, "params": {"source": "s1", "target": "d2",
+                                             "new_target": "e4"}}, editing._Names(FLOW))
+    assert step == 'make the connection from "Start" to "Valid?" point to "Stop" instead'
