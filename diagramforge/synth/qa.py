@@ -31,6 +31,8 @@ SCHEMA = {"type": "object", "properties": {"question": {"type": "string", "minLe
 SHAPES = ("rectangle", "ellipse", "circle", "diamond", "triangle", "hexagon", "cylinder",
           "parallelogram")
 YES, NO = "Yes", "No"
+OPTIONS = "ABCDEFGH"
+"""Letters of the multiple-choice options (``answer_option`` is the answer's letter)."""
 _CONN = "connection|connect|edge|link|arrow|line"
 
 
@@ -231,7 +233,8 @@ def items(row: dict[str, Any], facts: Facts, params: SynthParams) -> list[Item]:
             request=req, prompt=prompt, check=check,
             output=lambda d: {"question": d["question"].strip()},
             base={"qa_type": q.qa_type, "template_question": q.text, "answer": q.answer,
-                  "choices": json.dumps(choices, ensure_ascii=False), "answer_index": index,
+                  "choices": json.dumps(choices, ensure_ascii=False),
+                  "answer_option": OPTIONS[index],
                   "referents": json.dumps(q.referents, ensure_ascii=False),
                   "grounding": facts.origin}))
     return out

@@ -59,7 +59,7 @@ SYNTH_SCHEMA = pa.schema([
     pa.field("template_question", pa.string()),
     pa.field("answer", pa.string()),
     pa.field("choices", pa.string()),
-    pa.field("answer_index", pa.int32()),
+    pa.field("answer_option", pa.string()),
     pa.field("referents", pa.string()),
     # editing (copied from the edit table, plus the phrased instruction)
     pa.field("source_code", pa.large_string()),
@@ -80,10 +80,14 @@ SYNTH_SCHEMA = pa.schema([
     pa.field("input_tokens", pa.int64()),
     pa.field("output_tokens", pa.int64()),
     pa.field("cost_usd", pa.float64()),
-    pa.field("cached", pa.bool_()),
 ])
 """One table for the three configs; a row fills the columns of its own ``config``.
-``cost_usd`` and tokens are what producing the row paid in *this* run (0 when cached)."""
+Columns another config leaves empty are nullable strings or binaries (no nullable integers:
+pandas would turn them into floats on the way to publishing); QA's answer is ``answer`` and
+its letter among ``choices`` is ``answer_option`` (A, B, …).
+``input_tokens``, ``output_tokens`` and ``cost_usd`` are what the answer cost when it was
+bought — the same on a rerun served from the cache, so a rerun writes the same bytes (what a
+run itself paid is in the metrics); items sharing one answer each show its price."""
 
 DIAGRAM_COLUMNS = ("split", "format", "image", "code")
 """Columns captioning and QA rows take from their diagram."""
@@ -227,7 +231,8 @@ class SynthStage(TableStage):
                                            detail))
                 lost[item.diagram_id][reason] += 1
                 continue
-            rows.append(self._row(item, oc, plan.diagrams.get(item.diagram_id)))
+            rows.append(self._row(item, self._bought(llm, item, oc),
+                                  plan.diagrams.get(item.diagram_id)))
             kept[item.diagram_id] += 1
         for did in plan.diagrams:
             if not kept[did]:
@@ -241,6 +246,15 @@ class SynthStage(TableStage):
         self._metrics(log, llm, rows, plan)
         return sorted(rows, key=lambda r: (r["config"], r["diagram_id"], r["id"]))
 
+    @staticmethod
+    def _bought(llm: LLM, item: Item, oc: Outcome) -> Outcome:
+        """A cached outcome with the usage its answer was bought for (kept in the cache)."""
+        if not oc.cached:
+            return oc
+        entry = llm.cache.get(llm.key(item.request)) or {}
+        return oc.model_copy(update={k: entry.get(k, 0) for k in
+                                     ("input_tokens", "output_tokens", "cost_usd")})
+
     def _row(self, item: Item, oc: Outcome, diagram: dict[str, Any] | None) -> dict[str, Any]:
         row = dict.fromkeys(SYNTH_SCHEMA.names)
         if item.config != editing.CONFIG and diagram is not None:
@@ -249,8 +263,7 @@ class SynthStage(TableStage):
         if item.config == editing.CONFIG and not row.get("split") and diagram is not None:
             row["split"] = diagram.get("split")
         row.update(backend=oc.backend, model=oc.model, input_tokens=oc.input_tokens,
-                   output_tokens=oc.output_tokens, cost_usd=round(oc.cost_usd, 8),
-                   cached=oc.cached)
+                   output_tokens=oc.output_tokens, cost_usd=round(oc.cost_usd, 8))
         return row
 
     @staticmethod

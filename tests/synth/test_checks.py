@@ -80,7 +80,7 @@ def test_questions_carry_computed_answers_and_distinct_choices():
         assert q.answer not in q.distractors and len(set(q.distractors)) == len(q.distractors)
     for item in qa.items(diagrams()[0], facts, params):
         choices = json.loads(item.base["choices"])
-        assert choices[item.base["answer_index"]] == item.base["answer"]
+        assert choices["ABCDEFGH".index(item.base["answer_option"])] == item.base["answer"]
 
 
 def test_edit_steps_name_elements_by_text_and_follow_renames():
