@@ -97,6 +97,19 @@ def _register_stages() -> None:
 
 _register_stages()
 
+classifier_app = typer.Typer(help="The diagram-type classifier (the diagram_type filter's "
+                             "default checkpoint).", no_args_is_help=True)
+app.add_typer(classifier_app, name="classifier")
+
+
+@classifier_app.command(name="train")
+def classifier_train() -> None:
+    """Train the diagram-type classifier: `diagramforge classifier-train`, the DVC stage."""
+    from diagramforge.classifier.stage import ClassifierTrainStage
+    from diagramforge.runner import run_stage
+
+    _report(ClassifierTrainStage.name, run_stage(ClassifierTrainStage(_params())))
+
 
 audit_app = typer.Typer(no_args_is_help=False, pretty_exceptions_enable=False)
 app.add_typer(audit_app, name="audit")

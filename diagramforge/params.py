@@ -281,12 +281,51 @@ class RenderParams(_Section):
     raster: RasterParams = RasterParams()
 
 
+class ClassifierTrainParams(_Section):
+    """``classifier``: how the ``classifier-train`` stage trains the pipeline's own
+    diagram-type checkpoint (no weights can be downloaded here).  Apart from the filter's
+    section (``filter.diagram_type``: which checkpoint, what to keep) so that changing a
+    threshold never retrains and retraining never needs a threshold."""
+
+    seed: int = 1234
+    architecture: Literal["resnet", "vit", "convnext"] = "resnet"
+    image_size: Annotated[int, Field(ge=16, le=512)] = 64
+    epochs: Annotated[int, Field(ge=1)] = 12
+    lr: Annotated[float, Field(gt=0)] = 3e-3
+    weight_decay: Annotated[float, Field(ge=0)] = 1e-4
+    batch_size: Annotated[int, Field(ge=1)] = 32
+    hidden_sizes: list[Annotated[int, Field(ge=4)]] = [16, 32, 64, 96]
+    """Stage widths (ResNet/ConvNeXt); a ViT uses the last one as its hidden size."""
+    depths: list[Annotated[int, Field(ge=1)]] = [1, 1, 1, 1]
+    """Blocks per stage (ResNet/ConvNeXt); a ViT uses ``len(depths)`` layers."""
+    vit_heads: Annotated[int, Field(ge=1)] = 4
+    vit_patch_size: Annotated[int, Field(ge=2)] = 8
+    held_out: Annotated[float, Field(gt=0, lt=1)] = 0.25
+    """Share of each class kept out of training for the reported accuracy."""
+    min_class_count: Annotated[int, Field(ge=1)] = 6
+    """Weak-label classes with fewer distinct images fold into ``fallback_label``."""
+    fallback_label: str = "diagram"
+    augment_copies: Annotated[int, Field(ge=0)] = 2
+    """Deterministic crop/pad/shift variants added per training image (never to held-out)."""
+    negatives: dict[str, Annotated[int, Field(ge=0)]] = {"plot": 60, "table": 40, "photo": 40}
+    """Generated negatives per label (``classifier/negatives.py``); these labels are the
+    reject side of the reported keep/reject accuracy."""
+    positives: Annotated[int, Field(ge=0)] = 120
+    """Generated diagrams (``classifier/positives.py``: graphs, trees, grids, layered
+    networks, Venn diagrams), labelled ``fallback_label``: a corpus's own few weakly
+    labelled diagrams alone teach "a diagram is one of these few pictures"."""
+    threads: Annotated[int, Field(ge=1)] = 2
+
+
 class FilterParams(BaseModel):
     """``filter.order`` plus one section per filter, validated by the filter's own params
     model (each filter module owns its section; see ``filters/base.py``)."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
-    order: list[str] = ["licence", "tokens"]
+    order: list[str] = ["licence", "tokens", "extremes", "colour_entropy", "diagram_type"]
+    batch_size: Annotated[int, Field(ge=1)] = 32
+    """Rows per unit of work: a filter with a ``batch`` hook (the classifier) sees them at
+    once; the others still see one row at a time."""
 
     @model_validator(mode="after")
     def _sections(self) -> FilterParams:
@@ -534,6 +573,7 @@ class Params(_Section):
     crawl: CrawlParams = CrawlParams()
     extract: ExtractParams = ExtractParams()
     render: RenderParams = RenderParams()
+    classifier: ClassifierTrainParams = ClassifierTrainParams()
     filter: FilterParams = Field(default_factory=FilterParams)
     split: SplitParams = SplitParams()
     validate_: ValidateParams = Field(ValidateParams(), alias="validate")

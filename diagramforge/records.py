@@ -50,6 +50,7 @@ RECORD_SCHEMA = pa.schema(
         pa.field("tokens", pa.int64()),
         pa.field("colour_entropy", pa.float64()),
         pa.field("diagram_type", pa.string()),
+        pa.field("diagram_type_prob", pa.float64()),
         pa.field("difficulty", pa.string()),
         pa.field("graph", pa.string()),
         pa.field("graph_nodes", pa.int32()),

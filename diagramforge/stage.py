@@ -97,6 +97,11 @@ class _Declared:
     """Extra output paths (relative to the data dir), e.g. the published dataset."""
     funnel: ClassVar[bool] = True
     """Counted in the audit funnel (every input kept or rejected)."""
+    extra_metrics: ClassVar[tuple[str, ...]] = ()
+    """Metrics files the stage writes besides ``<name>.json`` (relative to the metrics dir)."""
+    plots: ClassVar[tuple[tuple[str, dict], ...]] = ()
+    """DVC plots the stage writes: (file relative to the metrics dir, DVC plot properties
+    such as ``template``, ``x``, ``y``)."""
 
     def __init__(self, params: Params):
         self.params = params

@@ -35,8 +35,10 @@ def built(tmp_path_factory):
                          crawl={"repos": {"repositories": SAMPLE_REPOS,
                                           "cache_dir": str(tmp / "repos")}})
     run_named("crawl", params)
-    for stage in (ExtractStage, RenderStage, FilterStage):
+    for stage in (ExtractStage, RenderStage):
         run_stage(stage(params))
+    run_named("classifier-train", params)  # the diagram_type filter's default checkpoint
+    run_stage(FilterStage(params))
     run_named("split", params)
     run_named("validate", params)
     run_named("publish", params)
@@ -198,7 +200,8 @@ def test_dask_executor_publishes_byte_identical_data(built, tmp_path):
     metrics_path(params, "crawl").parent.mkdir(parents=True)
     shutil.copy(metrics_path(src, "crawl"), metrics_path(params, "crawl"))  # the card's funnel
     t0 = time.perf_counter()
-    for name in ("extract", "render", "filter", "split", "validate", "publish"):
+    for name in ("extract", "render", "classifier-train", "filter", "split", "validate",
+                 "publish"):
         run_named(name, params)
     print(f"dask executor, extract→publish on samples (warm TeX cache): "
           f"{time.perf_counter() - t0:.1f}s")

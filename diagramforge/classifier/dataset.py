@@ -1,4 +1,5 @@
-"""The classifier's training set: weakly labelled renders plus generated negatives, split.
+"""The classifier's training set: weakly labelled renders plus generated negatives and
+diagrams, split.
 
 Renders come from the render stage's Parquet shards (``format``, ``code``, ``image``).  The
 same picture often appears twice (a ``.drawio`` and its ``.drawio.svg`` export), so images
@@ -20,7 +21,8 @@ from PIL import Image
 
 from diagramforge.classifier.images import prepare
 from diagramforge.classifier.negatives import negatives
-from diagramforge.classifier.params import ClassifierParams
+from diagramforge.classifier.params import TrainParams
+from diagramforge.classifier.positives import positives
 from diagramforge.classifier.weak_labels import weak_label
 
 
@@ -54,13 +56,12 @@ def load_records(src: str | Path | Iterable[dict]) -> list[dict]:
     return rows
 
 
-def build_samples(records: list[dict], params: ClassifierParams) -> tuple[list[Sample], dict]:
-    """Weak-label ``records``, de-duplicate, fold rare classes, add negatives.
+def build_samples(records: list[dict], tp: TrainParams) -> tuple[list[Sample], dict]:
+    """Weak-label ``records``, de-duplicate, fold rare classes, add generated images.
 
     Returns the samples and a summary (counts per weak label, unlabelled, duplicates, folds)
     that goes into the training metrics so a reader sees where the labels came from.
     """
-    tp = params.train
     seen: set[str] = set()
     labelled: list[Sample] = []
     unlabelled = duplicates = 0
@@ -76,13 +77,17 @@ def build_samples(records: list[dict], params: ClassifierParams) -> tuple[list[S
         seen.add(s.digest)
         labelled.append(s)
     extra = [Sample(k, b, f"negative:{k}") for k, b in negatives(tp.negatives, tp.seed)]
+    extra += [Sample(tp.fallback_label, b, "positive:diagram")
+              for _, b in positives(tp.positives, tp.seed)]
     counts = Counter(s.label for s in labelled + extra)
     folded = {lab: tp.fallback_label for lab, n in counts.items()
-              if n < tp.min_class_count and lab not in params.reject}
+              if n < tp.min_class_count and lab not in tp.negatives}
     samples = [Sample(folded.get(s.label, s.label), s.image, s.origin) for s in labelled]
     summary = {"weak_labels": dict(sorted(Counter(s.label for s in labelled).items())),
                "unlabelled": unlabelled, "duplicates": duplicates, "folded": folded,
-               "negatives": dict(sorted(Counter(s.label for s in extra).items()))}
+               "negatives": dict(sorted(Counter(s.label for s in extra
+                                                if s.origin.startswith("negative")).items())),
+               "positives": tp.positives}
     return samples + extra, summary
 
 

@@ -41,18 +41,18 @@ def _is_hub_id(ref: str) -> bool:
     return re.fullmatch(r"[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?", ref) is not None
 
 
-def _resolve(ref: str) -> str:
+def resolve_checkpoint(ref: str) -> str:
     """A local directory must exist and hold a config; anything else must be a Hub id."""
     path = Path(ref).expanduser()
     if path.is_dir():
         if not (path / "config.json").is_file():
             raise CheckpointError(f"classifier checkpoint {ref!r} has no config.json; "
-                                  "write it with save_pretrained (diagramforge classifier train)")
+                                  "write it with save_pretrained (diagramforge classifier-train)")
         return str(path)
     if path.exists() or not _is_hub_id(ref):
         raise CheckpointError(f"no classifier checkpoint at {ref!r}: train one with "
-                              "`diagramforge classifier train` or set classifier.checkpoint "
-                              "to a local directory or a cached Hub id")
+                              "`diagramforge classifier-train` or set filter.diagram_type."
+                              "checkpoint to a local directory or a cached Hub id")
     return ref
 
 
@@ -65,16 +65,23 @@ class Classifier:
         self.params = params
         self.id2label = {int(k): v for k, v in model.config.id2label.items()}
         size = getattr(processor, "size", None) or {}
-        self.size = int(size.get("height") or size.get("shortest_edge") or params.image_size)
+        side = size.get("height") or size.get("shortest_edge")
+        self.size = int(side) if side else None
         """Images are downscaled to the processor's own input size, not below it: a real
         224-px checkpoint must not see a 64-px thumbnail upsampled."""
 
     @classmethod
     def load(cls, params: ClassifierParams) -> Classifier:
-        """Load ``params.checkpoint`` through the Auto classes, offline unless told otherwise."""
+        """Load ``params.checkpoint`` through the Auto classes, offline unless told otherwise.
+
+        ``params.checkpoint`` must be concrete (see :meth:`ClassifierParams.resolved`)."""
+        import torch
         from transformers import AutoImageProcessor, AutoModelForImageClassification
 
-        ref = _resolve(params.checkpoint)
+        if params.checkpoint is None:
+            raise CheckpointError("no classifier checkpoint given (resolve the default first)")
+        torch.set_num_threads(params.threads)
+        ref = resolve_checkpoint(params.checkpoint)
         offline = params.local_files_only or os.environ.get("HF_HUB_OFFLINE") == "1"
         try:
             processor = AutoImageProcessor.from_pretrained(ref, local_files_only=offline)

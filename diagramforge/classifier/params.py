@@ -1,18 +1,25 @@
-"""Parameters of the diagram-type classifier: what to load, what to keep, how to train.
+"""Parameters of the diagram-type classifier filter: what to load and what to keep.
 
-Everything that changes which records survive (labels kept or rejected, the probability
-threshold) or what the trained checkpoint is (seed, sizes, epochs) lives here so that a DVC
-stage depends on it and a user swaps in a real checkpoint by changing one value.
+This is the ``filter.diagram_type`` section (a :class:`FilterSection`): which checkpoint
+classifies renders, which labels are kept or rejected, how sure it must be.  How the pipeline
+trains its own default checkpoint is a separate section (``classifier``,
+:class:`diagramforge.params.ClassifierTrainParams`), so a threshold change never retrains.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-DEFAULT_OUT_DIR = "data/classifier"
-DEFAULT_CHECKPOINT = f"{DEFAULT_OUT_DIR}/checkpoint"
+from diagramforge.filters.base import FilterSection
+from diagramforge.params import ClassifierTrainParams, Params
+
+TrainParams = ClassifierTrainParams
+"""The ``classifier`` section (training), under the name the training code uses."""
+
+TRAIN_STAGE = "classifier-train"
+"""The stage whose output directory holds the pipeline's own checkpoint."""
 
 KEEP_LABELS = ["diagram", "tree", "graph", "flowchart", "architecture", "neural_network",
                "commutative_diagram", "circuit", "uml"]
@@ -22,43 +29,14 @@ REJECT_LABELS = ["plot", "table", "photo"]
 """Numerical charts, tables and photographs: not diagrams to draw as code."""
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class TrainParams(_Section):
-    """How the pipeline trains its own small checkpoint (no weights can be downloaded here)."""
-
-    seed: int = 1234
-    architecture: Literal["resnet", "vit", "convnext"] = "resnet"
-    epochs: Annotated[int, Field(ge=1)] = 12
-    lr: Annotated[float, Field(gt=0)] = 3e-3
-    weight_decay: Annotated[float, Field(ge=0)] = 1e-4
-    batch_size: Annotated[int, Field(ge=1)] = 32
-    hidden_sizes: list[Annotated[int, Field(ge=4)]] = [16, 32, 64, 96]
-    """Stage widths (ResNet/ConvNeXt); a ViT uses the last one as its hidden size."""
-    depths: list[Annotated[int, Field(ge=1)]] = [1, 1, 1, 1]
-    """Blocks per stage (ResNet/ConvNeXt); a ViT uses ``len(depths)`` layers."""
-    vit_heads: Annotated[int, Field(ge=1)] = 4
-    vit_patch_size: Annotated[int, Field(ge=2)] = 8
-    held_out: Annotated[float, Field(gt=0, lt=1)] = 0.25
-    """Share of each class kept out of training for the reported accuracy."""
-    min_class_count: Annotated[int, Field(ge=1)] = 6
-    """Weak-label classes with fewer distinct images are merged into ``fallback_label``: one
-    example of a circuit cannot teach "circuit", but it still teaches "a diagram"."""
-    fallback_label: str = "diagram"
-    augment_copies: Annotated[int, Field(ge=0)] = 2
-    """Deterministic crop/pad/shift variants added per training image (never to held-out)."""
-    negatives: dict[str, Annotated[int, Field(ge=0)]] = {"plot": 60, "table": 40, "photo": 40}
-    """Generated negatives per label (see ``negatives.py``)."""
-    threads: Annotated[int, Field(ge=1)] = 2
-
-
-class ClassifierParams(_Section):
+class ClassifierParams(FilterSection):
     """Load a checkpoint, classify renders, map labels to keep / reject."""
 
-    checkpoint: str = DEFAULT_CHECKPOINT
-    """A local directory written by ``save_pretrained`` or a Hub id (``org/name``)."""
+    checkpoint: str | None = None
+    """``null``: the checkpoint the ``classifier-train`` stage wrote
+    (``<project.data_dir>/classifier-train/checkpoint``).  Otherwise a local directory
+    written by ``save_pretrained`` or a Hub id (``org/name``): swapping in a real model is
+    this one value (plus ``label_map`` if its label names differ)."""
     local_files_only: bool = True
     """Never touch the network: a Hub id must already be in the local cache."""
     keep: list[str] = KEEP_LABELS
@@ -70,10 +48,8 @@ class ClassifierParams(_Section):
     threshold: Annotated[float, Field(ge=0, le=1)] = 0.5
     """Below this top-1 probability a record is rejected as uncertain."""
     batch_size: Annotated[int, Field(ge=1)] = 32
-    image_size: Annotated[int, Field(ge=16, le=512)] = 64
-    images_dir: str = f"{DEFAULT_OUT_DIR}/images"
-    """Where training writes the labelled images it trained on (for inspection, DVC outs)."""
-    train: TrainParams = TrainParams()
+    threads: Annotated[int, Field(ge=1)] = 1
+    """torch threads per filter worker: the stage already runs one worker per core."""
 
     @model_validator(mode="after")
     def _disjoint(self) -> ClassifierParams:
@@ -81,3 +57,12 @@ class ClassifierParams(_Section):
         if both:
             raise ValueError(f"labels both kept and rejected: {sorted(both)}")
         return self
+
+    def resolved(self, params: Params) -> ClassifierParams:
+        """A copy whose ``checkpoint`` is concrete (``null`` → the trained one)."""
+        if self.checkpoint is not None:
+            return self
+        from diagramforge.paths import stage_paths
+
+        ckpt = stage_paths(params, TRAIN_STAGE).root / "checkpoint"
+        return self.model_copy(update={"checkpoint": str(ckpt)})

@@ -1,10 +1,11 @@
 """Train the pipeline's own diagram-type checkpoint: a small model from a ``transformers`` config.
 
 No weights can be downloaded here, so the default checkpoint is trained from scratch on
-weakly labelled renders and generated negatives (``dataset.py``) in a few minutes on CPU.
+weakly labelled renders plus generated negatives and diagrams (``dataset.py``) in a
+few minutes on CPU.
 The result is an ordinary ``save_pretrained`` directory (model with ``id2label`` plus image
 processor): the inference code cannot tell it from a Hub checkpoint, so swapping in a real
-one is a change of ``classifier.checkpoint`` only.  Seeded and single-process so a rerun with
+one is a change of ``filter.diagram_type.checkpoint`` only.  Seeded and single-process so a rerun with
 the same inputs writes the same weights.
 """
 
@@ -23,11 +24,11 @@ import numpy as np
 from diagramforge import atomic
 from diagramforge.classifier.dataset import Sample, build_samples, expand, load_records, split
 from diagramforge.classifier.images import prepare
-from diagramforge.classifier.params import ClassifierParams, TrainParams
+from diagramforge.classifier.params import TrainParams
 
 
-def build_model(labels: list[str], params: ClassifierParams):  # noqa: ANN201 - torch module
-    """A freshly initialised classifier and its processor, sized by ``params.train``."""
+def build_model(labels: list[str], tp: TrainParams):  # noqa: ANN201 - torch module
+    """A freshly initialised classifier and its processor, sized by ``tp``."""
     from transformers import (
         AutoModelForImageClassification,
         ConvNextConfig,
@@ -36,11 +37,10 @@ def build_model(labels: list[str], params: ClassifierParams):  # noqa: ANN201 - 
         ViTImageProcessorPil,
     )
 
-    tp: TrainParams = params.train
     ids = {"id2label": dict(enumerate(labels)), "label2id": {v: i for i, v in enumerate(labels)}}
     if tp.architecture == "vit":
         hidden = tp.hidden_sizes[-1] - tp.hidden_sizes[-1] % tp.vit_heads
-        config = ViTConfig(image_size=params.image_size, patch_size=tp.vit_patch_size,
+        config = ViTConfig(image_size=tp.image_size, patch_size=tp.vit_patch_size,
                            hidden_size=hidden, num_hidden_layers=len(tp.depths),
                            num_attention_heads=tp.vit_heads, intermediate_size=2 * hidden, **ids)
     elif tp.architecture == "convnext":
@@ -50,7 +50,7 @@ def build_model(labels: list[str], params: ClassifierParams):  # noqa: ANN201 - 
         config = ResNetConfig(embedding_size=tp.hidden_sizes[0], hidden_sizes=tp.hidden_sizes,
                               depths=tp.depths, layer_type="basic", **ids)
     model = AutoModelForImageClassification.from_config(config)
-    size = params.image_size
+    size = tp.image_size
     processor = ViTImageProcessorPil(size={"height": size, "width": size},
                                      image_mean=[0.5] * 3, image_std=[0.5] * 3)
     return model, processor
@@ -123,34 +123,34 @@ def _write_images(samples: list[Sample], held: set[int], root: Path) -> None:
     _swap_dir(tmp, root)
 
 
-def train(src: str | Path | Iterable[dict], params: ClassifierParams,
-          out_dir: str | Path) -> dict:
+def train(src: str | Path | Iterable[dict], tp: TrainParams, out_dir: str | Path) -> dict:
     """Train on render output ``src`` (shard dir or rows); write checkpoint, metrics, confusion.
 
     Writes ``out_dir/checkpoint`` (``save_pretrained``: model + processor),
-    ``out_dir/metrics.json`` and ``out_dir/confusion.csv`` (``actual,predicted`` per held-out
-    image, for a DVC confusion plot); returns the metrics.
+    ``out_dir/images`` (the labelled images, with ``index.csv``), ``out_dir/metrics.json``
+    and ``out_dir/confusion.csv`` (``actual,predicted`` per held-out image, for a DVC
+    confusion plot); returns the metrics.
     """
     import torch
 
     t0 = time.perf_counter()
-    tp, out = params.train, Path(out_dir)
+    out = Path(out_dir)
     torch.manual_seed(tp.seed)
     torch.set_num_threads(tp.threads)
     torch.use_deterministic_algorithms(True, warn_only=True)
-    samples, summary = build_samples(load_records(src), params)
+    samples, summary = build_samples(load_records(src), tp)
     train_set, test_set = split(samples, tp.held_out, tp.seed)
     labels = sorted({s.label for s in samples})
     lid = {lab: i for i, lab in enumerate(labels)}
-    model, processor = build_model(labels, params)
-    expanded = expand(train_set, tp.augment_copies, params.image_size, tp.seed)
+    model, processor = build_model(labels, tp)
+    expanded = expand(train_set, tp.augment_copies, tp.image_size, tp.seed)
     pixels = _pixels(processor, [img for _, img in expanded])
     targets = torch.tensor([lid[lab] for lab, _ in expanded])
     t1 = time.perf_counter()
     losses = fit(model, pixels, targets, tp)
     t2 = time.perf_counter()
-    test_px = _pixels(processor, [prepare(s.image, params.image_size) for s in test_set])
-    predicted = [labels[i] for i in predict(model, test_px, params.batch_size)] if test_set else []
+    test_px = _pixels(processor, [prepare(s.image, tp.image_size) for s in test_set])
+    predicted = [labels[i] for i in predict(model, test_px, tp.batch_size)] if test_set else []
     actual = [s.label for s in test_set]
 
     ckpt = out / "checkpoint"
@@ -161,7 +161,7 @@ def train(src: str | Path | Iterable[dict], params: ClassifierParams,
     _swap_dir(tmp, ckpt)
     _write_images(train_set + test_set,
                   set(range(len(train_set), len(train_set) + len(test_set))),
-                  Path(params.images_dir))
+                  out / "images")
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["actual", "predicted"])
@@ -169,8 +169,10 @@ def train(src: str | Path | Iterable[dict], params: ClassifierParams,
     atomic.write_text(out / "confusion.csv", buf.getvalue())
 
     def side(label: str) -> str:
-        return "reject" if label in params.reject else "keep"
+        return "reject" if label in tp.negatives else "keep"
 
+    corpus = [(a, p) for s, a, p in zip(test_set, actual, predicted, strict=True)
+              if s.origin.startswith("record:")]
     correct = Counter(a for a, p in zip(actual, predicted, strict=True) if a == p)
     n_train, n_test = Counter(s.label for s in train_set), Counter(actual)
     metrics = {
@@ -179,6 +181,9 @@ def train(src: str | Path | Iterable[dict], params: ClassifierParams,
         "keep_reject_accuracy": round(float(np.mean(
             [side(a) == side(p) for a, p in zip(actual, predicted, strict=True)]))
             if actual else 0.0, 4),
+        "corpus_held_out": len(corpus),
+        "corpus_keep_reject_accuracy": round(float(np.mean(
+            [side(a) == side(p) for a, p in corpus])) if corpus else 0.0, 4),
         "held_out": len(actual), "trained": len(train_set), "trained_with_augments": len(targets),
         "classes": {lab: {"train": n_train[lab], "held_out": n_test[lab],
                           "correct": correct[lab]} for lab in labels},

@@ -47,11 +47,14 @@ def diagram_records(n: int, start: int = 0) -> list[dict]:
 
 
 @pytest.fixture
-def tiny_params(tmp_path) -> ClassifierParams:  # noqa: ANN001
+def tiny_train() -> TrainParams:
     """A model small enough to train in a second or two."""
-    return ClassifierParams(
-        checkpoint=str(tmp_path / "clf" / "checkpoint"), images_dir=str(tmp_path / "images"),
-        image_size=32, batch_size=4,
-        train=TrainParams(epochs=2, batch_size=8, hidden_sizes=[8, 16], depths=[1, 1],
-                          augment_copies=1, min_class_count=3,
-                          negatives={"plot": 6, "table": 0, "photo": 6}))
+    return TrainParams(image_size=32, epochs=2, batch_size=8, hidden_sizes=[8, 16],
+                       depths=[1, 1], augment_copies=1, min_class_count=3,
+                       negatives={"plot": 6, "table": 0, "photo": 6}, positives=0)
+
+
+@pytest.fixture
+def tiny_params(tmp_path) -> ClassifierParams:  # noqa: ANN001
+    """Inference params reading the checkpoint a test trains into ``<tmp>/clf``."""
+    return ClassifierParams(checkpoint=str(tmp_path / "clf" / "checkpoint"), batch_size=4)

@@ -21,18 +21,18 @@ from diagramforge.classifier.train import build_model, fit
 from tests.classifier.conftest import diagram_records
 
 
-def _tiny_trained(labels: list[str], params: ClassifierParams, images: list[tuple[str, bytes]]):
+def _tiny_trained(labels: list[str], tp: TrainParams, images: list[tuple[str, bytes]]):
     """A model built from a config and trained a few steps (so its weights are not init)."""
     import torch
 
     from diagramforge.classifier.images import prepare
 
     torch.manual_seed(0)
-    model, processor = build_model(labels, params)
-    pixels = processor(images=[prepare(b, params.image_size) for _, b in images],
+    model, processor = build_model(labels, tp)
+    pixels = processor(images=[prepare(b, tp.image_size) for _, b in images],
                        return_tensors="pt")["pixel_values"]
     targets = torch.tensor([labels.index(lab) for lab, _ in images])
-    fit(model, pixels, targets, params.train)
+    fit(model, pixels, targets, tp)
     return model, processor
 
 
@@ -43,8 +43,9 @@ def images() -> list[tuple[str, bytes]]:
 
 
 def test_saved_checkpoint_classifies_like_the_model_in_memory(
-        tiny_params: ClassifierParams, images: list[tuple[str, bytes]], tmp_path: Path) -> None:
-    model, processor = _tiny_trained(["diagram", "photo", "plot"], tiny_params, images)
+        tiny_params: ClassifierParams, tiny_train: TrainParams,
+        images: list[tuple[str, bytes]], tmp_path: Path) -> None:
+    model, processor = _tiny_trained(["diagram", "photo", "plot"], tiny_train, images)
     ckpt = Path(tiny_params.checkpoint)
     model.save_pretrained(ckpt)
     processor.save_pretrained(ckpt)
@@ -64,14 +65,13 @@ def test_swapped_in_checkpoint_with_its_own_label_names(
     """A "real" checkpoint (here a second tiny ViT) speaks ACL-Fig-like names; one param
     (``checkpoint``) swaps it in and ``label_map``/normalisation map its names to ours."""
     foreign = ["Bar charts", "Tree", "Natural-Images"]
-    params = ClassifierParams(
-        checkpoint=str(tmp_path / "acl"), image_size=32,
-        label_map={"Bar charts": "plot", "natural_images": "photo"},
-        train=TrainParams(architecture="vit", epochs=2, hidden_sizes=[32], depths=[1, 1],
-                          vit_heads=2, vit_patch_size=8))
+    params = ClassifierParams(checkpoint=str(tmp_path / "acl"),
+                              label_map={"Bar charts": "plot", "natural_images": "photo"})
+    vit = TrainParams(architecture="vit", image_size=32, epochs=2, hidden_sizes=[32],
+                      depths=[1, 1], vit_heads=2, vit_patch_size=8)
     mapped = [("Tree" if lab == "diagram" else "Natural-Images" if lab == "photo"
                else "Bar charts", b) for lab, b in images]
-    model, processor = _tiny_trained(foreign, params, mapped)
+    model, processor = _tiny_trained(foreign, vit, mapped)
     model.save_pretrained(params.checkpoint)
     processor.save_pretrained(params.checkpoint)
 
@@ -105,7 +105,7 @@ def test_keep_and_reject_must_not_overlap() -> None:
 
 def test_missing_local_checkpoint_says_how_to_get_one(tmp_path: Path) -> None:
     for ref in (str(tmp_path / "nope"), "data/classifier/checkpoint", "./ckpt"):
-        with pytest.raises(CheckpointError, match="diagramforge classifier train"):
+        with pytest.raises(CheckpointError, match="diagramforge classifier-train"):
             Classifier.load(ClassifierParams(checkpoint=ref))
     (tmp_path / "empty").mkdir()
     with pytest.raises(CheckpointError, match="no config.json"):
