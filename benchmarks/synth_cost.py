@@ -55,6 +55,7 @@ def main() -> None:
     offline = OfflineBackend(llm)
     n_in = Counter()
     floor = Counter()
+    cap = Counter()
     items = Counter()
     seen: set[str] = set()
     for it in plan.items:
@@ -65,6 +66,7 @@ def main() -> None:
         seen.add(key)
         items[it.config] += 1
         n_in[it.config] += count_tokens(req.messages())
+        cap[it.config] += req.sampling(llm)["max_tokens"]
         done = offline.complete(BackendCall(task=req.task, messages=req.messages(),
                                             schema=req.json_schema,
                                             sampling=req.sampling(llm), context=req.context,
@@ -78,11 +80,11 @@ def main() -> None:
         print(f"  {task:<11} {items[task] / table.num_rows:5.2f} calls/diagram, "
               f"{n_in[task] / items[task]:6.0f} input tok/call, output tok/call: "
               f"offline {floor[task] / items[task]:.0f}, typical {typical.get(task, 0)}, "
-              f"max {llm.max_tokens}")
+              f"max {cap[task] / items[task]:.0f}")
     tin = sum(n_in.values()) * scale
     outs = {"offline": sum(floor.values()) * scale,
             "typical": sum(typical.get(t, 0) * items[t] for t in items) * scale,
-            "max_tokens": sum(items.values()) * llm.max_tokens * scale}
+            "max_tokens": sum(cap.values()) * scale}
     print(f"tokens for {args.diagrams} diagrams: input {tin / 1e6:.2f} M, output "
           + ", ".join(f"{k} {v / 1e6:.2f} M" for k, v in outs.items()))
     print(f"{'model':<24} {'in $/M':>7} {'out $/M':>7} {'offline':>9} {'typical':>9} "

@@ -20,6 +20,9 @@ from diagramforge.synth.prompt import bullet, load_prompt
 CONFIG = "captioning"
 UNGROUNDED = "caption_ungrounded"
 
+MAX_TOKENS = 768
+"""Output cap of a captioning call (the schema allows ~2,300 characters): bounds the budget's
+worst case per call without cutting a valid answer."""
 _TEXT = {"type": "string", "minLength": 10, "maxLength": 2000}
 
 
@@ -44,7 +47,8 @@ def items(row: dict[str, Any], facts: Facts, params: SynthParams) -> list[Item]:
                          edges_block=bullet(ctx["edges"]),
                          caption_or_none=author or "(none)", ask=ask)
     req = Request(task=CONFIG, system=prompt.system, user=user, json_schema=schema(not author),
-                  context=ctx, templates=prompt.offline)
+                  context=ctx, templates=prompt.offline,
+                  max_tokens=min(params.max_tokens, MAX_TOKENS))
 
     def check(data: dict[str, Any]) -> tuple[str, str]:
         bad = [q for k in ("caption", "description") if k in data

@@ -32,6 +32,8 @@ BAD_EDIT = "edit_unreadable"
 SCHEMA = {"type": "object", "properties": {"instruction": {"type": "string", "minLength": 8,
                                                            "maxLength": 1000}},
           "required": ["instruction"], "additionalProperties": False}
+MAX_TOKENS = 400
+"""Output cap of an instruction call (the schema allows 1,000 characters)."""
 COPIED = ("format", "split", "source_code", "source_image", "target_code", "target_image",
           "operations", "difficulty", "source_graph", "target_graph")
 """Edit-table columns an ``editing`` row carries over unchanged."""
@@ -220,7 +222,8 @@ def items(edit: dict[str, Any], facts: Facts | None, params: SynthParams
     user = prompt.render(**ctx, labels_line=", ".join(f'"{x}"' for x in labels) or "(none)",
                          steps_block="\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1)))
     req = Request(task=CONFIG, system=prompt.system, user=user, json_schema=SCHEMA,
-                  context=ctx, templates=prompt.offline)
+                  context=ctx, templates=prompt.offline,
+                  max_tokens=min(params.max_tokens, MAX_TOKENS))
     ids = _ids(ops, edit.get("source_graph"))
     words = {w for t in (facts.vocabulary if facts else set()) for w in re.findall(r"\w+", t)}
     words |= {norm(w) for t in new_texts(ops) for w in re.findall(r"\w+", t)}

@@ -28,6 +28,8 @@ CHANGED = "qa_paraphrase_changed"
 SCHEMA = {"type": "object", "properties": {"question": {"type": "string", "minLength": 8,
                                                         "maxLength": 400}},
           "required": ["question"], "additionalProperties": False}
+MAX_TOKENS = 200
+"""Output cap of a paraphrase call (the schema allows 400 characters)."""
 SHAPES = ("rectangle", "ellipse", "circle", "diamond", "triangle", "hexagon", "cylinder",
           "parallelogram")
 YES, NO = "Yes", "No"
@@ -220,7 +222,8 @@ def items(row: dict[str, Any], facts: Facts, params: SynthParams) -> list[Item]:
         ctx = {"template_question": q.text, "question_tail": q.text[0].lower() + q.text[1:],
                "qa_type": q.qa_type, "answer": q.answer}
         req = Request(task=CONFIG, system=prompt.system, user=prompt.render(**ctx),
-                      json_schema=SCHEMA, context=ctx, templates=prompt.offline)
+                      json_schema=SCHEMA, context=ctx, templates=prompt.offline,
+                      max_tokens=min(params.max_tokens, MAX_TOKENS))
 
         def check(data: dict[str, Any], q: Question = q) -> tuple[str, str]:
             bad = paraphrase_problems(q.text, data["question"], q.form, q.referents,

@@ -233,14 +233,15 @@ def test_faulty_vendor_every_item_kept_or_ledgered_rerun_asks_only_the_failures(
 
 def test_budget_stops_cleanly_and_ledgers_the_rest(seeded, tmp_path, key_env):
     with ModelServer("openai") as srv:
-        # each call is priced at max_tokens worst case: 1024 × $1000/M ≈ $1.02 plus input
+        # a call reserves its worst case (input + its max_tokens) at $1000/M and pays
+        # 150 tokens ($0.15): about a dozen calls fit in $2
         params = seeded(backend="openai", model="m", base_url=srv.url + "/v1",
-                        price_in_per_mtok=1000.0, price_out_per_mtok=1000.0, budget_usd=5.0)
+                        price_in_per_mtok=1000.0, price_out_per_mtok=1000.0, budget_usd=2.0)
         rows, rej, metrics = run(params)
     exhausted = [r for r in rej if r["reason"] == "budget_exhausted"]
     assert rows and exhausted
     assert len(srv.requests) == metrics["extra"]["llm_total_calls"] == len(rows)
-    assert metrics["extra"]["llm_total_cost_usd"] <= 5.0
+    assert metrics["extra"]["llm_total_cost_usd"] <= 2.0
     assert len(rows) + len(exhausted) == metrics["extra"]["items_planned"]
 
 
@@ -249,3 +250,23 @@ def test_synth_works_without_the_edit_stage(seeded):
     assert rows and not [r for r in rows if r["config"] == "editing"]
     assert SynthStage.task_configs == ("captioning", "qa", "editing")
     assert isinstance(SYNTH_SCHEMA, pa.Schema) and SYNTH_SCHEMA.field("id").nullable is False
+
+
+def test_cli_dry_run_prints_the_estimate(seeded, tmp_path, monkeypatch):
+    import yaml
+    from typer.testing import CliRunner
+
+    from diagramforge.cli import app
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # an estimate needs no key
+    seeded()
+    cfg = tmp_path / "params.yaml"
+    cfg.write_text(yaml.safe_dump({
+        "project": {"data_dir": str(tmp_path / "data"), "metrics_dir": str(tmp_path / "m")},
+        "synth": {"cache_dir": str(tmp_path / "cache"), "backend": "openai",
+                  "price_in_per_mtok": 0.75, "price_out_per_mtok": 4.5}}))
+    res = CliRunner().invoke(app, ["-p", str(cfg), "synth", "--dry-run"])
+    assert res.exit_code == 0, res.output
+    est = json.loads(res.output)
+    assert est["calls"] > 0 and est["est_cost_usd"] > 0 and est["key_missing"] is True
+    assert not (tmp_path / "data" / "synth").exists()
