@@ -166,11 +166,14 @@ class SynthStage(TableStage):
                     plan.items += task.items(row, facts, p)
             for e in edits.pop(row["id"], []):
                 self._add_edit(plan, e, facts)
+        limited = {r["id"] for r in plan.limited}
         for diagram_id, orphans in sorted(edits.items()):
+            reason, detail = (LIMIT, f"synth.max_diagrams={p.max_diagrams}") \
+                if diagram_id in limited else \
+                (ORPHAN, "the edited diagram is not among the split's diagrams")
             for e in orphans:
-                plan.rejections.append(self._candidate(
-                    diagram_id, editing.CONFIG, e.get("id"), ORPHAN,
-                    "the edited diagram is not among the split's diagrams"))
+                plan.rejections.append(self._candidate(diagram_id, editing.CONFIG,
+                                                       e.get("id"), reason, detail))
         return plan
 
     def _add_edit(self, plan: Plan, edit: dict[str, Any], facts: Facts | None) -> None:

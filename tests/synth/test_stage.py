@@ -270,3 +270,11 @@ def test_cli_dry_run_prints_the_estimate(seeded, tmp_path, monkeypatch):
     est = json.loads(res.output)
     assert est["calls"] > 0 and est["est_cost_usd"] > 0 and est["key_missing"] is True
     assert not (tmp_path / "data" / "synth").exists()
+
+
+def test_max_diagrams_ledgers_the_rest_with_their_edits(seeded):
+    rows, rej, metrics = run(seeded(max_diagrams=2))  # blank, flow (sorted by id)
+    assert {r["diagram_id"] for r in rows} == {"flow"}
+    limited = {(r["id"], r["unit"]) for r in rej if r["reason"] == "synth_max_diagrams"}
+    assert limited == {("pipe", "input"), ("tikz", "input"), ("e-med", "candidate")}
+    assert metrics["inputs_with_output"] + metrics["rejected_inputs"] == 4
