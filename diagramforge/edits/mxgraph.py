@@ -188,6 +188,12 @@ def _free_box(boxes: list[list[float]], w: float = 120, h: float = 60) -> list[f
     return [float(round(right + 40)), float(round(top)), w, h]
 
 
+def _other_colour(cell: etree._Element, key: str, rng: random.Random) -> str:
+    """A palette colour the cell does not have already (else the edit changes nothing)."""
+    now = parse_style(cell.get("style") or "").get(key, "").lower()
+    return rng.choice([c for c in PALETTE if c != now])
+
+
 def candidates(code: str, rng: random.Random) -> Iterator[dict]:
     """Every applicable edit of every operation, one per (operation, target), with
     parameters drawn from ``rng``. Preconditions: vertices with absolute geometry and no
@@ -205,7 +211,8 @@ def candidates(code: str, rng: random.Random) -> Iterator[dict]:
     boxes = [n.bbox for n in g.nodes if n.bbox]
     for n in nodes:
         kind = "node"
-        yield edit(Op.NODE_COLOUR, n.id, n.text, kind, node=n.id, colour=rng.choice(PALETTE))
+        yield edit(Op.NODE_COLOUR, n.id, n.text, kind, node=n.id,
+                   colour=_other_colour(d.cells[n.id], "fillColor", rng))
         yield edit(Op.NODE_SHAPE, n.id, n.text, kind, node=n.id,
                    shape=rng.choice([s for s in SHAPES if s != n.shape]))
         x, y, w, h = n.bbox
@@ -232,7 +239,8 @@ def candidates(code: str, rng: random.Random) -> Iterator[dict]:
             continue
         cid, kind = cell_id(c), "edge"
         ends = {"source": e.source, "target": e.target, "label": e.label}
-        yield edit(Op.EDGE_COLOUR, cid, e.label, kind, **ends, colour=rng.choice(PALETTE))
+        yield edit(Op.EDGE_COLOUR, cid, e.label, kind, **ends,
+                   colour=_other_colour(c, "strokeColor", rng))
         yield edit(Op.EDGE_STYLE, cid, e.label, kind, **ends, dashed=True,
                    width=rng.choice([2, 3]))
         arrow = rng.choice([("block", "none", True), ("open", "none", True),

@@ -342,7 +342,9 @@ def candidates(code: str, rng: random.Random) -> Iterator[dict]:
         nodes.append(n)
     for n in nodes:
         x, y, w, h = n.bbox
-        yield edit(Op.NODE_COLOUR, n.id, n.text, "node", node=n.id, colour=rng.choice(PALETTE))
+        now = (d.node(n.id)[0].get("fill") or "").lower()
+        yield edit(Op.NODE_COLOUR, n.id, n.text, "node", node=n.id,
+                   colour=rng.choice([c for c in PALETTE if c != now]))
         if n.text:
             yield edit(Op.NODE_TEXT, n.id, n.text, "node", node=n.id,
                        text=rng.choice([t for t in WORDS if t != n.text]))
@@ -369,7 +371,9 @@ def candidates(code: str, rng: random.Random) -> Iterator[dict]:
             continue
         eid, ends = f"{e.source}->{e.target}", {"source": e.source, "target": e.target,
                                                  "label": e.label}
-        yield edit(Op.EDGE_COLOUR, eid, e.label, "edge", **ends, colour=rng.choice(PALETTE))
+        now = (d.connector(k).el.get("stroke") or "").lower()
+        yield edit(Op.EDGE_COLOUR, eid, e.label, "edge", **ends,
+                   colour=rng.choice([c for c in PALETTE if c != now]))
         yield edit(Op.EDGE_STYLE, eid, e.label, "edge", **ends,
                    dash=rng.choice(["6 4", "2 3"]), width=rng.choice([1.0, 3.0]))
         yield edit(Op.EDGE_ARROW, eid, e.label, "edge", **ends, directed=not e.directed)

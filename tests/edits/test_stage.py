@@ -1,0 +1,105 @@
+"""The edit stage on real renders: pairs kept only when verified and visibly different;
+every failure ledgered with the operation that broke; the edit table's contract columns."""
+
+from __future__ import annotations
+
+import json
+
+from diagramforge.edits import svg as svg_edits
+from diagramforge.edits.stage import EDIT_SCHEMA, EditStage, changed_pixels, instruction
+from diagramforge.formats.registry import instantiate
+from diagramforge.records import empty_record, make_id
+from tests.conftest import needs_tex
+from tests.edits.conftest import SVG_RICH, TIKZ_RICH
+
+CONTRACT = {"id", "diagram_id", "format", "split", "config", "source_code", "source_image",
+            "target_code", "target_image", "operations", "difficulty", "source_graph",
+            "target_graph", "instruction"}
+
+
+def _rendered(params, fmt: str, code: str) -> dict:  # noqa: ANN001
+    row = empty_record(id=make_id(fmt, code), format=fmt, code=code, split="train",
+                       source_id=f"test:{fmt}")
+    out = instantiate(params, lambda r: r["source_id"])[fmt].render([row])
+    assert out.records, out.rejections
+    return out.records[0]
+
+
+def test_svg_pairs_are_verified_and_differ(params):
+    stage = EditStage(params)
+    row = _rendered(params, "svg", SVG_RICH)
+    out = stage.process(stage.units([row])[0])
+    assert set(EDIT_SCHEMA.names) >= CONTRACT
+    want = sum(getattr(params.edit, t).per_diagram for t in ("easy", "medium", "hard"))
+    assert len(out.records) + len(out.rejections) >= 1
+    assert len(out.records) == want, [r.detail for r in out.rejections]
+    for rec in out.records:
+        assert set(rec) == set(EDIT_SCHEMA.names)
+        ops = json.loads(rec["operations"])
+        lo = getattr(params.edit, rec["difficulty"]).min_ops
+        hi = getattr(params.edit, rec["difficulty"]).max_ops
+        assert lo <= len(ops) <= hi
+        assert rec["config"] == "editing" and rec["split"] == "train"
+        assert changed_pixels(rec["source_image"], rec["target_image"]) > 0
+        assert rec["target_image"][:8] == b"\x89PNG\r\n\x1a\n"
+        assert rec["instruction"].count("; then ") == len(ops) - 1
+    # seeded: the same diagram gives the same pairs
+    again = stage.process(stage.units([row])[0])
+    assert [r["id"] for r in again.records] == [r["id"] for r in out.records]
+
+
+def test_a_broken_edit_is_ledgered_with_its_operation(params, monkeypatch):
+    real = svg_edits.apply_edit
+
+    def sloppy(code: str, ed: dict) -> str:
+        out = real(code, ed)
+        if ed["op"] != "node_colour":  # every other operation also adds a stray label
+            out = out.replace("</svg>", '<text x="300" y="190">Oops</text></svg>')
+        return out
+
+    monkeypatch.setattr(svg_edits, "apply_edit", sloppy)
+    stage = EditStage(params)
+    row = _rendered(params, "svg", SVG_RICH)
+    out = stage.process(stage.units([row])[0])
+    broken = [r for r in out.rejections if r.reason == "edit_graph_mismatch"]
+    assert broken and all("Oops" in r.detail and r.unit == "candidate" for r in broken)
+    assert not any("op=node_colour" in r.detail for r in broken)
+    for rec in out.records:  # only colour-only compositions can survive
+        assert {e["op"] for e in json.loads(rec["operations"])} == {"node_colour"}
+
+
+def test_a_diagram_without_edits_is_rejected_as_input(params):
+    stage = EditStage(params)
+    row = empty_record(id="x", format="svg", split="train", source_id="t",
+                       code='<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>',
+                       image=b"")
+    out = stage.process(stage.units([row])[0])
+    assert out.records == [] and [r.reason for r in out.rejections] == [
+        "edit_unsupported_format"]
+
+
+@needs_tex
+def test_tikz_targets_compile_in_one_batch(params):
+    stage = EditStage(params)
+    row = _rendered(params, "tikz", TIKZ_RICH)
+    out = stage.process(stage.units([row])[0])
+    assert out.records, [r.detail for r in out.rejections]
+    assert all(r["format"] == "tikz" and r["target_code"] != r["source_code"]
+               for r in out.records)
+
+
+def test_instruction_names_nodes_by_text():
+    ed = [{"op": "node_text", "target": {"id": "a", "text": "Load", "kind": "node"},
+           "params": {"node": "a", "text": "Fetch"}},
+          {"op": "add_edge", "target": {"id": "a->c", "text": "", "kind": "edge"},
+           "params": {"source": "a", "target": "c"}}]
+    text = instruction(ed, {"a": "Load", "c": "Train"})
+    assert text == ("Rename the node 'Load' to 'Fetch'; then connect 'Fetch' to 'Train' "
+                    "with an arrow.")
+
+
+def test_changed_pixels_counts(params):
+    png = _rendered(params, "svg", SVG_RICH)["image"]
+    other = _rendered(params, "svg", SVG_RICH.replace("#dae8fc", "#ff0000"))["image"]
+    assert changed_pixels(png, png) == 0
+    assert 0 < changed_pixels(png, other) < 100 * 50 * 4  # the one box, at 150 dpi
