@@ -7,6 +7,7 @@ is read in place; with an http(s) URL the polite HTTP crawler downloads into the
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -92,9 +93,46 @@ def _repos(params: Params, log_: StageLog) -> list[dict]:
     return rows
 
 
+def _pdfs(params: Params, arxiv_rows: list[dict], log_: StageLog) -> list[dict]:
+    """``pdf`` sources: each crawled arXiv paper's PDF (its licence and group travel with
+    it) and every ``*.pdf`` under ``crawl.pdf.folder``; each is one input of the funnel."""
+    cfg = params.crawl.pdf
+    rows: list[dict] = []
+    n_before = log_.stats.n_in
+    if cfg.from_arxiv:
+        for r in arxiv_rows:
+            if not r.get("pdf_path"):
+                continue
+            log_.stats.n_in += 1
+            rows.append({**r, "id": f"{r['id']}.pdf", "kind": SourceKind.PDF,
+                         "path": r["pdf_path"],
+                         "meta": json.dumps({"arxiv_id": r["id"], "origin": "arxiv"})})
+    if cfg.folder:
+        root = Path(cfg.folder)
+        if not root.is_dir():
+            raise FileNotFoundError(f"crawl.pdf.folder {root} is not a directory")
+        for k, p in enumerate(sorted(q for q in root.rglob("*") if q.suffix.lower() == ".pdf"
+                                     and q.is_file() and not q.is_symlink())):
+            rel = p.relative_to(root).as_posix()
+            log_.stats.n_in += 1
+            if k >= cfg.max_files:
+                log_.reject(Rejection(f"pdf:{rel}", CrawlReason.OVER_MAX,
+                                      f"crawl.pdf.max_files={cfg.max_files}"))
+                continue
+            digest = hashlib.sha256(p.read_bytes()).hexdigest()
+            rows.append({"id": f"pdf:{rel}", "kind": SourceKind.PDF, "version": digest[:16],
+                         "title": p.stem, "authors": None, "categories": None, "date": None,
+                         "licence": cfg.licence, "licence_url": None,
+                         "url": p.resolve().as_uri(), "path": str(p), "pdf_path": str(p),
+                         "meta": json.dumps({"origin": "folder", "file": rel})})
+    log_.stats.extra["pdf_files"] = log_.stats.n_in - n_before
+    return rows
+
+
 class CrawlStage(TableStage):
     """List arXiv papers (OAI-PMH, with licences), check scope and licence, fetch e-prints
-    and PDFs into the cache; check out pinned template repositories. Reads samples/arxiv by
+    and PDFs into the cache; check out pinned template repositories; list PDFs (the
+    papers', a folder's) as ``pdf`` sources. Reads samples/arxiv by
     default, so it runs offline."""
 
     name = "crawl"
@@ -116,6 +154,7 @@ class CrawlStage(TableStage):
             rows = _local(params, log)
         n_arxiv = log.stats.n_in
         rows += _repos(params, log)
+        rows += _pdfs(params, [r for r in rows if r["kind"] == SourceKind.ARXIV], log)
         log.stats.extra["arxiv_listed"] = n_arxiv
-        log.stats.extra["repo_files"] = log.stats.n_in - n_arxiv
+        log.stats.extra["repo_files"] = log.stats.n_in - n_arxiv - log.stats.extra["pdf_files"]
         return rows

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import ClassVar
 
+from diagramforge.builders.pdf_extract import extract_pdf, pdf_locator
 from diagramforge.builders.tikz_extract import extract_paper
 from diagramforge.formats.registry import UsesFormats
 from diagramforge.formats.texcompile import tex_version
@@ -20,7 +21,8 @@ from diagramforge.stage import Outcome, Stage, WorkUnit
 class ExtractStage(Stage, UsesFormats):
     """Unpack each e-print safely, flatten its LaTeX and turn every TikZ picture into a
     standalone document with the preamble definitions it uses, caption and context; split
-    repository files into mxGraph pages and SVG documents."""
+    repository files into mxGraph pages and SVG documents; find captioned figures in PDFs
+    (vector → svg, raster → raster records, with the paragraphs that cite them)."""
 
     name = "extract"
     upstream = "crawl"
@@ -31,7 +33,8 @@ class ExtractStage(Stage, UsesFormats):
     expands = True
     param_sections: ClassVar[tuple[str, ...]] = ("extract",)
     # the format handlers it dispatches to also build graphs (in render): "graphs" comes along
-    code = ("builders/tikz_extract.py", "builders/archives.py", "formats", "sandbox.py", "graphs")
+    code = ("builders/tikz_extract.py", "builders/archives.py", "formats", "sandbox.py", "graphs",
+            "builders/pdf_extract.py", "pdffigures")
 
     def environment(self) -> dict:
         # which packages exist (and so are kept in standalone documents) is TeX Live's call
@@ -40,11 +43,16 @@ class ExtractStage(Stage, UsesFormats):
     def locator(self, row: dict) -> str:
         if row.get("kind") == SourceKind.REPO:
             return row["id"]
+        if row.get("kind") == SourceKind.PDF:
+            return pdf_locator(row)
         return f"arxiv:{row['id']}v{row.get('version')}"
 
     def process(self, unit: WorkUnit) -> Outcome:
         src = unit.rows[0]
         loc = self.locator(src)
+        if src.get("kind") == SourceKind.PDF:  # read page by page by PyMuPDF, not slurped
+            recs, rejs = extract_pdf(src, self.params.extract.pdf)
+            return Outcome(records=recs, rejections=rejs)
         try:
             data = Path(src["path"]).read_bytes()
         except OSError as exc:

@@ -20,7 +20,8 @@ def test_listing_carries_licences_and_authors():
 
 
 def test_local_crawl_accounts_for_every_listed_paper(tmp_path):
-    params = make_params(tmp_path)
+    # (the papers' PDFs as `pdf` sources are tests/builders/test_pdf_source.py's business)
+    params = make_params(tmp_path, crawl={"pdf": {"from_arxiv": False}})
     stats = run_named("crawl", params)
     assert stats.n_in == 16
     assert stats.n_out + stats.n_rejected == 16
@@ -35,7 +36,8 @@ def test_local_crawl_accounts_for_every_listed_paper(tmp_path):
 
 def test_scope_and_cap_are_rejections_not_silence(tmp_path):
     params = make_params(tmp_path, crawl={"arxiv": {"categories": ["cs"], "max_papers": 3,
-                                                    "until_date": "2024-01-12"}})
+                                                    "until_date": "2024-01-12"},
+                                          "pdf": {"from_arxiv": False}})
     stats = run_named("crawl", params)
     assert stats.n_out == 3
     assert stats.by_reason["out_of_scope"] >= 4  # math, eess and the late papers

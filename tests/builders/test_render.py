@@ -28,17 +28,20 @@ def svg_row(i: int, code: str) -> dict:
 def test_svg_rows_render_and_blanks_are_rejected(tmp_path):
     params = make_params(tmp_path)
     rows = [svg_row(i, BOX.format(f"box {i}")) for i in range(3)] + [svg_row(9, BLANK)]
-    rows.append(empty_record(id="x", format="raster", code="", source_id="x", group="g"))
+    rows.append(empty_record(id="x", format="vrml", code="", source_id="x", group="g"))
+    rows.append(empty_record(id="r", format="raster", source_id="r", group="g",
+                             image=b"not a png"))
     seed_stage(params, "extract", rows)
     stats = run_stage(RenderStage(params))
     assert stats.n_out == 3
-    assert stats.by_reason == {"blank_render": 1, "unsupported_format": 1}
+    assert stats.by_reason == {"blank_render": 1, "unsupported_format": 1,
+                               "raster_unreadable": 1}
     out = ShardSet(stage_paths(params, "render").records, RECORD_SCHEMA).read_all().to_pylist()
     for r in out:
         img = Image.open(io.BytesIO(r["image"]))
         assert img.size == (r["width"], r["height"]) and r["render_engine"] == "resvg"
     ledger = ShardSet(stage_paths(params, "render").rejections, REJECTION_SCHEMA).read_all()
-    assert "no renderer for raster" in " ".join(ledger.column("detail").to_pylist())
+    assert "no renderer for vrml" in " ".join(ledger.column("detail").to_pylist())
 
 
 def test_units_batch_by_format_and_key(tmp_path):
