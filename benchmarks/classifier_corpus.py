@@ -173,7 +173,7 @@ def build(per_kind: int, seed: int, out: Path) -> Path:
     return out
 
 
-def evaluate(render_dir: str, params) -> dict:  # noqa: ANN001
+def evaluate(render_dir: str, params, fallback: str) -> dict:  # noqa: ANN001
     """Score the trained checkpoint on another render dir, weak labels (folded) as truth."""
     from diagramforge.classifier.dataset import load_records
     from diagramforge.classifier.model import Classifier
@@ -182,7 +182,7 @@ def evaluate(render_dir: str, params) -> dict:  # noqa: ANN001
     clf = Classifier.load(params)
     known = set(clf.id2label.values())
     recs = [r for r in load_records(render_dir) if weak_label(r)]
-    truth = [weak_label(r) if weak_label(r) in known else params.train.fallback_label
+    truth = [weak_label(r) if weak_label(r) in known else fallback
              for r in recs]
     got = clf.classify([r["image"] for r in recs])
     side = {True: "reject", False: "keep"}
@@ -207,15 +207,14 @@ def main() -> None:
     t = time.perf_counter()
     corpus = build(a.per_kind, a.seed, a.out / "render")
     print(f"corpus: {len(KINDS) * a.per_kind} pictures in {time.perf_counter() - t:.1f}s")
-    params = ClassifierParams(checkpoint=str(a.out / "classifier" / "checkpoint"),
-                              images_dir=str(a.out / "classifier" / "images"),
-                              train=TrainParams(architecture=a.architecture))
-    m = train(corpus, params, a.out / "classifier")
+    params = ClassifierParams(checkpoint=str(a.out / "classifier" / "checkpoint"))
+    tp = TrainParams(architecture=a.architecture)
+    m = train(corpus, tp, a.out / "classifier")
     print(json.dumps({k: m[k] for k in ("accuracy", "keep_reject_accuracy", "held_out",
                                         "trained", "classes", "seconds", "weak_labels",
                                         "parameters", "folded")}, indent=1))
     if a.eval:
-        print(json.dumps(evaluate(a.eval, params), indent=1))
+        print(json.dumps(evaluate(a.eval, params, tp.fallback_label), indent=1))
 
 
 if __name__ == "__main__":

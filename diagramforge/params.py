@@ -289,7 +289,9 @@ class ClassifierTrainParams(_Section):
 
     seed: int = 1234
     architecture: Literal["resnet", "vit", "convnext"] = "resnet"
-    image_size: Annotated[int, Field(ge=16, le=512)] = 64
+    image_size: Annotated[int, Field(ge=16, le=512)] = 96
+    """Training side in pixels (the saved processor carries it to inference); at 64 px a
+    small tikz-cd diagram's letters and arrows already blur into a chart's tick marks."""
     epochs: Annotated[int, Field(ge=1)] = 12
     lr: Annotated[float, Field(gt=0)] = 3e-3
     weight_decay: Annotated[float, Field(ge=0)] = 1e-4
@@ -314,7 +316,11 @@ class ClassifierTrainParams(_Section):
     """Generated diagrams (``classifier/positives.py``: graphs, trees, grids, layered
     networks, Venn diagrams), labelled ``fallback_label``: a corpus's own few weakly
     labelled diagrams alone teach "a diagram is one of these few pictures"."""
-    threads: Annotated[int, Field(ge=1)] = 2
+    threads: Annotated[int, Field(ge=1)] = 1
+    """torch threads.  One: this model is too small to gain from two, and two threads stall
+    at every barrier while another process holds a core (measured on a shared 2-core
+    machine: fit 7 s with one thread, 13 s with two; 142 s with two under heavy load).  The
+    weights depend on it (reduction order), so it is a param."""
 
 
 class FilterParams(BaseModel):

@@ -93,6 +93,16 @@ class _Canvas:
                 for s in (0.4, -0.4)]
             self.d.polygon(pts, fill=self.ink)
 
+    def wave(self, a: tuple[float, float], b: tuple[float, float]) -> None:
+        (x0, y0), (x1, y1) = a, b
+        n, length = 60, math.hypot(x1 - x0, y1 - y0) or 1.0
+        nx, ny = -(y1 - y0) / length, (x1 - x0) / length
+        turns = max(2, int(length / 10))
+        pts = [((x0 + (x1 - x0) * t + 4 * nx * math.sin(2 * math.pi * turns * t)) * SS,
+                (y0 + (y1 - y0) * t + 4 * ny * math.sin(2 * math.pi * turns * t)) * SS)
+               for t in (k / n for k in range(n + 1))]
+        self.d.line(pts, fill=self.ink, width=self.lw)
+
     def png(self) -> bytes:
         img = self.img.resize((self.w, self.h), Image.Resampling.LANCZOS)
         return png_bytes(img)
@@ -127,9 +137,13 @@ def graph(rng: np.random.Generator) -> bytes:
     for k, ((x, y), (s, label)) in enumerate(zip(pos, nodes, strict=True)):
         radii[k] = c.node(x, y, s, fill, label)
     dashed = rng.random() < 0.2
+    wavy = rng.random() < 0.15
     for a, b in edges:
-        c.arrow(_clip(pos[a], pos[b], radii[a]), _clip(pos[b], pos[a], radii[b]),
-                head=rng.random() < 0.85, dashed=dashed)
+        p, q = _clip(pos[a], pos[b], radii[a]), _clip(pos[b], pos[a], radii[b])
+        if wavy and rng.random() < 0.5:
+            c.wave(p, q)
+        else:
+            c.arrow(p, q, head=rng.random() < 0.85, dashed=dashed)
     for (x, y), (s, label) in zip(pos, nodes, strict=True):
         c.node(x, y, s, fill, label)
     return c.png()
@@ -206,20 +220,25 @@ def layers(rng: np.random.Generator) -> bytes:
 def venn(rng: np.random.Generator) -> bytes:
     """Two or three translucent circles with set labels."""
     c = _Canvas(rng, int(rng.integers(220, 320)), int(rng.integers(160, 240)))
-    n, r = int(rng.integers(2, 4)), min(c.w, c.h) * rng.uniform(0.25, 0.33)
-    colours = [(31, 119, 180), (214, 39, 40), (44, 160, 44)]
+    n, r = int(rng.integers(2, 4)), min(c.w, c.h) * rng.uniform(0.28, 0.42)
+    palette = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14), (148, 103, 189)]
+    colours = [palette[int(k)] for k in rng.permutation(len(palette))[:3]]
+    alpha = int(rng.integers(60, 140))
+    outline = (0, 0, 0, 255) if rng.random() < 0.5 else None
     centres = [(c.w / 2 + r * 0.6 * math.cos(2 * math.pi * k / n + 0.3),
                 c.h / 2 + r * 0.6 * math.sin(2 * math.pi * k / n + 0.3)) for k in range(n)]
     img = c.img.convert("RGBA")
     for (x, y), col in zip(centres, colours, strict=False):  # one layer each: they blend
         layer = Image.new("RGBA", img.size, (0, 0, 0, 0))
         ImageDraw.Draw(layer).ellipse([(x - r) * SS, (y - r) * SS, (x + r) * SS, (y + r) * SS],
-                                      fill=(*col, 80), outline=(0, 0, 0, 255), width=c.lw)
+                                      fill=(*col, alpha), outline=outline, width=c.lw)
         img = Image.alpha_composite(img, layer)
     c.img = img.convert("RGB")
     c.d = ImageDraw.Draw(c.img)
     for (x, y), s in zip(centres, "ABC", strict=False):
         c.text((x + (x - c.w / 2) * 0.6, y + (y - c.h / 2) * 0.6), s)
+    if rng.random() < 0.5:
+        c.text((c.w / 2, c.h / 2), str(rng.choice(["A∩B", "A∪B", "both", "x"])))
     return c.png()
 
 

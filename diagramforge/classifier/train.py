@@ -5,8 +5,8 @@ weakly labelled renders plus generated negatives and diagrams (``dataset.py``) i
 few minutes on CPU.
 The result is an ordinary ``save_pretrained`` directory (model with ``id2label`` plus image
 processor): the inference code cannot tell it from a Hub checkpoint, so swapping in a real
-one is a change of ``filter.diagram_type.checkpoint`` only.  Seeded and single-process so a rerun with
-the same inputs writes the same weights.
+one is a change of ``filter.diagram_type.checkpoint`` only.  Seeded and single-process so a
+rerun with the same inputs (and ``threads``) writes the same weights.
 """
 
 from __future__ import annotations
