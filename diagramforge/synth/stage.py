@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
 from diagramforge.pipeline import STAGES, stage_name
 from diagramforge.records import Rejection, Unit
@@ -31,7 +32,7 @@ from diagramforge.stage import StageLog, TableStage
 from diagramforge.synth import captioning, editing, qa
 from diagramforge.synth.facts import Facts, facts_of
 from diagramforge.synth.items import Item
-from diagramforge.synth.llm import LLM, LLMCallError, Outcome
+from diagramforge.synth.llm import LLM, LLMCallError, Outcome, Request
 
 log = logging.getLogger(__name__)
 
@@ -106,11 +107,11 @@ class Plan:
     diagrams: dict[str, dict[str, Any]] = field(default_factory=dict)
     limited: list[dict[str, Any]] = field(default_factory=list)
 
-    def requests(self) -> list:
+    def requests(self) -> list[Request]:
         return [i.request for i in self.items]
 
 
-def load_edits(params: Any) -> list[dict[str, Any]]:
+def load_edits(params: Params) -> list[dict[str, Any]]:
     """The edit stage's rows, or none when it has not run (synth works without it)."""
     if not read_state(params, EDIT_STAGE).get("complete"):
         return []
