@@ -278,3 +278,24 @@ def test_max_diagrams_ledgers_the_rest_with_their_edits(seeded):
     limited = {(r["id"], r["unit"]) for r in rej if r["reason"] == "synth_max_diagrams"}
     assert limited == {("pipe", "input"), ("tikz", "input"), ("e-med", "candidate")}
     assert metrics["inputs_with_output"] + metrics["rejected_inputs"] == 4
+
+
+def test_openai_batch_api_gives_the_same_tables_at_the_batch_price(seeded, tmp_path, key_env):
+    from tests.synth.fake_model import answer
+    from tests.synth.llm.loopback import OpenAIBatchServer
+
+    def model(custom_id: str, body: dict) -> tuple[int, dict]:
+        user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        return 200, openai_reply(json.dumps(answer(user)), 120, 30).body
+
+    offline, _, _ = run(seeded())
+    with OpenAIBatchServer(answer=model) as srv:
+        params = seeded(backend="openai", model="m", base_url=srv.url + "/v1", batch=True,
+                        batch_poll_s=0.01, cache_dir=str(tmp_path / "cache-batch"),
+                        price_in_per_mtok=1.0, price_out_per_mtok=4.0)
+        rows, _, metrics = run(params)
+        assert len(srv.batches) == 1  # every item in one batch file
+    assert computed(rows) == computed(offline)
+    extra = metrics["extra"]
+    assert extra["llm_total_batch_calls"] == extra["llm_total_calls"] > 0
+    assert extra["llm_total_cost_usd"] == pytest.approx(extra["llm_total_calls"] * 120e-6)
