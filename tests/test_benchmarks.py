@@ -15,6 +15,7 @@ pytestmark = [pytest.mark.slow, needs_tex, needs_browser]
     ("tikz_compile.py", ["--papers", "2", "--per-paper", "3"]),
     ("tikz_yield.py", []),
     ("render_mxgraph_svg.py", ["--n", "20"]),
+    ("graphs.py", ["--n", "10", "--no-ocr"]),
 ])
 def test_benchmark_runs(script, args):
     res = subprocess.run([sys.executable, str(REPO / "benchmarks" / script), *args],
