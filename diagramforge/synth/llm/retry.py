@@ -65,13 +65,17 @@ def call_with_retries(fn: Callable[[], T], *, max_retries: int,
         exc = state.outcome.exception() if state.outcome else None
         asked = server_wait(exc) if exc is not None else None
         seconds = asked if asked is not None else backoff_s(state.attempt_number)
-        seconds = min(seconds, max_wait_s)
+        return min(seconds, max_wait_s)
+
+    def before_sleep(state: tenacity.RetryCallState) -> None:
+        # told only when a retry will really happen (tenacity computes the wait before it
+        # decides to stop, so logging from ``wait`` announced retries that never came)
+        exc = state.outcome.exception() if state.outcome else None
         if on_retry is not None and exc is not None:
-            on_retry(exc, state.attempt_number, seconds)
-        return seconds
+            on_retry(exc, state.attempt_number, state.upcoming_sleep)
 
     retrying = tenacity.Retrying(
         stop=tenacity.stop_after_attempt(max_retries + 1),
         retry=tenacity.retry_if_exception(retryable),
-        wait=wait, sleep=sleep, reraise=True)
+        wait=wait, sleep=sleep, before_sleep=before_sleep, reraise=True)
     return retrying(fn)
