@@ -198,11 +198,13 @@ def test_faulty_vendor_every_item_kept_or_ledgered_rerun_asks_only_the_failures(
               Reply(body=reply('{"instruction": ').body),  # malformed JSON
               Reply(body=reply("{}").body, delay_s=0.5)]   # slower than the timeout
     failed_first: set[str] = set()
+    served: list[Reply] = []
 
     def flaky(n: int, user: str) -> Reply | None:
         if rng.random() < 0.3:
             failed_first.add(user)
-            return rng.choice(faults)
+            served.append(faults[len(served) % len(faults)])  # every kind, in turn
+            return served[-1]
         return None
 
     with ModelServer(vendor, faults=flaky) as srv:
@@ -218,6 +220,7 @@ def test_faulty_vendor_every_item_kept_or_ledgered_rerun_asks_only_the_failures(
                     and r["reason"] in ("synth_no_graph", "edit_unreadable")]
         assert len(rows) + len(item_rej) == planned
         assert m1["inputs_with_output"] + m1["rejected_inputs"] == m1["in"]
+        assert len(served) >= len(faults)  # 429, 500, malformed and timeout all happened
         n = len(srv.outcomes)
         ok_first = {u for u, ok in srv.outcomes if ok} - failed_first
         srv.faults = None
