@@ -31,6 +31,7 @@ STAGES: tuple[str, ...] = (
     "diagramforge.synth.stage:SynthStage",
     "diagramforge.cards.validate:ValidateStage",
     "diagramforge.cards.publish:PublishStage",
+    "diagramforge.hub.stage:PushStage",
 )
 """``module:Class`` of every stage, in pipeline order (imported lazily: the CLI stays fast)."""
 

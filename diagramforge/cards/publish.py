@@ -112,6 +112,8 @@ class PublishStage(TableStage):
             "cards/licence_audit.py", "cards/manifest.py", "licences.py")
     outputs = ("data/published",)
     inputs = _TaskStageOutputs()
+    extra_metrics = ("dataset.json",)
+    plots = (("plots/rows.csv", {"x": "slice", "y": "rows", "template": "bar_horizontal"}),)
 
     def run_table(self, table: pa.Table | None, log: StageLog) -> list[dict]:
         assert table is not None

@@ -127,3 +127,14 @@ def test_cli_push_dry_run_and_stats_compare(tmp_path, hub, monkeypatch):
     assert "configs/generation/test/tikz/rows: - → 1" in res.output
     assert "totals/generation: 3 → 4 (+1)" in res.output
     del params
+
+
+def test_the_hub_push_stage_is_gated_by_publish_push(tmp_path, hub):
+    params = build(tmp_path, hub, "0.1.0", rows(["MIT", "MIT"]))
+    stats = run_named("hub-push", params)
+    assert stats.extra["pushed"] == 0 and not hub.state.repos
+    on = params.model_copy(update={"publish": params.publish.model_copy(update={"push": True})})
+    stats = run_named("hub-push", on)
+    assert stats.extra["pushed"] == 1 and "v0.1.0" in hub.state.repos[REPO].tags
+    with pytest.raises(PushError, match="never moved"):
+        run_named("hub-push", on)
