@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from diagramforge.edits.stage import EDIT_SCHEMA
 from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
 from diagramforge.pipeline import STAGES, stage_name
@@ -62,16 +63,10 @@ SYNTH_SCHEMA = pa.schema([
     pa.field("choices", pa.string()),
     pa.field("answer_option", pa.string()),
     pa.field("referents", pa.string()),
-    # editing (copied from the edit table, plus the phrased instruction)
-    pa.field("source_code", pa.large_string()),
-    pa.field("source_image", pa.binary()),
-    pa.field("target_code", pa.large_string()),
-    pa.field("target_image", pa.binary()),
-    pa.field("operations", pa.string()),
-    pa.field("difficulty", pa.string()),
-    pa.field("source_graph", pa.string()),
-    pa.field("target_graph", pa.string()),
-    pa.field("instruction", pa.string()),
+    # editing: the edit table's columns as the edit stage declares them, its template
+    # instruction kept beside the phrased one
+    *(EDIT_SCHEMA.field(c) for c in editing.COPIED if c not in ("format", "split")),
+    EDIT_SCHEMA.field("instruction"),
     pa.field("template_instruction", pa.string()),
     # provenance of the language
     pa.field("grounding", pa.string()),
@@ -130,8 +125,9 @@ class SynthStage(TableStage):
     writes = tuple(SYNTH_SCHEMA.names)
     expands = True
     param_sections = ("synth",)
-    code = ("synth", "graphs", "formats", "filters/tokens.py", "sandbox.py")
-    """The graph layer (a null ``graph`` is parsed from the code) and what it imports."""
+    code = ("synth", "graphs", "formats", "filters/tokens.py", "sandbox.py", "edits")
+    """The graph layer (a null ``graph`` is parsed from the code), the edit table's schema,
+    and what they import."""
     funnel = False
     """A side branch of the diagram chain (like every task stage): its books are still
     balanced by the runner — each diagram yields items or is ledgered — but the audit
