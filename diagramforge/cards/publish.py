@@ -21,6 +21,7 @@ from diagramforge import atomic
 from diagramforge.cards import statistics
 from diagramforge.cards.audit import format_funnel, load_audit
 from diagramforge.cards.card import CardInputs, render_card, render_licences
+from diagramforge.cards.gallery import write_gallery
 from diagramforge.cards.licence_audit import audit_frames, format_audit
 from diagramforge.cards.manifest import build_manifest
 from diagramforge.cards.tasks import TaskTables, load_tasks, write_task_config
@@ -109,7 +110,8 @@ class PublishStage(TableStage):
     funnel = False
     param_sections = ("publish", "licences", "filter", "crawl", "render")
     code = ("cards/card.py", "cards/audit.py", "cards/tasks.py", "cards/statistics.py",
-            "cards/licence_audit.py", "cards/manifest.py", "licences.py")
+            "cards/licence_audit.py", "cards/manifest.py", "cards/gallery.py",
+            "licences.py")
     outputs = ("data/published",)
     inputs = _TaskStageOutputs()
     extra_metrics = ("dataset.json",)
@@ -168,6 +170,8 @@ def publish(params: Params, df: pd.DataFrame, log: StageLog | None = None) -> Pa
                         missing_stages=tasks.missing_stages)
     (tmp / "README.md").write_text(render_card(params, df, configs, inputs=inputs))
     (tmp / "LICENSES.md").write_text(render_licences(df))
+    write_gallery(df, tasks.frames, tmp, f"{params.publish.pretty_name} "
+                                         f"v{params.publish.version}")
     (tmp / "licence_audit.txt").write_text(format_audit(audit) + "\n")
     atomic.write_json(tmp / "stats.json", stats)
     atomic.write_json(tmp / "manifest.json", manifest)

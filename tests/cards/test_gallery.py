@@ -1,0 +1,76 @@
+"""The published gallery in Debian's Chromium (Playwright, no network): it loads without
+console errors, filters change what is shown, a card opens the detail view with the code,
+the render and the diagram's task items; the test saves a screenshot."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from diagramforge.runner import run_named
+from tests.cards.test_publish import FIXED, rows
+from tests.cards.test_tasks import QA_SCHEMA, task_rows, with_fake_stage  # noqa: F401
+from tests.conftest import make_params, seed_stage
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+needs_chromium = pytest.mark.skipif(not shutil.which("chromium"),
+                                    reason="Debian chromium not installed (./dev setup)")
+
+
+@needs_chromium
+def test_gallery_filters_and_detail_in_chromium(tmp_path, with_fake_stage):  # noqa: F811
+    from playwright.sync_api import sync_playwright
+
+    from diagramforge.formats.drawio_render import CHROMIUM_ARGS
+
+    table = rows(["MIT", "CC-BY-4.0", "MIT", "MIT", "CC-BY-SA-4.0", "MIT"])
+    for r, tier in zip(table, ["easy", "hard", "easy", "medium", None, "hard"], strict=True):
+        r["difficulty"] = tier
+    table[0]["code"] = "<script>window.PWNED=1</script>" + table[0]["code"]
+    params = make_params(tmp_path, **FIXED)
+    seed_stage(params, "split", table)
+    seed_stage(params, "fakesynth", task_rows(), schema=QA_SCHEMA)
+    run_named("validate", params)
+    run_named("publish", params)
+    index = tmp_path / "published" / params.publish.name / "gallery" / "index.html"
+
+    errors, requests = [], []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                     headless=True)
+        page = browser.new_page(viewport={"width": 1100, "height": 800})
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(index.as_uri())
+        page.wait_for_selector(".card")
+        cards = page.locator("#grid .card")
+        assert cards.count() == 6
+
+        page.select_option("#filter-format", "tikz")
+        tikz = cards.count()
+        assert tikz == 2  # rows(): format i % 3 → id0, id3
+        page.select_option("#filter-difficulty", "hard")
+        assert cards.count() == 0 or cards.count() < tikz
+        page.select_option("#filter-format", "all")
+        assert cards.count() == 2  # id1, id5
+        page.select_option("#filter-difficulty", "all")
+        page.select_option("#filter-licence", "CC-BY-4.0")
+        assert [cards.nth(i).get_attribute("data-id") for i in range(cards.count())] == ["id1"]
+        page.select_option("#filter-licence", "all")
+
+        page.click("#configs button[data-config=qa]")
+        assert sorted(cards.nth(i).get_attribute("data-id")
+                      for i in range(cards.count())) == ["id0", "id1", "id2"]
+        page.click("#grid .card[data-id=id0]")
+        assert page.locator("#detail").is_visible()
+        assert "<script>window.PWNED=1</script>" in page.locator("#d-code").inner_text()
+        assert page.evaluate("window.PWNED") is None  # code shown as text, never run
+        assert "how many boxes in id0?" in page.locator("#d-tasks").inner_text()
+        assert page.evaluate("document.getElementById('d-img').naturalWidth") == 40
+        page.screenshot(path=str(tmp_path / "gallery.png"), full_page=True)
+        browser.close()
+    assert errors == []
+    assert all(u.startswith("file://") for u in requests)
+    assert (tmp_path / "gallery.png").stat().st_size > 1000
