@@ -69,7 +69,8 @@ def test_classifier_train_stage_writes_checkpoint_metrics_and_plot(trained):
                                         / len(rows), 4)
     stats = json.loads(metrics_path(trained, "classifier-train").read_text())
     assert stats["in"] == 14 and stats["rejected"] == {}
-    assert stats["extra"]["trained"] + stats["extra"]["held_out"] == 8 + 10 + 5  # + negatives, drawn
+    extra = stats["extra"]
+    assert extra["trained"] + extra["held_out"] == 8 + 10 + 5  # corpus, negatives, drawn
 
 
 def test_filter_types_every_record_in_batches(trained, monkeypatch):
@@ -159,3 +160,32 @@ def test_missing_checkpoint_fails_the_stage_before_work(tmp_path):
     seed_stage(params, "render", _records()[:2])
     with pytest.raises(clf_model.CheckpointError, match="classifier-train"):
         run_named("filter", params)
+
+
+def test_a_cached_hub_id_is_a_checkpoint_too(trained, tmp_path, monkeypatch):
+    """``checkpoint: org/name`` loads from the Hub cache (offline: no download) through the
+    same Auto classes; its snapshot (commit) is what the filter's fingerprint records."""
+    import huggingface_hub.constants
+
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "hub" / "models--example-org--figure-classifier"
+    _foreign_checkpoint(repo / "snapshots" / commit)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    section = {"checkpoint": "example-org/figure-classifier", "threshold": 0.0,
+               "label_map": {"Bar charts": "plot", "natural_images": "photo"}}
+    hub = make_params(tmp_path, classifier=TINY, filter={**ONLY, "diagram_type": section})
+    assert FilterStage(hub).environment()["diagram_type"] == {
+        "checkpoint": "example-org/figure-classifier", "snapshot": commit}
+
+    clf_model._LOADED.clear()
+    run_named("filter", hub)
+    kept, ledger = _read(hub, "records"), _read(hub, "rejections")
+    assert len(kept) + len(ledger) == 14
+    typed = {r["diagram_type"] for r in kept} | {
+        r["detail"].split()[1] for r in ledger if r["reason"] == "diagram_type_rejected"}
+    assert typed and typed <= {"tree", "plot", "photo"}  # its names, mapped to ours
+    loaded = clf_model._LOADED.popitem()[1]
+    assert type(loaded.model).__name__ == "ViTForImageClassification"
+    assert loaded.model.name_or_path == "example-org/figure-classifier"
