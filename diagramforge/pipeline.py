@@ -27,6 +27,7 @@ STAGES: tuple[str, ...] = (
     "diagramforge.classifier.stage:ClassifierTrainStage",
     "diagramforge.filters.stage:FilterStage",
     "diagramforge.filters.split:SplitStage",
+    "diagramforge.augment.stage:AugmentStage",
     "diagramforge.edits.stage:EditStage",
     "diagramforge.synth.stage:SynthStage",
     "diagramforge.cards.validate:ValidateStage",

@@ -1,0 +1,56 @@
+"""Scan- and photo-like degradations of a clean render (albumentations; imgaug, named in the
+original plan, does not import with NumPy ≥ 2).
+
+A small rotation and perspective warp (a page photographed at an angle, white outside the
+page), blur, sensor noise, JPEG artefacts, and a paper texture (low-frequency brightness
+variation multiplied in). Every parameter range comes from ``augment.degrade``; the draw is
+seeded per diagram, so a rerun writes the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+
+import numpy as np
+from PIL import Image
+
+os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # it checks PyPI on import otherwise
+
+
+def pipeline(cfg, seed: int):  # noqa: ANN001, ANN201 - DegradeParams → A.Compose
+    import albumentations as A  # noqa: N812 - the library's own convention
+    import cv2
+
+    white = (255, 255, 255)
+    return A.Compose([
+        A.Rotate(limit=(-cfg.rotate_limit, cfg.rotate_limit), border_mode=cv2.BORDER_CONSTANT,
+                 fill=white, p=1.0),
+        A.Perspective(scale=tuple(cfg.perspective_scale), fit_output=True,
+                      border_mode=cv2.BORDER_CONSTANT, fill=white, p=1.0),
+        A.GaussianBlur(blur_limit=(3, cfg.blur_limit), p=cfg.blur_p),
+        A.GaussNoise(std_range=tuple(cfg.noise_std), p=1.0),
+        A.ImageCompression(quality_range=tuple(cfg.jpeg_quality), p=1.0),
+    ], seed=seed)
+
+
+def paper(shape: tuple[int, int], strength: float, rng: np.random.Generator) -> np.ndarray:
+    """A multiplicative paper texture: coarse blotches (noise upsampled) plus fine grain."""
+    h, w = shape
+    coarse = rng.normal(0, 1, (max(2, h // 64), max(2, w // 64))).astype(np.float32)
+    big = np.asarray(Image.fromarray(coarse).resize((w, h), Image.BICUBIC))
+    grain = rng.normal(0, 0.3, (h, w)).astype(np.float32)
+    return 1.0 - strength * (0.5 + 0.5 * np.tanh(big)) * 0.6 - strength * 0.2 * np.abs(grain)
+
+
+def degrade(png: bytes, cfg, seed: int) -> bytes:  # noqa: ANN001 - DegradeParams
+    """The PNG degraded as a scan or photo would be (PNG out, to keep the JPEG look exact)."""
+    img = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+    out = pipeline(cfg, seed)(image=img)["image"].astype(np.float32)
+    if cfg.paper_texture > 0:
+        tex = paper(out.shape[:2], cfg.paper_texture, np.random.default_rng(seed))
+        tint = np.array([1.0, 0.985, 0.95], dtype=np.float32)  # slightly warm paper
+        out = out * tex[..., None] * tint
+    buf = io.BytesIO()
+    Image.fromarray(np.clip(out, 0, 255).astype(np.uint8)).save(buf, "PNG", optimize=False)
+    return buf.getvalue()

@@ -1,0 +1,277 @@
+"""The ``augment`` stage: per split diagram, a hand-drawn sketch (config ``sketch``: sketch
+image → code, SKETikZ), scan/photo-like degradations (config ``degraded``) and LLM code
+variations (config ``variation``, AugTikZ), each checked before it is kept.
+
+Sketches and variations are new *code* rendered by the format's own engine, all of one
+diagram in one handler call (as render batches). A variation is kept only if the model's
+answer renders, stays in the token window, keeps the node texts of the original's graph and
+is not a near-duplicate (by pixels) of the original or of a sibling already kept. Every
+failed candidate is ledgered with its reason; a diagram that yields nothing is rejected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from typing import ClassVar
+
+import pyarrow as pa
+
+from diagramforge.augment.degrade import degrade
+from diagramforge.augment.sketch import mxgraph_sketch, svg_sketch, tikz_sketch
+from diagramforge.augment.variation import KINDS, request
+from diagramforge.edits.sampler import FORMATS
+from diagramforge.edits.stage import changed_pixels
+from diagramforge.formats.registry import UsesFormats
+from diagramforge.records import Rejection, Unit
+from diagramforge.stage import Outcome, Stage, WorkUnit
+
+AUGMENT_SCHEMA = pa.schema([
+    pa.field("id", pa.string(), nullable=False),
+    pa.field("diagram_id", pa.string(), nullable=False),
+    pa.field("format", pa.string()),
+    pa.field("split", pa.string()),
+    pa.field("config", pa.string()),
+    pa.field("kind", pa.string()),
+    pa.field("code", pa.large_string()),
+    pa.field("image", pa.binary()),
+    pa.field("source_image", pa.binary()),
+    pa.field("render_code", pa.large_string()),
+    pa.field("transform", pa.string()),
+    pa.field("backend", pa.string()),
+    pa.field("model", pa.string()),
+])
+"""``code`` is what a model should write from ``image``: the original code for a sketch or a
+degraded image, the variation's code for a variation. ``render_code`` is what was drawn
+(the sketch's own code), ``source_image`` the clean render of the original."""
+
+SKETCH_KIND = {"mxgraph": "drawio-sketch", "tikz": "tikz-random-steps", "svg": "svg-rough"}
+
+
+class AugmentReason:
+    UNSUPPORTED = "augment_unsupported_format"
+    NOTHING = "augment_nothing_kept"
+    SKETCH_FAILED = "augment_sketch_failed"
+    SKETCH_RENDER = "augment_sketch_render_failed"
+    DEGRADE_FAILED = "augment_degrade_failed"
+    LLM = "augment_variation_llm_failed"
+    TOO_LONG = "augment_variation_too_long"
+    TEXTS = "augment_variation_texts_changed"
+    UNPARSABLE = "augment_variation_unparsable"
+    RENDER = "augment_variation_render_failed"
+    NEAR_DUP = "augment_variation_near_duplicate"
+    SURPLUS = "augment_variation_surplus"
+
+
+def _node_texts(fmt: str, code: str) -> list[str]:
+    return sorted(n.text for n in FORMATS[fmt].graph(code).nodes)
+
+
+class AugmentStage(Stage, UsesFormats):
+    """Sketches from the real engines (draw.io sketch=1, TikZ random steps + a
+    handwriting-like font, roughened SVG), albumentations scan/photo degradations, and
+    LLM code variations kept only when they render, fit the token window, keep node texts
+    and are not near-duplicates."""
+
+    name = "augment"
+    upstream = "split"
+    output_schema: ClassVar[pa.Schema] = AUGMENT_SCHEMA
+    reads = ("id", "format", "code", "image", "split")
+    writes = tuple(AUGMENT_SCHEMA.names)
+    expands = True
+    funnel: ClassVar[bool] = False
+    param_sections: ClassVar[tuple[str, ...]] = ("augment", "render")
+    code = ("augment", "edits", "formats", "graphs", "sandbox.py", "synth/llm", "cache.py",
+            "filters/tokens.py")
+    inputs = ("package-lock.json",)
+    task_configs: ClassVar[tuple[str, ...]] = ("sketch", "degraded", "variation")
+    _llm = None
+
+    def environment(self) -> dict:
+        import albumentations
+
+        return {"albumentations": albumentations.__version__,
+                **{n: h.environment() for n, h in sorted(self.formats().items())}}
+
+    def prepare(self) -> None:
+        for h in self.formats().values():
+            h.prepare()
+
+    def teardown(self) -> None:
+        for h in self.formats().values():
+            h.close()
+
+    def __getstate__(self) -> dict:
+        return {**super().__getstate__(), "_llm": None}
+
+    def llm(self):  # noqa: ANN201 - synth.llm.LLM
+        if self._llm is None:
+            from diagramforge.synth.llm import LLM
+
+            self._llm = LLM.from_params(self.params.augment.llm)
+        return self._llm
+
+    def units(self, rows: list[dict]) -> list[WorkUnit]:
+        return [WorkUnit([r], str(r["id"])) for r in rows]
+
+    def _seed(self, *parts: object) -> int:
+        h = hashlib.sha256("\0".join(map(str, (self.params.augment.seed, *parts))).encode())
+        return int.from_bytes(h.digest()[:8], "big")
+
+    def _id(self, *parts: object) -> str:
+        return hashlib.sha256("\0".join(map(str, parts)).encode()).hexdigest()[:24]
+
+    def process(self, unit: WorkUnit) -> Outcome:
+        row = unit.rows[0]
+        fmt, did = row["format"], row["id"]
+        out = Outcome()
+        handler = self.formats().get(fmt)
+        if fmt not in SKETCH_KIND or handler is None or not row.get("image"):
+            out.rejections.append(Rejection(self.locator(row), AugmentReason.UNSUPPORTED,
+                                            f"no augmentation for {fmt!r} (or no image)",
+                                            id=did))
+            return out
+        cfg = self.params.augment
+        base = {"diagram_id": did, "format": fmt, "split": row.get("split"),
+                "source_image": row["image"], "backend": None, "model": None}
+        to_render: list[tuple[str, dict, dict]] = []  # (what, render row, record)
+        if cfg.sketch.enabled:
+            self._sketch(row, base, to_render, out)
+        if cfg.degrade.enabled:
+            self._degrade(row, base, out)
+        if cfg.variation.enabled and cfg.variation.per_diagram:
+            self._variations(row, base, to_render, out)
+        self._render(row, handler, to_render, out)
+        if not out.records:
+            out.rejections.append(Rejection(self.locator(row), AugmentReason.NOTHING,
+                                            "no sketch, degradation or variation kept", id=did))
+        return out
+
+    def _sketch(self, row: dict, base: dict, to_render: list, out: Outcome) -> None:
+        s, fmt = self.params.augment.sketch, row["format"]
+        seed = self._seed(row["id"], "sketch")
+        try:
+            if fmt == "mxgraph":
+                code = mxgraph_sketch(row["code"], s.mxgraph_style)
+            elif fmt == "tikz":
+                code = tikz_sketch(row["code"], seed, s.tikz_segment_pt, s.tikz_amplitude_pt,
+                                   s.tikz_font)
+            else:
+                code = svg_sketch(row["code"], seed, s.svg_roughness, s.svg_step,
+                                  s.svg_double_stroke)
+        except Exception as exc:  # noqa: BLE001 - a file the sketcher cannot read
+            out.rejections.append(Rejection(f"{self.locator(row)}#sketch",
+                                            AugmentReason.SKETCH_FAILED, repr(exc)[:300],
+                                            id=row["id"], unit=Unit.CANDIDATE))
+            return
+        rid = self._id(row["id"], "sketch")
+        to_render.append(("sketch", {"id": rid, "format": fmt, "code": code,
+                                     "source_id": f"{self.locator(row)}#sketch", "meta": None,
+                                     "group": None},
+                          {**base, "id": rid, "config": "sketch", "kind": SKETCH_KIND[fmt],
+                           "code": row["code"], "render_code": code,
+                           "transform": json.dumps({"seed": seed})}))
+
+    def _degrade(self, row: dict, base: dict, out: Outcome) -> None:
+        d = self.params.augment.degrade
+        for k in range(d.per_diagram):
+            seed = self._seed(row["id"], "degrade", k) % (2**32)
+            try:
+                png = degrade(row["image"], d, seed)
+            except Exception as exc:  # noqa: BLE001 - an image the library cannot take
+                out.rejections.append(Rejection(f"{self.locator(row)}#degrade-{k}",
+                                                AugmentReason.DEGRADE_FAILED, repr(exc)[:300],
+                                                id=row["id"], unit=Unit.CANDIDATE))
+                continue
+            out.records.append({**base, "id": self._id(row["id"], "degrade", k),
+                                "config": "degraded", "kind": "scan", "code": row["code"],
+                                "image": png, "render_code": None,
+                                "transform": json.dumps({"seed": seed})})
+
+    def _variations(self, row: dict, base: dict, to_render: list, out: Outcome) -> None:
+        v, fmt = self.params.augment.variation, row["format"]
+        from diagramforge.synth.llm.tokens import text_tokens
+
+        rng = random.Random(self._seed(row["id"], "variation"))
+        kinds = [k for k in KINDS if not (fmt == "svg" and k == "layout")]
+        rng.shuffle(kinds)
+        try:
+            texts = _node_texts(fmt, row["code"])
+        except Exception:  # noqa: BLE001 - no graph: nothing to hold a variation to
+            texts = None
+        for kind in kinds:
+            where = f"{self.locator(row)}#variation-{kind}"
+
+            def reject(reason: str, detail: str, where: str = where) -> None:
+                out.rejections.append(Rejection(where, reason, detail, id=row["id"],
+                                                unit=Unit.CANDIDATE))
+
+            res = self.llm().complete(request(row["code"], fmt, kind, rng, v.prompt_version))
+            out.extra["llm_calls"] = out.extra.get("llm_calls", 0) + res.calls
+            if not res.ok or not res.data:
+                reject(AugmentReason.LLM, f"{res.reason}: {res.detail}"[:300])
+                continue
+            code = res.data["code"]
+            if text_tokens(code) > v.max_tokens:
+                reject(AugmentReason.TOO_LONG, f"{text_tokens(code)} > {v.max_tokens} tokens")
+                continue
+            try:
+                got = _node_texts(fmt, code)
+            except Exception as exc:  # noqa: BLE001 - the answer does not parse
+                reject(AugmentReason.UNPARSABLE, repr(exc)[:300])
+                continue
+            if texts is not None and got != texts:
+                reject(AugmentReason.TEXTS, f"{texts[:8]} -> {got[:8]}")
+                continue
+            rid = self._id(row["id"], "variation", code)
+            to_render.append(("variation", {"id": rid, "format": fmt, "code": code,
+                                            "source_id": where, "meta": None, "group": None},
+                              {**base, "id": rid, "config": "variation", "kind": kind,
+                               "code": code, "render_code": None,
+                               "transform": json.dumps({"kind": kind}),
+                               "backend": res.backend, "model": res.model}))
+
+    def _render(self, row: dict, handler, to_render: list, out: Outcome  # noqa: ANN001
+                ) -> None:
+        if not to_render:
+            return
+        done = handler.render([r for _, r, _ in to_render])
+        images = {r["source_id"]: r["image"] for r in done.records}
+        why = {r.locator: r.detail for r in done.rejections}
+        v = self.params.augment.variation
+        kept_images = [row["image"]]
+        n_var = 0
+        for what, r, rec in to_render:
+            png = images.get(r["source_id"])
+            if png is None:
+                reason = AugmentReason.SKETCH_RENDER if what == "sketch" \
+                    else AugmentReason.RENDER
+                out.rejections.append(Rejection(r["source_id"], reason,
+                                                why.get(r["source_id"], "")[:300],
+                                                id=row["id"], unit=Unit.CANDIDATE))
+                continue
+            if what == "variation":
+                if n_var >= v.per_diagram:
+                    out.rejections.append(Rejection(r["source_id"], AugmentReason.SURPLUS,
+                                                    f"{v.per_diagram} variations kept already",
+                                                    id=row["id"], unit=Unit.CANDIDATE))
+                    continue
+                share = min(changed_pixels(png, k) / _pixels(png) for k in kept_images)
+                if share < v.min_image_change:
+                    out.rejections.append(Rejection(r["source_id"], AugmentReason.NEAR_DUP,
+                                                    f"{share:.4f} of pixels changed",
+                                                    id=row["id"], unit=Unit.CANDIDATE))
+                    continue
+                kept_images.append(png)
+                n_var += 1
+            out.records.append({**rec, "image": png})
+
+
+def _pixels(png: bytes) -> int:
+    import io
+
+    from PIL import Image
+
+    w, h = Image.open(io.BytesIO(png)).size
+    return max(1, w * h)

@@ -1,0 +1,132 @@
+"""The augment stage: sketches from the real engines, seeded degradations, LLM variations
+(offline backend) kept only when they pass their checks; every dropped candidate ledgered."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+
+import numpy as np
+from PIL import Image
+
+from diagramforge.augment.degrade import degrade
+from diagramforge.augment.sketch import mxgraph_sketch, svg_sketch, tikz_sketch
+from diagramforge.augment.stage import AUGMENT_SCHEMA, AugmentStage
+from diagramforge.augment.variation import RULES, request
+from diagramforge.edits.sampler import FORMATS
+from diagramforge.edits.stage import changed_pixels
+from diagramforge.formats.registry import instantiate
+from diagramforge.records import empty_record, make_id
+from tests.conftest import make_params, needs_browser, needs_tex
+from tests.edits.conftest import MX_RICH, SVG_RICH, TIKZ_RICH
+
+
+def _rendered(params, fmt: str, code: str) -> dict:  # noqa: ANN001
+    row = empty_record(id=make_id(fmt, code), format=fmt, code=code, split="test",
+                       source_id=f"test:{fmt}")
+    h = instantiate(params, lambda r: r["source_id"])[fmt]
+    out = h.render([row])
+    h.close()
+    assert out.records, out.rejections
+    return out.records[0]
+
+
+def _params(tmp_path):  # noqa: ANN001, ANN202
+    return make_params(tmp_path, augment={"llm": {"cache_dir": str(tmp_path / "llm")}})
+
+
+def test_svg_augmentations_and_their_contract(tmp_path):
+    params = _params(tmp_path)
+    stage = AugmentStage(params)
+    row = _rendered(params, "svg", SVG_RICH)
+    out = stage.process(stage.units([row])[0])
+    configs = [r["config"] for r in out.records]
+    assert configs.count("sketch") == 1 and configs.count("degraded") == 1
+    assert 1 <= configs.count("variation") <= params.augment.variation.per_diagram
+    for rec in out.records:
+        assert set(rec) == set(AUGMENT_SCHEMA.names)
+        assert rec["image"][:8] == b"\x89PNG\r\n\x1a\n" and rec["split"] == "test"
+        assert changed_pixels(rec["image"], row["image"]) > 0
+    sketch = next(r for r in out.records if r["config"] == "sketch")
+    assert sketch["code"] == SVG_RICH and sketch["render_code"] != SVG_RICH
+    for var in (r for r in out.records if r["config"] == "variation"):
+        assert var["backend"] == "offline" and var["code"] != SVG_RICH
+        assert sorted(n.text for n in FORMATS["svg"].graph(var["code"]).nodes) == \
+            ["Eval", "Load", "Train"]
+    # every candidate is a record or a ledgered rejection, and a rerun is byte-identical
+    again = stage.process(stage.units([row])[0])
+    assert [(r["id"], r["image"]) for r in again.records] == \
+        [(r["id"], r["image"]) for r in out.records]
+
+
+def test_variation_that_drops_a_label_is_ledgered(tmp_path, monkeypatch):
+    from diagramforge.augment import variation
+
+    real = variation.svg_variation
+    monkeypatch.setitem(variation.RULES, "svg", lambda code, kind, rng: real(
+        code, kind, rng).replace(">Eval<", "><"))
+    params = _params(tmp_path)
+    stage = AugmentStage(params)
+    out = stage.process(stage.units([_rendered(params, "svg", SVG_RICH)])[0])
+    assert not [r for r in out.records if r["config"] == "variation"]
+    reasons = {r.reason for r in out.rejections}
+    assert reasons == {"augment_variation_texts_changed"}
+    assert all(r.unit == "candidate" for r in out.rejections)
+
+
+def test_variation_request_carries_the_rule_answer():
+    """A TikZ picture with no colours: the colour rule leaves it as it is (the stage then
+    drops it as a near-duplicate, see test_tikz_sketch_and_near_duplicates)."""
+    code = TIKZ_RICH
+    rng = random.Random(0)
+    assert RULES["tikz"](code, "colour", rng) == code  # no xcolor names, no RGB colours
+    req = request(code, "tikz", "colour", random.Random(0), "v1")
+    assert req.context["code"] == code and "Keep every node" in req.user
+
+
+def test_sketch_code_per_format():
+    mx = mxgraph_sketch(MX_RICH, "sketch=1;jiggle=2;")
+    assert mx.count("sketch=1") == 7  # four vertices, three edges
+    assert FORMATS["mxgraph"].graph(mx).model_dump() == FORMATS["mxgraph"].graph(
+        MX_RICH).model_dump()
+    tk = tikz_sketch(TIKZ_RICH, 7, 5, 0.7, r"\fontfamily{pzc}\selectfont")
+    assert "random steps" in tk and "\\pgfmathsetseed{7}" in tk
+    assert tk.index("random steps") < tk.index("\\begin{document}")
+    a, b = svg_sketch(SVG_RICH, 1, 1.0, 8, True), svg_sketch(SVG_RICH, 1, 1.0, 8, True)
+    assert a == b != svg_sketch(SVG_RICH, 2, 1.0, 8, True)  # seeded
+    assert "<rect" not in a and "<line" not in a and a.count("<text") == 3
+
+
+def test_degrade_is_seeded_and_scan_like(params):
+    png = _rendered(params, "svg", SVG_RICH)["image"]
+    cfg = params.augment.degrade
+    a, b, c = degrade(png, cfg, 1), degrade(png, cfg, 1), degrade(png, cfg, 2)
+    assert a == b != c
+    img = np.asarray(Image.open(io.BytesIO(a)).convert("L"), dtype=np.float32)
+    clean = np.asarray(Image.open(io.BytesIO(png)).convert("L"), dtype=np.float32)
+    # noise and paper: no longer a flat white background, but still mostly light
+    assert (clean == 255).mean() > 0.5 and (img == 255).mean() < 0.05
+    assert img.mean() > 180
+
+
+@needs_tex
+def test_tikz_sketch_and_near_duplicates(tmp_path):
+    params = make_params(tmp_path, augment={"llm": {"cache_dir": str(tmp_path / "llm")},
+                                            "variation": {"per_diagram": 3}})
+    stage = AugmentStage(params)
+    out = stage.process(stage.units([_rendered(params, "tikz", TIKZ_RICH)])[0])
+    sk = [r for r in out.records if r["config"] == "sketch"]
+    assert sk and sk[0]["kind"] == "tikz-random-steps", [x.detail for x in out.rejections]
+    assert json.loads(sk[0]["transform"])["seed"] > 0
+    assert {r["kind"] for r in out.records if r["config"] == "variation"} == {"style", "layout"}
+    assert [r.reason for r in out.rejections] == ["augment_variation_near_duplicate"]
+
+
+@needs_browser
+def test_drawio_sketch_renders_differently(tmp_path):
+    params = _params(tmp_path)
+    clean = _rendered(params, "mxgraph", MX_RICH)["image"]
+    sketch = _rendered(params, "mxgraph", mxgraph_sketch(MX_RICH, params.augment.sketch
+                                                         .mxgraph_style))["image"]
+    assert changed_pixels(clean, sketch) > 1000
