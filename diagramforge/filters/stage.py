@@ -9,6 +9,9 @@ also carry two optional attributes the stage uses:
   (e.g. the classifier checkpoint's digest); it joins the stage's fingerprint, so a retrained
   model re-filters even though no parameter changed.
 
+String-valued metrics are also counted per value into the stage's metrics
+(``diagram_type:plot``: how many renders were typed as plots, kept or not).
+
 One bad row never takes its unit down: an exception in a filter rejects that row (reason
 ``error``), and a failing ``batch`` call falls back to the per-record function.
 """
@@ -66,11 +69,15 @@ class FilterStage(Stage):
         rows = [dict(r) for r in unit.rows]
         alive = list(range(len(rows)))
         rejected: list[tuple[int, Rejection]] = []
+        tally: dict[str, int] = {}
         for name, fn in self._fns:
             verdicts = _judge(fn, [rows[i] for i in alive])
             still = []
             for i, v in zip(alive, verdicts, strict=True):
                 rows[i].update(v.metrics)
+                for k, val in v.metrics.items():
+                    if isinstance(val, str):
+                        tally[f"{k}:{val}"] = tally.get(f"{k}:{val}", 0) + 1
                 if v.keep:
                     still.append(i)
                 else:
@@ -78,7 +85,8 @@ class FilterStage(Stage):
                                                   f"{name}: {v.detail}", id=rows[i]["id"])))
             alive = still
         return Outcome(records=[rows[i] for i in alive],
-                       rejections=[r for _, r in sorted(rejected, key=lambda x: x[0])])
+                       rejections=[r for _, r in sorted(rejected, key=lambda x: x[0])],
+                       extra=tally)
 
 
 def _one(fn: FilterFn, row: dict) -> Verdict:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,11 @@ def test_filter_types_every_record_in_batches(trained, monkeypatch):
     assert calls == [4, 4, 4, 1]  # 14 rows in units of 4, the broken image never sent
     kept, ledger = _read(trained, "records"), _read(trained, "rejections")
     assert stats.n_in == 14 and len(kept) + len(ledger) == 14
+    typed = {k: v for k, v in stats.extra.items() if k.startswith("diagram_type:")}
+    assert sum(typed.values()) == 13  # every readable render typed, kept or not
+    assert typed == {f"diagram_type:{lab}": n for lab, n in Counter(
+        [r["diagram_type"] for r in kept]
+        + [r["detail"].split()[1] for r in ledger if r["id"] != "broken"]).items()}
     assert [r["locator"] for r in ledger if r["reason"] == "image_unreadable"] == ["broken"]
 
     # the filter says exactly what the checkpoint says, image by image
