@@ -99,3 +99,27 @@ def test_a_task_stage_that_did_not_run_leaves_its_configs_out(tmp_path, with_fak
     card = (out / "README.md").read_text()
     assert "`fakesynth`" in card
     assert not (out / "qa").exists()
+
+
+def test_validate_checks_each_task_config(tmp_path, with_fake_stage):
+    import json
+
+    from diagramforge.cards.validate import ValidationFailed
+    from diagramforge.paths import stage_paths
+
+    params = make_params(tmp_path, **FIXED)
+    seed_stage(params, "split", rows(["MIT", "CC-BY-4.0", "MIT", "MIT"]))
+    items = task_rows()
+    seed_stage(params, "fakesynth", items, schema=QA_SCHEMA)
+    run_named("validate", params)
+    report = json.loads((stage_paths(params, "validate").root / "report.json").read_text())
+    assert report["configs"] == {"captioning": True, "qa": True}
+
+    items[0]["answer"] = "7"  # not among ["1", "2", "3"]
+    items[2]["source_image"] = b""  # an empty image where the config has images
+    seed_stage(params, "fakesynth", items, schema=QA_SCHEMA)
+    with pytest.raises(ValidationFailed, match="answer_in_options") as exc:
+        run_named("validate", params)
+    assert "source_image_bytes" in str(exc.value)
+    report = json.loads((stage_paths(params, "validate").root / "report.json").read_text())
+    assert report["configs"]["qa"] is False and not report["success"]

@@ -36,6 +36,11 @@ def test_sound_table_passes_and_report_is_written(tmp_path):
     (lambda rows: rows[1].update(group="g0", split="test"), "expect_column_values_to_be_between"),
     (lambda rows: rows[2].update(image=b""), "expect_column_values_to_be_between"),
     (lambda rows: rows[3].update(tokens=10**6), "expect_column_values_to_be_between"),
+    # a near-duplicate family straddling train and test (different groups)
+    (lambda rows: (rows[0].update(dup_cluster="c"), rows[1].update(dup_cluster="c",
+                                                                   split="test")),
+     "splits_per_dup_cluster"),
+    (lambda rows: rows[2].update(code="  "), "code_chars"),
 ])
 def test_broken_table_fails_the_stage(tmp_path, breakage, expectation):
     params = make_params(tmp_path)
