@@ -312,3 +312,19 @@ def test_score_files_compiles_macro_heavy_tikz(tmp_path) -> None:  # noqa: ANN00
     # 3 text nodes match; Encoder→Decoder agrees, Loss→Decoder is reversed: TP 1 of 2
     assert (s["node_tp"], s["node_ref"]) == (3, 3)
     assert (s["edge_tp"], s["edge_pred"], s["edge_ref"]) == (1, 2, 2)
+
+
+def test_tikzcd_cells_and_arrows():
+    from diagramforge.graphs.tikz import tikz_source_graph
+
+    code = (r"\DeclareMathOperator{\Hom}{Hom}" "\n"
+            r"\begin{document}\begin{tikzcd}[column sep=large]" "\n"
+            r"X \arrow{r}{\phi} & Y \arrow[d, dash] & \\" "\n"
+            r'& \Hom(Y, Z) \arrow[ul, "\psi"' "'] " r"\arrow[r, bend left] & {}"
+            r"\end{tikzcd}\end{document}")
+    g = tikz_source_graph(code)
+    text = {n.id: n.text for n in g.nodes}
+    assert text == {"r0c0": "X", "r0c1": "Y", "r1c1": "Hom(Y, Z)", "r1c2": ""}
+    assert [(text[e.source], text[e.target], e.label, e.directed) for e in g.edges] == [
+        ("X", "Y", "ϕ", True), ("Y", "Hom(Y, Z)", "", False), ("Hom(Y, Z)", "X", "ψ", True),
+        ("Hom(Y, Z)", "", "", True)]
