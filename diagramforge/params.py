@@ -616,6 +616,15 @@ class VariationParams(_Section):
     prompt_version: str = "augtikz-variation-v1"
 
 
+class RepairParams(_Section):
+    """AugTikZ repair of failed TikZ compiles through the LLM (the ``repair`` stage)."""
+
+    enabled: bool = True
+    min_text_overlap: Annotated[float, Field(ge=0, le=1)] = 0.8
+    """A repair must keep this share (multiset Jaccard) of the broken code's node texts."""
+    prompt_version: str = "augtikz-repair-v1"
+
+
 class AugmentParams(_Section):
     """The ``augment`` stage: sketches, image degradations and code variations."""
 
@@ -623,6 +632,7 @@ class AugmentParams(_Section):
     sketch: SketchParams = SketchParams()
     degrade: DegradeParams = DegradeParams()
     variation: VariationParams = VariationParams()
+    repair: RepairParams = RepairParams()
     llm: LLMParams = LLMParams(max_tokens=4096)
     """The model that writes variations (offline: rule-based, no key); room for a diagram's
     code in the answer."""

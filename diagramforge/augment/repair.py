@@ -1,0 +1,288 @@
+"""AugTikZ repair: TikZ pictures that failed to compile, fixed through the LLM layer.
+
+Render ledgers every failed compile with its reason and first error line. The ``repair``
+stage reads those rejections with the extracted code, asks the model for a fix (the error
+line is in the prompt), and keeps a repair only if it compiles and renders (the TikZ handler,
+as render does) and keeps the original's node texts within ``augment.repair.min_text_overlap``
+(a repair that deletes the broken part is not a repair). The offline backend answers with the
+rule-based fix computed here for the common errors: an undefined macro (its package, or a
+harmless definition), a missing semicolon, an unknown key (its TikZ library, or the key
+dropped), an undefined environment or arrow tip (its package or library).
+
+Published as config ``repair`` (broken code + error → fixed code). A repaired diagram takes
+the split of its paper's diagrams (leakage-safe: the same unit as its siblings), ``train``
+when the paper has none.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from typing import ClassVar
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from diagramforge.edits.sampler import FORMATS
+from diagramforge.formats.registry import UsesFormats
+from diagramforge.paths import stage_paths
+from diagramforge.records import Rejection
+from diagramforge.stage import StageLog, TableStage
+from diagramforge.synth.llm import Request
+
+SCHEMA = {"type": "object", "properties": {"code": {"type": "string"}},
+          "required": ["code"], "additionalProperties": False}
+
+MACRO_PACKAGES = {"SI": "siunitx", "si": "siunitx", "num": "siunitx", "mathbb": "amssymb",
+                  "text": "amsmath", "toprule": "booktabs", "midrule": "booktabs",
+                  "bottomrule": "booktabs", "textcolor": "xcolor", "colorlet": "xcolor",
+                  "includegraphics": "graphicx", "checkmark": "amssymb", "bm": "bm",
+                  "mathscr": "mathrsfs", "tikzmath": None, "qty": "siunitx"}
+KEY_LIBRARIES = {"Stealth": "arrows.meta", "Latex": "arrows.meta", "Triangle": "arrows.meta",
+                 "right": "positioning", "left": "positioning", "above": "positioning",
+                 "below": "positioning", "diamond": "shapes.geometric",
+                 "trapezium": "shapes.geometric", "ellipse": "shapes.geometric",
+                 "cylinder": "shapes.geometric", "star": "shapes.geometric",
+                 "decorate": "decorations.pathmorphing", "fit": "fit",
+                 "rounded rectangle": "shapes.misc", "cross out": "shapes.misc",
+                 "rectangle split": "shapes.multipart", "circle split": "shapes.multipart",
+                 "shadow": "shadows", "drop shadow": "shadows", "matrix of nodes": "matrix",
+                 "on background layer": "backgrounds", "mindmap": "mindmap",
+                 "pattern": "patterns", "single arrow": "shapes.arrows", "calc": "calc"}
+ENV_PACKAGES = {"tikzcd": "tikz-cd", "circuitikz": "circuitikz", "forest": "forest",
+                "axis": "pgfplots", "semilogyaxis": "pgfplots", "loglogaxis": "pgfplots"}
+_STMT = re.compile(r"^\s*\\(draw|node|path|fill|filldraw|shade|coordinate|clip|matrix)\b")
+
+
+def _preamble(code: str, line: str) -> str:
+    if line in code:
+        return code
+    if "\\begin{document}" in code:
+        return code.replace("\\begin{document}", line + "\n\\begin{document}", 1)
+    return line + "\n" + code
+
+
+def _semicolons(code: str) -> str:
+    """End every picture statement that runs into the next one with ``;``."""
+    lines = code.split("\n")
+    inside, last = False, None
+    for k, ln in enumerate(lines):
+        s = ln.split("%")[0].rstrip()
+        if "\\begin{tikzpicture}" in s:
+            inside, last = True, None
+            continue
+        if "\\end{tikzpicture}" in s:
+            if last is not None and not lines[last].split("%")[0].rstrip().endswith(";"):
+                lines[last] = lines[last].rstrip() + ";"
+            inside = False
+            continue
+        if not inside or not s.strip():
+            continue
+        if _STMT.match(s) and last is not None and \
+                not lines[last].split("%")[0].rstrip().endswith((";", "{", "[", ",")):
+            lines[last] = lines[last].rstrip() + ";"
+        last = k
+    return "\n".join(lines)
+
+
+def rule_repair(code: str, error: str) -> tuple[str, str]:
+    """``(fixed code, what was done)``; the code unchanged when no rule applies."""
+    m = re.search(r"Undefined control sequence.*?\\([A-Za-z@]+)\s*(?:\{|$|\W)", error + " ")
+    if "Undefined control sequence" in error:
+        names = re.findall(r"\\([A-Za-z@]+)", error.split("|", 1)[-1])
+        name = names[-1] if names else (m.group(1) if m else None)
+        if name:
+            pkg = MACRO_PACKAGES.get(name)
+            if pkg:
+                return _preamble(code, f"\\usepackage{{{pkg}}}"), f"package {pkg}"
+            return (_preamble(code, f"\\providecommand{{\\{name}}}[1]{{#1}}"),
+                    f"define \\{name}")
+    if "forget a semicolon" in error:
+        return _semicolons(code), "semicolon"
+    k = re.search(r"I do not know the key '/tikz/([^']+)'", error)
+    if k:
+        key = k.group(1).split("=")[0].strip()
+        lib = KEY_LIBRARIES.get(key)
+        if lib:
+            return _preamble(code, f"\\usetikzlibrary{{{lib}}}"), f"library {lib}"
+        pat = re.compile(r"(?<=[\[,])\s*" + re.escape(key) + r"\s*(=\s*[^,\]]*)?\s*(,|(?=\]))")
+        return pat.sub("", code), f"drop key {key}"
+    a = re.search(r"Unknown arrow tip kind '([^']+)'", error)
+    if a:
+        return _preamble(code, "\\usetikzlibrary{arrows.meta}"), "library arrows.meta"
+    e = re.search(r"Environment (\w+) undefined", error)
+    if e and e.group(1) in ENV_PACKAGES:
+        pkg = ENV_PACKAGES[e.group(1)]
+        return _preamble(code, f"\\usepackage{{{pkg}}}"), f"package {pkg}"
+    return code, ""
+
+
+def repair_request(code: str, error: str, prompt_version: str) -> Request:
+    fixed, _ = rule_repair(code, error)
+    return Request(
+        task="augment_repair",
+        system=f"You repair TikZ pictures that fail to compile. Prompt {prompt_version}.",
+        user=(f"This standalone LaTeX document fails with:\n{error}\n\nFix the error without "
+              "changing what the picture shows; keep every node and label. Answer with the "
+              f"complete corrected document.\n\n{code}"),
+        json_schema=SCHEMA, context={"code": fixed})
+
+
+def text_overlap(a: list[str], b: list[str]) -> float:
+    """Multiset Jaccard of two lists of node texts (1.0 when both are empty)."""
+    ca, cb = Counter(a), Counter(b)
+    union = sum((ca | cb).values())
+    return 1.0 if not union else sum((ca & cb).values()) / union
+
+
+REPAIR_SCHEMA = pa.schema([
+    pa.field("id", pa.string(), nullable=False),
+    pa.field("diagram_id", pa.string(), nullable=False),
+    pa.field("format", pa.string()),
+    pa.field("split", pa.string()),
+    pa.field("config", pa.string()),
+    pa.field("broken_code", pa.large_string()),
+    pa.field("error", pa.string()),
+    pa.field("code", pa.large_string()),
+    pa.field("image", pa.binary()),
+    pa.field("licence", pa.string()),
+    pa.field("source_id", pa.string()),
+    pa.field("fix", pa.string()),
+    pa.field("backend", pa.string()),
+    pa.field("model", pa.string()),
+])
+
+
+class RepairReason:
+    NOT_COMPILE = "repair_not_a_compile_error"
+    NO_CODE = "repair_code_missing"
+    LICENCE = "repair_licence"
+    LLM = "repair_llm_failed"
+    UNCHANGED = "repair_no_fix"
+    TEXTS = "repair_texts_changed"
+    RENDER = "repair_render_failed"
+
+
+class RepairStage(TableStage, UsesFormats):
+    """AugTikZ repair of TikZ pictures that failed to compile: render's ledger + the
+    extracted code → the LLM (offline: rule-based fixes) → kept if it compiles, renders and
+    keeps the node texts; config ``repair``."""
+
+    name = "repair"
+    upstream = "split"
+    reads = ("id", "group", "split")
+    output_schema: ClassVar[pa.Schema] = REPAIR_SCHEMA
+    writes = tuple(REPAIR_SCHEMA.names)
+    expands = True
+    funnel: ClassVar[bool] = False
+    param_sections: ClassVar[tuple[str, ...]] = ("augment", "render", "licences")
+    code = ("augment", "edits", "formats", "graphs", "sandbox.py", "synth/llm", "cache.py",
+            "filters/tokens.py")
+    inputs = ("data/render", "data/extract")
+    task_configs: ClassVar[tuple[str, ...]] = ("repair",)
+
+    def environment(self) -> dict:
+        return {"tikz": self.formats()["tikz"].environment()}
+
+    def _failed(self) -> list[dict]:
+        rej = stage_paths(self.params, "render").rejections
+        files = sorted(rej.glob("*.parquet")) if rej.exists() else []
+        rows = pq.read_table(files).to_pylist() if files else []
+        return [r for r in rows if str(r["reason"]).startswith("compile_")]
+
+    def _extracted(self, ids: set[str]) -> dict[str, dict]:
+        recs = stage_paths(self.params, "extract").records
+        files = sorted(recs.glob("*.parquet")) if recs.exists() else []
+        out = {}
+        for f in files:
+            t = pq.read_table(f, columns=["id", "format", "code", "group", "licence",
+                                          "source_id"])
+            out.update({r["id"]: r for r in t.to_pylist() if r["id"] in ids})
+        return out
+
+    def run_table(self, table: pa.Table | None, log: StageLog) -> list[dict]:
+        """Inputs are render's compile failures (the split table only gives each paper's
+        split), so the books are kept over those."""
+        cfg = self.params.augment.repair
+        splits: dict[str, Counter] = {}
+        for r in (table.select(["group", "split"]).to_pylist() if table is not None else []):
+            splits.setdefault(r["group"], Counter())[r["split"]] += 1
+        failed = self._failed() if cfg.enabled else []
+        code = self._extracted({r["id"] for r in failed})
+        log.stats.n_in = len(failed)
+        from diagramforge.synth.llm import LLM
+
+        llm = LLM.from_params(self.params.augment.llm)
+        candidates: list[tuple[dict, dict]] = []
+        for r in failed:
+            rec = code.get(r["id"])
+            where = r["locator"]
+            if r["reason"] in ("compile_timeout", "compile_forbidden_io"):
+                log.reject(Rejection(where, RepairReason.NOT_COMPILE, r["reason"], id=r["id"]))
+            elif rec is None or rec["format"] != "tikz":
+                log.reject(Rejection(where, RepairReason.NO_CODE, "no extracted TikZ code",
+                                     id=r["id"]))
+            elif rec["licence"] not in self.params.licences.allow:
+                log.reject(Rejection(where, RepairReason.LICENCE, str(rec["licence"]),
+                                     id=r["id"]))
+            else:
+                res = llm.complete(repair_request(rec["code"], r["detail"] or "",
+                                                  cfg.prompt_version))
+                log.stats.extra["llm_calls"] = log.stats.extra.get("llm_calls", 0) + res.calls
+                if not res.ok or not res.data:
+                    log.reject(Rejection(where, RepairReason.LLM, f"{res.reason}: "
+                                         f"{res.detail}"[:300], id=r["id"]))
+                elif res.data["code"].strip() == rec["code"].strip():
+                    log.reject(Rejection(where, RepairReason.UNCHANGED, r["detail"] or "",
+                                         id=r["id"]))
+                else:
+                    candidates.append((r, {**rec, "fixed": res.data["code"],
+                                           "backend": res.backend, "model": res.model}))
+        return self._check(candidates, splits, log)
+
+    def _check(self, candidates: list[tuple[dict, dict]], splits: dict[str, Counter],
+               log: StageLog) -> list[dict]:
+        cfg = self.params.augment.repair
+        kept: list[dict] = []
+        ok: list[tuple[dict, dict]] = []
+        for r, c in candidates:
+            try:
+                before = [n.text for n in FORMATS["tikz"].graph(c["code"]).nodes]
+                after = [n.text for n in FORMATS["tikz"].graph(c["fixed"]).nodes]
+            except Exception as exc:  # noqa: BLE001 - an answer the reader cannot parse
+                log.reject(Rejection(r["locator"], RepairReason.TEXTS, repr(exc)[:300],
+                                     id=r["id"]))
+                continue
+            share = text_overlap(before, after)
+            if share < cfg.min_text_overlap:
+                log.reject(Rejection(r["locator"], RepairReason.TEXTS,
+                                     f"node-text overlap {share:.2f}", id=r["id"]))
+                continue
+            ok.append((r, c))
+        h = self.formats()["tikz"]
+        rows = [{"id": hashlib.sha256(c["fixed"].encode()).hexdigest()[:24], "format": "tikz",
+                 "code": c["fixed"], "source_id": r["locator"], "meta": None, "group": None}
+                for r, c in ok]
+        done = h.render(rows) if rows else None
+        h.close()
+        images = {x["source_id"]: x["image"] for x in done.records} if done else {}
+        why = {x.locator: x.detail for x in done.rejections} if done else {}
+        for (r, c), row in zip(ok, rows, strict=True):
+            png = images.get(r["locator"])
+            if png is None:
+                log.reject(Rejection(r["locator"], RepairReason.RENDER,
+                                     why.get(r["locator"], "")[:300], id=r["id"]))
+                continue
+            split = splits.get(c["group"], Counter()).most_common(1)
+            _, fix = rule_repair(c["code"], r["detail"] or "")
+            kept.append({"id": row["id"], "diagram_id": r["id"], "format": "tikz",
+                         "split": split[0][0] if split else "train", "config": "repair",
+                         "broken_code": c["code"], "error": r["detail"], "code": c["fixed"],
+                         "image": png, "licence": c["licence"], "source_id": c["source_id"],
+                         "fix": json.dumps({"rule": fix}) if c["backend"] == "offline"
+                         else None, "backend": c["backend"], "model": c["model"]})
+            log.stats.inputs_with_output += 1
+        return kept
+

@@ -1,0 +1,89 @@
+"""AugTikZ repair: rule-based fixes (the offline backend's answers) and the repair stage
+keeping only fixes that compile, render and keep the node texts."""
+
+from __future__ import annotations
+
+import pyarrow.parquet as pq
+
+from diagramforge.augment.repair import RepairStage, rule_repair, text_overlap
+from diagramforge.paths import stage_paths
+from diagramforge.records import REJECTION_SCHEMA, empty_record
+from diagramforge.shards import ShardSet
+from diagramforge.stage import StageLog
+from tests.conftest import make_params, needs_tex, seed_stage
+
+DOC = ("\\documentclass{standalone}\n\\usepackage{tikz}\n\\begin{document}\n{body}\n"
+       "\\end{document}\n")
+
+
+def doc(body: str) -> str:
+    return DOC.replace("{body}", body)
+
+
+def test_rules():
+    broken = doc("\\begin{tikzpicture}\n  \\draw (0,0) -- (1,1)\n  \\node at (1,0) {A};\n"
+                 "\\end{tikzpicture}")
+    fixed, what = rule_repair(broken, "! Package tikz Error: Giving up on this path. Did you "
+                                      "forget a semicolon?. | l.5 ")
+    assert what == "semicolon" and "(1,1);\n" in fixed and fixed.count(";") == 2
+    fixed, what = rule_repair(doc("\\node {\\SI{3}{m}};"),
+                              "! Undefined control sequence. | l.4 \\node {\\SI")
+    assert what == "package siunitx" and "\\usepackage{siunitx}\n\\begin{document}" in fixed
+    fixed, what = rule_repair(doc("\\node {\\foo{x}};"), "! Undefined control sequence. | "
+                                                        "l.4 \\node {\\foo")
+    assert "\\providecommand{\\foo}[1]{#1}" in fixed
+    fixed, what = rule_repair(doc("\\draw[-Stealth] (0,0) -- (1,0);"),
+                              "! Package pgfkeys Error: I do not know the key '/tikz/Stealth'")
+    assert what == "library arrows.meta"
+    fixed, what = rule_repair(doc("\\draw[wobbly=3, red] (0,0) -- (1,0);"),
+                              "! Package pgfkeys Error: I do not know the key '/tikz/wobbly'")
+    assert "\\draw[ red]" in fixed and what == "drop key wobbly"
+    assert rule_repair(doc("x"), "! Emergency stop.") == (doc("x"), "")
+
+
+def test_text_overlap():
+    assert text_overlap(["a", "b"], ["a", "b"]) == 1.0
+    assert text_overlap(["a", "b"], ["a"]) == 0.5
+    assert text_overlap([], []) == 1.0
+
+
+@needs_tex
+def test_repair_stage(tmp_path):
+    params = make_params(tmp_path, augment={"llm": {"cache_dir": str(tmp_path / "llm")}})
+    good = doc("\\begin{tikzpicture}\n  \\node[draw] (a) {Alpha};\n  \\node[draw] (b) at (2,0)"
+               " {Beta}\n  \\draw[->] (a) -- (b);\n\\end{tikzpicture}")
+    hopeless = doc("\\begin{tikzpicture}\n  \\node {Gamma};\n  \\weird\n\\end{tikzpicture}")
+    recs = [empty_record(id="r1", format="tikz", code=good, group="arxiv:1", licence="MIT",
+                         source_id="p1#1"),
+            empty_record(id="r2", format="tikz", code=hopeless, group="arxiv:2",
+                         licence="MIT", source_id="p2#1"),
+            empty_record(id="r3", format="tikz", code=good, group="arxiv:3",
+                         licence="proprietary", source_id="p3#1")]
+    seed_stage(params, "extract", recs)
+    seed_stage(params, "split", [empty_record(id="s1", format="tikz", group="arxiv:1",
+                                              split="validation")])
+    rej = [{"id": "r1", "locator": "p1#1", "stage": "render", "reason": "compile_tikz_error",
+            "detail": "! Package tikz Error: Giving up on this path. Did you forget a "
+                      "semicolon?. | l.6", "unit": "input"},
+           {"id": "r2", "locator": "p2#1", "stage": "render",
+            "reason": "compile_undefined_control_sequence",
+            "detail": "! Undefined control sequence. | l.6 \\weird", "unit": "input"},
+           {"id": "r3", "locator": "p3#1", "stage": "render", "reason": "compile_tikz_error",
+            "detail": "Did you forget a semicolon?", "unit": "input"},
+           {"id": "r4", "locator": "p4#1", "stage": "render", "reason": "compile_timeout",
+            "detail": "killed", "unit": "input"},
+           {"id": "x", "locator": "p5", "stage": "render", "reason": "blank_render",
+            "detail": "", "unit": "input"}]
+    ShardSet(stage_paths(params, "render").rejections, REJECTION_SCHEMA).write(0, rej)
+    stage = RepairStage(params)
+    table = pq.read_table(sorted(stage_paths(params, "split").records.glob("*.parquet")))
+    log = StageLog("repair", expands=True)
+    rows = stage.run_table(table, log)
+    assert log.stats.n_in == 4  # compile failures only
+    by_id = {r["diagram_id"]: r for r in rows}
+    assert set(by_id) == {"r1", "r2"}  # r2: \weird defined away, Gamma kept
+    assert by_id["r1"]["split"] == "validation" and by_id["r2"]["split"] == "train"
+    assert by_id["r1"]["image"][:4] == b"\x89PNG" and "{Beta};" in by_id["r1"]["code"]
+    reasons = {r["id"]: r["reason"] for r in log.rejections}
+    assert reasons == {"r3": "repair_licence", "r4": "repair_not_a_compile_error"}
+    assert log.stats.inputs_with_output + log.stats.rejected_inputs == log.stats.n_in
