@@ -78,9 +78,10 @@ def _dataset_info(inputs: CardInputs) -> list[dict]:
         feats = inputs.features.get(c.get("_features", c["config_name"]))
         if feats is None:
             continue
-        sizes = c.get("_split_rows", {})
+        sizes, nbytes = c.get("_split_rows", {}), c.get("_split_bytes", {})
         out.append({"config_name": c["config_name"], "features": feats,
-                    "splits": [{"name": s, "num_examples": n} for s, n in sizes.items()]})
+                    "splits": [{"name": s, "num_bytes": nbytes.get(s, 0), "num_examples": n}
+                               for s, n in sizes.items()]})
     return out
 
 
@@ -203,6 +204,9 @@ def render_card(params: Params, df: pd.DataFrame, configs: list[dict], funnel: s
 Version **{params.publish.version}**: {n} diagrams as code (TikZ standalone documents,
 draw.io/mxGraph XML and SVG) from {groups} sources, each with its rendering (PNG), its
 caption and the paragraphs that refer to it where known, plus the task items built on them.
+
+Browse it: open `gallery/index.html` (thumbnails per config, filters by format, difficulty,
+diagram type and licence, a detail view with code, render and task items; works offline).
 
 ## Configs
 

@@ -34,14 +34,26 @@ SPLITS = ("train", "validation", "test")
 GENERATION_COLUMNS = ("id", "format", "image", "code", "caption", "context", "title", "source",
                       "source_id", "source_url", "group", "licence", "licence_url",
                       "attribution", "tokens", "width", "height", "dup_cluster")
+OPTIONAL_COLUMNS = {"difficulty": "string", "diagram_type": "string",
+                    "diagram_type_prob": "float64", "colour_entropy": "float64",
+                    "graph": "string", "graph_nodes": "int32", "graph_edges": "int32",
+                    "graph_components": "int32", "graph_longest_path": "int32"}
+"""Filter and graph columns, published when the record schema has them (they land as the
+stages that fill them do); null where a stage could not compute them."""
 
 
-def _features():  # noqa: ANN202 - datasets.Features
+def generation_columns(df: pd.DataFrame | None = None) -> tuple[str, ...]:
+    extra = [c for c in OPTIONAL_COLUMNS if df is None or c in df.columns]
+    return GENERATION_COLUMNS + tuple(extra)
+
+
+def _features(columns: tuple[str, ...] = GENERATION_COLUMNS):  # noqa: ANN202 - Features
     from datasets import Features, Image, Value
 
-    types = {"tokens": Value("int64"), "width": Value("int32"), "height": Value("int32")}
+    types = {"tokens": Value("int64"), "width": Value("int32"), "height": Value("int32"),
+             **{c: Value(t) for c, t in OPTIONAL_COLUMNS.items()}}
     return Features({c: Image() if c == "image" else types.get(c, Value("string"))
-                     for c in GENERATION_COLUMNS})
+                     for c in columns})
 
 
 def write_generation(df: pd.DataFrame, out: Path, config: str = "generation") -> list[dict]:
@@ -52,16 +64,18 @@ def write_generation(df: pd.DataFrame, out: Path, config: str = "generation") ->
     """
     from datasets import Dataset
 
-    feats = _features()
+    columns = generation_columns(df)
+    feats = _features(columns)
     formats = sorted(set(df["format"]))
     for split in SPLITS:
         for fmt in formats:
             part = df[(df["split"] == split) & (df["format"] == fmt)]
             if not len(part):  # a split a format does not reach (its sources went elsewhere)
                 continue
-            cols = {c: part[c].tolist() for c in GENERATION_COLUMNS if c != "image"}
+            cols = {c: [None if isinstance(v, float) and v != v else v for v in part[c]]
+                    for c in columns if c != "image"}
             cols["image"] = [{"bytes": b, "path": None} for b in part["image"]]
-            ds = Dataset.from_dict({c: cols[c] for c in GENERATION_COLUMNS}, features=feats)
+            ds = Dataset.from_dict({c: cols[c] for c in columns}, features=feats)
             path = out / config / fmt / f"{split}-00000-of-00001.parquet"
             path.parent.mkdir(parents=True, exist_ok=True)
             ds.to_parquet(str(path))
@@ -151,13 +165,16 @@ def publish(params: Params, df: pd.DataFrame, log: StageLog | None = None) -> Pa
     for rej in tasks.rejections:
         if log is not None:
             log.reject(rej)
-    feats = {"generation": _features()._to_yaml_list()}
+    feats = {"generation": _features(generation_columns(df))._to_yaml_list()}
     for config, frame in tasks.frames.items():
         entry = write_task_config(config, frame, tasks.schemas[config], tmp)
         entry["_split_rows"] = {s: int((frame["split"] == s).sum())
                                 for s in SPLITS if (frame["split"] == s).any()}
         configs.append(entry)
         feats[config] = task_features(tasks.schemas[config])._to_yaml_list()
+    for c in configs:  # dataset_info wants each split's size in bytes as well as rows
+        c["_split_bytes"] = {d["split"]: sum(p.stat().st_size for p in tmp.glob(d["path"]))
+                             for d in c["data_files"]}
     frames = _frames(df.drop(columns=["image"]), tasks)
     views = {c["config_name"] for c in configs if c.get("_view")}
     stats = statistics.compute(frames, skip=views)

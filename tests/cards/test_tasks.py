@@ -87,7 +87,9 @@ def test_publish_writes_one_config_per_task_name(tmp_path, with_fake_stage):
     assert "visual-question-answering" in data["task_categories"]
     info = {d["config_name"]: d for d in data["dataset_info"]}
     assert {"name": "source_image", "dtype": "image"} in info["qa"]["features"]
-    assert {"name": "train", "num_examples": 3} in info["qa"]["splits"]
+    train = next(s for s in info["qa"]["splits"] if s["name"] == "train")
+    assert train["num_examples"] == 3
+    assert train["num_bytes"] == (out / "qa" / "train-00000-of-00001.parquet").stat().st_size
 
 
 def test_a_task_stage_that_did_not_run_leaves_its_configs_out(tmp_path, with_fake_stage):
