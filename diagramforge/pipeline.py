@@ -28,6 +28,7 @@ STAGES: tuple[str, ...] = (
     "diagramforge.filters.stage:FilterStage",
     "diagramforge.filters.split:SplitStage",
     "diagramforge.augment.stage:AugmentStage",
+    "diagramforge.augment.repair:RepairStage",
     "diagramforge.edits.stage:EditStage",
     "diagramforge.synth.stage:SynthStage",
     "diagramforge.cards.validate:ValidateStage",
