@@ -57,7 +57,10 @@ def normalise_text(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).casefold()
     text = "".join(" " if unicodedata.category(c).startswith(("P", "Z", "C")) else c
                    for c in text)
-    return " ".join(text.split())
+    # spacing around a math operator is typography: "A ∩ B" as a reader writes it is the
+    # "A∩B" TeX typesets
+    return re.sub(r" ?([^\w ]) ?", lambda m: m.group(1) if unicodedata.category(
+        m.group(1)) == "Sm" else m.group(0), " ".join(text.split()))
 
 
 def similarity(a: Node, b: Node) -> float:

@@ -31,6 +31,10 @@ REF = _g({"a": "Load data", "b": "Train model", "c": "Evaluate", "d": "Deploy"},
 def test_normalise_text() -> None:
     assert normalise_text("  Load\n DATA!! ") == "load data"
     assert normalise_text("ｆｕｌｌ－width") == "full width"
+    # spaces around math operators are typography; the operators themselves count
+    assert normalise_text("A ∩ B") == normalise_text("A∩B") == "a∩b"
+    assert normalise_text("x + y") == "x+y" != normalise_text("x y")
+    assert normalise_text("i++") != normalise_text("++i")
 
 
 def test_hand_made_pair() -> None:
