@@ -8,7 +8,7 @@ like any SVG, a raster figure a ``raster`` record that already carries its pixel
 Bookkeeping, so the funnel balances: a PDF that yields records accounts for itself, and
 every figure it lost is a *candidate* rejection; a PDF that yields nothing is one *input*
 rejection — the PDF-level reason when there is one (corrupt, encrypted, too many pages…),
-else ``pdf_no_figures`` — plus its lost figures as candidates.
+else an image bomb's, else ``pdf_no_figures`` — plus its lost figures as candidates.
 """
 
 from __future__ import annotations
@@ -87,6 +87,9 @@ def extract_pdf(src: dict, params: PdfFigureParams) -> tuple[list[dict], list[Re
     rejections = [dataclasses.replace(d, unit=Unit.CANDIDATE) for d in drops]
     if not records:
         whole = next((k for k, d in enumerate(drops) if d.reason in PDF_LEVEL), None)
+        if whole is None:  # a bomb is why a PDF gave nothing, more than "no figures"
+            whole = next((k for k, d in enumerate(drops)
+                          if d.reason == PdfReason.IMAGE_BOMB), None)
         if whole is not None:
             rejections[whole] = dataclasses.replace(drops[whole], locator=loc,
                                                     unit=Unit.INPUT)

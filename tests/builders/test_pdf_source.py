@@ -53,7 +53,7 @@ def test_crawled_arxiv_papers_give_pdf_sources_with_their_licence_and_group(tmp_
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two ground-truth PDFs (vector figures, caption below; a raster one, caption above)
-    and three bad ones: corrupt, encrypted, 1,000 pages."""
+    and four bad ones: corrupt, encrypted, 1,000 pages, an image bomb."""
     if shutil.which("pdflatex") is None:
         pytest.skip("pdflatex missing")
     d = tmp_path_factory.mktemp("pdfs")
@@ -71,6 +71,14 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
         long.new_page()
     long.save(d / "bad" / "long.pdf")
     long.close()
+    bomb = pymupdf.open()  # 600×400 px: a bomb under the test's 200,000-pixel cap
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 600, 400), False)
+    pix.clear_with(128)
+    page = bomb.new_page()
+    page.insert_image(pymupdf.Rect(100, 100, 400, 300), pixmap=pix)
+    page.insert_text((100, 320), "Figure 1: A grey picture.", fontsize=10)
+    bomb.save(d / "bad" / "bomb.pdf")
+    bomb.close()
     return d
 
 
@@ -79,9 +87,10 @@ def test_a_folder_of_pdfs_through_crawl_extract_render(tmp_path, folder):
     params = make_params(tmp_path, crawl={"arxiv": {"source": ""},
                                           "repos": {"repositories": []},
                                           "pdf": {"folder": str(folder),
-                                                  "licence": "CC-BY-4.0"}})
+                                                  "licence": "CC-BY-4.0"}},
+                         extract={"pdf": {"max_image_pixels": 200_000}})
     crawl = run_stage(CrawlStage(params))
-    assert crawl.n_in == crawl.n_out == 5 and crawl.balance_error() is None
+    assert crawl.n_in == crawl.n_out == 6 and crawl.balance_error() is None
 
     extract = run_stage(ExtractStage(params))
     assert extract.balance_error() is None
@@ -89,6 +98,7 @@ def test_a_folder_of_pdfs_through_crawl_extract_render(tmp_path, folder):
     assert why["pdf:bad/corrupt.pdf"] == ("pdf_unreadable", "input")
     assert why["pdf:bad/locked.pdf"] == ("pdf_encrypted", "input")
     assert why["pdf:bad/long.pdf"] == ("pdf_too_many_pages", "input")
+    assert why["pdf:bad/bomb.pdf"] == ("image_bomb", "input")
     recs = _rows(params, "extract")
     by_label = {(r["source_id"].split("#")[0], r["label"]): r for r in recs}
     flow = by_label[("pdf:vector_below.pdf", "Figure 1")]
