@@ -100,6 +100,9 @@ class Composed:
     source_graph: Graph | None = None
     target_graph: Graph | None = None
     target_code: str = ""
+    skipped: dict[str, int] = field(default_factory=dict)
+    """Proposed edits whose precondition failed when applied, by operation (not errors:
+    the sampler drew another)."""
     failed_op: str | None = None
     reason: str | None = None
     detail: str = ""
@@ -165,8 +168,9 @@ def compose(code: str, fmt: str, n_ops: int, rng: random.Random,
         for ed in _draws(cands, used, rng):
             try:
                 after = apply(current, ed)
-            except EditError:
-                continue  # a precondition the proposal could not see: try another
+            except EditError:  # a precondition the proposal could not see: try another
+                out.skipped[ed["op"]] = out.skipped.get(ed["op"], 0) + 1
+                continue
             bad = verify_step(fe, current, graph, ed, after, tol)
             if bad is not None:
                 out.failed_op, out.reason, out.detail = ed["op"], bad[0], bad[1]

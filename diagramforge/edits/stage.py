@@ -183,6 +183,9 @@ class EditStage(Stage, UsesFormats):
                                                     id=did, unit=Unit.CANDIDATE))
                     continue
                 self._count(out, fmt, res.edits, res.failed_op)
+                for op, n in res.skipped.items():
+                    key = f"ops_precondition_failed.{fmt}.{op}"
+                    out.extra[key] = out.extra.get(key, 0) + n
                 if not res.ok:
                     out.rejections.append(Rejection(
                         where, res.reason, f"op={res.failed_op}: {res.detail}", id=did,
