@@ -103,3 +103,25 @@ def test_changed_pixels_counts(params):
     other = _rendered(params, "svg", SVG_RICH.replace("#dae8fc", "#ff0000"))["image"]
     assert changed_pixels(png, png) == 0
     assert 0 < changed_pixels(png, other) < 100 * 50 * 4  # the one box, at 150 dpi
+
+
+def test_runner_books_balance_and_table_is_written(params):
+    """Through the real runner: every split diagram yields pairs or is ledgered, and the
+    edit table is what publish and synth read."""
+    import pyarrow.parquet as pq
+
+    from diagramforge.paths import stage_paths
+    from diagramforge.runner import run_stage
+    from tests.conftest import seed_stage
+
+    rows = [_rendered(params, "svg", SVG_RICH),
+            {**_rendered(params, "svg", SVG_RICH.replace("Load", "Fetch")), "split": "test"},
+            empty_record(id="bare", format="svg", split="train", source_id="t:bare",
+                         code='<svg xmlns="http://www.w3.org/2000/svg"/>')]
+    seed_stage(params, "split", rows)
+    stats = run_stage(EditStage(params))
+    assert stats.balance_error() is None
+    assert stats.n_in == 3 and stats.inputs_with_output == 2 and stats.rejected_inputs == 1
+    table = pq.read_table(sorted(stage_paths(params, "edit").records.glob("*.parquet")))
+    assert table.schema.names == EDIT_SCHEMA.names
+    assert set(table.column("split").to_pylist()) == {"train", "test"}
