@@ -309,10 +309,10 @@ class ClassifierTrainParams(_Section):
     fallback_label: str = "diagram"
     augment_copies: Annotated[int, Field(ge=0)] = 2
     """Deterministic crop/pad/shift variants added per training image (never to held-out)."""
-    negatives: dict[str, Annotated[int, Field(ge=0)]] = {"plot": 60, "table": 40, "photo": 40}
+    negatives: dict[str, Annotated[int, Field(ge=0)]] = {"plot": 120, "table": 60, "photo": 60}
     """Generated negatives per label (``classifier/negatives.py``); these labels are the
     reject side of the reported keep/reject accuracy."""
-    positives: Annotated[int, Field(ge=0)] = 120
+    positives: Annotated[int, Field(ge=0)] = 240
     """Generated diagrams (``classifier/positives.py``: graphs, trees, grids, layered
     networks, Venn diagrams), labelled ``fallback_label``: a corpus's own few weakly
     labelled diagrams alone teach "a diagram is one of these few pictures"."""
