@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -96,6 +97,28 @@ def _dist(box: list[float], x: float, y: float) -> float:
     return math.hypot(dx, dy)
 
 
+def _ends(el: etree._Element) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    """End points of a straight connector (a ``<line>`` or a path of line segments), in
+    drawing coordinates; ``None`` for anything else."""
+    if _ctm(el) != IDENTITY:
+        return None
+    if _local(el) == "line":
+        return (_f(el, "x1"), _f(el, "y1")), (_f(el, "x2"), _f(el, "y2"))
+    if _local(el) != "path" or (el.get("fill") not in (None, "none")) or \
+            not re.fullmatch(r"[MmLlHhVv0-9eE.,+\-\s]+", el.get("d") or "x"):
+        return None
+    import svgelements
+
+    try:
+        path = svgelements.Path(el.get("d"))
+    except Exception:  # noqa: BLE001 - unreadable path data is not a connector
+        return None
+    if len(list(path.as_subpaths())) != 1 or path.first_point is None:
+        return None
+    return (path.first_point.x, path.first_point.y), (path.current_point.x,
+                                                       path.current_point.y)
+
+
 @dataclass
 class Connector:
     el: etree._Element
@@ -134,7 +157,9 @@ class _Doc:
                 if nid in (e.source, e.target)]
 
     def connector(self, k: int) -> Connector:
-        """The ``<line>`` (only lines: their ends can be moved exactly) of graph edge ``k``."""
+        """The stroke of graph edge ``k``: a ``<line>``, or a straight-segment ``<path>``
+        with the arrowhead polygon drawn at its end (as many exporters do); a path is
+        turned into a line when an end has to move (:func:`_as_line`)."""
         e = self.graph.edges[k]
         boxes = {n.id: n.bbox for n in self.graph.nodes}
         sb, tb = boxes.get(e.source), boxes.get(e.target)
@@ -142,16 +167,31 @@ class _Doc:
             raise EditError(f"edge {k} has a loose end")
         hits = []
         for el in self.els:
-            if _local(el) != "line" or _ctm(el) != IDENTITY:
+            ends = _ends(el)
+            if ends is None:
                 continue
-            p1 = (_f(el, "x1"), _f(el, "y1"))
-            p2 = (_f(el, "x2"), _f(el, "y2"))
+            p1, p2 = ends
             for first, a, b in (("1", p1, p2), ("2", p2, p1)):
                 if _dist(sb, *a) <= END_TOL and _dist(tb, *b) <= END_TOL:
-                    hits.append(Connector(el, None, first))
+                    hits.append(Connector(el, self._head(b if first == "1" else a, b), first))
         if len(hits) != 1:
-            raise EditError(f"edge {e.source}->{e.target}: {len(hits)} <line> connectors")
+            raise EditError(f"edge {e.source}->{e.target}: {len(hits)} straight connectors")
         return hits[0]
+
+    def _head(self, end: tuple[float, float], _target_end: tuple[float, float]
+              ) -> etree._Element | None:
+        """A small polygon at a stroke's end that is not a node: its arrowhead."""
+        node_boxes = [n.bbox for n in self.graph.nodes if n.bbox]
+        for el in self.els:
+            if _local(el) != "polygon" or _ctm(el) != IDENTITY:
+                continue
+            b = local_box(el)
+            if b is None or max(b[2], b[3]) > 3 * END_TOL or any(_near(b, nb) for nb in
+                                                                  node_boxes):
+                continue
+            if _dist(b, *end) <= END_TOL / 2:
+                return el
+        return None
 
     def append(self, el: etree._Element) -> None:
         self.root.append(el)
@@ -192,6 +232,25 @@ def _ensure_marker(d: _Doc) -> None:
 
 def _line_between(a: list[float], b: list[float]) -> tuple[tuple, tuple]:
     return _border(a, _centre(b)), _border(b, _centre(a))
+
+
+def _as_line(d: _Doc, c: Connector) -> None:
+    """A path connector becomes a ``<line>`` between its ends (its bends dropped) and its
+    arrowhead polygon a marker, so its ends can be moved."""
+    if _local(c.el) == "line":
+        return
+    (x1, y1), (x2, y2) = _ends(c.el)
+    keep = {k: v for k, v in c.el.attrib.items() if k != "d"}
+    c.el.tag = f"{{{SVG_NS}}}line"
+    c.el.attrib.clear()
+    c.el.attrib.update({**keep, "x1": f"{x1:g}", "y1": f"{y1:g}", "x2": f"{x2:g}",
+                        "y2": f"{y2:g}"})
+    if c.head is not None:
+        c.head.getparent().remove(c.head)
+        c.head = None
+        _ensure_marker(d)
+        c.el.set("marker-end" if c.source_end == "1" else "marker-start",
+                 f"url(#{MARKER_ID})")
 
 
 def _set_end(c: Connector, which: str, pt: tuple[float, float]) -> None:
@@ -239,6 +298,7 @@ def _reshape(d: _Doc, nid: str, new: list[float]) -> None:
     boxes = {n.id: n.bbox for n in d.graph.nodes}
     boxes[nid] = new
     for k, c in conns:
+        _as_line(d, c)
         e = d.graph.edges[k]
         a, b = _line_between(boxes[e.source], boxes[e.target])
         _set_end(c, "source", a)
@@ -263,7 +323,7 @@ def apply_edit(code: str, ed: dict) -> str:
     elif op == Op.DELETE_NODE:
         shape, text, _ = d.node(p["node"])
         conns = d.connectors(p["node"])
-        for el in [shape, text] + [c.el for _, c in conns]:
+        for el in [shape, text] + [c.el for _, c in conns] + [c.head for _, c in conns]:
             if el is not None and el.getparent() is not None:
                 el.getparent().remove(el)
     elif op == Op.ADD_NODE:
@@ -304,6 +364,8 @@ def apply_edit(code: str, ed: dict) -> str:
         c = d.connector(k)
         if op == Op.EDGE_COLOUR:
             _set_paint(c.el, "stroke", p["colour"])
+            if c.head is not None:
+                _set_paint(c.head, "fill", p["colour"])
         elif op == Op.EDGE_STYLE:
             c.el.set("stroke-dasharray", p["dash"])
             c.el.set("stroke-width", f"{p['width']:g}")
@@ -313,11 +375,20 @@ def apply_edit(code: str, ed: dict) -> str:
                 c.el.set("marker-end" if c.source_end == "1" else "marker-start",
                          f"url(#{MARKER_ID})")
             else:
+                if c.head is not None:  # the head bridged the gap to the box: close it
+                    _as_line(d, c)
+                    boxes = {n.id: n.bbox for n in d.graph.nodes}
+                    a, b = _line_between(boxes[p["source"]], boxes[p["target"]])
+                    _set_end(c, "source", a)
+                    _set_end(c, "target", b)
                 for k2 in ("marker-end", "marker-start", "marker"):
                     c.el.attrib.pop(k2, None)
         elif op == Op.DELETE_EDGE:
             c.el.getparent().remove(c.el)
+            if c.head is not None:
+                c.head.getparent().remove(c.head)
         elif op == Op.REDIRECT_EDGE:
+            _as_line(d, c)
             boxes = {n.id: n.bbox for n in d.graph.nodes}
             a, b = _line_between(boxes[p["source"]], boxes[p["new_target"]])
             _set_end(c, "source", a)
@@ -329,7 +400,8 @@ def apply_edit(code: str, ed: dict) -> str:
 
 def candidates(code: str, rng: random.Random) -> Iterator[dict]:
     """Applicable edits, one per (operation, target): shape nodes found by their box,
-    connectors that are single ``<line>`` elements; a redirect needs a third node; a new
+    connectors that are straight strokes (``<line>``, or a ``<path>`` of line segments with
+    its arrowhead polygon); a redirect needs a third node; a new
     node goes right of the drawing (the viewBox grows)."""
     d = _Doc(code)
     g = d.graph
