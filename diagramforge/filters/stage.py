@@ -30,7 +30,7 @@ class FilterStage(Stage):
 
     name = "filter"
     upstream = "render"
-    reads = ("id", "format", "code", "licence", "image")
+    reads = ("id", "format", "code", "licence", "image", "width", "height")
     param_sections = ("filter", "licences", "render.raster")
     code = ("filters", "licences.py", "formats/raster.py", "classifier/model.py",
             "classifier/images.py", "classifier/params.py")
