@@ -22,7 +22,9 @@ from diagramforge.builders.render import RenderStage
 from diagramforge.cards.audit import load_audit
 from diagramforge.filters.stage import FilterStage
 from diagramforge.paths import metrics_path, stage_paths
+from diagramforge.records import REJECTION_SCHEMA
 from diagramforge.runner import run_named, run_stage
+from diagramforge.shards import ShardSet
 from tests.conftest import REPO, SAMPLE_REPOS, SAMPLES, make_params, needs_browser, needs_tex
 
 pytestmark = [pytest.mark.slow, needs_tex, needs_browser]
@@ -91,7 +93,8 @@ def test_audit_totals_match_the_inputs(built):
     assert audit.ok, audit.errors
     crawl, extract, render, filt, split = audit.stages
     listed = len(parse_listing((SAMPLES / "arxiv" / "listing.xml").read_bytes())[0])
-    assert crawl.n_in == listed + crawl.extra["repo_files"] and crawl.extra["repo_files"] == 12
+    assert crawl.n_in == listed + crawl.extra["repo_files"] + crawl.extra["pdf_files"]
+    assert crawl.extra["repo_files"] == 12 and crawl.extra["pdf_files"] == 4  # papers' PDFs
     assert crawl.n_out + crawl.n_rejected == crawl.n_in
     assert extract.n_in == crawl.n_out
     assert extract.inputs_with_output + extract.rejected_inputs == extract.n_in
@@ -107,11 +110,18 @@ def test_audit_totals_match_the_inputs(built):
             "compile_tikz_error"} <= set(render.by_reason)
     # the preamble ladder: most pictures compile minimal; body-level setup is the top rung
     assert render.extra["preamble_minimal"] >= 15 and render.extra["preamble_setup"] == 1
-    assert split.by_reason == {"duplicate": 3}  # a TikZ figure and two draw.io exports
+    assert split.by_reason["duplicate"] == 3  # a TikZ figure and two draw.io exports
+    # near-duplicates: a paper's figure found again in its PDF (the TikZ source is kept)
+    ledger = ShardSet(stage_paths(params, "split").rejections, REJECTION_SCHEMA).read_all()
+    near = [r["locator"] for r in ledger.to_pylist() if r["reason"] == "near_duplicate"]
+    assert set(split.by_reason) <= {"duplicate", "near_duplicate"}
+    assert all(".pdf#p" in loc for loc in near), near
     # mxGraph Execution Success: valid ∧ rendered, over every page found
     pages, ok = render.extra["mxgraph_pages"], render.extra["mxgraph_rendered"]
     assert (pages, ok) == (8, 7) and render.by_reason["mxgraph_invalid"] == 1
     assert render.by_reason["blank_render"] == 1  # the blank SVG
+    # every rendered diagram got its structure graph (none null)
+    assert render.extra["graph_built"] == render.n_out
     # the fast path was taken: batched runs over a precompiled format
     assert render.extra.get("mode_format/batch", 0) >= 8, render.extra
     assert not Path("/tmp/diagramforge-pwned").exists()
