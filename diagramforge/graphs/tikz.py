@@ -572,6 +572,10 @@ class _Picture:
     anon: int = 0
 
 
+_INITIAL_KEYS = {"initial", "initial by arrow", "initial left", "initial right",
+                 "initial above", "initial below"}
+
+
 class _PathReader:
     """Reads the statements of one picture into nodes and edges."""
 
@@ -594,7 +598,22 @@ class _PathReader:
             self.pic.anon += 1
             name = f"_{self.pic.anon}"
         self.pic.nodes[name] = Node(id=name, text=label, shape=shape)
+        self._initial(name, keys)
         return name
+
+    def _initial(self, name: str, keys: list[str]) -> None:
+        """An automaton state with ``initial`` has the arrow TikZ draws into it, from the
+        ``initial text`` ("start" unless set): a text and a connector on the page, so a node
+        and an edge of the graph, as in every other picture."""
+        opts = {k.partition("=")[0].strip(): k.partition("=")[2].strip()
+                for k in _expand(keys, self.r.styles)}
+        if not _INITIAL_KEYS & set(opts):
+            return
+        text = latex_text(_unbrace(opts.get("initial text", "start")))
+        if text:
+            self.pic.nodes[f"{name}:initial"] = Node(id=f"{name}:initial", text=text,
+                                                     shape="text")
+            self.pic.edges.append(Edge(source=f"{name}:initial", target=name))
 
     def resolve(self, coord: str) -> str | None:
         c = coord.strip()

@@ -328,3 +328,15 @@ def test_tikzcd_cells_and_arrows():
     assert [(text[e.source], text[e.target], e.label, e.directed) for e in g.edges] == [
         ("X", "Y", "ϕ", True), ("Y", "Hom(Y, Z)", "", False), ("Hom(Y, Z)", "X", "ψ", True),
         ("Hom(Y, Z)", "", "", True)]
+
+
+def test_an_initial_state_has_its_start_arrow():
+    from diagramforge.graphs.tikz import tikz_source_graph
+
+    g = tikz_source_graph(r"\begin{tikzpicture}\node[state, initial] (q0) {$q_0$};"
+                          r"\node[state, initial text=go, initial above] (q1) at (2,0) {$q_1$};"
+                          r"\node[state] (q2) at (4,0) {$q_2$};\end{tikzpicture}")
+    text = {n.id: n.text for n in g.nodes}
+    assert sorted((text[e.source], text[e.target]) for e in g.edges) == [
+        ("go", "q1"), ("start", "q0")]
+    assert all(e.directed for e in g.edges)
