@@ -4,9 +4,10 @@ The render stage already rejects blank, tiny, huge and sliver-shaped renders
 (``render.raster``); this filter applies the same policy (``formats.raster.check_extremes``,
 same params) to every record that reaches it, whatever produced it, and adds what a render
 cannot see: a diagram with thousands of nodes, edges or path commands is a data dump, not a
-diagram anyone would draw or a model could learn to write.  Counts come from the ``graph``
-column when the graph stage filled it, else from a cheap parse of the code (mxGraph cells,
-SVG path data, TikZ path statements); a count nobody can read is not capped.
+diagram anyone would draw or a model could learn to write.  Counts come from the graph stats
+(``graph_nodes``/``graph_edges``) or the ``graph`` JSON when the render stage filled them,
+else from a cheap parse of the code (mxGraph cells, SVG path data, TikZ path statements); a
+count nobody can read is not capped.
 """
 
 from __future__ import annotations
@@ -54,7 +55,10 @@ def parse_counts(record: dict) -> dict[str, int]:
     """Nodes/edges from the graph JSON, path commands (and mxGraph cells) from the code."""
     out: dict[str, int] = {}
     graph = record.get("graph")
-    if graph:
+    if record.get("graph_nodes") is not None:  # the render stage's graph stats, when filled
+        out["nodes"] = record["graph_nodes"]
+        out["edges"] = record.get("graph_edges") or 0
+    elif graph:
         try:
             g = json.loads(graph)
             out["nodes"], out["edges"] = len(g.get("nodes") or []), len(g.get("edges") or [])

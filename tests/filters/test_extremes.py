@@ -46,6 +46,9 @@ def test_graph_column_wins_over_the_parse():
                         "edges": [{"source": "0", "target": "1"}]})
     got = parse_counts({"format": "mxgraph", "code": mx(2, 0), "graph": graph})
     assert got == {"nodes": 7, "edges": 1}
+    stats = parse_counts({"format": "mxgraph", "code": mx(2, 0), "graph": graph,
+                          "graph_nodes": 9, "graph_edges": 4})
+    assert stats == {"nodes": 9, "edges": 4}  # the stats columns, when filled, first
     bad = parse_counts({"format": "mxgraph", "code": mx(2, 0), "graph": "{not json"})
     assert bad == {"nodes": 2, "edges": 0}  # an unreadable graph falls back to the code
 
