@@ -78,8 +78,11 @@ def test_node_and_edge_f1_against_hand_labels():
     # with the tikz-cd reader 0.944 / 0.908, 9 of 12; with operator spacing ignored in text
     # matching ("A ∩ B" = "A∩B") 0.971 / 0.907, 10 of 12; with automata's initial arrow
     # 0.988 / 0.917, 11 of 12 (the miss: a circuit, whose wires touch no text)
+    # three more, labelled after that tuning (heldout_*), all exact: 15 diagrams, macro
+    # node F1 0.990, edge 0.933, 14 exact
     assert node_macro >= 0.98 and edge_macro >= 0.9
-    assert len(exact) >= 11, exact
+    assert len(exact) >= 14, exact
+    assert {k for k in rows if k.startswith("heldout_")} <= set(exact)
     for simple in ("block", "flow", "pipeline", "training_flow", "decision_tree",
                    "parse_tree", "mixture_gate", "commuting_square", "venn", "dfa"):
         assert simple in exact
