@@ -24,7 +24,8 @@ def http_params(tmp_path, srv, **arxiv):
            "delay_s": DELAY, "user_agent": UA, "page_size": 4, "retries": 3,
            "categories": ["cs", "math", "eess"], "from_date": "2024-01-01",
            "until_date": "2024-12-31", **arxiv}
-    return make_params(tmp_path, crawl={"arxiv": cfg})
+    # the papers' PDFs as `pdf` sources are tests/builders/test_pdf_source.py's business
+    return make_params(tmp_path, crawl={"arxiv": cfg, "pdf": {"from_arxiv": False}})
 
 
 def papers(params) -> dict[str, dict]:
@@ -70,7 +71,7 @@ def test_http_crawl_feeds_the_same_extraction_as_the_local_corpus(tmp_path):
     with ArxivLoopback(SAMPLES / "arxiv", Faults(oai_503_first=False)) as srv:
         remote = http_params(tmp_path / "http", srv, delay_s=0.0)
         run_named("crawl", remote)
-    local = make_params(tmp_path / "local")
+    local = make_params(tmp_path / "local", crawl={"pdf": {"from_arxiv": False}})
     run_named("crawl", local)
     ids = {}
     for name, params in (("http", remote), ("local", local)):
