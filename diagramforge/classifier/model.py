@@ -77,6 +77,9 @@ class Classifier:
         ``params.checkpoint`` must be concrete (see :meth:`ClassifierParams.resolved`)."""
         import torch
         from transformers import AutoImageProcessor, AutoModelForImageClassification
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # one "Loading weights" bar per worker: noise
 
         if params.checkpoint is None:
             raise CheckpointError("no classifier checkpoint given (resolve the default first)")

@@ -153,6 +153,9 @@ def train(src: str | Path | Iterable[dict], tp: TrainParams, out_dir: str | Path
     predicted = [labels[i] for i in predict(model, test_px, tp.batch_size)] if test_set else []
     actual = [s.label for s in test_set]
 
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # a bar per save in a stage's log says nothing
     ckpt = out / "checkpoint"
     tmp = out / ".checkpoint.tmp"
     shutil.rmtree(tmp, ignore_errors=True)

@@ -42,3 +42,26 @@ def test_dvc_plots_show_renders_the_confusion_matrix(tmp_path):
     assert spec["spec"]["encoding"]["x"]["field"] == "actual"
     assert spec["spec"]["encoding"]["y"]["field"] == "predicted"
     assert len(spec["data"]["values"]) == 4
+
+
+def test_classifier_train_alias_runs_the_stage(tmp_path):
+    """`diagramforge classifier train` (the issue's spelling) is the classifier-train stage."""
+    from typer.testing import CliRunner
+
+    from diagramforge.cli import app
+    from diagramforge.paths import stage_paths
+    from tests.classifier.conftest import diagram_records
+    from tests.conftest import make_params, seed_stage
+
+    tiny = {"image_size": 32, "epochs": 1, "batch_size": 8, "hidden_sizes": [8, 16],
+            "depths": [1, 1], "augment_copies": 0, "min_class_count": 3,
+            "negatives": {"plot": 4, "table": 0, "photo": 0}, "positives": 4}
+    params = make_params(tmp_path, classifier=tiny)
+    seed_stage(params, "render", diagram_records(6))
+    data = params.model_dump(by_alias=True, mode="json")
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(data))
+    res = CliRunner().invoke(app, ["--params", str(tmp_path / "params.yaml"), "classifier",
+                                   "train"])
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith("classifier-train: in=6")
+    assert (stage_paths(params, "classifier-train").root / "checkpoint" / "config.json").is_file()
