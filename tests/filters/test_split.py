@@ -240,3 +240,32 @@ def test_a_new_near_duplicate_of_a_published_item_does_not_displace_it():
     assert "old" in kept and "new" not in kept
     assert kept["old"] == {r["id"]: r["split"] for r in v1}["old"]
     assert "kept old" in log.rejections[0]["detail"]
+
+
+def test_stage_writes_assignments_that_pin_the_next_version(tmp_path):
+    import json
+    import shutil
+
+    from diagramforge.paths import metrics_path, stage_paths
+    from diagramforge.runner import run_named
+    from diagramforge.shards import ShardSet
+    from tests.conftest import make_params, seed_stage
+
+    p1 = make_params(tmp_path / "v1")
+    v1_rows = paper_rows(30) + [dict(paper_rows(1, start=0)[0], group="arxiv:copy",
+                                     source_id="copy/m.tex#0")]  # an exact duplicate
+    seed_stage(p1, "filter", [empty_record(**r) for r in v1_rows])
+    stats = run_named("split", p1)
+    assert stats.n_out == 60 and stats.by_reason == {"duplicate": 1}
+    release = tmp_path / "release-0.1.0.json"
+    shutil.copy(stage_paths(p1, "split").root / "assignments.json", release)
+    before = json.loads(release.read_text())["ids"]
+    assert json.loads(metrics_path(p1, "split").read_text())["extra"]["split_train"] > 0
+
+    p2 = make_params(tmp_path / "v2", split={"pinned": str(release)})
+    seed_stage(p2, "filter", [empty_record(**r) for r in v1_rows + paper_rows(100, start=500)])
+    run_named("split", p2)
+    out = ShardSet(stage_paths(p2, "split").records, RECORD_SCHEMA).read_all().to_pylist()
+    after = {r["id"]: r["split"] for r in out}
+    assert {i: after[i] for i in before} == before
+    assert len(out) == 260
