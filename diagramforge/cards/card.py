@@ -62,6 +62,7 @@ class CardInputs:
     """Config → ``Features._to_yaml_list()`` (the Hub's ``dataset_info`` form)."""
     charts: list[str] = field(default_factory=list)
     missing_stages: list[str] = field(default_factory=list)
+    empty_configs: list[str] = field(default_factory=list)
 
 
 def _size_category(n: int) -> str:
@@ -198,6 +199,9 @@ def render_card(params: Params, df: pd.DataFrame, configs: list[dict], funnel: s
     missing = ("\n\nNot in this version (their stages did not run): "
                + ", ".join(f"`{s}`" for s in inputs.missing_stages) + "."
                if inputs.missing_stages else "")
+    if inputs.empty_configs:
+        missing += ("\n\nDeclared but without rows in this version: "
+                    + ", ".join(f"`{c}`" for c in inputs.empty_configs) + ".")
     body = f"""
 # {params.publish.pretty_name}
 

@@ -184,7 +184,8 @@ def publish(params: Params, df: pd.DataFrame, log: StageLog | None = None) -> Pa
     manifest = build_manifest(_frames(df, tasks), params.publish.version)
     inputs = CardInputs(configs=configs, funnel=format_funnel(load_audit(params)), stats=stats,
                         audit=audit, features=feats, charts=[p.stem for p in charts],
-                        missing_stages=tasks.missing_stages)
+                        missing_stages=tasks.missing_stages,
+                        empty_configs=tasks.empty_configs)
     (tmp / "README.md").write_text(render_card(params, df, configs, inputs=inputs))
     (tmp / "LICENSES.md").write_text(render_licences(df))
     write_gallery(df, tasks.frames, tmp, f"{params.publish.pretty_name} "

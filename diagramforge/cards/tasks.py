@@ -41,6 +41,9 @@ class TaskTables:
     schemas: dict[str, pa.Schema] = field(default_factory=dict)
     stage_of: dict[str, str] = field(default_factory=dict)
     missing_stages: list[str] = field(default_factory=list)
+    empty_configs: list[str] = field(default_factory=list)
+    """Declared configs with no rows this version: left out of the card's configs (a config
+    without data files is one the Hub and ``datasets`` cannot load)."""
     rejections: list[Rejection] = field(default_factory=list)
 
 
@@ -83,6 +86,9 @@ def load_tasks(params: Params, diagrams: pd.DataFrame,
             part = df[df["config"] == config].reset_index(drop=True)
             part = _check(part, by_id, stage, out.rejections)
             part = _inherit(part, by_id)
+            if not len(part):
+                out.empty_configs.append(config)
+                continue
             out.frames[config] = part
             out.schemas[config] = _schema(schema, part)
             out.stage_of[config] = stage

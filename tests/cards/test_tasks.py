@@ -28,7 +28,7 @@ class FakeSynth(TableStage):
     name = "fakesynth"
     upstream = "split"
     output_schema = QA_SCHEMA
-    task_configs = ("qa", "captioning")
+    task_configs = ("qa", "captioning", "repair")  # no repair rows are seeded
 
     def run_table(self, table, log):  # noqa: ANN001, ANN201
         return []
@@ -60,7 +60,7 @@ def task_rows() -> list[dict]:
 
 
 def test_task_stages_are_discovered_from_the_pipeline(with_fake_stage):
-    assert tasks.task_stages(with_fake_stage)["fakesynth"] == ("qa", "captioning")
+    assert tasks.task_stages(with_fake_stage)["fakesynth"] == ("qa", "captioning", "repair")
     assert "data/fakesynth" in tasks.task_inputs()
 
 
@@ -84,6 +84,8 @@ def test_publish_writes_one_config_per_task_name(tmp_path, with_fake_stage):
 
     assert stats.by_reason == {tasks.TaskReason.ORPHAN: 1, tasks.TaskReason.SPLIT_MISMATCH: 1}
     data = DatasetCard.load(out / "README.md").data.to_dict()
+    assert "repair" not in {c["config_name"] for c in data["configs"]}  # empty: left out
+    assert "without rows in this version: `repair`" in (out / "README.md").read_text()
     assert "visual-question-answering" in data["task_categories"]
     info = {d["config_name"]: d for d in data["dataset_info"]}
     assert {"name": "source_image", "dtype": "image"} in info["qa"]["features"]
