@@ -89,4 +89,5 @@ def make_colour_entropy_filter(cfg: ColourEntropyParams, params: Params) -> Filt
                                   colour_entropy=h)
         return Verdict.ok(colour_entropy=h)
 
+    check.histogram = ("colour_entropy",)  # type: ignore[attr-defined]  # bits, in metrics
     return check

@@ -10,13 +10,17 @@ also carry two optional attributes the stage uses:
   model re-filters even though no parameter changed.
 
 String-valued metrics are also counted per value into the stage's metrics
-(``diagram_type:plot``: how many renders were typed as plots, kept or not).
+(``diagram_type:plot``: how many renders were typed as plots, kept or not), and numeric ones a
+filter names in ``fn.histogram`` per unit-wide bin (``colour_entropy:2``: renders with 2 to
+3 bits), so the distribution is in ``metrics/filter.json`` whatever was rejected.
 
 One bad row never takes its unit down: an exception in a filter rejects that row (reason
 ``error``), and a failing ``batch`` call falls back to the per-record function.
 """
 
 from __future__ import annotations
+
+import math
 
 from diagramforge.filters.base import FilterFn, Verdict, discover
 from diagramforge.records import Rejection
@@ -72,12 +76,15 @@ class FilterStage(Stage):
         tally: dict[str, int] = {}
         for name, fn in self._fns:
             verdicts = _judge(fn, [rows[i] for i in alive])
+            binned = getattr(fn, "histogram", ())
             still = []
             for i, v in zip(alive, verdicts, strict=True):
                 rows[i].update(v.metrics)
                 for k, val in v.metrics.items():
-                    if isinstance(val, str):
-                        tally[f"{k}:{val}"] = tally.get(f"{k}:{val}", 0) + 1
+                    key = f"{k}:{val}" if isinstance(val, str) else \
+                        f"{k}:{math.floor(val)}" if k in binned and val is not None else None
+                    if key:
+                        tally[key] = tally.get(key, 0) + 1
                 if v.keep:
                     still.append(i)
                 else:

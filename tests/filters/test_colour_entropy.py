@@ -82,3 +82,20 @@ def test_missing_or_broken_images_are_reasons_not_crashes(tmp_path):
 def test_min_above_max_is_a_params_error(tmp_path):
     with pytest.raises(ParamsError, match="must not exceed"):
         make_params(tmp_path, filter={"colour_entropy": {"min": 3, "max": 2}})
+
+
+def test_entropy_histogram_lands_in_the_filter_metrics(tmp_path):
+    from diagramforge.records import empty_record
+    from diagramforge.runner import run_named
+    from tests.conftest import seed_stage
+
+    params = make_params(tmp_path, filter={"order": ["colour_entropy"]})
+    images = [boxes(["black"]), boxes(["black", "red"]), boxes(["black", "red"]),
+              boxes(["black", "red", "blue", "#00ff00"])]  # 0, 1, 1, 2 bits
+    seed_stage(params, "render", [empty_record(id=f"r{i}", format="svg", image=img,
+                                               source_id=f"r{i}")
+                                  for i, img in enumerate(images)])
+    stats = run_named("filter", params)
+    assert {k: v for k, v in stats.extra.items() if k.startswith("colour_entropy:")} == {
+        "colour_entropy:0": 1, "colour_entropy:1": 2, "colour_entropy:2": 1}
+    assert stats.by_reason == {"colour_entropy_low": 1}  # counted even when rejected
