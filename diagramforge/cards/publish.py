@@ -63,7 +63,9 @@ def write_generation(df: pd.DataFrame, out: Path, config: str = "generation") ->
     ``mxgraph``, ``svg``) over the same files, so nothing is stored twice.
     """
     from datasets import Dataset
+    from datasets.utils.logging import disable_progress_bar
 
+    disable_progress_bar()  # one bar per Parquet file is noise in a stage's output
     columns = generation_columns(df)
     feats = _features(columns)
     formats = sorted(set(df["format"]))

@@ -138,3 +138,22 @@ def test_the_hub_push_stage_is_gated_by_publish_push(tmp_path, hub):
     assert stats.extra["pushed"] == 1 and "v0.1.0" in hub.state.repos[REPO].tags
     with pytest.raises(PushError, match="never moved"):
         run_named("hub-push", on)
+
+
+def test_stats_compare_reads_an_older_version_from_the_hub(tmp_path, hub):
+    import shutil
+
+    import yaml
+
+    from diagramforge.cards.commands import previous_stats
+
+    push_version(build(tmp_path, hub, "0.1.0", rows(["MIT", "MIT", "MIT"])))
+    params = build(tmp_path, hub, "0.2.0", rows(["MIT", "MIT"]))
+    shutil.rmtree(tmp_path / "releases")  # another machine: no local history
+    assert previous_stats(params, "v0.1.0")["totals"]["generation"] == 3
+    path = tmp_path / "params.yaml"
+    path.write_text(yaml.safe_dump(params.model_dump(by_alias=True)))
+    res = CliRunner().invoke(app, ["--params", str(path), "stats", "--compare", "v0.1.0"])
+    assert res.exit_code == 0 and "totals/generation: 3 → 2 (-1)" in res.output
+    res = CliRunner().invoke(app, ["--params", str(path), "stats", "--compare", "v9.9.9"])
+    assert res.exit_code == 1
