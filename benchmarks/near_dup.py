@@ -134,6 +134,24 @@ def peak_rss_mb() -> tuple[float, float]:
     return own, kids
 
 
+def renders(a: argparse.Namespace, ctx) -> None:  # noqa: ANN001 - a multiprocessing context
+    t0 = time.perf_counter()
+    with ctx.Pool(a.workers) as pool:
+        hashes = np.concatenate(list(pool.imap(hash_chunk, chunks(a.renders, 2_000,
+                                                                  a.dup_rate, a.seed))))
+    t1 = time.perf_counter()
+    ipairs, _ = near_dup.image_pairs(hashes, np.ones(a.renders, dtype=bool),
+                                     CFG.image.max_distance, CFG.max_bucket,
+                                     CFG.image.hash_size ** 2)
+    t2 = time.perf_counter()
+    recall, precision, planted = score(a.renders, ipairs, a.dup_rate, a.seed)
+    print(f"renders: {a.renders:,} ({planted:,} planted), max distance "
+          f"{CFG.image.max_distance}")
+    print(f"  draw+PNG+decode+pHash: {t1 - t0:.1f} s, multi-index match: {t2 - t1:.1f} s, "
+          f"total {t2 - t0:.1f} s = {a.renders / (t2 - t0):,.0f} renders/s")
+    print(f"  pairs found {ipairs.shape[0]:,}; recall {recall:.4f}; precision {precision:.4f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--records", type=int, default=1_000_000)
@@ -166,21 +184,8 @@ def main() -> None:
           f"total {t2 - t0:.1f} s = {a.records / (t2 - t0):,.0f} records/s")
     print(f"  pairs found {pairs.shape[0]:,}; recall {recall:.4f}; precision {precision:.4f}")
 
-    t0 = time.perf_counter()
-    with ctx.Pool(a.workers) as pool:
-        hashes = np.concatenate(list(pool.imap(hash_chunk, chunks(a.renders, 2_000,
-                                                                  a.dup_rate, a.seed))))
-    t1 = time.perf_counter()
-    ipairs, _ = near_dup.image_pairs(hashes, np.ones(a.renders, dtype=bool),
-                                     CFG.image.max_distance, CFG.max_bucket,
-                                     CFG.image.hash_size ** 2)
-    t2 = time.perf_counter()
-    recall, precision, planted = score(a.renders, ipairs, a.dup_rate, a.seed)
-    print(f"renders: {a.renders:,} ({planted:,} planted), max distance "
-          f"{CFG.image.max_distance}")
-    print(f"  draw+PNG+decode+pHash: {t1 - t0:.1f} s, multi-index match: {t2 - t1:.1f} s, "
-          f"total {t2 - t0:.1f} s = {a.renders / (t2 - t0):,.0f} renders/s")
-    print(f"  pairs found {ipairs.shape[0]:,}; recall {recall:.4f}; precision {precision:.4f}")
+    if a.renders:
+        renders(a, ctx)
     own, kids = peak_rss_mb()
     print(f"peak RSS: driver {own:,.0f} MB, largest worker {kids:,.0f} MB")
 

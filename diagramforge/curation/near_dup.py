@@ -187,7 +187,7 @@ def _unique_pairs(chunks: list[np.ndarray], n: int) -> np.ndarray:
 
 
 def code_pairs(sigs: np.ndarray, valid: np.ndarray, threshold: float, max_bucket: int,
-               chunk: int = 1_000_000) -> tuple[np.ndarray, np.ndarray]:
+               chunk: int = 100_000) -> tuple[np.ndarray, np.ndarray]:
     """Verified near-duplicate pairs among signature rows (``valid`` masks rows that have
     code) and their estimated Jaccard similarity."""
     n, num_perm = sigs.shape
