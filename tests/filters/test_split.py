@@ -269,3 +269,24 @@ def test_stage_writes_assignments_that_pin_the_next_version(tmp_path):
     after = {r["id"]: r["split"] for r in out}
     assert {i: after[i] for i in before} == before
     assert len(out) == 260
+
+
+def test_every_difficulty_stratum_with_three_groups_gets_three_splits():
+    for seed in range(10):
+        rows = [{"id": f"t{i}", "format": "tikz", "group": f"arxiv:{i}", "source_id": f"{i}",
+                 "tokens": 100 * (i // 4 + 1)} for i in range(12)]  # 4 papers per tier
+        out, _, _ = run(rows, SplitParams(seed=seed, near_dup={"enabled": False}))
+        per_tier = defaultdict(set)
+        for r in out:
+            per_tier[r["difficulty"]].add(r["split"])
+        assert dict(per_tier) == {t: {"train", "validation", "test"}
+                                  for t in ("easy", "medium", "hard")}, seed
+
+
+def test_coverage_never_moves_a_pinned_group():
+    rows = [{"id": f"s{i}", "format": "svg", "group": f"repo:r{i}", "source_id": f"{i}"}
+            for i in range(4)]
+    pins = {"units": {f"repo:r{i}": "train" for i in range(4)}}
+    out, _, log = run(rows, SplitParams(near_dup={"enabled": False}), pins)
+    assert {r["split"] for r in out} == {"train"}
+    assert log.stats.extra["split_pinned_components"] == 4
