@@ -18,6 +18,7 @@ import numpy as np
 from PIL import Image
 from pydantic import Field, model_validator
 
+from diagramforge.classifier.images import to_rgb
 from diagramforge.filters.base import FilterFn, FilterSection, Verdict, register
 from diagramforge.params import Params
 
@@ -45,13 +46,9 @@ class ColourEntropyParams(FilterSection):
 def _rgb(image: bytes, max_side: int) -> np.ndarray:
     img = Image.open(io.BytesIO(image))
     img.draft("RGB", (max_side, max_side))  # cheap JPEG downscale; a no-op for PNG
-    if max(img.size) > max_side:
+    if max(img.size) > max_side:  # NEAREST: resampling would invent blended colours
         img.thumbnail((max_side, max_side), Image.Resampling.NEAREST)
-    if img.mode in ("RGBA", "LA", "PA") or (img.mode == "P" and "transparency" in img.info):
-        rgba = img.convert("RGBA")
-        white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
-        img = Image.alpha_composite(white, rgba)
-    return np.asarray(img.convert("RGB"))
+    return np.asarray(to_rgb(img))  # transparency on white, as the classifier sees it
 
 
 def colour_entropy(image: bytes, bits: int = 4, max_side: int = 512) -> float:
