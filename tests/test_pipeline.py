@@ -191,6 +191,12 @@ def test_dvc_repro_cold_then_noop(tmp_path):
     assert cold.returncode == 0, cold.stdout[-3000:] + cold.stderr[-3000:]
     card = (work / "data/published/diagramforge-samples/README.md").read_text()
     assert "config_name: mxgraph" in card and "config_name: svg" in card
+    published = work / "data/published/diagramforge-samples"
+    assert (published / "charts/rows.png").exists() and "charts/rows.png" in card
+    assert (published / "gallery/index.html").exists()
+    lic = subprocess.run([sys.executable, "-m", "diagramforge", "audit", "licences"],
+                         cwd=work, env=env, capture_output=True, text=True)
+    assert lic.returncode == 0, lic.stdout + lic.stderr
     again = subprocess.run([*dvc, "repro"], cwd=work, env=env, capture_output=True, text=True)
     assert again.returncode == 0
     assert "Running stage" not in again.stdout
