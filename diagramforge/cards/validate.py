@@ -101,10 +101,12 @@ def build_task_suite(gx, config: str, frame: pd.DataFrame):  # noqa: ANN001, ANN
             E.ExpectColumnValuesToBeInSet(column="split",
                                           value_set=["train", "validation", "test"]),
             E.ExpectColumnValuesToBeInSet(column="licence_allowed", value_set=[True])]
-    # an image column the config fills must be filled on every row (an editing config's
-    # target_image always: an edit whose target did not render is not an edit)
-    filled = [c for c in frame.columns if c.endswith("code_chars") or c.endswith(
-        "image_bytes") and (config == "editing" or (frame[c] > 0).any())]
+    # a task table holds several configs, so a column one config leaves empty is not its
+    # own; a code or image column the config fills must be filled on every row — and an
+    # editing item's target always (an edit whose target did not render is not an edit)
+    must = {"target_image_bytes", "target_code_chars"} if config == "editing" else set()
+    filled = [c for c in frame.columns if c.endswith(("code_chars", "image_bytes"))
+              and (c in must or (frame[c] > 0).any())]
     exps += [E.ExpectColumnValuesToBeBetween(column=c, min_value=1) for c in filled]
     if "answer_in_options" in frame:
         exps.append(E.ExpectColumnValuesToBeInSet(column="answer_in_options", value_set=[True]))

@@ -127,3 +127,22 @@ def test_validate_checks_each_task_config(tmp_path, with_fake_stage):
     assert "source_image_bytes" in str(exc.value)
     report = json.loads((stage_paths(params, "validate").root / "report.json").read_text())
     assert report["configs"]["qa"] is False and not report["success"]
+
+
+def test_task_suite_checks_only_the_columns_a_config_fills():
+    import great_expectations as gx
+    import pandas as pd
+
+    from diagramforge.cards.validate import build_task_suite, task_frame
+
+    def columns(config, df):
+        suite = build_task_suite(gx, config, task_frame(df, ["MIT"]))
+        return {e.column for e in suite.expectations if hasattr(e, "column")}
+
+    df = pd.DataFrame({"id": ["a", "b"], "split": ["train", "test"], "licence": ["MIT"] * 2,
+                       "code": ["x", "y"], "target_code": [None, None],
+                       "target_image": [None, None], "source_image": [b"png", b"png"]})
+    cap = columns("captioning", df)  # one table, several configs: not captioning's columns
+    assert {"code_chars", "source_image_bytes"} <= cap
+    assert not {"target_code_chars", "target_image_bytes"} & cap
+    assert {"target_code_chars", "target_image_bytes"} <= columns("editing", df)
