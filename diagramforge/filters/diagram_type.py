@@ -4,8 +4,11 @@ diagrams, neural networks… as typed by a ViT trained on ACL-Fig).
 
 The checkpoint is named in params (``filter.diagram_type.checkpoint``): ``null`` is the one
 the ``classifier-train`` stage trains from this very corpus; a local directory or a cached Hub
-id swaps in a real model.  Inference is batched: the filter stage hands each unit's surviving
-rows to :func:`batch` at once, and the model is loaded once per worker, on first use.
+id swaps in a real model.  The pipeline's own model knows one generic ``diagram`` class
+(a sample corpus has too few of each kind to learn them apart); a kept generic diagram is
+named more precisely by what its code declares, when it declares it.  Inference is batched:
+the filter stage hands each unit's surviving rows to ``batch`` at once, and the model is
+loaded once per worker, on first use.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from PIL import Image
 
 from diagramforge.classifier.model import classify, resolve_checkpoint, verdict
 from diagramforge.classifier.params import ClassifierParams
+from diagramforge.classifier.weak_labels import weak_label
 from diagramforge.filters.base import FilterFn, Verdict, register
 from diagramforge.params import Params
 
@@ -37,6 +41,18 @@ def checkpoint_digest(ref: str) -> dict:
     cached = try_to_load_from_cache(ref, "config.json")
     return {"checkpoint": ref,
             "snapshot": Path(cached).parent.name if isinstance(cached, str) else None}
+
+
+GENERIC = "diagram"
+"""The label the pipeline's own checkpoint gives every kind of diagram it keeps."""
+
+
+def _refined(record: dict, cfg: ClassifierParams) -> str:
+    """A kept generic ``diagram`` typed by what its code declares (``weak_labels``: tikz-cd →
+    commutative_diagram, forest → tree, mxGraph stencils → architecture…) when that is a kept
+    type; the image decided keep or reject, the code only names the kind."""
+    label = weak_label(record)
+    return label if label in cfg.keep else GENERIC
 
 
 def _readable(image: bytes | None) -> str | None:
@@ -69,7 +85,10 @@ def make_diagram_type_filter(cfg: ClassifierParams, params: Params) -> FilterFn:
                 out[i] = Verdict.reject("image_unreadable", why)
         typed = classify([records[i]["image"] for i in todo], cfg) if todo else []
         for i, (label, prob) in zip(todo, typed, strict=True):
-            out[i] = verdict(label, prob, cfg)
+            v = verdict(label, prob, cfg)
+            if v.keep and label == GENERIC:
+                v.metrics["diagram_type"] = _refined(records[i], cfg)
+            out[i] = v
         return out  # type: ignore[return-value]
 
     def check(record: dict) -> Verdict:

@@ -36,8 +36,9 @@ class FilterStage(Stage):
     upstream = "render"
     reads = ("id", "format", "code", "licence", "image", "width", "height")
     param_sections = ("filter", "licences", "render.raster")
-    code = ("filters", "licences.py", "formats/raster.py", "classifier/model.py",
-            "classifier/images.py", "classifier/params.py")
+    code = ("filters", "licences.py", "formats/raster.py", "formats/latex.py",
+            "classifier/model.py", "classifier/images.py", "classifier/params.py",
+            "classifier/weak_labels.py")
     inputs = ("data/classifier-train/checkpoint",)
     """The pipeline's own diagram-type checkpoint (``filter.diagram_type.checkpoint: null``)."""
 

@@ -16,6 +16,7 @@ from diagramforge.classifier.model import Classifier, verdict
 from diagramforge.classifier.negatives import negatives
 from diagramforge.classifier.params import ClassifierParams, TrainParams
 from diagramforge.classifier.train import build_model, fit
+from diagramforge.filters.diagram_type import GENERIC, _refined
 from diagramforge.filters.stage import FilterStage
 from diagramforge.paths import metrics_path, stage_paths
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, empty_record
@@ -103,7 +104,8 @@ def test_filter_types_every_record_in_batches(trained, monkeypatch):
     direct = Classifier.load(cfg)
     for r in kept:
         (label, prob), = direct.classify([by_id[r["id"]]["image"]])
-        assert (r["diagram_type"], r["diagram_type_prob"]) == (label, round(prob, 6))
+        named = _refined(by_id[r["id"]], cfg) if label == GENERIC else label
+        assert (r["diagram_type"], r["diagram_type_prob"]) == (named, round(prob, 6))
         assert verdict(label, prob, cfg).keep
     for r in ledger:
         if r["id"] != "broken":
@@ -195,3 +197,25 @@ def test_a_cached_hub_id_is_a_checkpoint_too(trained, tmp_path, monkeypatch):
     loaded = clf_model._LOADED.popitem()[1]
     assert type(loaded.model).__name__ == "ViTForImageClassification"
     assert loaded.model.name_or_path == "example-org/figure-classifier"
+
+
+@pytest.mark.parametrize(("code", "fmt", "label", "named"), [
+    (r"\begin{tikzcd} A \arrow[r] & B \end{tikzcd}", "tikz", "diagram", "commutative_diagram"),
+    (r"\begin{forest} [S [NP] [VP]] \end{forest}", "tikz", "diagram", "tree"),
+    (r"\draw (0,0) -- (1,1);", "tikz", "diagram", "diagram"),  # the code does not say
+    (r"\begin{axis}\addplot{x};\end{axis}", "tikz", "diagram", "diagram"),  # plot: not kept
+    (r"\begin{forest} [S] \end{forest}", "tikz", "tree", "tree"),  # a specific label stays
+])
+def test_a_kept_generic_diagram_is_named_by_its_code(tmp_path, monkeypatch, code, fmt, label,
+                                                     named):
+    """The image decides keep or reject; the code only names the kind of a generic one."""
+    from diagramforge.filters import diagram_type
+
+    monkeypatch.setattr(diagram_type, "resolve_checkpoint", lambda ref: ref)
+    monkeypatch.setattr(diagram_type, "checkpoint_digest", lambda ref: {})
+    monkeypatch.setattr(diagram_type, "classify", lambda images, cfg: [(label, 0.9)] * len(images))
+    params = make_params(tmp_path, filter={"diagram_type": {"checkpoint": str(tmp_path)}})
+    check = diagram_type.make_diagram_type_filter(params.filter.section("diagram_type"), params)
+    png = diagram_records(1)[0]["image"]
+    v = check({"format": fmt, "code": code, "image": png})
+    assert v.keep and v.metrics == {"diagram_type": named, "diagram_type_prob": 0.9}
