@@ -64,3 +64,14 @@ def test_publish_refuses_without_a_passed_validation(tmp_path):
     seed_stage(params, "split", rows(["MIT"] * 2))
     with pytest.raises(RuntimeError, match="validate"):
         run_named("publish", params)
+
+
+def test_publish_is_byte_identical_across_runs(tmp_path):
+    """Charts, gallery, card, stats and manifest carry no timestamps: a rebuild (or the Dask
+    executor) publishes the same bytes, so DVC and the Hub see no spurious change."""
+    outs = [build(tmp_path / str(k), ["MIT", "CC-BY-4.0", "MIT"])[1] for k in (1, 2)]
+    files = sorted(p.relative_to(outs[0]) for p in outs[0].rglob("*") if p.is_file())
+    assert any(str(f).startswith("charts/") for f in files)
+    assert any(str(f).startswith("gallery/") for f in files)
+    for f in files:
+        assert (outs[0] / f).read_bytes() == (outs[1] / f).read_bytes(), f
