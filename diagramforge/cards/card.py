@@ -17,7 +17,6 @@ from huggingface_hub import DatasetCard, DatasetCardData
 
 from diagramforge.cards.licence_audit import LicenceAudit, card_licence
 from diagramforge.params import Params
-from diagramforge.paths import metrics_path
 
 # SPDX ids that the Hub's `license` field knows, keyed by SPDX id.
 HUB_LICENCES = {"CC-BY-4.0": "cc-by-4.0", "CC-BY-SA-4.0": "cc-by-sa-4.0",
@@ -124,25 +123,27 @@ def _filters(params: Params) -> str:
 
 
 def _classifier(params: Params) -> str:
-    """The diagram-type classifier's held-out accuracy, when its stage has run."""
-    p = metrics_path(params, "classifier-train")
-    if not p.exists():
-        return "No diagram-type classifier was trained for this version."
-    data = json.loads(p.read_text())
-    found = {k: v for k, v in _walk(data) if "acc" in k.lower() or "f1" in k.lower()}
+    """The diagram-type classifier's held-out accuracy, read from the metrics files its
+    stage declares (``extra_metrics``), when that stage exists and has run."""
+    from pathlib import Path
+
+    from diagramforge.pipeline import stage_classes
+
+    cls = stage_classes().get("classifier-train")
+    found: dict[str, float] = {}
+    arch = ""
+    for name in getattr(cls, "extra_metrics", ()) if cls else ():
+        p = Path(params.project.metrics_dir) / name
+        if p.exists():
+            data = json.loads(p.read_text())
+            found.update({k: v for k, v in data.items() if isinstance(v, int | float)
+                          and not isinstance(v, bool) and ("acc" in k or "f1" in k)})
+            arch = data.get("architecture") if isinstance(data.get("architecture"), str) \
+                else arch
     if not found:
-        return "The diagram-type classifier reported no accuracy."
-    return "Diagram-type classifier (held out): " + ", ".join(
-        f"{k} = {v:.3f}" if isinstance(v, float) else f"{k} = {v}" for k, v in found.items())
-
-
-def _walk(d: dict, prefix: str = ""):  # noqa: ANN202 - generator of (key, number)
-    for k, v in d.items():
-        key = f"{prefix}.{k}" if prefix else k
-        if isinstance(v, dict):
-            yield from _walk(v, key)
-        elif isinstance(v, int | float) and not isinstance(v, bool):
-            yield key, v
+        return "No diagram-type classifier accuracy is recorded for this version."
+    return f"Diagram-type classifier{f' ({arch})' if arch else ''}, held out: " + ", ".join(
+        f"{k} = {v:.3f}" for k, v in sorted(found.items())) + "."
 
 
 def _sources(params: Params) -> str:

@@ -75,3 +75,20 @@ def test_publish_is_byte_identical_across_runs(tmp_path):
     assert any(str(f).startswith("gallery/") for f in files)
     for f in files:
         assert (outs[0] / f).read_bytes() == (outs[1] / f).read_bytes(), f
+
+
+def test_card_reports_the_classifier_accuracy_from_its_declared_metrics(tmp_path):
+    import json
+
+    from diagramforge.pipeline import stage_classes
+
+    cls = stage_classes().get("classifier-train")
+    if cls is None or not getattr(cls, "extra_metrics", ()):
+        pytest.skip("no classifier stage declaring its metrics file")
+    metrics = tmp_path / "1" / "metrics"
+    metrics.mkdir(parents=True)
+    (metrics / cls.extra_metrics[0]).write_text(json.dumps(
+        {"accuracy": 0.875, "architecture": "tinyvit", "classes": {"plot": {"correct": 3}}}))
+    _, out = build(tmp_path / "1", ["MIT"] * 2)
+    assert "Diagram-type classifier (tinyvit), held out: accuracy = 0.875." in \
+        (out / "README.md").read_text()
