@@ -27,11 +27,13 @@ HUB_LICENCES = {"CC-BY-4.0": "cc-by-4.0", "CC-BY-SA-4.0": "cc-by-sa-4.0",
 TASK_CATEGORIES = {"generation": ["image-to-text", "text-generation"],
                    "captioning": ["image-to-text"], "qa": ["visual-question-answering"],
                    "editing": ["image-text-to-text", "text-generation"],
-                   "sketch": ["image-to-text"]}
+                   "sketch": ["image-to-text"], "degraded": ["image-to-text"],
+                   "variation": ["image-to-text"], "repair": ["text-generation"]}
 
 TASK_TEXT = {"generation": "image → code (every format)", "captioning": "image → caption",
              "qa": "image + question → answer", "editing": "code + instruction → code",
-             "sketch": "hand-drawn sketch → code"}
+             "sketch": "hand-drawn sketch → code", "degraded": "degraded render → code",
+             "variation": "code variation + its render", "repair": "broken code → fixed code"}
 
 CITATIONS = """\
 - Belouadi et al., *AutomaTikZ: Text-Guided Synthesis of Scientific Vector Graphics with
@@ -194,7 +196,7 @@ def render_card(params: Params, df: pd.DataFrame, configs: list[dict], funnel: s
     groups = df["group"].nunique() if n else 0
     rt, tk = params.render, params.filter.tokens
     cfg_rows = "\n".join(
-        f"| `{c['config_name']}` | {c.get('_task') or TASK_TEXT.get(c['config_name'], '')} | "
+        f"| `{c['config_name']}` | {TASK_TEXT.get(c['config_name']) or c.get('_task', '')} | "
         f"{c.get('_rows', 0)} | {', '.join(d['split'] for d in c.get('data_files', []))} |"
         for c in configs)
     missing = ("\n\nNot in this version (their stages did not run): "
