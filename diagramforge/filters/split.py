@@ -7,8 +7,9 @@ In order, over the whole table (it needs a global view):
 2. **Near-duplicates** (:mod:`diagramforge.curation.near_dup`: MinHash LSH over code
    shingles, pHash of renders) form clusters; ``dup_cluster`` is the kept member's id. With
    ``split.near_dup.keep`` other than ``all`` one representative stays — an id pinned by a
-   previous release first, then the policy — and the rest are ledgered ``near_duplicate``
-   naming the kept id and the evidence.
+   previous release first, then a record with source code over a figure cut from a PDF,
+   then the policy — and the rest are ledgered ``near_duplicate`` naming the kept id and
+   the evidence.
 3. **Difficulty** per format from token counts (:mod:`diagramforge.curation.difficulty`).
 4. **Splits** per leakage unit, stratified, stable (:mod:`diagramforge.curation.splits`
    explains how hashing, minimum coverage and pins combine). ``group`` becomes the unit.
@@ -31,7 +32,7 @@ from diagramforge.curation import difficulty, near_dup, splits
 from diagramforge.curation.splits import SPLITS
 from diagramforge.params import SplitParams
 from diagramforge.paths import stage_paths
-from diagramforge.records import Rejection
+from diagramforge.records import Format, Rejection, SourceKind
 from diagramforge.stage import StageLog, TableStage
 
 ASSIGNMENTS = "assignments.json"
@@ -71,11 +72,18 @@ def _exact(rows: list[dict], log_: StageLog) -> list[dict]:
     return out
 
 
+def _derived(row: dict) -> bool:
+    return row.get("source") == SourceKind.PDF or row.get("format") == Format.RASTER
+
+
 def _representative(members: list[int], rows: list[dict], keep: str,
                     pinned_ids: dict[str, str]) -> int:
     pinned = [i for i in members if rows[i]["id"] in pinned_ids]
     if pinned:
         return pinned[0]
+    # a figure cut out of a PDF is a copy of its source code's render: the code stays
+    original = [i for i in members if not _derived(rows[i])]
+    members = original or members
     if keep == "most_tokens":
         return max(members, key=lambda i: (rows[i].get("tokens") or 0, -i))
     if keep == "fewest_tokens":

@@ -290,3 +290,14 @@ def test_coverage_never_moves_a_pinned_group():
     out, _, log = run(rows, SplitParams(near_dup={"enabled": False}), pins)
     assert {r["split"] for r in out} == {"train"}
     assert log.stats.extra["split_pinned_components"] == 4
+
+
+def test_a_figure_cut_from_a_pdf_never_displaces_its_source_code():
+    pic = png([(10, 10, 60, 40), (90, 60, 150, 110)])
+    rows = [{"id": "fig", "format": "raster", "group": "arxiv:1", "source": "pdf",
+             "source_id": "1v1.pdf#p2", "image": pic},  # sorts before the .tex record
+            {"id": "src", "format": "tikz", "group": "arxiv:1", "source": "arxiv",
+             "source_id": "1v1/main.tex#1", "code": tikz(1), "image": pic}]
+    out, _, log = run(rows)
+    assert [r["id"] for r in out] == ["src"]
+    assert log.rejections[0]["id"] == "fig" and "kept src" in log.rejections[0]["detail"]
