@@ -173,6 +173,9 @@ def build(per_kind: int, seed: int, out: Path) -> Path:
     return out
 
 
+REJECT = {"plot", "table", "photo"}
+
+
 def evaluate(render_dir: str, params, fallback: str) -> dict:  # noqa: ANN001
     """Score the trained checkpoint on another render dir, weak labels (folded) as truth."""
     from diagramforge.classifier.dataset import load_records
@@ -200,6 +203,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path("/tmp/clfbench"))
     ap.add_argument("--eval", default=None, help="a render output dir to score afterwards")
     ap.add_argument("--architecture", default="resnet")
+    ap.add_argument("--score", default=None, metavar="CHECKPOINT",
+                    help="only score this checkpoint (e.g. data/classifier-train/checkpoint) "
+                         "on the generated corpus: compiled TikZ it never saw")
     a = ap.parse_args()
     from diagramforge.classifier.params import ClassifierParams, TrainParams
     from diagramforge.classifier.train import train
@@ -207,6 +213,14 @@ def main() -> None:
     t = time.perf_counter()
     corpus = build(a.per_kind, a.seed, a.out / "render")
     print(f"corpus: {len(KINDS) * a.per_kind} pictures in {time.perf_counter() - t:.1f}s")
+    if a.score:
+        got = evaluate(str(corpus), ClassifierParams(checkpoint=a.score), "diagram")
+        from collections import Counter
+
+        rows = got.pop("rows")
+        print(json.dumps(got))
+        print("truth → predicted:", dict(Counter(f"{t}→{g}" for t, g, _ in rows)))
+        return
     params = ClassifierParams(checkpoint=str(a.out / "classifier" / "checkpoint"))
     tp = TrainParams(architecture=a.architecture)
     m = train(corpus, tp, a.out / "classifier")
