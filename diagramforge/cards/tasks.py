@@ -89,8 +89,11 @@ def load_tasks(params: Params, diagrams: pd.DataFrame,
             if not len(part):
                 out.empty_configs.append(config)
                 continue
+            # one table serves several configs: a config publishes the columns it fills
+            used = [c for c in schema.names
+                    if c in _KEYS or (c in part.columns and part[c].notna().any())]
             out.frames[config] = part
-            out.schemas[config] = _schema(schema, part)
+            out.schemas[config] = _schema(pa.schema([schema.field(c) for c in used]), part)
             out.stage_of[config] = stage
     return out
 
@@ -130,6 +133,15 @@ def _schema(schema: pa.Schema, part: pd.DataFrame) -> pa.Schema:
     return pa.schema(fields)
 
 
+_KEYS = ("id", "diagram_id", "config", "split")
+
+
+def _missing(value: object) -> bool:
+    """pandas turns a null of a numeric or mixed column into NaN; it must stay a null
+    (as the string ``"nan"`` it would be published as text)."""
+    return value is None or (isinstance(value, float) and value != value)
+
+
 def features(schema: pa.Schema):  # noqa: ANN201 - datasets.Features
     """Hub features of a task table: its Arrow types, with ``*image`` binary columns as
     ``Image`` so the viewer and ``load_dataset`` decode them."""
@@ -155,7 +167,8 @@ def write_task_config(config: str, df: pd.DataFrame, schema: pa.Schema, out: Pat
             continue
         cols = {}
         for name in schema.names:
-            values = part[name].tolist() if name in part.columns else [None] * len(part)
+            values = ([None if _missing(v) else v for v in part[name].tolist()]
+                      if name in part.columns else [None] * len(part))
             if isinstance(feats[name], Image):
                 values = [None if b is None else {"bytes": b, "path": None} for b in values]
             cols[name] = values

@@ -19,7 +19,8 @@ QA_SCHEMA = pa.schema([pa.field("id", pa.string()), pa.field("diagram_id", pa.st
                        pa.field("config", pa.string()), pa.field("split", pa.string()),
                        pa.field("question", pa.string()), pa.field("answer", pa.string()),
                        pa.field("options", pa.list_(pa.string())),
-                       pa.field("source_image", pa.binary())])
+                       pa.field("source_image", pa.binary()),
+                       pa.field("steps", pa.int64())])
 
 
 class FakeSynth(TableStage):
@@ -48,7 +49,8 @@ def task_rows() -> list[dict]:
                                       ("id0", "train")]):
         out.append({"id": f"qa{i}", "diagram_id": did, "config": "qa", "split": split,
                     "question": f"how many boxes in {did}?", "answer": "2",
-                    "options": ["1", "2", "3"], "source_image": png()})
+                    "options": ["1", "2", "3"], "source_image": png(),
+                    "steps": None if i == 3 else i})
     out.append({"id": "orphan", "diagram_id": "nope", "config": "qa", "split": "train",
                 "question": "q", "answer": "a", "options": ["a"], "source_image": None})
     out.append({"id": "leak", "diagram_id": "id1", "config": "qa", "split": "train",
@@ -81,6 +83,10 @@ def test_publish_writes_one_config_per_task_name(tmp_path, with_fake_stage):
     assert dict(zip(qa["test"]["id"], qa["test"]["licence"], strict=True)) == {"qa1": "CC-BY-4.0"}
     cap = load_dataset(str(out), "captioning")
     assert list(cap) == ["test"] and cap["test"]["answer"] == ["a flowchart"]
+    # a config publishes the columns it fills; a null stays null (not NaN, not "nan")
+    assert "question" not in cap["test"].column_names and "steps" not in cap["test"].column_names
+    assert dict(zip(qa["train"]["id"], qa["train"]["steps"], strict=True)) == {
+        "qa0": 0, "qa2": 2, "qa3": None}
 
     assert stats.by_reason == {tasks.TaskReason.ORPHAN: 1, tasks.TaskReason.SPLIT_MISMATCH: 1}
     data = DatasetCard.load(out / "README.md").data.to_dict()
