@@ -292,7 +292,9 @@ class ClassifierTrainParams(_Section):
     image_size: Annotated[int, Field(ge=16, le=512)] = 96
     """Training side in pixels (the saved processor carries it to inference); at 64 px a
     small tikz-cd diagram's letters and arrows already blur into a chart's tick marks."""
-    epochs: Annotated[int, Field(ge=1)] = 12
+    epochs: Annotated[int, Field(ge=1)] = 20
+    """20, not 12: on 120 freshly compiled TikZ pictures keep/reject went 109→116 (seed 1234),
+    98→105 (7), 92→98 (9); the seed still matters more than it should on this little data."""
     lr: Annotated[float, Field(gt=0)] = 3e-3
     weight_decay: Annotated[float, Field(ge=0)] = 1e-4
     batch_size: Annotated[int, Field(ge=1)] = 32
