@@ -174,7 +174,7 @@ def test_sigkilled_stage_resumes_to_the_same_output(built, tmp_path, point):
     assert _digest(runs["killed"][0], "render") == _digest(runs["clean"][0], "render")
 
 
-def test_dvc_repro_cold_then_noop(tmp_path):
+def test_dvc_repro_cold_then_noop(tmp_path, monkeypatch):
     work = tmp_path / "proj"
     work.mkdir()
     for name in ("dvc.yaml", "params.yaml", "package-lock.json"):
@@ -203,6 +203,40 @@ def test_dvc_repro_cold_then_noop(tmp_path):
     shown = subprocess.run([*dvc, "metrics", "show", "--json"], cwd=work, env=env,
                            capture_output=True, text=True, check=True)
     assert "metrics/render.json" in shown.stdout
+    _push_and_read_back(work, env, tmp_path, monkeypatch)
+
+
+def _push_and_read_back(work: Path, env: dict, tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    """The published samples go to a loopback Hub through the real client (`diagramforge
+    push`, one commit, tag v<version>); `snapshot_download` at the tag is byte-identical."""
+    import filecmp
+
+    import huggingface_hub.constants as hf_constants
+    from huggingface_hub import snapshot_download
+
+    from tests.hub.loopback_hub import LoopbackHub
+
+    monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", False)
+    conf = yaml.safe_load((work / "params.yaml").read_text())
+    published = work / conf["publish"]["out_dir"] / conf["publish"]["name"]
+    with LoopbackHub() as hub:
+        conf["publish"].update(repo_id="lab/samples", endpoint=hub.endpoint)
+        (work / "params.yaml").write_text(yaml.safe_dump(conf, sort_keys=False))
+        token_env = conf["publish"].get("token_env", "HF_TOKEN")
+        push_env = {**env, "HF_HUB_OFFLINE": "0", token_env: hub.state.token,
+                    "HF_HUB_CACHE": str(tmp_path / "hf-cache")}
+        pushed = subprocess.run([sys.executable, "-m", "diagramforge", "push"], cwd=work,
+                                env=push_env, capture_output=True, text=True)
+        assert pushed.returncode == 0, pushed.stdout[-2000:] + pushed.stderr[-2000:]
+        tag = f"v{conf['publish']['version']}"
+        assert tag in hub.state.repos["lab/samples"].tags
+        snap = Path(snapshot_download("lab/samples", repo_type="dataset", revision=tag,
+                                      endpoint=hub.endpoint, token=hub.state.token,
+                                      cache_dir=tmp_path / "dl"))
+    files = [p.relative_to(published) for p in published.rglob("*") if p.is_file()]
+    assert files and any(str(f).endswith(".parquet") for f in files)
+    for f in files:
+        assert filecmp.cmp(published / f, snap / f, shallow=False), f
 
 
 def test_dask_executor_publishes_byte_identical_data(built, tmp_path):
