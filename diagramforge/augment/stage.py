@@ -23,7 +23,7 @@ from diagramforge.augment.sketch import mxgraph_sketch, svg_sketch, tikz_sketch
 from diagramforge.augment.variation import KINDS, request
 from diagramforge.edits.sampler import FORMATS
 from diagramforge.edits.stage import changed_pixels
-from diagramforge.formats.registry import UsesFormats
+from diagramforge.formats.registry import RendersFormats
 from diagramforge.records import Rejection, Unit
 from diagramforge.stage import Outcome, Stage, WorkUnit
 
@@ -68,7 +68,7 @@ def _node_texts(fmt: str, code: str) -> list[str]:
     return sorted(n.text for n in FORMATS[fmt].graph(code).nodes)
 
 
-class AugmentStage(Stage, UsesFormats):
+class AugmentStage(RendersFormats, Stage):
     """Sketches from the real engines (draw.io sketch=1, TikZ random steps + a
     handwriting-like font, roughened SVG), albumentations scan/photo degradations, and
     LLM code variations kept only when they render, fit the token window, keep node texts
@@ -91,16 +91,7 @@ class AugmentStage(Stage, UsesFormats):
     def environment(self) -> dict:
         import albumentations
 
-        return {"albumentations": albumentations.__version__,
-                **{n: h.environment() for n, h in sorted(self.formats().items())}}
-
-    def prepare(self) -> None:
-        for h in self.formats().values():
-            h.prepare()
-
-    def teardown(self) -> None:
-        for h in self.formats().values():
-            h.close()
+        return {"albumentations": albumentations.__version__, **super().environment()}
 
     def __getstate__(self) -> dict:
         return {**super().__getstate__(), "_llm": None}

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import ClassVar
 
-from diagramforge.formats.registry import UsesFormats, handlers
+from diagramforge.formats.registry import RendersFormats, handlers
 from diagramforge.graphs.record import GRAPH_COLUMNS, graph_columns
 from diagramforge.records import Rejection
 from diagramforge.stage import Outcome, Stage, WorkUnit
 
 
-class RenderStage(Stage, UsesFormats):
+class RenderStage(RendersFormats, Stage):
     """Compile every diagram with its real tool (sandboxed pdflatex for TikZ, batched
     across sources; draw.io's own engine for mxGraph; resvg for SVG) and rasterize it,
     rejecting failures, blanks and extreme scales; build each kept diagram's structure
@@ -32,17 +32,6 @@ class RenderStage(Stage, UsesFormats):
     code = ("formats", "sandbox.py", "graphs")
     inputs = ("package-lock.json",)
 
-
-    def environment(self) -> dict:
-        return {name: h.environment() for name, h in sorted(self.formats().items())}
-
-    def prepare(self) -> None:
-        for h in self.formats().values():
-            h.prepare()
-
-    def teardown(self) -> None:
-        for h in self.formats().values():
-            h.close()
 
     def units(self, rows: list[dict]) -> list[WorkUnit]:
         """Rows the format may render in one call, in chunks of its batch size (for TikZ:

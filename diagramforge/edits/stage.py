@@ -24,7 +24,7 @@ from PIL import Image, ImageChops
 
 from diagramforge.edits.base import Op
 from diagramforge.edits.sampler import FORMATS, compose
-from diagramforge.formats.registry import UsesFormats
+from diagramforge.formats.registry import RendersFormats
 from diagramforge.records import Rejection, Unit
 from diagramforge.stage import Outcome, Stage, WorkUnit
 
@@ -117,7 +117,7 @@ def changed_pixels(a: bytes, b: bytes) -> int:
     return sum(diff.histogram()[1:])
 
 
-class EditStage(Stage, UsesFormats):
+class EditStage(RendersFormats, Stage):
     """Compose seeded atomic edits per diagram and difficulty, verify each operation on the
     code (parse, validation, graph diff = the operation), render the targets with the
     format's own engine and keep those that differ from the source render."""
@@ -135,17 +135,6 @@ class EditStage(Stage, UsesFormats):
     funnel: ClassVar[bool] = False
     """Its rows are editing pairs, not diagrams: the diagram funnel ends at split (the
     stage still accounts for every diagram it reads, in its own metrics)."""
-
-    def environment(self) -> dict:
-        return {name: h.environment() for name, h in sorted(self.formats().items())}
-
-    def prepare(self) -> None:
-        for h in self.formats().values():
-            h.prepare()
-
-    def teardown(self) -> None:
-        for h in self.formats().values():
-            h.close()
 
     def units(self, rows: list[dict]) -> list[WorkUnit]:
         """One diagram per unit (an expanding stage accounts per unit); its targets are

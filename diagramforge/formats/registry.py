@@ -132,3 +132,20 @@ class UsesFormats:
 
     def __getstate__(self) -> dict:
         return {**self.__dict__, "_formats": None}
+
+
+class RendersFormats(UsesFormats):
+    """For stages that render through the handlers (render, edit, augment): the handlers'
+    tool versions fingerprint the output, their tools start once before the workers
+    (``prepare``) and close with them. List it before ``Stage`` so these win."""
+
+    def environment(self) -> dict:
+        return {name: h.environment() for name, h in sorted(self.formats().items())}
+
+    def prepare(self) -> None:
+        for h in self.formats().values():
+            h.prepare()
+
+    def teardown(self) -> None:
+        for h in self.formats().values():
+            h.close()
