@@ -148,6 +148,8 @@ REPAIR_SCHEMA = pa.schema([
     pa.field("code", pa.large_string()),
     pa.field("image", pa.binary()),
     pa.field("licence", pa.string()),
+    pa.field("licence_url", pa.string()),
+    pa.field("attribution", pa.string()),
     pa.field("source_id", pa.string()),
     pa.field("fix", pa.string()),
     pa.field("backend", pa.string()),
@@ -182,6 +184,9 @@ class RepairStage(TableStage, UsesFormats):
             "filters/tokens.py")
     inputs = ("data/render", "data/extract")
     task_configs: ClassVar[tuple[str, ...]] = ("repair",)
+    items_stand_alone: ClassVar[bool] = True
+    """A repaired picture's original never rendered, so it is not among the published
+    diagrams: the item carries its own licence, attribution and split (its paper's)."""
 
     def environment(self) -> dict:
         return {"tikz": self.formats()["tikz"].environment()}
@@ -198,7 +203,7 @@ class RepairStage(TableStage, UsesFormats):
         out = {}
         for f in files:
             t = pq.read_table(f, columns=["id", "format", "code", "group", "licence",
-                                          "source_id"])
+                                          "licence_url", "attribution", "source_id"])
             out.update({r["id"]: r for r in t.to_pylist() if r["id"] in ids})
         return out
 
@@ -280,7 +285,9 @@ class RepairStage(TableStage, UsesFormats):
             kept.append({"id": row["id"], "diagram_id": r["id"], "format": "tikz",
                          "split": split[0][0] if split else "train", "config": "repair",
                          "broken_code": c["code"], "error": r["detail"], "code": c["fixed"],
-                         "image": png, "licence": c["licence"], "source_id": c["source_id"],
+                         "image": png, "licence": c["licence"],
+                         "licence_url": c["licence_url"], "attribution": c["attribution"],
+                         "source_id": c["source_id"],
                          "fix": json.dumps({"rule": fix}) if c["backend"] == "offline"
                          else None, "backend": c["backend"], "model": c["model"]})
             log.stats.inputs_with_output += 1

@@ -84,8 +84,12 @@ def load_tasks(params: Params, diagrams: pd.DataFrame,
         df = table.to_pandas()
         for config in configs:
             part = df[df["config"] == config].reset_index(drop=True)
-            part = _check(part, by_id, stage, out.rejections)
-            part = _inherit(part, by_id)
+            if getattr(classes[stage], "items_stand_alone", False):
+                # items that are diagrams of their own (a repaired picture whose original
+                # never rendered): they carry their licence and split themselves
+                part = part[part["split"].isin(SPLITS)].reset_index(drop=True)
+            else:
+                part = _inherit(_check(part, by_id, stage, out.rejections), by_id)
             if not len(part):
                 out.empty_configs.append(config)
                 continue

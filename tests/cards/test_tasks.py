@@ -152,3 +152,40 @@ def test_task_suite_checks_only_the_columns_a_config_fills():
     assert {"code_chars", "source_image_bytes"} <= cap
     assert not {"target_code_chars", "target_image_bytes"} & cap
     assert {"target_code_chars", "target_image_bytes"} <= columns("editing", df)
+
+
+FIX_SCHEMA = pa.schema([pa.field("id", pa.string()), pa.field("diagram_id", pa.string()),
+                        pa.field("config", pa.string()), pa.field("split", pa.string()),
+                        pa.field("code", pa.string()), pa.field("licence", pa.string()),
+                        pa.field("attribution", pa.string())])
+
+
+class FakeRepair(TableStage):
+    """Items that are diagrams of their own (their original never rendered)."""
+
+    name = "fakerepair"
+    upstream = "split"
+    output_schema = FIX_SCHEMA
+    task_configs = ("fixes",)
+    items_stand_alone = True
+
+    def run_table(self, table, log):  # noqa: ANN001, ANN201
+        return []
+
+
+def test_items_that_stand_alone_are_published_without_a_published_diagram(tmp_path,
+                                                                          monkeypatch):
+    classes = {**stage_classes(), "fakerepair": FakeRepair}
+    monkeypatch.setattr(tasks, "_stage_classes", lambda: classes)
+    params = make_params(tmp_path, **FIXED)
+    seed_stage(params, "split", rows(["MIT"] * 2))
+    seed_stage(params, "fakerepair", [
+        {"id": "fix0", "diagram_id": "never-rendered", "config": "fixes", "split": "test",
+         "code": "\\draw (0,0) -- (1,1);", "licence": "CC-BY-4.0", "attribution": "A. Author"}],
+        schema=FIX_SCHEMA)
+    run_named("validate", params)
+    stats = run_named("publish", params)
+    assert not stats.by_reason  # not an orphan
+    fixes = load_dataset(str(tmp_path / "published" / params.publish.name), "fixes")
+    assert fixes["test"]["licence"] == ["CC-BY-4.0"]
+    assert fixes["test"]["attribution"] == ["A. Author"]
