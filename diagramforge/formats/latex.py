@@ -26,27 +26,34 @@ def strip_comments(text: str) -> str:
     """Remove ``%`` comments (not ``\\%``), then verbatim-like blocks (in that order, so a
     commented-out ``\\begin{lstlisting}`` cannot swallow the text after it).
 
-    TeX's ``%`` also eats the end of the line, which would otherwise be a space: ``{%``
-    at the end of a ``\\pgfmathdeclarefunction`` body keeps a space out of every evaluation
+    TeX's ``%`` also eats the end of its line, which would otherwise be a space: ``{%`` at
+    the end of a ``\\pgfmathdeclarefunction`` body keeps a space out of every evaluation
     (200 samples of a plot = 200 spaces, and the figure lands a page-width to the right).
-    So a comment right after a non-blank character leaves a bare ``%``; after a blank the
-    line end is a redundant space anyway, and the comment goes whole.
+    So a comment right after a non-blank character joins its line to the next (whose
+    leading blanks TeX skips anyway) — exactly what TeX reads, with no ``%`` left for the
+    readers of the text downstream (``\\tikzset{%`` keys, macro names) to trip over. After a
+    blank, the line end is a redundant space and only the comment goes; a line that was
+    only a comment goes whole (it must not become a paragraph break).
     """
-    out = []
+    out: list[str] = []
+    join = False  # the previous line's end was eaten by its comment
     for line in text.split("\n"):
+        guarded = False
         if "%" in line:
-            stripped = _COMMENT.sub(_keep_eol_guard, line)
-            # a line that was only a comment must not become a paragraph break
-            if not stripped.strip() and line.strip():
-                continue
-            line = stripped
-        out.append(line)
+            m = _COMMENT.search(line)
+            if m is not None:
+                before = line[m.start() - 1] if m.start() else ""
+                guarded = bool(m.group(1)) or (bool(before) and not before.isspace())
+                stripped = line[:m.start()] + m.group(1)
+                if not stripped.strip() and line.strip():
+                    continue  # comment-only: gone, and a pending join carries over
+                line = stripped
+        if join and out and line.strip():
+            out[-1] += line.lstrip()
+        else:
+            out.append(line)
+        join = guarded
     return _VERBATIM.sub("", "\n".join(out))
-
-
-def _keep_eol_guard(m: re.Match[str]) -> str:
-    before = m.string[m.start() - 1] if m.start() else ""
-    return m.group(1) + ("%" if before and not before.isspace() or m.group(1) else "")
 
 
 def strip_markers(text: str) -> str:

@@ -244,7 +244,8 @@ def test_a_comment_that_guards_a_line_end_keeps_guarding_it():
     stripped whole, 150 samples typeset 150 spaces and the plot left the page (blank)."""
     (rec,) = extract_paper(_tar_bytes({"main.tex": GAUSS.encode()}), ROW,
                            ExtractParams()).records
-    assert "{%\n" in rec["code"]
+    # the guarded line ends are joined, as TeX reads them
+    assert "gauss}{2}{\\pgfmathparse{" in rec["code"] and "%" not in rec["code"]
     ras = _render(rec)
     assert ras.png is not None, ras.detail
     assert ras.width < 400  # 6 cm wide, not pushed a page-width to the right
@@ -294,3 +295,17 @@ def test_included_images_travel_with_the_picture_and_only_from_inside_the_archiv
     ok = {**rec, "meta": rec["meta"].replace(r"\\includegraphics{../secret.png}", "x")}
     assert "secret" not in json.loads(ok["meta"])["body"]
     assert _render(ok).png is not None
+
+
+def test_implicit_styles_set_with_guarded_line_ends_reach_the_picture():
+    """`\\tikzset{%` with `every node/.style` on the next line: with a `%` left in front of
+    the key, the style was taken for an unused named style and dropped."""
+    main = ("\\documentclass{article}\\usepackage{tikz}\n\\begin{document}\n"
+            "\\tikzset{%\n    every node/.style={draw,circle,inner sep=1pt},%\n"
+            "    every path/.style={red},%\n    unused/.style={blue}%\n}\n"
+            "\\begin{tikzpicture}\\node (a) {A}; \\node at (1,0) (b) {B};"
+            " \\draw (a) -- (b);\\end{tikzpicture}\n\\end{document}\n")
+    (rec,) = extract_paper(_tar_bytes({"main.tex": main.encode()}), ROW,
+                           ExtractParams()).records
+    assert "every node/.style={draw,circle,inner sep=1pt}" in rec["code"]
+    assert "every path/.style={red}" in rec["code"] and "unused" not in rec["code"]
