@@ -245,7 +245,10 @@ def test_dask_executor_publishes_byte_identical_data(built, tmp_path):
     src, local_out = built
     params = make_params(tmp_path, runner={"workers": 2, "shard_size": 4, "executor": "dask",
                                            "dask": {"workers": 2}},
-                         render={"tikz": {"cache_dir": src.render.tikz.cache_dir}})
+                         render={"tikz": {"cache_dir": src.render.tikz.cache_dir}},
+                         # the same sources as `built`: the card names them
+                         crawl={"repos": {"repositories": SAMPLE_REPOS,
+                                          "cache_dir": str(tmp_path / "repos")}})
     shutil.copytree(stage_paths(src, "crawl").root, stage_paths(params, "crawl").root)
     metrics_path(params, "crawl").parent.mkdir(parents=True)
     shutil.copy(metrics_path(src, "crawl"), metrics_path(params, "crawl"))  # the card's funnel
@@ -257,5 +260,12 @@ def test_dask_executor_publishes_byte_identical_data(built, tmp_path):
           f"{time.perf_counter() - t0:.1f}s")
     out = Path(params.publish.out_dir) / params.publish.name
     for p in sorted(q for q in local_out.rglob("*") if q.is_file()):
-        assert (out / p.relative_to(local_out)).read_bytes() == p.read_bytes(), p.name
+        mine = (out / p.relative_to(local_out)).read_bytes()
+        if mine != p.read_bytes() and p.suffix in (".md", ".json", ".html"):
+            import difflib
+
+            diff = difflib.unified_diff(p.read_text().splitlines(), mine.decode().splitlines(),
+                                        "local", "dask", lineterm="", n=1)
+            pytest.fail(f"{p.name} differs:\n" + "\n".join(list(diff)[:40]))
+        assert mine == p.read_bytes(), p.name
     assert _published_digest(out) == _published_digest(local_out)
