@@ -164,6 +164,19 @@ def make_id(fmt: str, code: str) -> str:
     return digest[:24]
 
 
+def item_id(*parts: object) -> str:
+    """Stable id of a derived item (an edit pair, a sketch, a repair) from what defines it:
+    a rerun makes the same ids, so caches, pins and changelogs line up."""
+    return hashlib.sha256("\0".join(map(str, parts)).encode()).hexdigest()[:24]
+
+
+def derived_seed(*parts: object) -> int:
+    """A 64-bit seed from the run's seed and what an item is (diagram id, task, index): each
+    item draws the same randomness whatever else is in the corpus or the unit."""
+    return int.from_bytes(hashlib.sha256("\0".join(map(str, parts)).encode()).digest()[:8],
+                          "big")
+
+
 def empty_record(**values: object) -> dict:
     """A record dict with every schema column present (unset columns are None)."""
     unknown = set(values) - set(RECORD_COLUMNS)

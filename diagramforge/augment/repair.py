@@ -16,7 +16,6 @@ when the paper has none.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections import Counter
@@ -28,7 +27,7 @@ import pyarrow.parquet as pq
 from diagramforge.edits.sampler import FORMATS
 from diagramforge.formats.registry import UsesFormats
 from diagramforge.paths import stage_paths
-from diagramforge.records import Rejection
+from diagramforge.records import Rejection, item_id
 from diagramforge.stage import StageLog, TableStage
 from diagramforge.synth.llm import Request
 
@@ -267,7 +266,7 @@ class RepairStage(TableStage, UsesFormats):
                 continue
             ok.append((r, c))
         h = self.formats()["tikz"]
-        rows = [{"id": hashlib.sha256(c["fixed"].encode()).hexdigest()[:24], "format": "tikz",
+        rows = [{"id": item_id(c["fixed"]), "format": "tikz",
                  "code": c["fixed"], "source_id": r["locator"], "meta": None, "group": None}
                 for r, c in ok]
         done = h.render(rows) if rows else None

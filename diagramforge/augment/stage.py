@@ -11,7 +11,6 @@ failed candidate is ledgered with its reason; a diagram that yields nothing is r
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 from typing import ClassVar
@@ -24,7 +23,7 @@ from diagramforge.augment.variation import KINDS, request
 from diagramforge.edits.sampler import FORMATS
 from diagramforge.edits.stage import changed_pixels
 from diagramforge.formats.registry import RendersFormats
-from diagramforge.records import Rejection, Unit
+from diagramforge.records import Rejection, Unit, derived_seed, item_id
 from diagramforge.stage import Outcome, Stage, WorkUnit
 
 AUGMENT_SCHEMA = pa.schema([
@@ -107,11 +106,7 @@ class AugmentStage(RendersFormats, Stage):
         return [WorkUnit([r], str(r["id"])) for r in rows]
 
     def _seed(self, *parts: object) -> int:
-        h = hashlib.sha256("\0".join(map(str, (self.params.augment.seed, *parts))).encode())
-        return int.from_bytes(h.digest()[:8], "big")
-
-    def _id(self, *parts: object) -> str:
-        return hashlib.sha256("\0".join(map(str, parts)).encode()).hexdigest()[:24]
+        return derived_seed(self.params.augment.seed, *parts)
 
     def process(self, unit: WorkUnit) -> Outcome:
         row = unit.rows[0]
@@ -156,7 +151,7 @@ class AugmentStage(RendersFormats, Stage):
                                             AugmentReason.SKETCH_FAILED, repr(exc)[:300],
                                             id=row["id"], unit=Unit.CANDIDATE))
             return
-        rid = self._id(row["id"], "sketch")
+        rid = item_id(row["id"], "sketch")
         to_render.append(("sketch", {"id": rid, "format": fmt, "code": code,
                                      "source_id": f"{self.locator(row)}#sketch", "meta": None,
                                      "group": None},
@@ -175,7 +170,7 @@ class AugmentStage(RendersFormats, Stage):
                                                 AugmentReason.DEGRADE_FAILED, repr(exc)[:300],
                                                 id=row["id"], unit=Unit.CANDIDATE))
                 continue
-            out.records.append({**base, "id": self._id(row["id"], "degrade", k),
+            out.records.append({**base, "id": item_id(row["id"], "degrade", k),
                                 "config": "degraded", "kind": "scan", "code": row["code"],
                                 "image": png, "render_code": None,
                                 "transform": json.dumps({"seed": seed})})
@@ -215,7 +210,7 @@ class AugmentStage(RendersFormats, Stage):
             if texts is not None and got != texts:
                 reject(AugmentReason.TEXTS, f"{texts[:8]} -> {got[:8]}")
                 continue
-            rid = self._id(row["id"], "variation", code)
+            rid = item_id(row["id"], "variation", code)
             to_render.append(("variation", {"id": rid, "format": fmt, "code": code,
                                             "source_id": where, "meta": None, "group": None},
                               {**base, "id": rid, "config": "variation", "kind": kind,

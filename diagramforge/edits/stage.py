@@ -13,7 +13,6 @@ config), so this stage publishes no config itself.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import random
@@ -25,7 +24,7 @@ from PIL import Image, ImageChops
 from diagramforge.edits.base import Op
 from diagramforge.edits.sampler import FORMATS, compose
 from diagramforge.formats.registry import RendersFormats
-from diagramforge.records import Rejection, Unit
+from diagramforge.records import Rejection, Unit, derived_seed, item_id
 from diagramforge.stage import Outcome, Stage, WorkUnit
 
 EDIT_SCHEMA = pa.schema([
@@ -142,8 +141,7 @@ class EditStage(RendersFormats, Stage):
         return [WorkUnit([r], str(r["id"])) for r in rows]
 
     def _rng(self, diagram_id: str, tier: str, k: int) -> random.Random:
-        h = hashlib.sha256(f"{self.params.edit.seed}\0{diagram_id}\0{tier}\0{k}".encode())
-        return random.Random(int.from_bytes(h.digest()[:8], "big"))
+        return random.Random(derived_seed(self.params.edit.seed, diagram_id, tier, k))
 
     def process(self, unit: WorkUnit) -> Outcome:
         row = unit.rows[0]
@@ -181,7 +179,7 @@ class EditStage(RendersFormats, Stage):
                         unit=Unit.CANDIDATE))
                     continue
                 ops = json.dumps(res.edits, sort_keys=True)
-                eid = hashlib.sha256(f"{did}\0{ops}".encode()).hexdigest()[:24]
+                eid = item_id(did, ops)
                 if eid in seen:
                     continue
                 seen.add(eid)
