@@ -7,11 +7,11 @@ item becomes a row. A check failure is a ledger reason, like an LLM failure.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from diagramforge import records
 from diagramforge.synth.llm import Request
 from diagramforge.synth.prompt import Prompt
 
@@ -20,8 +20,9 @@ Check = Callable[[dict[str, Any]], tuple[str, str]]
 
 
 def item_id(*parts: str) -> str:
-    """A stable id of a task item from what identifies it (diagram, config, key)."""
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+    """A stable id of a task item from what identifies it (diagram, config, key): the
+    project's derived-item id, kept at the 16 characters synth ids have always had."""
+    return records.item_id(*parts)[:16]
 
 
 @dataclass
