@@ -66,6 +66,9 @@ RECORD_SCHEMA = pa.schema(
 
 RECORD_COLUMNS: tuple[str, ...] = tuple(RECORD_SCHEMA.names)
 
+SPLITS: tuple[str, ...] = ("train", "validation", "test")
+"""The values of ``split``, in the order cards and configs list them."""
+
 SOURCE_SCHEMA = pa.schema(
     [
         pa.field("id", pa.string(), nullable=False),

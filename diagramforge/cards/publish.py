@@ -28,9 +28,9 @@ from diagramforge.cards.tasks import TaskTables, load_tasks, write_task_config
 from diagramforge.cards.tasks import features as task_features
 from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
+from diagramforge.records import SPLITS
 from diagramforge.stage import StageLog, TableStage
 
-SPLITS = ("train", "validation", "test")
 GENERATION_COLUMNS = ("id", "format", "image", "code", "caption", "context", "title", "source",
                       "source_id", "source_url", "group", "licence", "licence_url",
                       "attribution", "tokens", "width", "height", "dup_cluster")

@@ -19,10 +19,9 @@ import pyarrow as pa
 
 from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
-from diagramforge.records import Rejection, Unit
+from diagramforge.records import SPLITS, Rejection, Unit
 from diagramforge.shards import ShardSet
 
-SPLITS = ("train", "validation", "test")
 INHERITED = ("format", "licence", "licence_url", "attribution")
 """Columns a task item takes from its diagram when its stage did not write them, so every
 published row carries its own licence and whom to credit."""

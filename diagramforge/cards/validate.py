@@ -17,6 +17,7 @@ from diagramforge import atomic
 from diagramforge.licences import allowed
 from diagramforge.params import Params
 from diagramforge.paths import stage_paths
+from diagramforge.records import SPLITS
 from diagramforge.stage import StageLog, TableStage
 
 READS = ("id", "format", "code", "image", "licence", "group", "split", "source_id", "width",
@@ -36,7 +37,7 @@ def build_suite(gx, params: Params):  # noqa: ANN001, ANN201 - gx module and sui
     exps = [
         E.ExpectTableRowCountToBeBetween(min_value=params.validate_.min_rows),
         E.ExpectColumnValuesToBeUnique(column="id"),
-        E.ExpectColumnValuesToBeInSet(column="split", value_set=["train", "validation", "test"]),
+        E.ExpectColumnValuesToBeInSet(column="split", value_set=list(SPLITS)),
         E.ExpectColumnValuesToBeInSet(column="format", value_set=params.validate_.formats),
         E.ExpectColumnValuesToBeInSet(column="licence_allowed", value_set=[True]),
         E.ExpectColumnValuesToBeBetween(column="width", min_value=rp.min_side_px,
@@ -99,7 +100,7 @@ def build_task_suite(gx, config: str, frame: pd.DataFrame):  # noqa: ANN001, ANN
     E = gx.expectations
     exps = [E.ExpectColumnValuesToBeUnique(column="id"),
             E.ExpectColumnValuesToBeInSet(column="split",
-                                          value_set=["train", "validation", "test"]),
+                                          value_set=list(SPLITS)),
             E.ExpectColumnValuesToBeInSet(column="licence_allowed", value_set=[True])]
     # a task table holds several configs, so a column one config leaves empty is not its
     # own; a code or image column the config fills must be filled on every row — and an

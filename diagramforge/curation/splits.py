@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 
 from diagramforge.params import SplitParams
 
-SPLITS = ("train", "validation", "test")
 _PROTECT = {"test": 2, "validation": 1, "train": 0}
 
 

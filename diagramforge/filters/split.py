@@ -29,10 +29,9 @@ import pyarrow as pa
 
 from diagramforge import atomic
 from diagramforge.curation import difficulty, near_dup, splits
-from diagramforge.curation.splits import SPLITS
 from diagramforge.params import SplitParams
 from diagramforge.paths import stage_paths
-from diagramforge.records import Format, Rejection, SourceKind
+from diagramforge.records import SPLITS, Format, Rejection, SourceKind
 from diagramforge.stage import StageLog, TableStage
 
 ASSIGNMENTS = "assignments.json"
