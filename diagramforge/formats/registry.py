@@ -88,7 +88,18 @@ class DiagramFormat(ABC):
         return None
 
     def apply_edit(self, code: str, edit: dict) -> str:
-        raise NotImplementedError(f"{self.name} does not support edits yet")
+        """One atomic edit, by ``diagramforge.edits.<format>``: looked up when called, so
+        extract and render (which never edit) do not depend on the edit code."""
+        import importlib
+
+        name = f"diagramforge.edits.{self.name}"
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:  # the edit module is there; something it imports is not
+                raise
+            raise NotImplementedError(f"{self.name} does not support edits yet") from exc
+        return module.apply_edit(code, edit)
 
 
 REGISTRY: dict[str, type[DiagramFormat]] = {}

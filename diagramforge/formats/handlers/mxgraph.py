@@ -6,7 +6,6 @@ the metrics.
 
 from __future__ import annotations
 
-import importlib
 import json
 import subprocess
 from typing import TYPE_CHECKING
@@ -70,11 +69,6 @@ class MxGraphFormat(DiagramFormat):
         from diagramforge.graphs.mxgraph import mxgraph_graph
 
         return mxgraph_graph(record["code"], self.params.graph)
-
-    def apply_edit(self, code: str, edit: dict) -> str:
-        """One atomic edit (``diagramforge.edits.mxgraph``, looked up when called:
-        extract and render never edit, so they do not depend on the edit code)."""
-        return importlib.import_module("diagramforge.edits.mxgraph").apply_edit(code, edit)
 
     def environment(self) -> dict:
         drawio = find_drawio()

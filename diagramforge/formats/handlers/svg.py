@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 from typing import TYPE_CHECKING
 
@@ -74,11 +73,6 @@ class SvgFormat(DiagramFormat):
         from diagramforge.graphs.svg import svg_graph
 
         return svg_graph(record["code"], self.params.graph)
-
-    def apply_edit(self, code: str, edit: dict) -> str:
-        """One atomic edit (``diagramforge.edits.svg``, looked up when called:
-        extract and render never edit, so they do not depend on the edit code)."""
-        return importlib.import_module("diagramforge.edits.svg").apply_edit(code, edit)
 
     def environment(self) -> dict:
         from importlib.metadata import version

@@ -4,7 +4,6 @@ climbing its preamble ladder when the minimal document fails; the PDF page raste
 from __future__ import annotations
 
 import base64
-import importlib
 import json
 from typing import TYPE_CHECKING
 
@@ -55,11 +54,6 @@ class TikzFormat(DiagramFormat):
 
     def prepare(self) -> None:
         self.compiler().format_dir()  # build the shared format once, before the workers
-
-    def apply_edit(self, code: str, edit: dict) -> str:
-        """One atomic edit (``diagramforge.edits.tikz``, looked up when called:
-        extract and render never edit, so they do not depend on the edit code)."""
-        return importlib.import_module("diagramforge.edits.tikz").apply_edit(code, edit)
 
     def environment(self) -> dict:
         from importlib.metadata import version
