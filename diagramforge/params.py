@@ -268,6 +268,8 @@ class MxGraphRenderParams(_Section):
     timeout_s: Annotated[float, Field(gt=0)] = 60.0
     """Per batch of diagrams sent to the draw.io page."""
     batch_size: Annotated[int, Field(ge=1)] = 64
+    pages: Annotated[int, Field(ge=0)] = 0
+    """Browser pages per worker process; 0: two per core, shared among the workers, 1 to 4."""
 
 
 class SvgRenderParams(_Section):

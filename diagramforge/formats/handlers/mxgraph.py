@@ -11,7 +11,12 @@ import subprocess
 from typing import TYPE_CHECKING
 
 from diagramforge.formats import mxgraph
-from diagramforge.formats.drawio_render import DrawioRenderer, find_chromium, find_drawio
+from diagramforge.formats.drawio_render import (
+    DrawioRenderer,
+    default_pages,
+    find_chromium,
+    find_drawio,
+)
 from diagramforge.formats.raster import check_extremes
 from diagramforge.formats.registry import DiagramFormat, register
 from diagramforge.records import Format, Rejection, Unit, empty_record, make_id
@@ -83,7 +88,10 @@ class MxGraphFormat(DiagramFormat):
 
     def _drawio(self) -> DrawioRenderer:
         if self._renderer is None:
-            self._renderer = DrawioRenderer(timeout_s=self.params.render.mxgraph.timeout_s)
+            mp = self.params.render.mxgraph
+            self._renderer = DrawioRenderer(
+                timeout_s=mp.timeout_s,
+                pages=mp.pages or default_pages(self.params.runner.workers or 1))
         return self._renderer
 
     def close(self) -> None:
