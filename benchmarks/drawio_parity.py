@@ -16,9 +16,11 @@ For every page of every diagram in a corpus (default: the ~150 templates that sh
 Each side runs in a fresh browser, twice: the first pass is *cold* (draw.io loads every
 stencil library a page needs the first time, as in a single run over a corpus), the second
 *warm*.  Start-up is not counted (once per worker).  Prints Execution Success (toolkit
-renders ÷ viewer draws), pages/s, the misses with reasons, and a time breakdown of the
-toolkit path (Python side by function, browser side by step); then the same for the
-largest diagrams of the corpus.
+renders ÷ viewer draws), pages/s, the misses with reasons, a time breakdown of the
+toolkit path (Python side by function, browser side by step) and the CPU each side
+spends per page in each process (warm pass: this Python with Playwright's driver, the
+browser process, the renderers with their workers, the rest) — the machine's cores
+bound what pages/s any side can reach; then the same for the largest diagrams.
 
 Usage: .venv/bin/python benchmarks/drawio_parity.py [--corpus DIR] [--largest 15]
        [--limit N] [--pages P]
@@ -35,6 +37,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+import psutil  # noqa: E402
 from lxml import etree  # noqa: E402
 
 from diagramforge.formats import drawio_render, mxgraph  # noqa: E402
@@ -110,26 +113,55 @@ def page_rows(files: list[Path], root: Path) -> tuple[list[dict], list[str], Cou
     return rows, raws, lost
 
 
-def run_viewer(raws: list[str], params) -> tuple[list[dict], list[float], list[float]]:  # noqa: ANN001
+def cpu_seconds() -> dict[int, tuple[str, float]]:
+    """CPU seconds so far of this process and all it started, by pid, with their kind."""
+    me = psutil.Process()
+    out = {}
+    for p in [me, *me.children(recursive=True)]:
+        try:
+            t, cmd = p.cpu_times(), p.cmdline()
+        except psutil.Error:
+            continue
+        if p.pid == me.pid:
+            kind = "python"
+        elif any("chrom" in a for a in cmd[:1]):
+            kind = next((a[7:] for a in cmd if a.startswith("--type=")), "browser")
+        else:
+            kind = "playwright driver"
+        out[p.pid] = (kind, t.user + t.system)
+    return out
+
+
+def cpu_per_page(before: dict, after: dict, n: int) -> dict[str, float]:
+    """ms of CPU per page by kind of process, between two :func:`cpu_seconds`."""
+    spent: dict[str, float] = defaultdict(float)
+    for pid, (kind, t) in after.items():
+        spent[kind] += t - before.get(pid, (kind, 0.0))[1]
+    return {k: 1000 * v / n for k, v in sorted(spent.items(), key=lambda kv: -kv[1])}
+
+
+def run_viewer(raws: list[str], params) -> tuple[list[dict], list[float], list[float], dict]:  # noqa: ANN001
     """The viewer as it ships, one diagram per call, cold then warm, in a fresh browser:
     getSvg alone, then draw.io's own PNG export (in another fresh page)."""
     r = DrawioRenderer(pages=1)
     page = r.new_page("/viewer.html")
-    times = []
+    times, cpu = [], {}
     for _ in range(2):
-        t0 = time.perf_counter()
+        c0, t0 = cpu_seconds(), time.perf_counter()
         outs = [page.evaluate(VIEWER_JS, x) for x in raws]
         times.append(time.perf_counter() - t0)
+    cpu["viewer getSvg"] = cpu_per_page(c0, cpu_seconds(), len(raws))
     page = r.new_page("/viewer.html")
     png_times = []
     args = (params.render.raster.dpi / 96, params.render.raster.max_side_px)
     for _ in range(2):
-        t0 = time.perf_counter()
+        c0, t0 = cpu_seconds(), time.perf_counter()
         for x in raws:
             page.evaluate(VIEWER_PNG_JS, [x, *args])
         png_times.append(time.perf_counter() - t0)
+    cpu["viewer + PNG"] = cpu_per_page(c0, cpu_seconds(), len(raws))
     r.close()
-    return outs, times, png_times
+    return outs, times, png_times, cpu
 
 
 class Timer:
@@ -159,7 +191,7 @@ class Timer:
 
 
 def run_toolkit(params, rows: list[dict], pages: int | None  # noqa: ANN001
-                ) -> tuple[Outcome, list[float], Timer, dict]:
+                ) -> tuple[Outcome, list[float], Timer, dict, dict]:
     stage = render_mod.MxGraphFormat(params, lambda r: r["source_id"])
     stage._renderer = DrawioRenderer(timeout_s=params.render.mxgraph.timeout_s, pages=pages)
     stage._renderer.start()
@@ -178,25 +210,27 @@ def run_toolkit(params, rows: list[dict], pages: int | None  # noqa: ANN001
             for p in stage._renderer._pages:
                 p.evaluate("() => { for (var k in dfTimes) dfTimes[k] = 0; }")
         out = Outcome()
-        t0 = time.perf_counter()
+        c0, t0 = cpu_seconds(), time.perf_counter()
         for k in range(0, len(rows), size):  # the stage's units: one call per unit
             o = stage.render(rows[k:k + size])
             out.records += o.records
             out.rejections += o.rejections
         times.append(time.perf_counter() - t0)
+    cpu = cpu_per_page(c0, cpu_seconds(), len(rows))
     for p in stage._renderer._pages:
         for key, v in p.evaluate("() => dfTimes").items():
             browser[key] = browser.get(key, 0.0) + v / 1000
     timer.restore()
+    print(f"  toolkit: {stage._renderer.n_pages} browser pages")
     stage._renderer.close()
-    return out, times, timer, browser
+    return out, times, timer, browser, cpu
 
 
 def report(title: str, rows: list[dict], raws: list[str], params, pages: int | None  # noqa: ANN001
            ) -> None:
     print(f"\n== {title}: {len(rows)} pages")
-    v_outs, v_times, vp_times = run_viewer(raws, params)
-    out, t_times, timer, browser = run_toolkit(params, rows, pages)
+    v_outs, v_times, vp_times, cpu = run_viewer(raws, params)
+    out, t_times, timer, browser, cpu["toolkit"] = run_toolkit(params, rows, pages)
     ok_ids = {r["id"] for r in out.records}
     why = {r.id: f"{r.reason}: {r.detail}" for r in out.rejections}
     drawn = [k for k, v in enumerate(v_outs) if v["ok"]]
@@ -230,10 +264,15 @@ def report(title: str, rows: list[dict], raws: list[str], params, pages: int | N
     for label, v in sorted(timer.spent.items(), key=lambda kv: -kv[1]):
         print(f"    {label:36} {v:6.2f} s  {v / total:5.0%}")
     if browser:
-        print("    inside the browser (summed over its pages, which run in parallel):")
+        print("    inside the browser (summed over its pages, which run in parallel;"
+              " png: in their encoder workers):")
         for key in ("svg", "raster", "ink", "png"):
             print(f"      {key:34} {browser.get(key, 0):6.2f} s  "
                   f"{1000 * browser.get(key, 0) / n:5.1f} ms/page")
+    print(f"  CPU per page, warm pass, all processes (ms; {psutil.cpu_count()} cores here):")
+    for side, spent in cpu.items():
+        parts = ", ".join(f"{k} {v:.1f}" for k, v in spent.items() if v >= 0.05)
+        print(f"    {side:14} {sum(spent.values()):6.1f}  ({parts})")
 
 
 def _extent(xml: str) -> float:
