@@ -18,12 +18,14 @@ The PNG is made in the same page, because that is where the time goes (profiled 
 draw.io templates: resvg + PNG decode + ink count in Python took 3× the browser's time):
 the SVG is drawn as an ``<img>`` onto a canvas at the pipeline's DPI — scaled down to fit
 ``max_side`` when the drawing is larger — its ink counted there and the PNG encoded by
-Chromium; the PNG bytes come back by a POST to the loopback server, not through Playwright
-(base64 inside JSON: 6.6 ms per 330 KB image).  An SVG drawn as an image is sandboxed by the
-browser: no script, no fetch.  So draw.io's bundled images (``img/lib/…``) travel inline as
-``data:`` URIs, put into the model before it is sent (:class:`BundledImages`).  Several
-pages (separate renderer processes) work on one batch at once: a batch is split across
-them, started on all, then collected.
+Chromium in a worker thread.  Diagrams and PNGs travel over the loopback server, not
+through Playwright (base64 inside JSON: 6.6 ms per 330 KB image): a page fetches its batch
+as JSON and posts its PNGs back end to end in one body.  An SVG drawn as an image is
+sandboxed by the browser: no script, no fetch.  So draw.io's bundled images
+(``img/lib/…``) travel inline as ``data:`` URIs, put into the model before it is sent
+(:class:`BundledImages`).  Several pages (separate renderer processes) work on one batch at
+once: a batch is split across them (by stencil library, see :func:`_assign`), started on
+all, then collected.
 
 The page adjusts draw.io where its export differs from what its viewer shows (labels
 beside shapes cut off, wrapped labels on one line) or where it wastes time for an export
@@ -294,9 +296,13 @@ window.dfRender = async function (xmls, opts) {
   return JSON.stringify(out);
 };
 // start a batch and return at once, so that several pages work at the same time
-window.dfStart = function (xmls, opts) {
-  window.dfJob = new Promise(function (r) { setTimeout(r, 0); })
-    .then(function () { return window.dfRender(xmls, opts); });
+window.dfStart = function (opts) {
+  // the batch comes from the package server, not through Playwright (whose JSON pipe
+  // cost more CPU than the HTTP request: the diagrams are 70 KB each on average)
+  window.dfJob = fetch(opts.sink).then(function (r) {
+    if (!r.ok) throw new Error("batch not found: " + r.status);
+    return r.json();
+  }).then(function (xmls) { return window.dfRender(xmls, opts); });
   return true;
 };
 window.dfReady = typeof Graph === "function";
@@ -365,8 +371,9 @@ class BundledImages:
 
 class _Handler(SimpleHTTPRequestHandler):
     """GET/HEAD of files inside the package (``translate_path`` keeps requests inside
-    ``directory``), the render page itself, and POSTs of finished PNGs to the server's
-    secret sink path; nothing else: no listings, no logs."""
+    ``directory``), the render page itself, and at the server's secret job path a page's
+    batch (GET, once) and its finished PNGs (POST); nothing else: no listings, no logs,
+    and, as the browser's proxy, nothing outside."""
 
     server: _Server
     MAX_BODY = 1 << 30
@@ -403,9 +410,9 @@ class _Handler(SimpleHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         if not self._ours():
             return
-        parts = self.path.split("/")  # "", "__png", token, job
+        parts = self.path.split("/")  # "", "__job", token, job: its PNGs
         size = int(self.headers.get("Content-Length") or -1)
-        if (len(parts) != 4 or parts[1] != "__png" or parts[2] != self.server.token
+        if (len(parts) != 4 or parts[1] != "__job" or parts[2] != self.server.token
                 or not parts[3].isdigit() or not 0 < size <= self.MAX_BODY):
             self.close_connection = True
             self.send_error(403)
@@ -418,6 +425,20 @@ class _Handler(SimpleHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
         if not self._ours():
+            return
+        parts = self.path.split("/")  # "", "__job", token, job: the batch, once
+        if len(parts) == 4 and parts[1] == "__job":
+            with self.server.lock:
+                body = (self.server.batches.pop(int(parts[3]), None)
+                        if parts[2] == self.server.token and parts[3].isdigit() else None)
+            if body is None:
+                self.send_error(404)
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
             return
         page = {"/render.html": _PAGE, "/viewer.html": _VIEWER + "</body></html>"}.get(
             self.path.split("?", 1)[0])
@@ -445,6 +466,7 @@ class _Server(ThreadingHTTPServer):
     netloc: str
     lock: threading.Lock
     results: dict[int, bytes]
+    batches: dict[int, bytes]
     blocked: list[str]
     max_blocked: int
 
@@ -459,11 +481,12 @@ class PackageServer:
         self._httpd.token = secrets.token_hex(16)
         self._httpd.lock = threading.Lock()
         self._httpd.results = {}
+        self._httpd.batches = {}
         self._httpd.blocked = []
         self._httpd.max_blocked = 200
         self._httpd.netloc = f"127.0.0.1:{self._httpd.server_address[1]}"
         self.origin = f"http://{self._httpd.netloc}"
-        self.sink = f"/__png/{self._httpd.token}"
+        self.sink = f"/__job/{self._httpd.token}"
         threading.Thread(target=self._httpd.serve_forever, daemon=True,
                          name="drawio-package").start()
 
@@ -477,10 +500,21 @@ class PackageServer:
         with self._httpd.lock:
             return list(self._httpd.blocked)
 
+    def give(self, job: int, body: bytes) -> None:
+        """The batch page ``job`` fetches (once): a JSON array of diagrams."""
+        with self._httpd.lock:
+            self._httpd.batches[job] = body
+
     def take(self, job: int) -> bytes | None:
         """The PNGs page ``job`` posted, end to end in one body (once)."""
         with self._httpd.lock:
             return self._httpd.results.pop(job, None)
+
+    def drop(self, job: int) -> None:
+        """Forget job ``job``: its batch if never fetched, its PNGs if never taken."""
+        with self._httpd.lock:
+            self._httpd.results.pop(job, None)
+            self._httpd.batches.pop(job, None)
 
     def close(self) -> None:
         self._httpd.shutdown()
@@ -620,9 +654,9 @@ class DrawioRenderer:
         for page, idx in zip(self._pages, parts, strict=False):
             if idx:
                 self._jobs += 1
-                page.evaluate("([x, o]) => window.dfStart(x, o)",
-                              [[prepared[i] for i in idx],
-                               {**opts, "sink": f"{self._server.sink}/{self._jobs}"}])
+                self._server.give(self._jobs, json.dumps([prepared[i] for i in idx]).encode())
+                page.evaluate("o => window.dfStart(o)",
+                              {**opts, "sink": f"{self._server.sink}/{self._jobs}"})
                 started.append((page, idx, self._jobs))
         out: list[RenderOutcome | None] = [None] * len(xmls)
         try:
@@ -637,7 +671,7 @@ class DrawioRenderer:
                     out[i] = RenderOutcome.from_js(r, png)
         finally:
             for _, _, job in started:
-                self._server.take(job)
+                self._server.drop(job)
         return [o or RenderOutcome(False, error="not rendered") for o in out]
 
     def close(self) -> None:
