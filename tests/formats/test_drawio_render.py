@@ -294,3 +294,19 @@ def test_pages_share_out_work_by_stencil_library_and_stay_balanced():
     # one library, many diagrams: balance wins over affinity
     parts = _assign([10] * 8, [frozenset({"aws4"})] * 8, [set(), set()])
     assert [len(p) for p in parts] == [4, 4]
+
+
+def test_a_dead_png_encoder_fails_what_it_held_and_is_replaced(renderer):
+    renderer.start()
+    got = renderer._page.evaluate("""async () => {
+        var c = new OffscreenCanvas(8, 8);
+        c.getContext("2d").fillRect(0, 0, 4, 4);
+        var held = dfEncode(c.transferToImageBitmap());
+        var first = dfEncoder;
+        first.onerror({message: "boom"});  // as the browser reports a crashed worker
+        var r = await held.then(() => "encoded", e => e.message);
+        return [r, dfEncoder !== first];
+    }""")
+    assert got == ["PNG encoder died: boom", True]
+    (out,) = renderer.render_many([model(vertex("a", "A", "rounded=1;"))], png=True)
+    assert out.ok and out.png.startswith(b"\x89PNG")
