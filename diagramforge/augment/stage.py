@@ -112,11 +112,9 @@ class AugmentStage(RendersFormats, Stage):
         row = unit.rows[0]
         fmt, did = row["format"], row["id"]
         out = Outcome()
-        handler = self.formats().get(fmt)
-        if fmt not in SKETCH_KIND or handler is None or not row.get("image"):
-            out.rejections.append(Rejection(self.locator(row), AugmentReason.UNSUPPORTED,
-                                            f"no augmentation for {fmt!r} (or no image)",
-                                            id=did))
+        handler = self.handler_for(row, SKETCH_KIND, AugmentReason.UNSUPPORTED,
+                                   "augmentation", out)
+        if handler is None:
             return out
         cfg = self.params.augment
         base = {"diagram_id": did, "format": fmt, "split": row.get("split"),

@@ -147,11 +147,8 @@ class EditStage(RendersFormats, Stage):
         row = unit.rows[0]
         fmt, did = row["format"], row["id"]
         out = Outcome()
-        handler = self.formats().get(fmt)
-        if fmt not in FORMATS or handler is None or not row.get("image"):
-            out.rejections.append(Rejection(self.locator(row), EditReason.UNSUPPORTED,
-                                            f"no edits for format {fmt!r} (or no image)",
-                                            id=did))
+        handler = self.handler_for(row, FORMATS, EditReason.UNSUPPORTED, "edits", out)
+        if handler is None:
             return out
         cfg = self.params.edit
         pending: list[tuple[str, dict, object]] = []

@@ -440,24 +440,22 @@ class _Handler(SimpleHTTPRequestHandler):
                         if parts[2] == self.server.token and parts[3].isdigit() else None)
             if body is None:
                 self.send_error(404)
-                return
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            else:
+                self._send(body, "application/json")
             return
         page = {"/render.html": _PAGE, "/viewer.html": _VIEWER + "</body></html>"}.get(
             self.path.split("?", 1)[0])
         if page is not None:
-            body = page.encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self._send(page.encode(), "text/html; charset=utf-8")
             return
         super().do_GET()
+
+    def _send(self, body: bytes, content_type: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def list_directory(self, path):  # noqa: ANN001, ANN201 - http.server's signature
         self.send_error(404)

@@ -160,3 +160,16 @@ class RendersFormats(UsesFormats):
     def teardown(self) -> None:
         for h in self.formats().values():
             h.close()
+
+    def handler_for(self, row: dict, formats: object, reason: str, what: str,
+                    out: Outcome) -> DiagramFormat | None:
+        """The handler that can take this diagram (its format among ``formats``, rendered),
+        or None with the diagram ledgered under ``reason``: stages that derive new images
+        from a rendered diagram (edit, augment) start this way."""
+        fmt = row["format"]
+        handler = self.formats().get(fmt)
+        if fmt in formats and handler is not None and row.get("image"):
+            return handler
+        out.rejections.append(Rejection(self.locator(row), reason,
+                                        f"no {what} for {fmt!r} (or no image)", id=row["id"]))
+        return None
