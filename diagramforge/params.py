@@ -11,7 +11,14 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 
 class _Section(BaseModel):
@@ -642,6 +649,49 @@ class AugmentParams(_Section):
     code in the answer."""
 
 
+class TokenWindow(_Section):
+    """A cl100k token window ``[min, max]`` (both inclusive; ``null``: open on that side)."""
+
+    min: Annotated[int, Field(ge=0)] | None = None
+    max: Annotated[int, Field(ge=0)] | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TokenWindow:
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min ({self.min}) must not exceed max ({self.max})")
+        return self
+
+
+class ConfigSelection(_Section):
+    """Which diagrams of the pool one published config takes (``select.<config>``)."""
+
+    types: list[str] | None = None
+    """``diagram_type`` keep list; ``null`` takes every type. A diagram with no type (the
+    classifier did not run) is taken: there is no evidence to leave it out."""
+    tokens: dict[str, TokenWindow] = {}
+    """Per format, the cl100k window of the config's task (VectorGym: svg 2,000–8,000); a
+    format not listed is taken whole (the pool's own caps, ``filter.tokens``, apply)."""
+
+
+VECTORGYM_SVG = {"svg": TokenWindow(min=2000, max=8000)}
+"""VectorGym's token window for its SVG tasks (sketch, editing, captioning)."""
+
+SKETIKZ_KINDS = ["tree", "graph", "architecture_diagram", "neural_network", "venn_diagram"]
+"""The ACL-Fig kinds SKETikZ draws sketches of (its keep list, in snake_case)."""
+
+DEFAULT_SELECT: dict[str, ConfigSelection] = {
+    "generation": ConfigSelection(),  # every kind, plots and tables labelled (DaTikZ)
+    "sketch": ConfigSelection(types=SKETIKZ_KINDS, tokens=VECTORGYM_SVG),
+    "degraded": ConfigSelection(),
+    "variation": ConfigSelection(),
+    "repair": ConfigSelection(),
+    "captioning": ConfigSelection(tokens=VECTORGYM_SVG),
+    "qa": ConfigSelection(),
+    "editing": ConfigSelection(tokens=VECTORGYM_SVG),  # mxGraph: every VCG-Bench tier
+}
+"""What each config takes from the pool (``params.yaml`` states the same)."""
+
+
 class Params(_Section):
     project: ProjectParams = ProjectParams()
     runner: RunnerParams = RunnerParams()
@@ -658,6 +708,15 @@ class Params(_Section):
     edit: EditParams = EditParams()
     augment: AugmentParams = AugmentParams()
     synth: SynthParams = SynthParams()
+    select: dict[str, ConfigSelection] = DEFAULT_SELECT
+    """Per published config (``generation``, ``sketch``, ``editing``…): the diagram types and
+    token windows it takes from the pool (``diagramforge.curation.select``). A config left
+    out keeps its default (a deleted line never silently widens a config)."""
+
+    @field_validator("select", mode="after")
+    @classmethod
+    def _select_defaults(cls, v: dict[str, ConfigSelection]) -> dict[str, ConfigSelection]:
+        return {**DEFAULT_SELECT, **v}
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 

@@ -170,6 +170,7 @@ def _run_shard(stage: Stage, rows: list[dict], ex, bar: tqdm  # noqa: ANN001 - E
         for r in oc.rejections:
             log_.reject(r)
         records.extend(oc.records)
+        log_.stats.not_selected_inputs += oc.not_selected
         if oc.records:
             log_.stats.inputs_with_output += len(u.rows) if stage.expands else 0
         for k, v in oc.extra.items():

@@ -48,6 +48,9 @@ class Outcome:
     records: list[dict] = field(default_factory=list)
     rejections: list[Rejection] = field(default_factory=list)
     extra: dict[str, int] = field(default_factory=dict)
+    not_selected: int = 0
+    """Inputs of the unit that no config of the stage takes (``curation.select``): counted,
+    not ledgered — they stay in the pool and in the configs that do take them."""
 
 
 @dataclass

@@ -17,6 +17,8 @@ class Counter(StrEnum):
     REJECTED_INPUTS = "rejected_inputs"
     REJECTED_CANDIDATES = "rejected_candidates"
     INPUTS_WITH_OUTPUT = "inputs_with_output"
+    NOT_SELECTED_INPUTS = "not_selected_inputs"
+    """Inputs no config of a task stage takes (``select``): neither output nor rejection."""
     SECONDS = "seconds"
 
 
@@ -44,6 +46,7 @@ class StageStats:
     inputs_with_output: int = 0
     rejected_inputs: int = 0
     rejected_candidates: int = 0
+    not_selected_inputs: int = 0
     by_reason: _Counter = field(default_factory=_Counter)
     seconds: float = 0.0
     extra: dict = field(default_factory=dict)
@@ -54,6 +57,7 @@ class StageStats:
         self.inputs_with_output += other.inputs_with_output
         self.rejected_inputs += other.rejected_inputs
         self.rejected_candidates += other.rejected_candidates
+        self.not_selected_inputs += other.not_selected_inputs
         self.by_reason.update(other.by_reason)
         for k, v in other.extra.items():
             self.extra[k] = self.extra.get(k, 0) + v
@@ -65,11 +69,12 @@ class StageStats:
     def balance_error(self) -> str | None:
         """Why the books do not balance, or None when every input is accounted for."""
         if self.expands:
-            accounted = self.inputs_with_output + self.rejected_inputs
+            accounted = self.inputs_with_output + self.rejected_inputs + self.not_selected_inputs
             if accounted != self.n_in:
                 return (
                     f"{self.stage}: {self.n_in} inputs but {self.inputs_with_output} yielded "
-                    f"records and {self.rejected_inputs} were rejected"
+                    f"records, {self.rejected_inputs} were rejected and "
+                    f"{self.not_selected_inputs} were selected by none of its configs"
                 )
         elif self.n_out + self.rejected_inputs != self.n_in:
             return (
@@ -86,6 +91,7 @@ class StageStats:
             Counter.REJECTED_INPUTS: self.rejected_inputs,
             Counter.REJECTED_CANDIDATES: self.rejected_candidates,
             Counter.INPUTS_WITH_OUTPUT: self.inputs_with_output,
+            Counter.NOT_SELECTED_INPUTS: self.not_selected_inputs,
             Counter.SECONDS: round(self.seconds, 3),
             "expands": self.expands,
         }
@@ -103,6 +109,7 @@ class StageStats:
             inputs_with_output=data.get(Counter.INPUTS_WITH_OUTPUT, 0),
             rejected_inputs=data.get(Counter.REJECTED_INPUTS, 0),
             rejected_candidates=data.get(Counter.REJECTED_CANDIDATES, 0),
+            not_selected_inputs=data.get(Counter.NOT_SELECTED_INPUTS, 0),
             by_reason=_Counter(data.get(Counter.REJECTED, {})),
             seconds=data.get(Counter.SECONDS, 0.0),
             extra=dict(data.get("extra", {})),

@@ -24,6 +24,7 @@ from typing import ClassVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from diagramforge.curation.select import Selector
 from diagramforge.edits.sampler import FORMATS
 from diagramforge.formats.registry import UsesFormats
 from diagramforge.paths import stage_paths
@@ -156,6 +157,9 @@ REPAIR_SCHEMA = pa.schema([
 ])
 
 
+CONFIG = "repair"
+
+
 class RepairReason:
     NOT_COMPILE = "repair_not_a_compile_error"
     NO_CODE = "repair_code_missing"
@@ -178,11 +182,11 @@ class RepairStage(TableStage, UsesFormats):
     writes = tuple(REPAIR_SCHEMA.names)
     expands = True
     funnel: ClassVar[bool] = False
-    param_sections: ClassVar[tuple[str, ...]] = ("augment", "render", "licences")
+    param_sections: ClassVar[tuple[str, ...]] = ("augment", "render", "licences", "select")
     code = ("augment", "edits", "formats", "graphs", "sandbox.py", "synth/llm", "cache.py",
-            "filters/tokens.py")
+            "filters/tokens.py", "curation/select.py")
     inputs = ("data/render", "data/extract")
-    task_configs: ClassVar[tuple[str, ...]] = ("repair",)
+    task_configs: ClassVar[tuple[str, ...]] = (CONFIG,)
     items_stand_alone: ClassVar[bool] = True
     """A repaired picture's original never rendered, so it is not among the published
     diagrams: the item carries its own licence, attribution and split (its paper's)."""
@@ -217,8 +221,10 @@ class RepairStage(TableStage, UsesFormats):
         code = self._extracted({r["id"] for r in failed})
         log.stats.n_in = len(failed)
         from diagramforge.synth.llm import LLM
+        from diagramforge.synth.llm.tokens import text_tokens
 
         llm = LLM.from_params(self.params.augment.llm)
+        selector = Selector(self.params)
         candidates: list[tuple[dict, dict]] = []
         for r in failed:
             rec = code.get(r["id"])
@@ -231,6 +237,10 @@ class RepairStage(TableStage, UsesFormats):
             elif rec["licence"] not in self.params.licences.allow:
                 log.reject(Rejection(where, RepairReason.LICENCE, str(rec["licence"]),
                                      id=r["id"]))
+            elif not selector.takes(CONFIG, {"format": rec["format"],
+                                             "tokens": text_tokens(rec["code"])},
+                                    log.stats.extra):
+                log.stats.not_selected_inputs += 1  # outside the config's token window
             else:
                 res = llm.complete(repair_request(rec["code"], r["detail"] or "",
                                                   cfg.prompt_version))
@@ -282,7 +292,7 @@ class RepairStage(TableStage, UsesFormats):
             split = splits.get(c["group"], Counter()).most_common(1)
             _, fix = rule_repair(c["code"], r["detail"] or "")
             kept.append({"id": row["id"], "diagram_id": r["id"], "format": "tikz",
-                         "split": split[0][0] if split else "train", "config": "repair",
+                         "split": split[0][0] if split else "train", "config": CONFIG,
                          "broken_code": c["code"], "error": r["detail"], "code": c["fixed"],
                          "image": png, "licence": c["licence"],
                          "licence_url": c["licence_url"], "attribution": c["attribution"],

@@ -20,6 +20,7 @@ import pyarrow as pa
 from diagramforge.augment.degrade import degrade
 from diagramforge.augment.sketch import mxgraph_sketch, svg_sketch, tikz_sketch
 from diagramforge.augment.variation import KINDS, request
+from diagramforge.curation.select import SelectsRows
 from diagramforge.edits.sampler import FORMATS
 from diagramforge.edits.stage import changed_pixels
 from diagramforge.formats.registry import RendersFormats
@@ -67,7 +68,7 @@ def _node_texts(fmt: str, code: str) -> list[str]:
     return sorted(n.text for n in FORMATS[fmt].graph(code).nodes)
 
 
-class AugmentStage(RendersFormats, Stage):
+class AugmentStage(SelectsRows, RendersFormats, Stage):
     """Sketches from the real engines (draw.io sketch=1, TikZ random steps + a
     handwriting-like font, roughened SVG), albumentations scan/photo degradations, and
     LLM code variations kept only when they render, fit the token window, keep node texts
@@ -77,12 +78,13 @@ class AugmentStage(RendersFormats, Stage):
     upstream = "split"
     output_schema: ClassVar[pa.Schema] = AUGMENT_SCHEMA
     reads = ("id", "format", "code", "image", "split")
+    """``diagram_type`` and ``tokens`` too when the filters wrote them (``select``)."""
     writes = tuple(AUGMENT_SCHEMA.names)
     expands = True
     funnel: ClassVar[bool] = False
-    param_sections: ClassVar[tuple[str, ...]] = ("augment", "render")
+    param_sections: ClassVar[tuple[str, ...]] = ("augment", "render", "select")
     code = ("augment", "edits", "formats", "graphs", "sandbox.py", "synth/llm", "cache.py",
-            "filters/tokens.py")
+            "filters/tokens.py", "curation/select.py")
     inputs = ("package-lock.json",)
     task_configs: ClassVar[tuple[str, ...]] = ("sketch", "degraded", "variation")
     _llm = None
@@ -112,19 +114,27 @@ class AugmentStage(RendersFormats, Stage):
         row = unit.rows[0]
         fmt, did = row["format"], row["id"]
         out = Outcome()
+        cfg = self.params.augment
+        wanted = [c for c, on in (("sketch", cfg.sketch.enabled),
+                                  ("degraded", cfg.degrade.enabled),
+                                  ("variation", cfg.variation.enabled
+                                   and cfg.variation.per_diagram > 0)) if on]
+        takes = {c for c in wanted if self.selector().takes(c, row, out.extra)}
+        if wanted and not takes:
+            out.not_selected = 1  # none of its configs takes this diagram: nothing drawn
+            return out
         handler = self.handler_for(row, SKETCH_KIND, AugmentReason.UNSUPPORTED,
                                    "augmentation", out)
         if handler is None:
             return out
-        cfg = self.params.augment
         base = {"diagram_id": did, "format": fmt, "split": row.get("split"),
                 "source_image": row["image"], "backend": None, "model": None}
         to_render: list[tuple[str, dict, dict]] = []  # (what, render row, record)
-        if cfg.sketch.enabled:
+        if "sketch" in takes:
             self._sketch(row, base, to_render, out)
-        if cfg.degrade.enabled:
+        if "degraded" in takes:
             self._degrade(row, base, out)
-        if cfg.variation.enabled and cfg.variation.per_diagram:
+        if "variation" in takes:
             self._variations(row, base, to_render, out)
         self._render(row, handler, to_render, out)
         if not out.records:

@@ -16,7 +16,9 @@ import pandas as pd
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from diagramforge.cards.licence_audit import LicenceAudit, card_licence
-from diagramforge.params import Params
+from diagramforge.params import ConfigSelection, Params
+
+_TAKE_ALL = ConfigSelection()
 
 # SPDX ids that the Hub's `license` field knows, keyed by SPDX id.
 HUB_LICENCES = {"CC-BY-4.0": "cc-by-4.0", "CC-BY-SA-4.0": "cc-by-sa-4.0",
@@ -64,6 +66,8 @@ class CardInputs:
     charts: list[str] = field(default_factory=list)
     missing_stages: list[str] = field(default_factory=list)
     empty_configs: list[str] = field(default_factory=list)
+    selection: dict[str, dict] = field(default_factory=dict)
+    """Config → pool diagrams it takes and leaves out by reason (``curation.select``)."""
 
 
 def _size_category(n: int) -> str:
@@ -178,6 +182,34 @@ may not be used commercially; share-alike rows pass their licence on to derivati
 filter on the `licence` column if your use needs either."""
 
 
+def _pool_caps(params: Params) -> str:
+    tk = params.filter.tokens
+    fmts = sorted(set(params.validate_.formats) | set(tk.formats))
+    return ", ".join(f"{f} {tk.window(f)[0]:,}–{tk.window(f)[1]:,}" for f in fmts)
+
+
+def _selection_section(params: Params, inputs: CardInputs) -> str:
+    """Each config's keep list and token windows (``select`` in params.yaml) and what it
+    took from the pool: a diagram a config leaves out is still in the others."""
+    from diagramforge.curation.select import describe
+
+    if not inputs.selection:
+        return ""
+    lines = ["| config | diagram types | token windows (cl100k) | pool | taken | left out |",
+             "|---|---|---|---:|---:|---|"]
+    for config, got in inputs.selection.items():
+        types, windows = describe(params.select.get(config) or _TAKE_ALL)
+        out = ", ".join(f"{k}={v}" for k, v in got["not_selected"].items()) or "-"
+        lines.append(f"| `{config}` | {types} | {windows} | {got['pool']} | "
+                     f"{got['selected']} | {out} |")
+    return ("### Selection per config\n\nThe pool keeps every diagram that renders and passes "
+            "the filters; each config takes from it the diagram types and token windows its "
+            "task calls for (`select` in `params.yaml`). A diagram a config leaves out is not "
+            "rejected: it stays in every config that takes it, typed (`diagram_type`) and "
+            "tiered (`difficulty`). The per-format configs are views of `generation`.\n\n"
+            + "\n".join(lines) + "\n")
+
+
 def _stats_section(inputs: CardInputs) -> str:
     from diagramforge.cards.statistics import format_stats
 
@@ -239,12 +271,14 @@ Sources:
 Rendering: TikZ with {rt.tikz.engine} (no shell escape, paranoid file access), mxGraph
 validated and drawn by draw.io's own engine in headless Chromium, SVG sanitized and drawn
 with {rt.svg.engine}; rasterized at {rt.raster.dpi} dpi. A record that does not render is not
-a diagram. Token counts with tiktoken `{tk.encoding}` (kept: {tk.min}–{tk.max}).
+a diagram. Token counts with tiktoken `{tk.encoding}`; the pool keeps, per format:
+{_pool_caps(params)}.
 
 Filters, in order, with their thresholds (`params.yaml`):
 
 {_filters(params)}
 
+{_selection_section(params, inputs)}
 {_classifier(params)}
 
 ### Funnel

@@ -26,6 +26,8 @@ from diagramforge.cards.licence_audit import audit_frames, format_audit
 from diagramforge.cards.manifest import build_manifest
 from diagramforge.cards.tasks import TaskTables, load_tasks, write_task_config
 from diagramforge.cards.tasks import features as task_features
+from diagramforge.curation import select
+from diagramforge.curation.select import Selector
 from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
 from diagramforge.records import SPLITS
@@ -124,10 +126,10 @@ class PublishStage(TableStage):
     reads = ("id", "format", "code", "image", "split", "licence")
     output_schema = None
     funnel = False
-    param_sections = ("publish", "licences", "filter", "crawl", "render")
+    param_sections = ("publish", "licences", "filter", "crawl", "render", "select")
     code = ("cards/card.py", "cards/audit.py", "cards/tasks.py", "cards/statistics.py",
             "cards/licence_audit.py", "cards/manifest.py", "cards/gallery.py",
-            "licences.py")
+            "licences.py", "curation/select.py")
     outputs = ("data/published",)
     inputs = _TaskStageOutputs()
     extra_metrics = ("dataset.json",)
@@ -162,8 +164,13 @@ def publish(params: Params, df: pd.DataFrame, log: StageLog | None = None) -> Pa
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
+    selector = Selector(params)
+    keys = [c for c in ("format", "tokens", "diagram_type") if c in df.columns]
+    pool = df[keys].to_dict("records")
+    selection = select.summary(pool, selector, select.known_configs())
+    pool_df, df = df, df[[selector.takes(select.GENERATION, r) for r in pool]] if len(df) else df
     configs = write_generation(df, tmp)
-    tasks = load_tasks(params, df)
+    tasks = load_tasks(params, pool_df)
     for rej in tasks.rejections:
         if log is not None:
             log.reject(rej)
@@ -187,7 +194,7 @@ def publish(params: Params, df: pd.DataFrame, log: StageLog | None = None) -> Pa
     inputs = CardInputs(configs=configs, funnel=format_funnel(load_audit(params)), stats=stats,
                         audit=audit, features=feats, charts=[p.stem for p in charts],
                         missing_stages=tasks.missing_stages,
-                        empty_configs=tasks.empty_configs)
+                        empty_configs=tasks.empty_configs, selection=selection)
     (tmp / "README.md").write_text(render_card(params, df, configs, inputs=inputs))
     (tmp / "LICENSES.md").write_text(render_licences(df))
     write_gallery(df, tasks.frames, tmp, f"{params.publish.pretty_name} "
@@ -198,6 +205,11 @@ def publish(params: Params, df: pd.DataFrame, log: StageLog | None = None) -> Pa
     shutil.copyfile(report, tmp / "validation_report.json")
     (tmp / "VERSION").write_text(params.publish.version + "\n")
     atomic.replace_dir(tmp, out)
+    if log is not None:
+        for config, got in selection.items():
+            log.stats.extra[f"selected.{config}"] = got["selected"]
+            for why, k in got["not_selected"].items():
+                log.stats.extra[select.counter_key(config, why)] = k
     hist = history_dir(params, params.publish.version)
     hist.mkdir(parents=True, exist_ok=True)
     for name in ("stats.json", "manifest.json"):

@@ -14,6 +14,7 @@ import pandas as pd
 import pyarrow as pa
 
 from diagramforge import atomic
+from diagramforge.filters.tokens import TokenFilterParams
 from diagramforge.licences import allowed
 from diagramforge.params import Params
 from diagramforge.paths import stage_paths
@@ -50,9 +51,8 @@ def build_suite(gx, params: Params):  # noqa: ANN001, ANN201 - gx module and sui
                                         max_value=1),
         E.ExpectColumnValuesToBeBetween(column="code_chars", min_value=1),
     ]
-    if params.filter.tokens.enabled:
-        exps.append(E.ExpectColumnValuesToBeBetween(column="tokens", min_value=tk.min,
-                                                    max_value=tk.max))
+    if tk.enabled:  # each format's own window (filter.tokens.formats)
+        exps.append(E.ExpectColumnValuesToBeInSet(column="tokens_in_window", value_set=[True]))
     exps += [E.ExpectColumnValuesToNotBeNull(column=c) for c in NOT_NULL]
     suite = gx.ExpectationSuite(name="diagramforge_final")
     for e in exps:
@@ -60,9 +60,15 @@ def build_suite(gx, params: Params):  # noqa: ANN001, ANN201 - gx module and sui
     return suite
 
 
-def frame(table: pa.Table, allow: list[str]) -> pd.DataFrame:
-    """The final table as validated: images replaced by their sizes, plus leakage columns."""
+def frame(table: pa.Table, allow: list[str], tokens: TokenFilterParams | None = None
+          ) -> pd.DataFrame:
+    """The final table as validated: images replaced by their sizes, plus leakage columns
+    (and ``tokens_in_window`` against each format's window, given the tokens filter)."""
     df = table.drop_columns(["image"]).to_pandas()
+    if tokens is not None:
+        df["tokens_in_window"] = [  # a null count (the filter did not run) is not checked
+            t is None or t != t or tokens.window(str(f))[0] <= t <= tokens.window(str(f))[1]
+            for t, f in zip(df["tokens"], df["format"], strict=True)]
     df["image_bytes"] = [len(b) if b else 0 for b in table.column("image").to_pylist()]
     # SPDX expressions ("Apache-2.0 AND MIT") are judged as the licence filter judges them
     df["licence_allowed"] = [allowed(lic, allow) for lic in df["licence"]]
@@ -147,7 +153,7 @@ class ValidateStage(TableStage):
     output_schema = None
     funnel = False
     param_sections = ("validate", "licences", "filter.tokens", "render.raster")
-    code = ("licences.py", "cards/tasks.py")
+    code = ("licences.py", "cards/tasks.py", "filters/tokens.py")
     inputs = _TaskStageOutputs()
 
     def run_table(self, table: pa.Table | None, log: StageLog) -> list[dict]:
@@ -155,7 +161,7 @@ class ValidateStage(TableStage):
 
         allow = self.params.licences.allow
         tasks = load_tasks(self.params, table.drop_columns(["image"]).to_pandas())
-        report = validate_table(self.params, frame(table, allow),
+        report = validate_table(self.params, frame(table, allow, self.params.filter.tokens),
                                 {c: task_frame(f, allow) for c, f in tasks.frames.items()})
         log.stats.extra.update({"expectations": len(report["results"]),
                                 "failed": sum(not r["success"] for r in report["results"])})

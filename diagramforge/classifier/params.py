@@ -22,11 +22,13 @@ TRAIN_STAGE = "classifier-train"
 """The stage whose output directory holds the pipeline's own checkpoint."""
 
 KEEP_LABELS = ["diagram", "tree", "graph", "flowchart", "architecture", "neural_network",
-               "commutative_diagram", "circuit", "uml"]
-"""ACL-Fig-like diagram classes SKETikZ keeps (trees, graphs, architecture, networks…)."""
+               "commutative_diagram", "circuit", "uml", "plot", "table"]
+"""What the pool keeps, typed: every kind of figure drawn as code — plots and tables too
+(DaTikZ keeps them); which kinds a config takes is ``select`` (SKETikZ's sketches: trees,
+graphs, architecture diagrams, networks, Venn diagrams)."""
 
-REJECT_LABELS = ["plot", "table", "photo"]
-"""Numerical charts, tables and photographs: not diagrams to draw as code."""
+REJECT_LABELS = ["photo"]
+"""Photographs: no diagram at all."""
 
 
 class ClassifierParams(FilterSection):

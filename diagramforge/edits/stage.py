@@ -21,6 +21,7 @@ from typing import ClassVar
 import pyarrow as pa
 from PIL import Image, ImageChops
 
+from diagramforge.curation.select import SelectsRows
 from diagramforge.edits.base import Op
 from diagramforge.edits.sampler import FORMATS, compose
 from diagramforge.formats.registry import RendersFormats
@@ -46,6 +47,8 @@ EDIT_SCHEMA = pa.schema([
 """The edit table (the contract's columns; ``*image`` columns hold PNG bytes)."""
 
 TIERS = ("easy", "medium", "hard")
+CONFIG = "editing"
+"""The config its pairs end up in (the synth stage phrases and publishes them)."""
 
 
 class EditReason:
@@ -116,7 +119,7 @@ def changed_pixels(a: bytes, b: bytes) -> int:
     return sum(diff.histogram()[1:])
 
 
-class EditStage(RendersFormats, Stage):
+class EditStage(SelectsRows, RendersFormats, Stage):
     """Compose seeded atomic edits per diagram and difficulty, verify each operation on the
     code (parse, validation, graph diff = the operation), render the targets with the
     format's own engine and keep those that differ from the source render."""
@@ -125,10 +128,11 @@ class EditStage(RendersFormats, Stage):
     upstream = "split"
     output_schema: ClassVar[pa.Schema] = EDIT_SCHEMA
     reads = ("id", "format", "code", "image", "split")
+    """``diagram_type`` and ``tokens`` too when the filters wrote them (``select.editing``)."""
     writes = tuple(EDIT_SCHEMA.names)
     expands = True
-    param_sections: ClassVar[tuple[str, ...]] = ("edit", "render")
-    code = ("edits", "formats", "graphs", "sandbox.py")
+    param_sections: ClassVar[tuple[str, ...]] = ("edit", "render", "select")
+    code = ("edits", "formats", "graphs", "sandbox.py", "curation/select.py")
     inputs = ("package-lock.json",)
     task_configs: ClassVar[tuple[str, ...]] = ()
     funnel: ClassVar[bool] = False
@@ -147,6 +151,9 @@ class EditStage(RendersFormats, Stage):
         row = unit.rows[0]
         fmt, did = row["format"], row["id"]
         out = Outcome()
+        if not self.selector().takes(CONFIG, row, out.extra):
+            out.not_selected = 1  # the editing config does not take it: no edits made
+            return out
         handler = self.handler_for(row, FORMATS, EditReason.UNSUPPORTED, "edits", out)
         if handler is None:
             return out
@@ -220,7 +227,7 @@ class EditStage(RendersFormats, Stage):
             kept += 1
             out.records.append({
                 "id": target["id"], "diagram_id": row["id"], "format": row["format"],
-                "split": row.get("split"), "config": "editing",
+                "split": row.get("split"), "config": CONFIG,
                 "source_code": row["code"], "source_image": row["image"],
                 "target_code": target["code"], "target_image": png,
                 "operations": json.dumps(res.edits, sort_keys=True), "difficulty": tier,

@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from diagramforge.curation.select import Selector
 from diagramforge.edits.stage import EDIT_SCHEMA
 from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
@@ -101,6 +102,9 @@ class Plan:
     rejections: list[Rejection] = field(default_factory=list)
     diagrams: dict[str, dict[str, Any]] = field(default_factory=dict)
     limited: list[dict[str, Any]] = field(default_factory=list)
+    not_selected: set[str] = field(default_factory=set)
+    """Diagrams none of the stage's configs takes (``select``): no item, no rejection."""
+    not_selected_counts: dict[str, int] = field(default_factory=dict)
 
     def requests(self) -> list[Request]:
         return [i.request for i in self.items]
@@ -124,8 +128,9 @@ class SynthStage(TableStage):
     output_schema = SYNTH_SCHEMA
     writes = tuple(SYNTH_SCHEMA.names)
     expands = True
-    param_sections = ("synth",)
-    code = ("synth", "graphs", "formats", "filters/tokens.py", "sandbox.py", "edits")
+    param_sections = ("synth", "select")
+    code = ("synth", "graphs", "formats", "filters/tokens.py", "sandbox.py", "edits",
+            "curation/select.py")
     """The graph layer (a null ``graph`` is parsed from the code), the edit table's schema,
     and what they import."""
     funnel = False
@@ -150,12 +155,17 @@ class SynthStage(TableStage):
         if editing.CONFIG in p.tasks:
             for e in load_edits(self.params):
                 edits[str(e.get("diagram_id"))].append(e)
+        selector = Selector(self.params)
         for row in rows:
             plan.diagrams[row["id"]] = row
-            facts, why = facts_of(row)
-            for task in (captioning, qa):
-                if task.CONFIG not in p.tasks:
-                    continue
+            taken = [t for t in (captioning, qa) if t.CONFIG in p.tasks
+                     and selector.takes(t.CONFIG, row, plan.not_selected_counts)]
+            if not taken and not edits.get(row["id"]) and any(
+                    t.CONFIG in p.tasks for t in (captioning, qa, editing)):
+                plan.not_selected.add(row["id"])  # no config of this stage takes it
+                continue
+            facts, why = facts_of(row) if taken or edits.get(row["id"]) else (None, "")
+            for task in taken:
                 if facts is None:
                     plan.rejections.append(self._candidate(row["id"], task.CONFIG, None,
                                                            NO_GRAPH, why))
@@ -235,6 +245,8 @@ class SynthStage(TableStage):
                                   plan.diagrams.get(item.diagram_id)))
             kept[item.diagram_id] += 1
         for did in plan.diagrams:
+            if did in plan.not_selected:
+                continue
             if not kept[did]:
                 why = ", ".join(f"{k}={v}" for k, v in sorted(lost[did].items()))
                 log.reject(Rejection(locator=did, reason=NO_ITEMS, id=did,
@@ -243,6 +255,8 @@ class SynthStage(TableStage):
             log.reject(Rejection(locator=row["id"], reason=LIMIT, id=row["id"],
                                  detail=f"synth.max_diagrams={self.params.synth.max_diagrams}"))
         log.stats.inputs_with_output = sum(1 for d in plan.diagrams if kept[d])
+        log.stats.not_selected_inputs = len(plan.not_selected)
+        log.stats.extra.update(plan.not_selected_counts)
         self._metrics(log, llm, rows, plan)
         return sorted(rows, key=lambda r: (r["config"], r["diagram_id"], r["id"]))
 

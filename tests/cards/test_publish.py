@@ -92,3 +92,36 @@ def test_card_reports_the_classifier_accuracy_from_its_declared_metrics(tmp_path
     _, out = build(tmp_path / "1", ["MIT"] * 2)
     assert "Diagram-type classifier (tinyvit), held out: accuracy = 0.875." in \
         (out / "README.md").read_text()
+
+
+def test_generation_takes_its_selection_and_the_card_states_every_config(tmp_path):
+    """`select.generation` cuts generation and its per-format views; the card lists each
+    config's keep list, windows and what it took, and the metrics count the rest per
+    reason — none of it in the rejection ledger."""
+    import json
+
+    from datasets import load_dataset
+
+    params = make_params(tmp_path, **FIXED, select={
+        "generation": {"types": ["tree", "line_chart"]},
+        "sketch": {"types": ["tree"], "tokens": {"svg": {"min": 2000, "max": 8000}}}})
+    seeded = rows(["MIT"] * 6)
+    for r, kind in zip(seeded, ["tree", "line_chart", "tree", "photo", "tree", "table"],
+                       strict=True):
+        r["diagram_type"] = kind
+    seed_stage(params, "split", seeded)
+    run_named("validate", params)
+    run_named("publish", params)
+    out = tmp_path / "published" / params.publish.name
+    ds = load_dataset(str(out), "generation")
+    kinds = sorted(k for s in ds.values() for k in s["diagram_type"])
+    assert kinds == ["line_chart", "tree", "tree", "tree"]
+    card = (out / "README.md").read_text()
+    assert "### Selection per config" in card
+    assert "| `generation` | tree, line_chart | the pool's | 6 | 4 | type=2 |" in card
+    # sketch: three rows are no tree; the svg tree (90 tokens) is below its window
+    assert "| `sketch` | tree | svg 2,000–8,000 | 6 | 2 | tokens_below=1, type=3 |" in card
+    metrics = json.loads((tmp_path / "metrics" / "publish.json").read_text())
+    assert metrics["extra"]["selected.generation"] == 4
+    assert metrics["extra"]["not_selected.generation.type"] == 2
+    assert metrics["rejected"] == {}

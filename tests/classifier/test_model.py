@@ -79,13 +79,14 @@ def test_swapped_in_checkpoint_with_its_own_label_names(
     assert {lab for lab, _ in got} <= {"plot", "tree", "photo"}
     for lab, p in got:
         v = verdict(lab, p, params.model_copy(update={"threshold": 0.0}))
-        assert v.keep == (lab == "tree")
+        assert v.keep == (lab != "photo")  # plots stay in the pool, labelled
 
 
 @pytest.mark.parametrize(("label", "prob", "keep", "reason"), [
     ("flowchart", 0.9, True, ""),
     ("tree", 0.5, True, ""),  # at the threshold counts as confident
-    ("plot", 0.95, False, REJECTED),
+    ("photo", 0.95, False, REJECTED),
+    ("plot", 0.95, True, ""),  # the pool keeps plots, labelled; configs select kinds
     ("photo", 0.2, False, UNCERTAIN),
     ("tree", 0.49, False, UNCERTAIN),
     ("map", 0.99, False, UNCERTAIN),  # in neither list

@@ -130,3 +130,23 @@ def test_drawio_sketch_renders_differently(tmp_path):
     sketch = _rendered(params, "mxgraph", mxgraph_sketch(MX_RICH, params.augment.sketch
                                                          .mxgraph_style))["image"]
     assert changed_pixels(clean, sketch) > 1000
+
+
+def test_sketches_only_for_the_kinds_the_sketch_config_keeps(tmp_path):
+    """SKETikZ's keep list: a plot gets its degradation and variations but no sketch is
+    drawn for it; a diagram no config takes gets nothing and is counted, not ledgered."""
+    params = make_params(tmp_path, augment={"llm": {"cache_dir": str(tmp_path / "llm")}},
+                         select={"degraded": {"types": ["tree", "line_chart"]},
+                                 "variation": {"types": ["tree", "line_chart"]}})
+    stage = AugmentStage(params)
+    row = _rendered(params, "svg", SVG_RICH)
+    plot = {**row, "diagram_type": "line_chart", "tokens": 3000}
+    out = stage.process(stage.units([plot])[0])
+    configs = {r["config"] for r in out.records}
+    assert "sketch" not in configs and "degraded" in configs and "variation" in configs
+    assert out.extra["not_selected.sketch.type"] == 1 and out.not_selected == 0
+    tree = {**row, "diagram_type": "tree", "tokens": 3000}
+    assert "sketch" in {r["config"] for r in stage.process(stage.units([tree])[0]).records}
+    photo = {**row, "diagram_type": "natural_image", "tokens": 3000}
+    none = stage.process(stage.units([photo])[0])
+    assert not none.records and not none.rejections and none.not_selected == 1

@@ -125,3 +125,26 @@ def test_runner_books_balance_and_table_is_written(params):
     table = pq.read_table(sorted(stage_paths(params, "edit").records.glob("*.parquet")))
     assert table.schema.names == EDIT_SCHEMA.names
     assert set(table.column("split").to_pylist()) == {"train", "test"}
+
+
+def test_a_diagram_editing_does_not_take_gets_no_edits_and_no_rejection(tmp_path):
+    """VectorGym's window: an SVG under 2,000 tokens is left out of ``editing`` before any
+    edit is composed — counted per config and reason, not ledgered, books balanced."""
+    from diagramforge.paths import stage_paths
+    from diagramforge.runner import run_stage
+    from diagramforge.shards import ShardSet
+    from tests.conftest import make_params, seed_stage
+
+    params = make_params(tmp_path)
+    assert params.select["editing"].tokens["svg"].min == 2000  # the default
+    small = {**_rendered(params, "svg", SVG_RICH), "tokens": 600, "diagram_type": "flowchart"}
+    big = {**_rendered(params, "svg", SVG_RICH.replace("Load", "Fetch")), "tokens": 2500,
+           "diagram_type": "flowchart"}
+    seed_stage(params, "split", [small, big])
+    stats = run_stage(EditStage(params))
+    assert stats.balance_error() is None
+    assert (stats.n_in, stats.inputs_with_output, stats.not_selected_inputs) == (2, 1, 1)
+    assert stats.rejected_inputs == 0
+    assert stats.extra["not_selected.editing.tokens_below"] == 1
+    table = ShardSet(stage_paths(params, "edit").records, EDIT_SCHEMA).read_all()
+    assert set(table.column("diagram_id").to_pylist()) == {big["id"]}

@@ -150,7 +150,8 @@ def test_one_param_swaps_in_another_checkpoint(trained, tmp_path):
     kept, ledger = _read(swapped, "records"), _read(swapped, "rejections")
     assert type(Classifier.load(swapped.filter.section("diagram_type")).model).__name__ \
         == "ViTForImageClassification"
-    assert {r["diagram_type"] for r in kept} <= {"tree"}  # "Tree" normalised, kept
+    # "Tree" normalised; "Bar charts" mapped to plot: the pool keeps plots, labelled
+    assert {r["diagram_type"] for r in kept} <= {"tree", "plot"}
     assert {r["reason"] for r in ledger} <= {"diagram_type_rejected", "image_unreadable"}
     assert len(kept) + len(ledger) == 14
 
@@ -203,7 +204,7 @@ def test_a_cached_hub_id_is_a_checkpoint_too(trained, tmp_path, monkeypatch):
     (r"\begin{tikzcd} A \arrow[r] & B \end{tikzcd}", "tikz", "diagram", "commutative_diagram"),
     (r"\begin{forest} [S [NP] [VP]] \end{forest}", "tikz", "diagram", "tree"),
     (r"\draw (0,0) -- (1,1);", "tikz", "diagram", "diagram"),  # the code does not say
-    (r"\begin{axis}\addplot{x};\end{axis}", "tikz", "diagram", "diagram"),  # plot: not kept
+    (r"\begin{axis}\addplot{x};\end{axis}", "tikz", "diagram", "plot"),  # kept, labelled
     (r"\begin{forest} [S] \end{forest}", "tikz", "tree", "tree"),  # a specific label stays
 ])
 def test_a_kept_generic_diagram_is_named_by_its_code(tmp_path, monkeypatch, code, fmt, label,

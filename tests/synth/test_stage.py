@@ -302,3 +302,27 @@ def test_openai_batch_api_gives_the_same_tables_at_the_batch_price(seeded, tmp_p
     extra = metrics["extra"]
     assert extra["llm_total_batch_calls"] == extra["llm_total_calls"] > 0
     assert extra["llm_total_cost_usd"] == pytest.approx(extra["llm_total_calls"] * 120e-6)
+
+
+def test_configs_take_only_their_kinds_and_the_rest_is_counted_not_ledgered(tmp_path):
+    """`select.captioning` / `select.qa` keep lists: a diagram neither takes gets no item and
+    no rejection (it stays in the other configs); the books still balance."""
+    from diagramforge.params import parse_params
+    from tests.conftest import seed_stage
+    from tests.synth.conftest import diagrams
+
+    params = parse_params({
+        "project": {"data_dir": str(tmp_path / "data"), "metrics_dir": str(tmp_path / "m")},
+        "synth": {"cache_dir": str(tmp_path / "cache")},
+        "select": {"captioning": {"types": ["flowchart"]}, "qa": {"types": ["flowchart"]}}})
+    rows = diagrams()
+    for r, kind in zip(rows, ["flowchart", "line_chart", "tree", None], strict=True):
+        r["diagram_type"] = kind
+    seed_stage(params, "split", rows)
+    items, rej, metrics = run(params)
+    assert {r["diagram_id"] for r in items} == {"flow"}
+    assert {r["id"] for r in rej} == {"blank"}  # untyped: taken, then ledgered (no labels)
+    assert metrics["not_selected_inputs"] == 2 and metrics["rejected_inputs"] == 1
+    assert metrics["inputs_with_output"] == 1 and metrics["in"] == 4
+    assert metrics["extra"]["not_selected.captioning.type"] == 2
+    assert metrics["extra"]["not_selected.qa.type"] == 2
