@@ -390,6 +390,25 @@ class NearDupImageParams(_Section):
     hash_size: Annotated[int, Field(ge=4, le=8)] = 8
 
 
+class PdfMatchParams(_Section):
+    """A figure cut from a PDF joins the cluster of its code (``curation.pdf_match``): within
+    its paper, by caption, shape and labels — image hashes rarely link a page crop to a
+    standalone render."""
+
+    enabled: bool = True
+    caption_similarity: Annotated[float, Field(ge=0, le=1)] = 0.85
+    """Normalised caption text similarity (difflib ratio) at which two captions are one."""
+    label_overlap: Annotated[float, Field(ge=0, le=1)] = 0.5
+    """With a matching caption: share of the smaller set of node texts found in the other
+    (when both have labels; a PDF's text layer splits math and ligatures its own way)."""
+    label_overlap_alone: Annotated[float, Field(ge=0, le=1)] = 0.8
+    """Without a caption on either side the labels alone must agree this closely…"""
+    min_labels_alone: Annotated[int, Field(ge=1)] = 3
+    """…over at least this many labels."""
+    aspect_tolerance: Annotated[float, Field(ge=1)] = 1.25
+    """Width/height ratios of the two renders may differ by this factor (crop padding)."""
+
+
 class NearDupParams(_Section):
     enabled: bool = True
     keep: Literal["first", "most_tokens", "fewest_tokens", "all"] = "first"
@@ -399,6 +418,7 @@ class NearDupParams(_Section):
     image: NearDupImageParams = NearDupImageParams()
     max_bucket: Annotated[int, Field(ge=2)] = 256
     """LSH buckets larger than this are linked as a star (linear work on boilerplate)."""
+    pdf: PdfMatchParams = PdfMatchParams()
 
 
 class TierParams(_Section):

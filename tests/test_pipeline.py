@@ -116,6 +116,7 @@ def test_audit_totals_match_the_inputs(built):
     near = [r["locator"] for r in ledger.to_pylist() if r["reason"] == "near_duplicate"]
     assert set(split.by_reason) <= {"duplicate", "near_duplicate"}
     assert all(".pdf#p" in loc for loc in near), near
+    _one_figure_one_cluster(params, ledger.to_pylist())
     # mxGraph Execution Success: valid ∧ rendered, over every page found
     pages, ok = render.extra["mxgraph_pages"], render.extra["mxgraph_rendered"]
     assert (pages, ok) == (8, 7) and render.by_reason["mxgraph_invalid"] == 1
@@ -269,3 +270,20 @@ def test_dask_executor_publishes_byte_identical_data(built, tmp_path):
             pytest.fail(f"{p.name} differs:\n" + "\n".join(list(diff)[:40]))
         assert mine == p.read_bytes(), p.name
     assert _published_digest(out) == _published_digest(local_out)
+
+
+def _one_figure_one_cluster(params, ledger: list[dict]) -> None:  # noqa: ANN001
+    """Every figure cut from a sample PDF whose TikZ source was extracted joins that code's
+    cluster (2401.00105's constituency parse once published twice): no published cut-out
+    shares its paper and caption with a published code record."""
+    from diagramforge.records import RECORD_SCHEMA
+
+    rows = ShardSet(stage_paths(params, "split").records, RECORD_SCHEMA).read_all().to_pylist()
+    code = {(r["group"], r["caption"]) for r in rows if r["source"] != "pdf" and r["caption"]}
+    twice = [r["source_id"] for r in rows
+             if r["source"] == "pdf" and (r["group"], r["caption"]) in code]
+    assert not twice, twice
+    parse = next(r for r in ledger if r["locator"] == "arxiv:2401.00105v1.pdf#p1:Figure 1")
+    kept = next(r for r in rows if r["source_id"] == "2401.00105v1/main.tex#1")
+    assert parse["reason"] == "near_duplicate" and parse["detail"].startswith(f"kept {kept['id']}")
+    assert "same figure in its paper (p1 Figure 1), caption 1.00" in parse["detail"]

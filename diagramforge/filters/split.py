@@ -9,7 +9,9 @@ In order, over the whole table (it needs a global view):
    ``split.near_dup.keep`` other than ``all`` one representative stays — an id pinned by a
    previous release first, then a record with source code over a figure cut from a PDF,
    then the policy — and the rest are ledgered ``near_duplicate`` naming the kept id and
-   the evidence.
+   the evidence. A figure cut from a paper's PDF joins the cluster of the code it was
+   compiled from, matched by paper, caption, shape and labels
+   (:mod:`diagramforge.curation.pdf_match`), not only by image hash.
 3. **Difficulty** per format from token counts (:mod:`diagramforge.curation.difficulty`).
 4. **Splits** per leakage unit, stratified, stable (:mod:`diagramforge.curation.splits`
    explains how hashing, minimum coverage and pins combine). ``group`` becomes the unit.
@@ -25,13 +27,14 @@ import json
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 
 from diagramforge import atomic
-from diagramforge.curation import difficulty, near_dup, splits
+from diagramforge.curation import difficulty, near_dup, pdf_match, splits
 from diagramforge.params import SplitParams
 from diagramforge.paths import stage_paths
-from diagramforge.records import SPLITS, Format, Rejection, SourceKind
+from diagramforge.records import SPLITS, Rejection
 from diagramforge.stage import StageLog, TableStage
 
 ASSIGNMENTS = "assignments.json"
@@ -57,22 +60,24 @@ def load_pins(path: str) -> dict:
     return json.loads(p.read_text())
 
 
-def _exact(rows: list[dict], log_: StageLog) -> list[dict]:
-    first: dict[str, dict] = {}
-    out = []
+def _exact(rows: list[dict], log_: StageLog) -> tuple[list[dict], dict[int, set[str]]]:
+    """Rows kept once per id, and for each kept row the other papers it stood for (a
+    figure cut from one of those papers' PDFs still finds its code)."""
+    first: dict[str, int] = {}
+    out: list[dict] = []
+    papers: dict[int, set[str]] = defaultdict(set)
     for r in rows:
         if r["id"] in first:
+            kept = first[r["id"]]
             log_.reject(Rejection(str(r.get("source_id") or r["id"]), Reason.DUPLICATE,
-                                  f"same diagram as {first[r['id']].get('source_id')}",
+                                  f"same diagram as {out[kept].get('source_id')}",
                                   id=r["id"]))
+            if r.get("group"):
+                papers[kept].add(str(r["group"]))
             continue
-        first[r["id"]] = r
+        first[r["id"]] = len(out)
         out.append(r)
-    return out
-
-
-def _derived(row: dict) -> bool:
-    return row.get("source") == SourceKind.PDF or row.get("format") == Format.RASTER
+    return out, dict(papers)
 
 
 def _representative(members: list[int], rows: list[dict], keep: str,
@@ -81,7 +86,7 @@ def _representative(members: list[int], rows: list[dict], keep: str,
     if pinned:
         return pinned[0]
     # a figure cut out of a PDF is a copy of its source code's render: the code stays
-    original = [i for i in members if not _derived(rows[i])]
+    original = [i for i in members if not pdf_match.is_cut_out(rows[i])]
     members = original or members
     if keep == "most_tokens":
         return max(members, key=lambda i: (rows[i].get("tokens") or 0, -i))
@@ -91,7 +96,8 @@ def _representative(members: list[int], rows: list[dict], keep: str,
 
 
 def _near(rows: list[dict], log_: StageLog, cfg: SplitParams,
-          pinned_ids: dict[str, str]) -> list[dict]:
+          pinned_ids: dict[str, str], papers: dict[int, set[str]] | None = None
+          ) -> list[dict]:
     nd_cfg = cfg.near_dup
     for r in rows:
         r["dup_cluster"] = r["id"]
@@ -104,7 +110,13 @@ def _near(rows: list[dict], log_: StageLog, cfg: SplitParams,
                           hash_size=nd_cfg.image.hash_size, max_bucket=nd_cfg.max_bucket)
     log_.stats.extra["near_dup_code_pairs"] = int(found.code_pairs.shape[0])
     log_.stats.extra["near_dup_image_pairs"] = int(found.image_pairs.shape[0])
-    evidence = found.evidence()
+    # a figure cut from a PDF joins the cluster of the code it was compiled from
+    cut, cut_why = pdf_match.pairs(rows, nd_cfg.pdf, papers)
+    log_.stats.extra["near_dup_pdf_pairs"] = int(cut.shape[0])
+    evidence = {**found.evidence(), **cut_why}
+    if cut.size:
+        found.labels = near_dup.components(
+            len(rows), np.concatenate([found.code_pairs, found.image_pairs, cut]))
     linked: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for (i, j), why in evidence.items():
         linked[i].append((j, why))
@@ -122,7 +134,8 @@ def _near(rows: list[dict], log_: StageLog, cfg: SplitParams,
             rows[i]["dup_cluster"] = rows[rep]["id"]
             if nd_cfg.keep == "all" or i == rep:
                 continue
-            j, why = linked[i][0]
+            # the most telling evidence first: a PDF match names page and caption
+            j, why = sorted(linked[i], key=lambda x: (x[1] not in cut_why.values(), x[0]))[0]
             log_.reject(Rejection(
                 str(rows[i].get("source_id") or rows[i]["id"]), Reason.NEAR_DUPLICATE,
                 f"kept {rows[rep]['id']} ({rows[rep].get('source_id')}); {why} with "
@@ -156,7 +169,8 @@ def split_table(table: pa.Table, log_: StageLog, cfg: SplitParams,
     pinned_ids = pins.get("ids", {})
     rows = sorted(table.to_pylist(), key=lambda r: (r.get("group") or "",
                                                     r.get("source_id") or "", r["id"]))
-    rows = _near(_exact(rows, log_), log_, cfg, pinned_ids)
+    rows, papers = _exact(rows, log_)
+    rows = _near(rows, log_, cfg, pinned_ids, papers)
     cuts = _tiers(rows, log_, cfg, pins.get("tiers"))
     a = splits.assign(rows, cfg, pins.get("units"), pinned_ids)
     for r, s, g in zip(rows, a.splits, a.groups, strict=True):
