@@ -189,6 +189,21 @@ def dvc_yaml(check: Annotated[bool, typer.Option(
     typer.echo(f"wrote {path}")
 
 
+@app.command(name="lock-diff")
+def lock_diff(
+        other: Annotated[Path, typer.Argument(help="The dvc.lock of another run or clone.")],
+        against: Annotated[Path, typer.Option(help="The lock to compare with.")] = Path(
+            "dvc.lock")) -> None:
+    """Compare two dvc.lock files stage by stage: a stage with the same inputs must have the
+    same data/ outputs (exit 1 if not); a stage whose inputs changed is reported stale."""
+    from diagramforge.lockdiff import Verdict, compare_files, report
+
+    diffs = compare_files(against, other)
+    typer.echo(report(diffs))
+    if any(d.verdict == Verdict.DIFFERS for d in diffs):
+        raise typer.Exit(1)
+
+
 @app.command(name="check-params")
 def check_params() -> None:
     """Validate params.yaml and print the effective values (defaults filled in)."""

@@ -398,9 +398,10 @@ class PdfMatchParams(_Section):
     enabled: bool = True
     caption_similarity: Annotated[float, Field(ge=0, le=1)] = 0.85
     """Normalised caption text similarity (difflib ratio) at which two captions are one."""
-    label_overlap: Annotated[float, Field(ge=0, le=1)] = 0.5
-    """With a matching caption: share of the smaller set of node texts found in the other
-    (when both have labels; a PDF's text layer splits math and ligatures its own way)."""
+    label_overlap: Annotated[float, Field(ge=0, le=1)] = 0.3
+    """With a matching caption the labels only must not contradict it: share of the smaller
+    set of node texts found in the other, when both have labels (a PDF's text layer splits
+    superscripts, math and ligatures its own way: a log-scale plot's ticks agree at 0.43)."""
     label_overlap_alone: Annotated[float, Field(ge=0, le=1)] = 0.8
     """Without a caption on either side the labels alone must agree this closely…"""
     min_labels_alone: Annotated[int, Field(ge=1)] = 3

@@ -38,6 +38,13 @@ def stage_paths(params: Params, name: str) -> StagePaths:
     return StagePaths(Path(params.project.data_dir) / name)
 
 
+def environment_path(params: Params, name: str) -> Path:
+    """Digest of the outside tools a stage's committed shards were made with (TeX Live,
+    Chromium…): beside the stage outputs, not inside them, so that the same records made
+    with another Chromium point release hash the same in ``dvc.lock``."""
+    return Path(params.project.data_dir) / ".runner" / f"{name}.environment.json"
+
+
 def metrics_path(params: Params, name: str) -> Path:
     return Path(params.project.metrics_dir) / f"{name}.json"
 

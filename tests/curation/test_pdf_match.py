@@ -71,6 +71,18 @@ def test_match_rules(other, expected):
     assert (match(other, src, CFG) is not None) == expected
 
 
+def test_a_plots_ticks_read_differently_from_the_pdf_still_match():
+    """The samples' log-scale plot: superscript ticks come out of the PDF's text layer in
+    another order; with the same caption, labels that merely overlap do not contradict."""
+    src = code("a", "p", "Loss against compute on a log scale.",
+               ("10^0", "10^1 10^2 compute", "10^3", "2", "2.5", "3", "validation loss"),
+               size=(395, 268))
+    got = match(cut("c", "p", "Loss against compute on a log scale.",
+                    ("010", "110", "2", "2", "210 compute", "3", "310", "5", "validation loss"),
+                    size=(295, 200)), src, CFG)
+    assert got is not None and 0.3 <= got.labels < 0.5
+
+
 def test_labels_alone_link_an_uncaptioned_picture():
     src = code("a", "p", None, ("Input", "Encoder", "Decoder", "Output"))
     got = match(cut("c", "p", None, ("Input", "Encoder", "Decoder", "Output")), src, CFG)

@@ -20,7 +20,7 @@ from diagramforge.filters.diagram_type import GENERIC, _refined
 from diagramforge.filters.stage import FilterStage
 from diagramforge.paths import metrics_path, stage_paths
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, empty_record
-from diagramforge.runner import fingerprint, run_named
+from diagramforge.runner import environment_fingerprint, fingerprint, run_named
 from diagramforge.shards import ShardSet
 from tests.classifier.conftest import diagram_records
 from tests.conftest import make_params, seed_stage
@@ -158,10 +158,14 @@ def test_one_param_swaps_in_another_checkpoint(trained, tmp_path):
 
 def test_retraining_changes_the_filter_fingerprint(trained):
     """Same params, new weights: the filter must not reuse its committed shards."""
-    before = fingerprint(FilterStage(trained), None)
+    def made_with() -> tuple[str, str]:  # what the runner compares before reusing shards
+        stage = FilterStage(trained)
+        return fingerprint(stage, None), environment_fingerprint(stage)
+
+    before = made_with()
     weights = stage_paths(trained, "classifier-train").root / "checkpoint" / "model.safetensors"
     weights.write_bytes(weights.read_bytes() + b" ")
-    assert fingerprint(FilterStage(trained), None) != before
+    assert made_with() != before
 
 
 def test_missing_checkpoint_fails_the_stage_before_work(tmp_path):
