@@ -84,8 +84,8 @@ def test_cli_has_exactly_one_command_per_stage_plus_utilities():
     commands = typer.main.get_command(app).commands
     stages = list(stage_classes())
     assert set(stages) <= set(commands)
-    assert set(commands) - set(stages) == {"audit", "check-params", "dvc-yaml", "score",
-                                           "classifier",  # `classifier train`: an alias
+    assert set(commands) - set(stages) == {"audit", "check-params", "dvc-yaml", "lock-diff",
+                                           "score", "classifier",  # `classifier train`
                                            "stats", "push"}
     for spec, name in zip(STAGES, stages, strict=True):
         assert commands[name].help == docstring(spec) != ""

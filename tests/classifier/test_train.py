@@ -55,7 +55,10 @@ def test_train_writes_checkpoint_metrics_and_confusion(
     out = tmp_path / "clf"
     metrics = train(src, tiny_train, out)
 
-    assert json.loads((out / "metrics.json").read_text()) == metrics
+    # the output holds everything but the timings (they vary by machine: metrics/ only)
+    assert json.loads((out / "metrics.json").read_text()) == {
+        k: v for k, v in metrics.items() if k != "seconds"}
+    assert set(metrics["seconds"]) == {"prepare", "fit", "total"}
     assert metrics["weak_labels"] == {"graph": 12}
     assert set(metrics["classes"]) == {"graph", "plot", "photo"}
     # 25 % of 12 graphs, 6 plots, 6 photos (rounded per class)
