@@ -179,8 +179,8 @@ class RepairStage(TableStage, UsesFormats):
     expands = True
     funnel: ClassVar[bool] = False
     param_sections: ClassVar[tuple[str, ...]] = ("augment", "render", "licences")
-    code = ("augment", "edits", "formats", "graphs", "sandbox.py", "synth/llm", "cache.py",
-            "filters/tokens.py")
+    code = ("augment", "edits", "formats", "graphs", "sandbox.py", "landlock.py", "synth/llm",
+            "cache.py", "filters/tokens.py")
     inputs = ("data/render", "data/extract")
     task_configs: ClassVar[tuple[str, ...]] = ("repair",)
     items_stand_alone: ClassVar[bool] = True

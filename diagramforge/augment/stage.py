@@ -81,8 +81,8 @@ class AugmentStage(RendersFormats, Stage):
     expands = True
     funnel: ClassVar[bool] = False
     param_sections: ClassVar[tuple[str, ...]] = ("augment", "render")
-    code = ("augment", "edits", "formats", "graphs", "sandbox.py", "synth/llm", "cache.py",
-            "filters/tokens.py")
+    code = ("augment", "edits", "formats", "graphs", "sandbox.py", "landlock.py", "synth/llm",
+            "cache.py", "filters/tokens.py")
     inputs = ("package-lock.json",)
     task_configs: ClassVar[tuple[str, ...]] = ("sketch", "degraded", "variation")
     _llm = None

@@ -128,7 +128,7 @@ class EditStage(RendersFormats, Stage):
     writes = tuple(EDIT_SCHEMA.names)
     expands = True
     param_sections: ClassVar[tuple[str, ...]] = ("edit", "render")
-    code = ("edits", "formats", "graphs", "sandbox.py")
+    code = ("edits", "formats", "graphs", "sandbox.py", "landlock.py")
     inputs = ("package-lock.json",)
     task_configs: ClassVar[tuple[str, ...]] = ()
     funnel: ClassVar[bool] = False

@@ -125,7 +125,7 @@ class SynthStage(TableStage):
     writes = tuple(SYNTH_SCHEMA.names)
     expands = True
     param_sections = ("synth",)
-    code = ("synth", "graphs", "formats", "filters/tokens.py", "sandbox.py", "edits")
+    code = ("synth", "graphs", "formats", "filters/tokens.py", "sandbox.py", "landlock.py", "edits")
     """The graph layer (a null ``graph`` is parsed from the code), the edit table's schema,
     and what they import."""
     funnel = False
