@@ -7,12 +7,14 @@ corpus ``../shared/corpora/latex-examples/tikz``, MIT, with the author's referen
 plain:   ``pdflatex`` on the document as its author wrote it, in a copy of its directory
          (data files beside it), sandboxed like the toolkit, one run per document;
 toolkit: the directory as a source archive → :func:`extract_paper` (minimal standalone
-         document per picture, with its preamble ladder) → compile the way the render stage
-         does (pictures of all sources grouped by batch key, units of ``--batch-size``,
-         ladder rungs for failures), cold cache → :func:`rasterize_pdf`.
+         document per picture, with its ladder up to the source document as written) →
+         compile the way the render stage does (pictures of all sources grouped by batch
+         key, units of ``--batch-size``, ladder rungs and engines for failures), cold cache
+         → :func:`rasterize_pdf`.
 
-Prints the yield of each, the documents plain pdflatex compiles and the toolkit does not
-(reason and first error line), the preamble rung that compiled, wall times and the
+Prints the yield of each (and of plain pdfLaTeX → LuaLaTeX → XeLaTeX, DaTikZ's builder),
+the toolkit/plain ratios, the documents plain pdflatex compiles and the toolkit does not
+(reason and first error line), the rung and engine that compiled, wall times and the
 speed-up, render agreement with the reference PNGs (ink-box aspect within 2 %, a pixel
 difference score), and for heavy figures the split of plain time into start-up and
 typesetting, against the toolkit's time for the same figure.
@@ -43,7 +45,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from diagramforge.builders.tikz_extract import extract_paper  # noqa: E402
-from diagramforge.formats.handlers.tikz import assets  # noqa: E402
+from diagramforge.formats.handlers.tikz import attempts, rungs  # noqa: E402
 from diagramforge.formats.raster import rasterize_pdf  # noqa: E402
 from diagramforge.formats.texcompile import (  # noqa: E402
     TexCompiler,
@@ -51,27 +53,32 @@ from diagramforge.formats.texcompile import (  # noqa: E402
     classify,
     tex_env,
 )
+from diagramforge.formats.texengines import DEFAULT_ORDER, Engine, allowed  # noqa: E402
 from diagramforge.formats.tikz import Standalone  # noqa: E402
 from diagramforge.params import ExtractParams, RasterParams  # noqa: E402
 
-DEFAULT_CORPUS = REPO.parent / "shared" / "corpora" / "latex-examples" / "tikz"
+# ../shared from the main checkout, ../../shared from a worktree under wt/
+_SHARED = next((p for p in (REPO.parent / "shared", REPO.parent.parent / "shared")
+                if p.exists()), REPO.parent / "shared")
+DEFAULT_CORPUS = _SHARED / "corpora" / "latex-examples" / "tikz"
 _DOCCLASS = re.compile(rb"^\s*\\documentclass", re.M)
 HEAVY_S = 3.0
+RUNG_ORDER = ["minimal", "preamble", "setup", "source"]
 
 
 def documents(corpus: Path) -> list[Path]:
     return sorted(p for p in corpus.glob("*/*.tex") if _DOCCLASS.search(p.read_bytes()))
 
 
-def plain(tex: str, timeout_s: float = 120) -> dict:
-    """pdflatex on the author's document, in a copy of its directory."""
+def plain(tex: str, timeout_s: float = 120, engine: str = "pdflatex") -> dict:
+    """``engine`` on the author's document, in a copy of its directory."""
     src = Path(tex)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "w"
         shutil.copytree(src.parent, work)
         t0 = time.perf_counter()
         try:
-            res = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
+            res = subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error",
                                   "-no-shell-escape", src.name], cwd=work, env=tex_env(),
                                  capture_output=True, timeout=timeout_s)
             ok = res.returncode == 0 and (work / src.with_suffix(".pdf").name).exists()
@@ -81,6 +88,18 @@ def plain(tex: str, timeout_s: float = 120) -> dict:
         except subprocess.TimeoutExpired:
             ok, err = False, f"timeout after {timeout_s:g}s"
         return {"ok": ok, "seconds": time.perf_counter() - t0, "error": err}
+
+
+def plain_engines(tex: str, timeout_s: float = 120) -> dict:
+    """DaTikZ's builder on the author's document: pdfLaTeX, then LuaLaTeX, then XeLaTeX."""
+    first = plain(tex, timeout_s)
+    if first["ok"]:
+        return {**first, "engine": "pdflatex"}
+    for engine in ("lualatex", "xelatex"):
+        res = plain(tex, timeout_s, engine)
+        if res["ok"]:
+            return {**res, "engine": engine}
+    return {**first, "engine": None}
 
 
 def plain_startup(tex: str) -> float:
@@ -132,21 +151,23 @@ def _init(cache: str, timeout_s: float) -> None:
 
 
 def compile_unit(unit: list[dict]) -> list[dict]:
-    """What the render stage does with one unit: minimal documents, then ladder rungs."""
+    """What the render stage does with one unit: every picture's ladder of documents and
+    engines (the TikZ handler's plan), batched step by step, then the raster."""
     assert _TC is not None
     rp = RasterParams()
     metas = [json.loads(r["meta"]) for r in unit]
-    ladders = [[Standalone(m["blocks"], m["body"], assets=assets(m))]
-               + [Standalone(g["blocks"], g["body"], assets=assets(m)) for g in m["ladder"]]
-               for m in metas]
-    compiled = _TC.compile_ladders(ladders)
-    results = [res for res, _ in compiled]
-    modes = ["minimal" if rung == 0 else m["ladder"][rung - 1]["mode"]
-             for (_, rung), m in zip(compiled, metas, strict=True)]
+    docs = [rungs(r, m) for r, m in zip(unit, metas, strict=True)]
+    plans = [attempts(d, allowed([Engine(e) for e in m.get("engines", DEFAULT_ORDER)],
+                                 [str(e) for e in DEFAULT_ORDER]))
+             for d, m in zip(docs, metas, strict=True)]
+    compiled = _TC.compile_ladders(plans)
     out = []
-    for rec, res, mode in zip(unit, results, modes, strict=True):
+    for rec, m, d, plan, (res, step) in zip(unit, metas, docs, plans, compiled, strict=True):
+        rung = d.index(plan[step][0])
+        mode = "minimal" if rung == 0 else m["ladder"][rung - 1]["mode"]
         row = {"tex": rec["tex"], "ok": res.ok, "reason": res.reason, "error": res.error,
-               "mode": mode, "batch": res.mode, "png": None, "seconds": res.seconds}
+               "mode": mode, "engine": str(res.engine), "batch": res.mode, "png": None,
+               "seconds": res.seconds}
         if res.ok and res.pdf:
             ras = rasterize_pdf(res.pdf, dpi=rp.dpi, margin_pt=rp.margin_pt,
                                 min_side=rp.min_side_px, max_side=rp.max_side_px,
@@ -210,6 +231,7 @@ def in_documents(root: Path, timeout_s: float) -> None:
         n_ok = sum(r["ok"] for r in rows)
         print(f"  {d.name} ({root_tex}): document compiles: {inside}; pictures standalone "
               f"{n_ok}/{len(rows)}; rungs {dict(Counter(r['mode'] for r in rows if r['ok']))}"
+              f"; engines {dict(Counter(r['engine'] for r in rows if r['ok']))}"
               + "".join(f"\n    {r['reason']}: {(r['error'] or '')[:120]}"
                         for r in rows if not r["ok"]))
         if inside:
@@ -240,6 +262,10 @@ def main() -> None:
     with ProcessPoolExecutor(a.workers) as ex:
         base = dict(zip(names, ex.map(plain, names), strict=True))
     t_plain = time.perf_counter() - t0
+    # DaTikZ's builder would go on with LuaLaTeX, then XeLaTeX, where pdfLaTeX fails
+    failed = [t for t in names if not base[t]["ok"]]
+    with ProcessPoolExecutor(a.workers) as ex:
+        rescued = dict(zip(failed, ex.map(plain_engines, failed), strict=True))
 
     t0 = time.perf_counter()
     with ProcessPoolExecutor(a.workers) as ex:
@@ -268,25 +294,39 @@ def main() -> None:
         per_doc[row["tex"]].append(row)
     tool_ok = {t: bool(per_doc.get(t)) and all(r["ok"] for r in per_doc[t]) for t in names}
     plain_ok = [t for t in names if base[t]["ok"]]
+    any_ok = plain_ok + [t for t, r in rescued.items() if r["ok"]]
     both = [t for t in plain_ok if tool_ok[t]]
+    n_tool = sum(tool_ok.values())
     n = len(names)
     print(f"\nplain pdflatex, per document : {len(plain_ok):4d}/{n} compile "
           f"({100 * len(plain_ok) / n:.1f} %)  {t_plain:7.1f} s")
-    print(f"toolkit, every picture renders: {sum(tool_ok.values()):4d}/{n} documents "
-          f"({100 * sum(tool_ok.values()) / n:.1f} %)  {t_tool:7.1f} s compile+raster, "
+    print(f"plain pdflatex→lualatex→xelatex: {len(any_ok):4d}/{n} compile "
+          f"({100 * len(any_ok) / n:.1f} %); rescued by "
+          f"{dict(Counter(r['engine'] for r in rescued.values() if r['ok']))}")
+    print(f"toolkit, every picture renders: {n_tool:4d}/{n} documents "
+          f"({100 * n_tool / n:.1f} %)  {t_tool:7.1f} s compile+raster, "
           f"{t_extract:.1f} s extraction")
+    print(f"toolkit / plain pdflatex = {n_tool}/{len(plain_ok)} = "
+          f"{100 * n_tool / max(1, len(plain_ok)):.1f} %; toolkit / plain with engines = "
+          f"{n_tool}/{len(any_ok)} = {100 * n_tool / max(1, len(any_ok)):.1f} %")
     print(f"of the documents plain pdflatex compiles, the toolkit renders "
           f"{len(both)}/{len(plain_ok)} = {100 * len(both) / max(1, len(plain_ok)):.1f} %")
+    doc_rung = {t: max((r["mode"] for r in per_doc[t]), key=RUNG_ORDER.index)
+                for t in names if tool_ok[t]}
+    doc_engine = {t: sorted({r["engine"] for r in per_doc[t]}) for t in names if tool_ok[t]}
+    print(f"documents by highest rung needed: {dict(Counter(doc_rung.values()))}; "
+          f"by engine: {dict(Counter('+'.join(e) for e in doc_engine.values()))}")
     print(f"pictures: {len(rows)} in {len(units)} units; rendered "
-          f"{sum(r['ok'] for r in rows)}; preamble rung: "
-          f"{dict(Counter(r['mode'] for r in rows if r['ok']))}; runs: "
+          f"{sum(r['ok'] for r in rows)}; by rung: "
+          f"{dict(Counter(r['mode'] for r in rows if r['ok']))}; by engine: "
+          f"{dict(Counter(r['engine'] for r in rows if r['ok']))}; runs: "
           f"{dict(Counter(r['batch'] for r in rows if r['ok']))}")
     print(f"speed: plain {n / t_plain:.2f} doc/s, toolkit {len(rows) / t_tool:.2f} pictures/s"
           f" (cold cache, formats built inside): {t_plain / t_tool:.1f}x")
 
     ordinary = [t for t in both if base[t]["seconds"] < HEAVY_S]
     t_p = sum(base[t]["seconds"] for t in ordinary)
-    t_k = sum(r["seconds"] for t in ordinary for r in per_doc[t])
+    t_k = max(sum(r["seconds"] for t in ordinary for r in per_doc[t]), 1e-9)
     print(f"ordinary figures (plain < {HEAVY_S:g} s, {len(ordinary)} documents): plain "
           f"{t_p:.1f} s of pdflatex, toolkit {t_k:.1f} s of pdflatex runs: {t_p / t_k:.1f}x; "
           f"heavy figures: {len(both) - len(ordinary)} documents, plain "
@@ -349,7 +389,10 @@ def main() -> None:
     if pubs.exists():
         in_documents(pubs, a.timeout)
     if a.json:
-        a.json.write_text(json.dumps({t: {"plain": base[t], "toolkit": tool_ok[t]}
+        a.json.write_text(json.dumps({t: {"plain": base[t], "engines": rescued.get(t),
+                                          "toolkit": tool_ok[t],
+                                          "pictures": [{k: v for k, v in r.items()
+                                                        if k != "png"} for r in per_doc[t]]}
                                       for t in names}, indent=1))
 
 

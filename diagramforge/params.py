@@ -251,7 +251,11 @@ class ExtractParams(_Section):
 
 
 class TikzRenderParams(_Section):
-    engine: Literal["pdflatex", "lualatex"] = "pdflatex"
+    engines: list[Literal["pdflatex", "lualatex", "xelatex"]] = Field(
+        default=["pdflatex", "lualatex", "xelatex"], min_length=1)
+    """Engines a picture may compile with, in the order tried when its preamble names
+    none (DaTikZ's order); a preamble that needs one (fontspec, a Lua or XeTeX package)
+    starts with it. The first is also the engine of documents given without a ladder."""
     timeout_s: Annotated[float, Field(gt=0)] = 10.0
     memory_mb: Annotated[int, Field(ge=64)] = 2048
     max_output_mb: Annotated[int, Field(ge=1)] = 64

@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from diagramforge.landlock import FileAccess, restrict_self
+
 
 @dataclass
 class SandboxResult:
@@ -25,7 +27,8 @@ class SandboxResult:
     killed_by: int | None = None  # signal number when the process died of a signal
 
 
-def _limits(memory_mb: int, cpu_s: int, fsize_mb: int):  # noqa: ANN202 - preexec fn
+def _limits(memory_mb: int, cpu_s: int, fsize_mb: int,  # noqa: ANN202 - preexec fn
+            access: FileAccess | None = None):
     def apply() -> None:
         mem = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
@@ -33,17 +36,25 @@ def _limits(memory_mb: int, cpu_s: int, fsize_mb: int):  # noqa: ANN202 - preexe
         fs = fsize_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_FSIZE, (fs, fs))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if access is not None:
+            restrict_self(access)
     return apply
 
 
 def run_sandboxed(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float,
-                  memory_mb: int = 2048, fsize_mb: int = 64) -> SandboxResult:
-    """Run ``argv`` in ``cwd``; on timeout kill the whole process group (SIGKILL)."""
+                  memory_mb: int = 2048, fsize_mb: int = 64,
+                  access: FileAccess | None = None) -> SandboxResult:
+    """Run ``argv`` in ``cwd``; on timeout kill the whole process group (SIGKILL).
+
+    With ``access`` (only where :func:`diagramforge.landlock.abi_version` is positive) the
+    process may open only those files: the kernel enforces it for the tool and every
+    program or library code it runs.
+    """
     t0 = time.perf_counter()
     proc = subprocess.Popen(
         argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, start_new_session=True,
-        preexec_fn=_limits(memory_mb, int(timeout_s) + 2, fsize_mb),
+        preexec_fn=_limits(memory_mb, int(timeout_s) + 2, fsize_mb, access),
     )
     try:
         out, _ = proc.communicate(timeout=timeout_s)

@@ -29,7 +29,8 @@ class RenderCounter(StrEnum):
     COMPILED = "compiled"
     COMPILE_MS = "compile_ms"
     MODE = "mode_"  # prefix: mode_format/batch, mode_plain/single, ...
-    PREAMBLE_MODE = "preamble_"  # prefix: preamble_minimal, preamble_preamble, preamble_setup
+    PREAMBLE_MODE = "preamble_"  # prefix: preamble_minimal, preamble_preamble, …_source
+    ENGINE = "engine_"  # prefix: engine_pdflatex, engine_lualatex, engine_xelatex
     MXGRAPH_PAGES = "mxgraph_pages"
     MXGRAPH_VALID = "mxgraph_valid"
     MXGRAPH_RENDERED = "mxgraph_rendered"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,30 @@ os.environ.setdefault("DVC_NO_ANALYTICS", "1")
 
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None,
                                reason="pdflatex not installed (./dev setup installs it)")
+
+
+def _has_tex_files(*names: str) -> bool:
+    if shutil.which("kpsewhich") is None:
+        return False
+    out = subprocess.run(["kpsewhich", *names], capture_output=True, text=True).stdout
+    return len(out.split()) == len(names)
+
+
+needs_lualatex = pytest.mark.skipif(
+    shutil.which("lualatex") is None or not _has_tex_files("fontspec.sty", "luaotfload.sty"),
+    reason="texlive-luatex not installed (./dev setup installs it)")
+needs_xelatex = pytest.mark.skipif(shutil.which("xelatex") is None,
+                                   reason="texlive-xetex not installed (./dev setup installs it)")
+
+
+def _landlock() -> int:
+    from diagramforge.landlock import abi_version
+
+    return abi_version()
+
+
+needs_landlock = pytest.mark.skipif(_landlock() < 1,
+                                    reason="this kernel has no Landlock (Linux >= 5.13)")
 
 
 def _browser_missing() -> str | None:

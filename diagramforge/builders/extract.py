@@ -33,8 +33,9 @@ class ExtractStage(Stage, UsesFormats):
     expands = True
     param_sections: ClassVar[tuple[str, ...]] = ("extract",)
     # the format handlers it dispatches to also build graphs (in render): "graphs" comes along
-    code = ("builders/tikz_extract.py", "builders/archives.py", "formats", "sandbox.py", "graphs",
-            "builders/pdf_extract.py", "pdffigures")
+    code = ("builders/tikz_extract.py", "builders/tikz_ladder.py", "builders/archives.py",
+            "formats", "sandbox.py", "landlock.py", "graphs", "builders/pdf_extract.py",
+            "pdffigures")
 
     def environment(self) -> dict:
         # which packages exist (and so are kept in standalone documents) is TeX Live's call

@@ -29,7 +29,7 @@ class RenderStage(RendersFormats, Stage):
     writes = ("image", "width", "height", "render_status", "render_engine", "render_error",
               *GRAPH_COLUMNS)
     param_sections: ClassVar[tuple[str, ...]] = ("render", "graph")
-    code = ("formats", "sandbox.py", "graphs")
+    code = ("formats", "sandbox.py", "landlock.py", "graphs")
     inputs = ("package-lock.json",)
 
 

@@ -7,24 +7,25 @@ import hashlib
 import json
 import posixpath
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
 from diagramforge.builders.archives import ArchiveError, Limits, read_archive
+from diagramforge.builders.tikz_ladder import (
+    USEPKG,
+    PreambleMode,
+    class_head,
+    ladder,
+    source_document,
+    support_files,
+    verbatim_preamble,
+)
 from diagramforge.formats import latex
 from diagramforge.formats.handlers.svg import SvgFormat, svg_record
-from diagramforge.formats.preamble import (
-    SKIP_PACKAGES,
-    Definition,
-    Kind,
-    parse_preamble,
-    skip_groups,
-)
+from diagramforge.formats.preamble import Definition, Kind, parse_preamble
 from diagramforge.formats.texcompile import package_available
+from diagramforge.formats.texengines import choose_engines
 from diagramforge.formats.tikz import (
-    ENV_PACKAGES,
-    TIKZ_PROVIDERS,
     Standalone,
     attach_context,
     find_pictures,
@@ -32,7 +33,6 @@ from diagramforge.formats.tikz import (
     pages_as_pictures,
     standalone,
     unsafe_constructs,
-    usable,
 )
 from diagramforge.params import ExtractParams
 from diagramforge.records import Format, Rejection, Unit, empty_record, make_id
@@ -85,14 +85,20 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
         return _result(svg_records, svg_rejections, loc, ExtractReason.NO_DOCUMENT, root)
     preamble, body = parts
     clean_pre = latex.strip_markers(preamble)
-    colour_head = class_colour_options(clean_pre)
+    head = class_head(clean_pre)
     source_pre = inline_local_packages(clean_pre, files)
-    defs = parse_preamble("\n".join(colour_head) + "\n" + source_pre)
+    defs = parse_preamble("\n".join(head) + "\n" + source_pre)
+    as_written = files[root]
+    engines = [str(e) for e in choose_engines(source_pre, as_written)]
+    # a document that is one figure is its own last rung, as written (unless what it
+    # inputs does something unsafe: the rung is then left out)
+    one_page = unsafe_constructs(latex.strip_markers(flat.text)) == []
     t = params.tikz
     pictures = find_pictures(body, t.environments, t.tikz_commands, t.commands)
     pages = page_spans(clean_pre, body)
     if pages is not None:  # the document is itself a figure: take it page by page
         pictures = pages_as_pictures(body, pages, pictures)
+    one_page = one_page and pages is not None and len(pictures) == 1
     attach_context(body, pictures, t.context_paragraphs)
     body_defs = body_definitions(body, pictures)
     verbatim = verbatim_preamble(source_pre, package_available)
@@ -112,9 +118,9 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
                                         f"{len(pic.text)} chars > {t.max_chars}",
                                         unit=Unit.CANDIDATE))
             continue
+        # body-level setup before the picture (\tdplotsetmaincoords, styles…) is in scope
         before = [d for pos, d in body_defs if pos < pic.start]
-        in_scope = defs + [d for d in before if d.kind != Kind.STATEMENT]
-        doc = standalone(pic, in_scope, package_available)
+        doc = standalone(pic, defs + before, package_available)
         files_used = (_used_data(data, pic.text + "\n".join(doc.blocks))
                       + _gnuplot_tables(data, root, pic.text))
         doc.assets = picture_assets(raw, root, pic.text + "\n".join(doc.blocks),
@@ -125,8 +131,12 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
             rejections.append(Rejection(f"arxiv:{src_id}", ExtractReason.UNSAFE,
                                         ", ".join(unsafe), unit=Unit.CANDIDATE))
             continue
-        ladder = _ladder(doc, pic, colour_head, verbatim, [d.text for d in before],
-                         files_used)
+        setup = [d.text for d in before]
+        src_text = source_document(clean_pre, pic, setup, as_written if one_page else None,
+                                   pages is not None)
+        source = Standalone([], "", document=src_text, assets={
+            **doc.assets, **support_files(raw, root, src_text, t.max_asset_bytes)})
+        rungs = ladder(doc, pic, head, verbatim, setup, files_used, source)
         rid = make_id(Format.TIKZ, doc.code)
         if rid in seen:
             rejections.append(Rejection(f"arxiv:{src_id}", ExtractReason.SAME_PAPER_DUPLICATE,
@@ -137,7 +147,7 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
         meta = {"env": pic.env, "origin": pic.origin, "root": root,
                 "blocks": doc.blocks, "body": doc.body, "missing_inputs": flat.missing,
                 "dropped_packages": doc.dropped, "preamble_mode": PreambleMode.MINIMAL,
-                "ladder": ladder}
+                "ladder": rungs, "engines": engines}
         if unsafe:
             meta["unsafe"] = unsafe
         if doc.assets:
@@ -154,97 +164,6 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
     detail = (f"root {root}; {len(pictures)} pictures, all rejected" if pictures
               else f"root {root}; no TikZ environments or SVG files")
     return _result(records, rejections, loc, ExtractReason.NO_DIAGRAMS, detail)
-
-
-_CLASS_OPTS = re.compile(r"\\documentclass\s*\[([^\]]*)\]")
-_CLASS_LINE = re.compile(r"\\documentclass\s*(?:\[[^\]]*\])?\s*\{[^}]*\}")
-XCOLOR_CLASS_OPTIONS = frozenset({"dvipsnames", "svgnames", "x11names", "table",
-                                  "usenames"})
-
-
-class PreambleMode(StrEnum):
-    """The rungs of the preamble ladder, in the order they are tried (``preamble_mode``)."""
-
-    MINIMAL = "minimal"  # only the definitions the picture uses, in source order
-    PREAMBLE = "preamble"  # the source's own preamble, verbatim
-    SETUP = "setup"  # that, plus the body-level statements before the picture
-
-
-def class_colour_options(preamble: str) -> list[str]:
-    """Class options that reach xcolor (``svgnames``…), passed on explicitly, since the
-    standalone document has another class."""
-    m = _CLASS_OPTS.search(preamble)
-    opts = [o.strip() for o in m.group(1).split(",")] if m else []
-    colour_opts = [o for o in opts if o in XCOLOR_CLASS_OPTIONS]
-    return ([f"\\PassOptionsToPackage{{{','.join(colour_opts)}}}{{xcolor}}"]
-            if colour_opts else [])
-
-
-def verbatim_preamble(source_pre: str, available: Callable[[str], bool]) -> str:
-    """The source's preamble as it is, for the ladder's second rung: only the class line,
-    page-shaping packages (which fight the standalone class) and packages not installed
-    here are taken out."""
-    text = _CLASS_LINE.sub("", latex.strip_comments(source_pre), count=1)
-
-    def repl(m: re.Match) -> str:
-        names = [n.strip() for n in m.group(1).split(",") if n.strip()]
-        opts = re.match(r"\\(?:usepackage|RequirePackage)\s*\[([^\]]*)\]", m.group(0))
-        keep = [n for n in names if n not in SKIP_PACKAGES
-                and usable(n, opts.group(1) if opts else None, available)]
-        if keep == names:
-            return m.group(0)
-        if not keep:
-            return ""
-        opt = re.match(r"\\(?:usepackage|RequirePackage)\s*(\[[^\]]*\])?", m.group(0))
-        return f"\\usepackage{(opt.group(1) or '') if opt else ''}{{{','.join(keep)}}}"
-
-    text = _USEPKG.sub(repl, text)
-    text = _drop_statements(text, _PAGE_COMMANDS)
-    return re.sub(r"\n\s*\n+", "\n", text).strip()
-
-
-# Statements that configure the page-shaping packages we leave out (or the front matter):
-# without their package they are errors, and a figure never needs them.
-_PAGE_COMMANDS = re.compile(
-    r"\\(?:hypersetup|geometry|captionsetup|setlist|crefname|Crefname|bibliographystyle|"
-    r"addbibresource|pagestyle|thispagestyle|linenumbers|doublespacing|onehalfspacing|"
-    r"title|author|date|affil|keywords|PreviewEnvironment|PreviewMacro|"
-    r"(?:setlength|addtolength)\s*\{?\s*\\Preview[A-Za-z]*\}?)(?![A-Za-z@])")
-
-
-def _drop_statements(text: str, pattern: re.Pattern[str]) -> str:
-    out, pos = [], 0
-    for m in pattern.finditer(text):
-        if m.start() < pos:
-            continue
-        out.append(text[pos:m.start()])
-        pos = skip_groups(text, m.end())
-    out.append(text[pos:])
-    return "".join(out)
-
-
-def _ladder(doc: Standalone, pic, colour_head: list[str], verbatim: str,
-            setup: list[str], data: list[str]) -> list[dict]:
-    """The documents to try, in order, when the minimal one does not compile."""
-    head = list(colour_head)
-    names = {n.strip() for group in _USEPKG.findall(verbatim) for n in group.split(",")}
-    need = ENV_PACKAGES.get(pic.env)
-    if need and need not in names:
-        head.append(f"\\usepackage{{{need}}}")
-        names.add(need)
-    if not names & TIKZ_PROVIDERS:
-        head.append(r"\usepackage{tikz}")
-    blocks = [*head, verbatim, *data] if verbatim else [*head, *data]
-    rungs = [Standalone(blocks=blocks, body=doc.body)]
-    if setup:
-        rungs.append(Standalone(blocks=blocks, body="\n".join([*setup, doc.body])))
-    out, codes = [], {doc.code}
-    for mode, rung in zip((PreambleMode.PREAMBLE, PreambleMode.SETUP), rungs, strict=False):
-        if rung.code in codes or unsafe_constructs(rung.code):
-            continue
-        codes.add(rung.code)
-        out.append({"mode": mode, "blocks": rung.blocks, "body": rung.body})
-    return out
 
 
 def _data_files(raw: dict[str, bytes], root: str, extensions: list[str], max_bytes: int
@@ -352,9 +271,6 @@ def picture_assets(raw: dict[str, bytes], root: str, text: str, dirs: list[str],
     return out
 
 
-_USEPKG = re.compile(r"\\(?:usepackage|RequirePackage)\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}")
-
-
 def inline_local_packages(preamble: str, files: dict[str, str], depth: int = 0) -> str:
     """Replace ``\\usepackage{mymacros}`` by the text of the paper's own mymacros.sty, so
     its macros can travel with the pictures that use them."""
@@ -374,7 +290,7 @@ def inline_local_packages(preamble: str, files: dict[str, str], depth: int = 0) 
             out.append(inline_local_packages(text, files, depth + 1))
         return "\n".join(out)
 
-    return _USEPKG.sub(repl, preamble)
+    return USEPKG.sub(repl, preamble)
 
 
 def body_definitions(body: str, pictures: list) -> list[tuple[int, Definition]]:

@@ -268,7 +268,9 @@ Sources:
 
 {_sources(params)}
 
-Rendering: TikZ with {rt.tikz.engine} (no shell escape, paranoid file access), mxGraph
+Rendering: TikZ with {" / ".join(rt.tikz.engines)} (the engine its preamble needs, else
+tried in that order; no shell escape, paranoid file access; the engine of each record is
+its `render_engine`), mxGraph
 validated and drawn by draw.io's own engine in headless Chromium, SVG sanitized and drawn
 with {rt.svg.engine}; rasterized at {rt.raster.dpi} dpi. A record that does not render is not
 a diagram. Token counts with tiktoken `{tk.encoding}`; the pool keeps, per format:

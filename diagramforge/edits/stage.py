@@ -132,7 +132,7 @@ class EditStage(SelectsRows, RendersFormats, Stage):
     writes = tuple(EDIT_SCHEMA.names)
     expands = True
     param_sections: ClassVar[tuple[str, ...]] = ("edit", "render", "select")
-    code = ("edits", "formats", "graphs", "sandbox.py", "curation/select.py")
+    code = ("edits", "formats", "graphs", "sandbox.py", "landlock.py", "curation/select.py")
     inputs = ("package-lock.json",)
     task_configs: ClassVar[tuple[str, ...]] = ()
     funnel: ClassVar[bool] = False

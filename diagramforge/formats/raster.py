@@ -61,6 +61,15 @@ def rasterize_pdf(pdf: bytes, *, dpi: int, margin_pt: float, min_side: int, max_
     except Exception as exc:  # noqa: BLE001 - a corrupt PDF is a reason, not a crash
         return Raster(None, reason=RasterReason.BAD_PDF, detail=repr(exc))
     log = [pymupdf.Rect(b[1]) for b in page.get_bboxlog()]
+    # a picture may draw outside the bounding box it declares (``\useasboundingbox``, an
+    # overlay, a ``\smash``ed arrow): the page is that box, so grow it to what is drawn
+    drawn = [b for b in log if not b.is_empty and not b.is_infinite]
+    if any(b not in page.rect + (-0.01, -0.01, 0.01, 0.01) for b in drawn):
+        grown = pymupdf.Rect(page.rect)
+        for b in drawn:
+            grown |= b
+        page.set_mediabox(grown * page.transformation_matrix)
+        log = [pymupdf.Rect(b[1]) for b in page.get_bboxlog()]
     # a shading (`fill-shade`) is logged with an infinite box: it paints up to its clip
     # path, which PyMuPDF does not report, so it may reach any edge of the page; the page
     # of a standalone document is the picture's own bounding box (plus border), so it is

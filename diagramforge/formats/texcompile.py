@@ -1,19 +1,22 @@
-"""Compile TikZ standalone documents with pdflatex: sandboxed, batched, precompiled, cached.
+"""Compile TikZ standalone documents with TeX: sandboxed, batched, precompiled, cached.
 
 Speed comes from three things (each measured in ``benchmarks/tikz_compile.py``):
 a precompiled format of the shared preamble (``mylatexformat``; a document's own extra
 preamble goes after ``\\endofdump``), batching every figure of one paper into one run with
-one page per figure (split afterwards; any error falls back to single runs so one bad
-figure cannot sink its neighbours), and a cache keyed by document hash + TeX Live version.
-Safety: ``-no-shell-escape``, ``openin_any=p``/``openout_any=p``, a fresh temp dir per job,
-rlimits and a process-group kill (see :mod:`diagramforge.sandbox`).
+one page per figure (:mod:`texbatch`; split afterwards; any error falls back to single runs
+so one bad figure cannot sink its neighbours), and a cache keyed by document hash, engine
+and TeX Live version.  Safety: ``-no-shell-escape``, ``openin_any=p``/``openout_any=p``, a
+fresh temp dir per job, rlimits, a process-group kill (see :mod:`diagramforge.sandbox`),
+Landlock where the kernel has it, and for LuaLaTeX a Lua sandbox (:mod:`texengines`).
+
+Each picture climbs a ladder of documents (minimal preamble … the source document itself)
+and engines (:meth:`TexCompiler.compile_ladders`); the first that compiles is kept.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import re
 import subprocess
 import tempfile
@@ -26,45 +29,33 @@ from filelock import FileLock
 
 from diagramforge import atomic
 from diagramforge.cache import ContentCache
+from diagramforge.formats.texbatch import (
+    RANDOM_SEED,
+    assets_digest,
+    batch_key,
+    compose,
+    failed_page,
+    format_source,
+    split_preloadable,
+    union_blocks,
+    write_assets,
+)
+from diagramforge.formats.texengines import (
+    Engine,
+    LuaSetup,
+    engine_argv,
+    file_access,
+    tex_env,
+    tex_read_roots,
+)
 from diagramforge.formats.tikz import Standalone
 from diagramforge.sandbox import run_sandboxed
 
-CACHE_VERSION = "2"
-RANDOM_SEED = 20240101
-CLASS_LINE = r"\documentclass[multi=dfpage,border=2pt]{standalone}"
-PAGE_ENV = "\n".join([r"\newenvironment{dfpage}{}{}", r"\standaloneenv{dfpage}"])
-# Packages safe to preload into a shared format when a document loads them first, without
-# options: loading them is all they do to a picture, and they are the slow part of a run.
-PRELOADABLE = frozenset({
-    "tikz", "pgf", "pgfplots", "amsmath", "amssymb", "amsfonts", "amsthm", "mathtools", "bm",
-    "xcolor", "graphicx", "tikz-cd", "circuitikz", "forest", "array", "calc",
-})
-_PLAIN_PKG = re.compile(r"\\usepackage(?:\[[^\]]*\])?\{([^}]*)\}")
-_PASS_OPTIONS = re.compile(r"\\PassOptionsToPackage\{[^{}]*\}\{[^{}]*\}")
+__all__ = ["RANDOM_SEED", "CompileReason", "CompileResult", "TexCompiler", "batch_key",
+           "classify", "compose", "split_preloadable", "tex_env", "tex_version",
+           "union_blocks"]
 
-
-def split_preloadable(blocks: list[str]) -> tuple[tuple[str, ...], list[str]]:
-    """The leading run of preloadable ``\\usepackage`` blocks (and the options passed to
-    them), and the rest.
-
-    Only a *prefix* goes into the format, so the document's load order is kept exactly; a
-    format is keyed by its exact blocks, options included.
-    """
-    k = 0
-    for b in blocks:
-        if _PASS_OPTIONS.fullmatch(b.strip()):
-            k += 1
-            continue
-        m = _PLAIN_PKG.fullmatch(b.strip())
-        if not m or not all(p.strip() in PRELOADABLE for p in m.group(1).split(",")):
-            break
-        k += 1
-    return tuple(blocks[:k]), list(blocks[k:])
-
-
-def format_source(head: tuple[str, ...]) -> str:
-    """The preamble a format is dumped from (also the skipped prefix of each document)."""
-    return "\n".join([CLASS_LINE, *head, PAGE_ENV])
+CACHE_VERSION = "3"
 
 
 class CompileReason(StrEnum):
@@ -84,6 +75,12 @@ class CompileReason(StrEnum):
     TEX_ERROR = "tex_error"
 
 
+# Failures no other rung or engine can mend, and that are costly or hostile to repeat: the
+# ladder jumps to the source document of the same engine and tries no other engine.
+HARD_FAILURES = frozenset({CompileReason.TIMEOUT, CompileReason.OUTPUT_TOO_LARGE,
+                           CompileReason.FORBIDDEN_IO})
+
+
 @dataclass
 class CompileResult:
     ok: bool
@@ -92,8 +89,9 @@ class CompileResult:
     error: str | None = None
     seconds: float = 0.0
     cached: bool = False
-    mode: str = ""  # format | plain, single | batch
+    mode: str = ""  # format | plain | document, single | batch
     page: int | None = None  # in a batch, the page that failed
+    engine: str = Engine.PDFLATEX
 
 
 @functools.cache
@@ -106,16 +104,24 @@ def tex_version(engine: str = "pdflatex") -> str:
         return "unknown"
 
 
-def tex_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """Environment for every TeX run: paranoid file access, no shell escape."""
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "HOME")}
-    env.update({"openin_any": "p", "openout_any": "p", "shell_escape": "f",
-                "SOURCE_DATE_EPOCH": "0", "FORCE_SOURCE_DATE": "1"})
-    env.update(extra or {})
-    return env
-
-
 _MISSING = re.compile(r"File `([^']+)' not found")
+_SANDBOX_LINE = re.compile(r"diagramforge sandbox: not [^\n]*")
+# the kernel (Landlock) refusing a file: the engine reports the errno and stops
+_DENIED = re.compile(r"^[^\n]*: Permission denied[^\n]*$", re.M)
+# a Lua error stops LuaTeX with "==> Fatal error occurred"; the Lua message says why
+_LUA_ERROR = re.compile(r"^(?:\[\\directlua\]|\S+\.lua):\d+: [^\n]*$", re.M)
+# an absolute or parent path in an error about a file (what the kernel refused to open)
+_PATH_IN_ERROR = re.compile(r"[`'\"(<\s]((?:/|\.\./)[^\s'`\")>]+)")
+_FILE_ERROR = re.compile(r"not found|can(?:no|')t (?:find|open)|[Uu]nable to (?:load|open)|"
+                         r"[Pp]ermission denied|not loadable")
+
+
+def _outside(path: str) -> bool:
+    """Whether a path lies outside the job directory and TeX's own trees."""
+    if path.startswith("../") or "/../" in path:
+        return True
+    return path.startswith("/") and not any(
+        path == r or path.startswith(r.rstrip("/") + "/") for r in tex_read_roots())
 
 
 def classify(log: str) -> tuple[CompileReason, str]:
@@ -134,8 +140,21 @@ def classify(log: str) -> tuple[CompileReason, str]:
                  and "/dev/null" not in ln]
     if forbidden:
         return CompileReason.FORBIDDEN_IO, forbidden[0].strip()
+    sandboxed = _SANDBOX_LINE.search(log)
+    if sandboxed:
+        return CompileReason.FORBIDDEN_IO, sandboxed.group(0).strip()
+    denied = _DENIED.search(log)
+    if denied:
+        return CompileReason.FORBIDDEN_IO, denied.group(0).strip()
+    lua = _LUA_ERROR.search(log)
+    if lua and (not err or "Fatal error occurred" in err):
+        err = lua.group(0).strip()
     if "I can't write on file" in log:
         return CompileReason.FORBIDDEN_IO, err
+    if _FILE_ERROR.search(err):
+        outside = [p for p in _PATH_IN_ERROR.findall(" " + err) if _outside(p)]
+        if outside:
+            return CompileReason.FORBIDDEN_IO, f"{err} (outside the job directory)"
     m = _MISSING.search(log)
     if m:
         name = m.group(1)
@@ -155,98 +174,8 @@ def classify(log: str) -> tuple[CompileReason, str]:
     return CompileReason.TEX_ERROR, err or (lines[-1] if lines else "")
 
 
-# Blocks that must stay in the preamble of a batch (packages; what only the preamble
-# allows; what changes the document's defaults), as opposed to a page's own definitions,
-# which go inside its page, a group, so that they cannot leak into the next page.
-_GLOBAL = re.compile(
-    r"^\\(?:usepackage|RequirePackage|PassOptionsToPackage|usetikzlibrary|usepgflibrary|"
-    r"usepgfplotslibrary|DeclareMathOperator|DeclareUnicodeCharacter|DeclareFontFamily|"
-    r"DeclareFontShape|DeclareSymbolFont|DeclareMathSymbol|DeclareMathAlphabet|"
-    r"SetSymbolFont|AtBeginDocument|AtEndDocument|begin\s*\{filecontents)"
-    r"|\\(?:familydefault|rmdefault|sfdefault|ttdefault|encodingdefault|seriesdefault|"
-    r"shapedefault|normalsize|pgfplotsset\s*\{\s*compat)(?![A-Za-z@])")
-_LIBRARY = re.compile(r"^\\use(?:tikz|pgf|pgfplots)library")
-
-
-def is_global(block: str) -> bool:
-    """Whether a preamble block must stay in the preamble when pages share a run."""
-    return bool(_GLOBAL.search(block.strip()))
-
-
-def batch_key(doc: Standalone) -> tuple[str, ...]:
-    """Documents with the same key can share one run (one page each).
-
-    The key is every global block but the TikZ libraries, in order: pages of one run share
-    packages and document defaults exactly; libraries are unioned (loading one more
-    library does not change a picture), and each page's own definitions stay in its page.
-    """
-    key = tuple(b for b in doc.blocks if is_global(b) and not _LIBRARY.match(b.strip()))
-    # pages share a directory: pictures with files of their own run only with pictures
-    # that have the very same files
-    return key + (f"% assets {assets_digest(doc)}",) if doc.assets else key
-
-
-def assets_digest(doc: Standalone) -> str:
-    h = hashlib.sha256()
-    for name in sorted(doc.assets):
-        h.update(name.encode() + b"\0" + hashlib.sha256(doc.assets[name]).digest())
-    return h.hexdigest()
-
-
-def write_assets(docs: list[Standalone], job: Path) -> None:
-    """The pictures' binary files, under the names their code uses (names were checked to
-    stay inside the job directory at extraction; checked again here)."""
-    for d in docs:
-        for name, data in d.assets.items():
-            target = (job / name).resolve()
-            if not target.is_relative_to(job.resolve()):
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-
-
-def union_blocks(docs: list[Standalone]) -> list[str]:
-    """The global preamble blocks of several documents, each once, in first-seen order."""
-    blocks: list[str] = []
-    for d in docs:
-        for b in d.blocks:
-            if is_global(b) and b not in blocks:
-                blocks.append(b)
-    return blocks
-
-
-PAGE_MARK = "dfpage-start "
-
-
-def compose(docs: list[Standalone], head: tuple[str, ...] | None) -> str:
-    """One compile document with one page per figure.
-
-    The preamble holds the global blocks (see :func:`is_global`); each page holds its own
-    definitions and then its picture, inside ``dfpage`` (a group), announced in the log so
-    a failure can be traced to its page.  With ``head`` (the blocks preloaded in a format)
-    the preamble up to ``\\endofdump`` is the format's source, skipped at load.
-    """
-    blocks = union_blocks(docs)
-    # every page starts from the same random state, so a figure using rnd draws the same
-    # alone, in a batch, or from the cache
-    pages = "\n".join(
-        f"\\typeout{{{PAGE_MARK}{k}}}\\begin{{dfpage}}\\pgfmathsetseed{{{RANDOM_SEED}}}\n"
-        + "".join(b + "\n" for b in d.blocks if not is_global(b))
-        + f"{d.body}\n\\end{{dfpage}}" for k, d in enumerate(docs))
-    if head is not None:
-        rest = blocks[len(head):]
-        pre = format_source(head) + "\n\\endofdump\n" + "\n".join(rest)
-    else:
-        pre = "\n".join([CLASS_LINE, *blocks, PAGE_ENV])
-    return f"{pre}\n\\begin{{document}}\n{pages}\n\\end{{document}}\n"
-
-
-def failed_page(log: str) -> int | None:
-    """The page being typeset when the first error struck (from the page marks)."""
-    first = log.find("\n!")
-    text = log[:first] if first >= 0 else log
-    marks = re.findall(re.escape(PAGE_MARK) + r"(\d+)", text)
-    return int(marks[-1]) if marks else None
+Attempt = tuple[Standalone, str]
+"""One step of a ladder: a document and the engine to compile it with."""
 
 
 class TexCompiler:
@@ -255,32 +184,34 @@ class TexCompiler:
     def __init__(self, engine: str = "pdflatex", timeout_s: float = 30.0,
                  memory_mb: int = 2048, max_output_mb: int = 64, use_format: bool = True,
                  batch: bool = True, cache_dir: str | Path | None = None):
-        self.engine = engine
+        self.engine = Engine(engine)  # the default, for documents given without one
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
         self.max_output_mb = max_output_mb
-        self.use_format = use_format and engine == "pdflatex"
+        self.use_format = use_format
         self.batch = batch
         # absolute: TeX runs in a temp dir, where a relative TEXFORMATS would find nothing
         self.cache_dir = Path(cache_dir).resolve() if cache_dir else None
+        self.root = self.cache_dir or Path(tempfile.gettempdir()) / "diagramforge-tex"
         # compiles are pure functions of (engine, TeX Live, document): the shared content
         # cache keyed by their hash (``None`` directory: no caching)
         self._cache = ContentCache(self.cache_dir / "content" if self.cache_dir else None,
                                    "tex")
-        self.version = tex_version(engine)
+        self.version = tex_version(self.engine)
         self._formats: dict[tuple[str, ...], Path | None] = {}
+        self._lua: LuaSetup | None = None
 
-    # -- format -------------------------------------------------------------------------
+    # -- per-engine setup -----------------------------------------------------------------
     def format_dir(self, head: tuple[str, ...] = (r"\usepackage{tikz}",)) -> Path | None:
-        """Build (once per head and TeX Live version, under a lock) a precompiled format."""
+        """Build (once per head and TeX Live version, under a lock) a precompiled format
+        (pdfLaTeX only: the engine nearly every picture uses)."""
         if not self.use_format:
             return None
         if head in self._formats:
             return self._formats[head]
         source = format_source(head)
-        key = hashlib.sha256((source + self.version).encode()).hexdigest()[:16]
-        root = (self.cache_dir or Path(tempfile.gettempdir()) / "diagramforge-tex") / "formats"
-        fdir = root / key
+        key = hashlib.sha256((source + tex_version("pdflatex")).encode()).hexdigest()[:16]
+        fdir = self.root / "formats" / key
         fmt = fdir / "dfpre.fmt"
         fdir.mkdir(parents=True, exist_ok=True)
         with FileLock(str(fdir / ".lock")):
@@ -292,7 +223,7 @@ class TexCompiler:
                         ["pdflatex", "-ini", "-interaction=nonstopmode", "-jobname=dfpre",
                          "&pdflatex", "mylatexformat.ltx", "dfpre.tex"],
                         Path(tmp), tex_env(), timeout_s=120, memory_mb=self.memory_mb,
-                        fsize_mb=256)
+                        fsize_mb=256, access=file_access(Path(tmp)))
                     built = Path(tmp) / "dfpre.fmt"
                     if res.returncode != 0 or not built.exists():
                         self._formats[head] = None
@@ -301,17 +232,27 @@ class TexCompiler:
         self._formats[head] = fdir
         return fdir
 
+    def lua(self) -> LuaSetup:
+        """LuaLaTeX's sandbox script and warm font caches (built on first use)."""
+        if self._lua is None:
+            # per machine, not per cache: its font caches describe this machine's fonts
+            lua = LuaSetup(Path(tempfile.gettempdir()) / "diagramforge-tex" / "lua")
+            lua.prepare(self.memory_mb)
+            self._lua = lua
+        return self._lua
+
     # -- cache --------------------------------------------------------------------------
-    def cache_key(self, doc: Standalone) -> str:
+    def cache_key(self, doc: Standalone, engine: str | None = None) -> str:
+        engine = Engine(engine or self.engine)
         h = hashlib.sha256()
-        for part in (CACHE_VERSION, self.engine, self.version, doc.code,
+        for part in (CACHE_VERSION, engine, tex_version(engine), doc.code,
                      assets_digest(doc) if doc.assets else ""):
             h.update(part.encode())
             h.update(b"\0")
         return h.hexdigest()
 
-    def cache_get(self, doc: Standalone) -> CompileResult | None:
-        hit = self._cache.get(self.cache_key(doc))
+    def cache_get(self, doc: Standalone, engine: str | None = None) -> CompileResult | None:
+        hit = self._cache.get(self.cache_key(doc, engine))
         if hit is None:
             return None
         meta, pdf = hit
@@ -319,136 +260,187 @@ class TexCompiler:
             return None
         return CompileResult(ok=meta["ok"], pdf=pdf, reason=meta.get("reason"),
                              error=meta.get("error"), seconds=meta.get("seconds", 0.0),
-                             cached=True, mode=meta.get("mode", ""))
+                             cached=True, mode=meta.get("mode", ""),
+                             engine=meta.get("engine", engine or self.engine))
 
-    def cache_put(self, doc: Standalone, res: CompileResult) -> None:
+    def cache_put(self, doc: Standalone, res: CompileResult, engine: str | None = None
+                  ) -> None:
         meta = {k: v for k, v in asdict(res).items() if k not in ("pdf", "cached")}
-        self._cache.put(self.cache_key(doc), (meta, res.pdf if res.ok else None))
+        self._cache.put(self.cache_key(doc, engine), (meta, res.pdf if res.ok else None))
 
     # -- compile ------------------------------------------------------------------------
-    def _run(self, docs: list[Standalone], use_format: bool, timeout_s: float
-             ) -> tuple[CompileResult, list[bytes]]:
-        """One pdflatex run over ``docs`` (one page each), with a format when possible.
+    def _run(self, docs: list[Standalone], use_format: bool, timeout_s: float,
+             engine: Engine) -> tuple[CompileResult, list[bytes]]:
+        """One run of ``engine`` over ``docs`` (one page each), with a format when possible.
 
         On failure, ``CompileResult.page`` is the page the error struck, when the log says.
         """
-        head, _ = split_preloadable(union_blocks(docs))
-        fdir = self.format_dir(head) if use_format else None
-        argv = [self.engine, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape"]
-        extra_env = {}
+        whole = len(docs) == 1 and docs[0].document is not None
+        head, _ = split_preloadable(union_blocks(docs)) if not whole else ((), [])
+        fdir = (self.format_dir(head) if use_format and engine == Engine.PDFLATEX
+                and not whole else None)
+        lua = self.lua() if engine == Engine.LUALATEX else None
+        argv = engine_argv(engine, lua)
+        extra_env: dict[str, str] = {}
+        extra_read: tuple[str, ...] = ()
         if fdir is not None:
             argv.append("-fmt=dfpre")
             extra_env["TEXFORMATS"] = f"{fdir}:"
-        if self.engine == "lualatex":
-            argv.append("--safer")
+            extra_read += (str(fdir),)
+        if lua is not None:
+            extra_read += lua.read_roots()
         argv.append("doc.tex")
-        mode = "format" if fdir is not None else "plain"
+        mode = "document" if whole else "format" if fdir is not None else "plain"
         source = compose(docs, head if fdir is not None else None)
         n_pages = len(docs)
+
+        def fail(reason: str, error: str, page: int | None = None) -> tuple[CompileResult,
+                                                                              list[bytes]]:
+            return CompileResult(False, reason=reason, error=error, seconds=res.seconds,
+                                 mode=mode, page=page, engine=engine), []
+
         with tempfile.TemporaryDirectory(prefix="dftex-") as tmp:
             job = Path(tmp) / "job"
             job.mkdir()
             (job / "doc.tex").write_text(source)
             write_assets(docs, job)
+            if lua is not None:
+                extra_env.update(lua.env(job))
             res = run_sandboxed(argv, job, tex_env(extra_env), timeout_s=timeout_s,
-                                memory_mb=self.memory_mb, fsize_mb=self.max_output_mb)
+                                memory_mb=self.memory_mb, fsize_mb=self.max_output_mb,
+                                access=file_access(job, extra_read))
             logf = job / "doc.log"
-            log = (logf.read_text(errors="replace") if logf.exists() else "") + res.stdout
+            text = (logf.read_text(errors="replace") if logf.exists() else "") + res.stdout
             if res.timed_out:
-                return CompileResult(False, reason=CompileReason.TIMEOUT,
-                                     error=f"killed after {timeout_s:g}s", seconds=res.seconds,
-                                     mode=mode, page=failed_page(log)), []
-            if res.killed_by == 25:  # SIGXFSZ: RLIMIT_FSIZE hit
-                return CompileResult(False, reason=CompileReason.OUTPUT_TOO_LARGE,
-                                     error=f"output exceeded {self.max_output_mb} MB",
-                                     seconds=res.seconds, mode=mode), []
+                return fail(CompileReason.TIMEOUT, f"killed after {timeout_s:g}s",
+                            failed_page(text))
+            if res.killed_by == 25 or (res.returncode != 0 and self._hit_size_limit(job)):
+                # SIGXFSZ: RLIMIT_FSIZE hit (by the engine, or by the driver it pipes to:
+                # xdvipdfmx dies, XeTeX fails on the broken pipe)
+                return fail(CompileReason.OUTPUT_TOO_LARGE,
+                            f"output exceeded {self.max_output_mb} MB")
             pdf = job / "doc.pdf"
             if res.returncode != 0:
-                reason, err = classify(log)
-                return CompileResult(False, reason=reason, error=err, seconds=res.seconds,
-                                     mode=mode, page=failed_page(log)), []
+                reason, err = classify(text)
+                return fail(reason, err, failed_page(text))
+            refused = _SANDBOX_LINE.search(text)
+            if refused:  # the Lua sandbox refused a reach outside, and the code carried on
+                return fail(CompileReason.FORBIDDEN_IO, refused.group(0).strip(),
+                            failed_page(text[:refused.start()]))
             if not pdf.exists() or pdf.stat().st_size == 0:
-                return CompileResult(False, reason=CompileReason.EMPTY_OUTPUT,
-                                     error="no PDF written", seconds=res.seconds, mode=mode), []
+                return fail(CompileReason.EMPTY_OUTPUT, "no PDF written")
             data = pdf.read_bytes()
         pages = split_pages(data)
         if len(pages) != n_pages:
-            return CompileResult(False, reason=CompileReason.EMPTY_OUTPUT,
-                                 error=f"expected {n_pages} page(s), got {len(pages)}",
-                                 seconds=res.seconds, mode=mode), []
-        return CompileResult(True, pdf=data, seconds=res.seconds, mode=mode), pages
+            return fail(CompileReason.EMPTY_OUTPUT,
+                        f"expected {n_pages} page(s), got {len(pages)}")
+        return CompileResult(True, pdf=data, seconds=res.seconds, mode=mode,
+                             engine=engine), pages
 
-    def compile_one(self, doc: Standalone) -> CompileResult:
-        cached = self.cache_get(doc)
+    def _hit_size_limit(self, job: Path) -> bool:
+        limit = self.max_output_mb * 1024 * 1024
+        return any(p.is_file() and p.stat().st_size >= limit - 65536 for p in job.rglob("*"))
+
+    def compile_one(self, doc: Standalone, engine: str | None = None) -> CompileResult:
+        engine = Engine(engine or self.engine)
+        cached = self.cache_get(doc, engine)
         if cached:
             return cached
-        res, pages = self._run([doc], self.use_format, self.timeout_s)
+        res, pages = self._run([doc], self.use_format, self.timeout_s, engine)
         if not res.ok and res.mode == "format" and res.reason != CompileReason.TIMEOUT:
             # a document that fights its preloaded packages gets one plain run
-            plain, pages = self._run([doc], False, self.timeout_s)
+            plain, pages = self._run([doc], False, self.timeout_s, engine)
             if plain.ok or plain.reason != res.reason:
                 res = plain
         if res.ok:
             res.pdf = pages[0]
         res.mode = f"{res.mode}/single"
-        self.cache_put(doc, res)
+        self.cache_put(doc, res, engine)
         return res
 
-    def compile_many(self, docs: list[Standalone], batch_size: int = 16
-                     ) -> list[CompileResult]:
-        """Compile many documents, from one paper or from many sources.
+    def compile_many(self, docs: list[Standalone], batch_size: int = 16,
+                     engines: list[str] | None = None) -> list[CompileResult]:
+        """Compile many documents, from one paper or from many sources (``engines``: one
+        per document; default: the compiler's engine).
 
-        Cache hits first; then documents that can share a run (same :func:`batch_key`) go
-        in batches of ``batch_size``, one page each.  When a batch fails, the page the log
-        blames is compiled alone (for its own error) and the rest of the batch runs again;
-        when the log blames no page, the batch is halved.  So one bad figure costs one extra
-        run, not a run per neighbour.
+        Cache hits first; then documents that can share a run (same engine and
+        :func:`batch_key`) go in batches of ``batch_size``, one page each.  When a batch
+        fails, the page the log blames is compiled alone (for its own error) and the rest
+        of the batch runs again; when the log blames no page, the batch is halved.  So one
+        bad figure costs one extra run, not a run per neighbour, and a document is only
+        ever rejected for the error of its own single run: never for a neighbour's.
         """
-        results: list[CompileResult | None] = [self.cache_get(d) for d in docs]
+        engs = [Engine(e) for e in engines] if engines else [self.engine] * len(docs)
+        results: list[CompileResult | None] = [self.cache_get(d, e)
+                                               for d, e in zip(docs, engs, strict=True)]
         todo = [k for k, r in enumerate(results) if r is None]
         if self.batch and len(todo) > 1:
             groups: dict[tuple[str, ...], list[int]] = {}
             for k in todo:
-                groups.setdefault(batch_key(docs[k]), []).append(k)
+                groups.setdefault((engs[k], *batch_key(docs[k])), []).append(k)
             todo = []
             for members in groups.values():
                 for i in range(0, len(members), batch_size):
-                    todo += self._batch(docs, members[i:i + batch_size], results)
+                    todo += self._batch(docs, members[i:i + batch_size], results,
+                                        engs[members[0]])
         for k in todo:
-            results[k] = self.compile_one(docs[k])
+            results[k] = self.compile_one(docs[k], engs[k])
         return [r for r in results if r is not None]
 
-    def compile_ladders(self, ladders: list[list[Standalone]], batch_size: int = 16
+    def compile_ladders(self, ladders: list[list[Attempt | Standalone]], batch_size: int = 16
                         ) -> list[tuple[CompileResult, int]]:
-        """Compile each item's first document; those that fail try their next one, rung by
-        rung, each rung batched across items.  Returns, per item, the result of the
-        document that compiled and its index, or the first document's failure and 0 (its
-        error is the one that describes the picture as extracted)."""
-        out = [(r, 0) for r in self.compile_many([lad[0] for lad in ladders], batch_size)]
-        level = 1
+        """Compile each item's first attempt; those that fail try their next one, step by
+        step, each step batched across items (and engines).  Returns, per item, the result
+        of the attempt that compiled and its index, or the first attempt's failure and 0
+        (its error is the one that describes the picture as extracted).
+
+        After a failure no rung can mend (:data:`HARD_FAILURES`: a timeout, a disk bomb,
+        a forbidden file), an item skips to the next whole document of the same engine (the
+        source document as written: the yield guarantee) and tries no other engine.
+        A bare document in a ladder is an attempt with the compiler's engine.
+        """
+        ladders = [[a if isinstance(a, tuple) else (a, self.engine) for a in lad]
+                   for lad in ladders]
+        first = self.compile_many([lad[0][0] for lad in ladders], batch_size,
+                                  [lad[0][1] for lad in ladders])
+        out = [(r, 0) for r in first]
+        nxt = [self._next(lad, 0, r) for lad, r in zip(ladders, first, strict=True)]
         while True:
-            climb = [k for k, (res, _) in enumerate(out)
-                     if not res.ok and len(ladders[k]) > level]
+            climb = [k for k, (res, _) in enumerate(out) if not res.ok and nxt[k] is not None]
             if not climb:
                 return out
-            again = self.compile_many([ladders[k][level] for k in climb], batch_size)
+            steps = {k: nxt[k] for k in climb}
+            again = self.compile_many([ladders[k][steps[k]][0] for k in climb], batch_size,
+                                      [ladders[k][steps[k]][1] for k in climb])
             for k, res in zip(climb, again, strict=True):
                 if res.ok:
-                    out[k] = (res, level)
-            level += 1
+                    out[k] = (res, steps[k])
+                nxt[k] = self._next(ladders[k], steps[k], res)
+
+    @staticmethod
+    def _next(ladder: list[Attempt], k: int, res: CompileResult) -> int | None:
+        if res.ok:
+            return None
+        if res.reason not in HARD_FAILURES:
+            return k + 1 if k + 1 < len(ladder) else None
+        engine = ladder[k][1]
+        return next((j for j in range(k + 1, len(ladder))
+                     if ladder[j][1] == engine and ladder[j][0].document is not None), None)
 
     def _batch(self, docs: list[Standalone], idx: list[int],
-               results: list[CompileResult | None]) -> list[int]:
+               results: list[CompileResult | None], engine: Engine) -> list[int]:
         """Compile ``docs[idx]`` together; return the indices left for single runs."""
         if len(idx) < 2:
             return idx
         group = [docs[k] for k in idx]
-        res, pages = self._run(group, self.use_format, self.timeout_s * min(len(group), 4))
+        res, pages = self._run(group, self.use_format, self.timeout_s * min(len(group), 4),
+                               engine)
         if res.ok:
             share = res.seconds / len(group)
             for k, page in zip(idx, pages, strict=True):
-                one = CompileResult(True, pdf=page, seconds=share, mode=f"{res.mode}/batch")
-                self.cache_put(docs[k], one)
+                one = CompileResult(True, pdf=page, seconds=share, mode=f"{res.mode}/batch",
+                                    engine=engine)
+                self.cache_put(docs[k], one, engine)
                 results[k] = one
             return []
         p = res.page
@@ -456,12 +448,13 @@ class TexCompiler:
             if res.reason == CompileReason.TIMEOUT:
                 # a killed run's log may lag behind: pages before p finished, the culprit is
                 # p or a later page
-                return (self._batch(docs, idx[:p], results) + [idx[p]]
-                        + self._batch(docs, idx[p + 1:], results))
+                return (self._batch(docs, idx[:p], results, engine) + [idx[p]]
+                        + self._batch(docs, idx[p + 1:], results, engine))
             bad = idx[p]
-            return [bad, *self._batch(docs, [k for k in idx if k != bad], results)]
+            return [bad, *self._batch(docs, [k for k in idx if k != bad], results, engine)]
         half = len(idx) // 2
-        return self._batch(docs, idx[:half], results) + self._batch(docs, idx[half:], results)
+        return (self._batch(docs, idx[:half], results, engine)
+                + self._batch(docs, idx[half:], results, engine))
 
 
 def split_pages(pdf: bytes) -> list[bytes]:

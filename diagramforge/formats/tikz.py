@@ -22,9 +22,11 @@ from diagramforge.formats.preamble import Definition, Kind, closure
 
 STANDALONE_CLASS = r"\documentclass[border=2pt]{standalone}"
 # Packages that bring TikZ themselves; without one of them we add \usepackage{tikz}.
-TIKZ_PROVIDERS = frozenset({"tikz", "pgfplots", "circuitikz", "tikz-cd", "forest", "pgf",
-                            "tikz-network", "tkz-euclide", "tikz-qtree", "chemfig"})
-TIKZ_PROVIDERS = TIKZ_PROVIDERS | {"tikz-feynman", "neuralnetwork", "tikz-3dplot"}
+# (tikz-3dplot and pgf are not among them: they load pgf, and tikz-3dplot then calls
+# \usetikzlibrary, which needs TikZ loaded before it)
+TIKZ_PROVIDERS = frozenset({"tikz", "pgfplots", "circuitikz", "tikz-cd", "forest",
+                            "tikz-network", "tkz-euclide", "tikz-qtree", "chemfig",
+                            "tikz-feynman", "neuralnetwork"})
 ENV_PACKAGES = {"tikzcd": "tikz-cd", "forest": "forest", "circuitikz": "circuitikz",
                 "feynmandiagram": "tikz-feynman", "neuralnetwork": "neuralnetwork"}
 FIGURE_ENVS = ("figure", "figure*", "wrapfigure", "subfigure", "SCfigure", "table", "table*")
@@ -132,8 +134,10 @@ def page_spans(preamble: str, body: str) -> list[tuple[int, int]] | None:
             return None
         return [(0, len(body))]
     if _ACTIVE_PREVIEW.search(preamble):
-        return [(s + len(r"\begin{preview}"), e - len(r"\end{preview}"))
-                for s, e in _env_spans(body, "preview")]
+        spans = _env_spans(body, "preview")
+        if not spans:  # \PreviewEnvironment{tikzpicture}: each picture is its own page
+            return None
+        return [(s + len(r"\begin{preview}"), e - len(r"\end{preview}")) for s, e in spans]
     return None
 
 
@@ -218,7 +222,9 @@ def _without_figures(body: str, figures: list[tuple[int, int]]) -> str:
 
 @dataclass
 class Standalone:
-    """A standalone document as parts, so a compiler can batch or precompile the preamble."""
+    """A standalone document as parts, so a compiler can batch or precompile the preamble;
+    or, with ``document``, a whole document compiled as it is written (the ladder's last
+    rung: the source's own class and preamble), which shares a run with no other."""
 
     blocks: list[str]
     body: str
@@ -226,9 +232,12 @@ class Standalone:
     assets: dict[str, bytes] = field(default_factory=dict)
     """Binary files the picture reads (``\\includegraphics{road.jpg}``), by the name it uses;
     written beside the document when it compiles. Text data travels inside ``blocks``."""
+    document: str | None = None
 
     @property
     def code(self) -> str:
+        if self.document is not None:
+            return self.document
         return "\n".join([STANDALONE_CLASS, *self.blocks, r"\begin{document}", self.body,
                           r"\end{document}", ""])
 
@@ -308,11 +317,19 @@ _AT_CS = re.compile(r"\\[A-Za-z]*@[A-Za-z@]*")
 _UNSAFE = [
     ("shell escape", re.compile(r"\\(?:immediate\s*)?\\write\s*18|\\write18|\\ShellEscape"
                                 r"|\\pdfshellescape|\\shellesc")),
-    ("lua code", re.compile(r"\\(?:directlua|luaexec|luadirect|latelua)(?![A-Za-z@])")),
+    ("lua code", re.compile(r"\\(?:directlua|luaexec|luadirect|latelua|luafunction)(?![A-Za-z@])"
+                            r"|\\begin\s*\{luacode\*?\}")),
     ("file write", re.compile(r"\\openout(?![A-Za-z@])")),
-    ("file read", re.compile(r"\\(?:openin|read)(?![A-Za-z@])")),
+    ("file read", re.compile(r"\\(?:openin|read)(?![A-Za-z@])"
+                             # a file's bytes copied into the PDF (pdfTeX, LuaTeX, xdvipdfmx)
+                             r"|\\(?:pdfobj|pdfextension\s*obj)\b[^{}\\]*\bfile\b"
+                             r"|pdf:fstream")),
     ("input outside the document",
-     re.compile(r"\\(?:input|include|InputIfFileExists|openin\d*)\s*\{?\s*(?:/|~|\.\./|[A-Za-z]:\\\\)")),
+     re.compile(r"\\(?:input|include|InputIfFileExists|openin\d*)\s*\{?\s*"
+                r"(?:/|~|\.\./|[A-Za-z]:\\\\)"
+                # an image by absolute path (XeTeX and LuaTeX would embed it)
+                r"|\\(?:includegraphics\*?(?:\s*\[[^\]]*\])*|pgfimage(?:\s*\[[^\]]*\])*"
+                r"|pdfximage|XeTeXpicfile|XeTeXpdffile)\s*[{\"]?\s*(?:/|~|[A-Za-z]:\\\\)")),
 ]
 
 

@@ -129,7 +129,7 @@ class SynthStage(TableStage):
     writes = tuple(SYNTH_SCHEMA.names)
     expands = True
     param_sections = ("synth", "select")
-    code = ("synth", "graphs", "formats", "filters/tokens.py", "sandbox.py", "edits",
+    code = ("synth", "graphs", "formats", "filters/tokens.py", "sandbox.py", "landlock.py", "edits",
             "curation/select.py")
     """The graph layer (a null ``graph`` is parsed from the code), the edit table's schema,
     and what they import."""

@@ -174,11 +174,17 @@ def test_real_corpus_classes_extract_with_their_definitions():
                    r"\pgfdeclareradialshading{glow}", r"\tikzfading[name=fade right"):
         assert needed in balls["code"], needed
     assert r"\tikzstyle{wire+}" not in balls["code"]  # still minimal
-    # body-level setup: not in the minimal document, but on the ladder
-    assert r"\tdplotsetmaincoords" not in axes["code"]
+    # body-level setup made before the picture is in its minimal document too (a picture
+    # in tdplot_main_coords means the main coordinates set above it), and on the ladder
+    assert axes["code"].index(r"\tdplotsetmaincoords{70}{110}") < axes["code"].index(
+        r"\begin{tikzpicture}")
     rungs = _meta(axes)["ladder"]
-    assert [g["mode"] for g in rungs] == ["preamble", "setup"]
+    assert [g["mode"] for g in rungs] == ["preamble", "setup", "source"]
     assert rungs[1]["body"].startswith(r"\tdplotsetmaincoords{70}{110}")
+    # the last rung is the paper's own document: its class, preamble, setup, picture
+    assert rungs[2]["document"].startswith(r"\documentclass")
+    assert rungs[2]["document"].index(r"\tdplotsetmaincoords{70}{110}") > rungs[2][
+        "document"].index(r"\begin{document}")
     assert _meta(feyn)["env"] == "feynmandiagram" and feyn["code"].rstrip().endswith(
         "\\end{document}") and "};" in feyn["code"]
     assert _meta(net)["env"] == "neuralnetwork"

@@ -57,3 +57,20 @@ def test_shadings_at_the_edge_are_not_cut_off(tmp_path):
     # the page is the picture: (0,-1)..(4,1) cm + 2 pt border ≈ 4.14 x 2.14 cm at 100 dpi
     # (without the shading, the crop would be the 1 cm line alone: ~50 px wide)
     assert r.png and 155 <= r.width <= 180 and 80 <= r.height <= 92, (r.width, r.height)
+
+
+def test_a_picture_drawn_outside_its_declared_bounding_box_is_kept(tmp_path):
+    """``\\useasboundingbox`` at a point and the arrow below it: the page is the declared
+    box, empty; the crop grows the page to what is drawn instead of calling it blank."""
+    from diagramforge.formats.texcompile import TexCompiler
+    from diagramforge.formats.tikz import Standalone
+
+    doc = Standalone([r"\usepackage{tikz}", r"\usetikzlibrary{shapes.arrows}"],
+                     r"\begin{tikzpicture}\useasboundingbox (-2,0);"
+                     r"\node[single arrow, draw, fill=black!10, minimum height=4cm,"
+                     r" shape border rotate=270] at (0,-1) {};\end{tikzpicture}")
+    res = TexCompiler(cache_dir=tmp_path).compile_one(doc)
+    ras = rasterize_pdf(res.pdf, dpi=72, margin_pt=2, min_side=8, max_side=4096,
+                        max_aspect=20, min_ink=0.001)
+    assert ras.png is not None, ras.detail
+    assert ras.height > 100  # the 4 cm arrow, not the 2 pt border around a point

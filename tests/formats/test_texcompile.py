@@ -168,8 +168,8 @@ def _counting(tex):
     runs = []
     orig = tex._run
 
-    def run(docs, use_format, timeout_s):
-        res, pages = orig(docs, use_format, timeout_s)
+    def run(docs, use_format, timeout_s, engine):
+        res, pages = orig(docs, use_format, timeout_s, engine)
         runs.append((len(docs), res.ok))
         return res, pages
 
@@ -236,3 +236,38 @@ def test_ladders_climb_only_where_the_first_document_fails(tex):
         [[broken, fixed], [ok, fixed], [broken, broken]])
     assert (a.ok, ra) == (True, 1) and (b.ok, rb) == (True, 0)
     assert (c.ok, rc) == (False, 0) and "mine" in c.error
+
+
+def test_a_page_broken_by_its_neighbour_is_compiled_alone_not_rejected(tex):
+    """Page 0 leaks a global change that breaks page 1 inside the batch (a neighbour's
+    error, blamed on page 1 by the log): page 1 is compiled alone before any verdict."""
+    leaky = pic(r"\draw (0,0) -- (1,0);\global\let\tikzpicture\undefined")
+    victim = pic(r"\draw (0,0) circle (1);")
+    runs = _counting(tex)
+    a, b = tex.compile_many([leaky, victim])
+    assert a.ok and b.ok, (a.error, b.error)
+    assert b.mode.endswith("/single") and runs[0] == (2, False)
+
+
+def test_a_hard_failure_skips_to_the_source_document_of_the_same_engine(tex):
+    loop = pic(r"\def\a{\a}\a")
+    fixed = pic(r"\draw (0,0) -- (1,1);")
+    source = Standalone([], "", document="\\documentclass{standalone}\\usepackage{tikz}"
+                        "\\begin{document}\\tikz\\draw (0,0) -- (1,0);\\end{document}")
+    runs = _counting(tex)
+    tex.timeout_s = 2
+    ((res, step),) = tex.compile_ladders([[(loop, "pdflatex"), (fixed, "pdflatex"),
+                                           (source, "pdflatex"), (fixed, "lualatex")]])
+    assert res.ok and step == 2 and res.mode == "document/single"
+    assert [n for n, _ in runs] == [1, 1]  # the loop, then the source: nothing between
+
+
+def test_classify_names_kernel_refusals_and_lua_errors():
+    reason, err = classify("x\npdflatex: /home/a/secret.txt: Permission denied\n")
+    assert reason == CompileReason.FORBIDDEN_IO and "secret.txt" in err
+    log = ("[\\directlua]:1: attempt to call a nil value (global 'nope')\n"
+           "!  ==> Fatal error occurred, no output PDF file produced!\n")
+    assert classify(log) == (CompileReason.TEX_ERROR,
+                             "[\\directlua]:1: attempt to call a nil value (global 'nope')")
+    assert classify("! Unable to load picture or PDF file '/home/a/x.png'.\nl.3 x")[0] == \
+        CompileReason.FORBIDDEN_IO

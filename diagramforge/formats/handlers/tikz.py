@@ -1,5 +1,7 @@
-"""TikZ: standalone documents compiled by sandboxed pdflatex, batched across sources, each
-climbing its preamble ladder when the minimal document fails; the PDF page rasterised."""
+"""TikZ: standalone documents compiled by sandboxed TeX, batched across sources, each
+climbing its ladder of documents (minimal preamble … the source document as written) and of
+engines (the one its preamble asks for, else pdfLaTeX → LuaLaTeX → XeLaTeX) until one
+compiles; the PDF page rasterised."""
 
 from __future__ import annotations
 
@@ -9,7 +11,14 @@ from typing import TYPE_CHECKING
 
 from diagramforge.formats.raster import rasterize_pdf
 from diagramforge.formats.registry import DiagramFormat, register
-from diagramforge.formats.texcompile import CompileResult, TexCompiler, batch_key, tex_version
+from diagramforge.formats.texcompile import (
+    Attempt,
+    CompileResult,
+    TexCompiler,
+    batch_key,
+    tex_version,
+)
+from diagramforge.formats.texengines import Engine, allowed, choose_engines, sandbox_level
 from diagramforge.formats.tikz import Standalone
 from diagramforge.records import Format, Rejection, make_id
 from diagramforge.stage import Outcome
@@ -25,9 +34,12 @@ def assets(meta: dict) -> dict[str, bytes]:
 
 
 def standalone(record: dict) -> Standalone:
-    """The record's standalone document: its blocks and body from extraction, or — for a
-    document from elsewhere — the code as it is, preamble and all."""
+    """The record's standalone document: its blocks and body from extraction (or the whole
+    source document it climbed to), or — for a document from elsewhere — the code split
+    into preamble blocks and body (see :func:`rungs` for the code kept whole)."""
     meta = json.loads(record.get("meta") or "{}")
+    if meta.get("document") is not None:
+        return Standalone([], "", document=meta["document"], assets=assets(meta))
     if "blocks" in meta and "body" in meta:
         return Standalone(blocks=meta["blocks"], body=meta["body"], assets=assets(meta))
     code = record["code"]
@@ -35,6 +47,38 @@ def standalone(record: dict) -> Standalone:
     body = rest.rsplit(r"\end{document}", 1)[0]
     blocks = [ln for ln in head.splitlines() if ln.strip() and "documentclass" not in ln]
     return Standalone(blocks=blocks, body=body.strip())
+
+
+def rungs(record: dict, meta: dict) -> list[Standalone]:
+    """The documents a record may compile as, in order: its own, then its ladder from
+    extraction; a document from elsewhere (an edit, a repair, another source) is also
+    tried as it is written, class and all."""
+    first = standalone(record)
+    out = [first]
+    for g in meta.get("ladder", []):
+        extra = {k: base64.b64decode(v) for k, v in (g.get("assets") or {}).items()}
+        if g.get("document") is not None:
+            out.append(Standalone([], "", document=g["document"],
+                                  assets={**assets(meta), **extra}))
+        else:
+            out.append(Standalone(blocks=g["blocks"], body=g["body"], assets=assets(meta)))
+    code = record.get("code") or ""
+    if (not meta.get("ladder") and first.document is None and "\\documentclass" in code
+            and first.code != code):
+        out.append(Standalone([], "", document=code, assets=first.assets))
+    return out
+
+
+def attempts(docs: list[Standalone], engines: list[Engine]) -> list[Attempt]:
+    """The ladder times the engines: every rung with the first engine; with each other
+    engine, the smallest document and the source document (DaTikZ tries whole documents
+    with pdfLaTeX, LuaLaTeX, XeLaTeX; the rungs between are preamble variants that a
+    change of engine does not mend)."""
+    out: list[Attempt] = [(d, engines[0]) for d in docs]
+    ends = [0] if len(docs) == 1 else [0, len(docs) - 1]
+    for e in engines[1:]:
+        out += [(docs[k], e) for k in ends]
+    return out
 
 
 @register
@@ -46,7 +90,7 @@ class TikzFormat(DiagramFormat):
     def compiler(self) -> TexCompiler:
         if self._tex is None:
             t = self.params.render.tikz
-            self._tex = TexCompiler(engine=t.engine, timeout_s=t.timeout_s,
+            self._tex = TexCompiler(engine=t.engines[0], timeout_s=t.timeout_s,
                                     memory_mb=t.memory_mb, max_output_mb=t.max_output_mb,
                                     use_format=t.use_format, batch=t.batch,
                                     cache_dir=t.cache_dir)
@@ -58,8 +102,8 @@ class TikzFormat(DiagramFormat):
     def environment(self) -> dict:
         from importlib.metadata import version
 
-        return {"tex": tex_version(self.params.render.tikz.engine),
-                "pymupdf": version("pymupdf")}
+        return {"tex": {e: tex_version(e) for e in self.params.render.tikz.engines},
+                "tex_sandbox": sandbox_level(), "pymupdf": version("pymupdf")}
 
     def to_graph(self, record: dict, rendered: bytes | None = None) -> Graph | None:
         """Source statements cross-checked with the compiled page's geometry
@@ -77,33 +121,46 @@ class TikzFormat(DiagramFormat):
 
     def render(self, rows: list[dict]) -> Outcome:
         rows, results = self._ladder(rows)
-        return self._rasterize(rows, results, self.params.render.tikz.engine)
+        return self._rasterize(rows, results)
 
     def _ladder(self, rows: list[dict]) -> tuple[list[dict], list[CompileResult]]:
-        """Compile each picture's minimal document; those that fail climb their preamble
-        ladder (the source's preamble verbatim, then with the body-level setup), rung by
-        rung, batched.  A picture that compiles on a higher rung becomes that document: its
-        code, id and ``preamble_mode`` change, so code and image always match."""
+        """Compile each picture's minimal document; those that fail climb their ladder
+        (preamble variants, then the source document as written; then other engines),
+        attempt by attempt, batched.  A picture that compiles on a higher rung becomes that
+        document: its code, id and ``preamble_mode`` change, so code and image always
+        match; ``engine`` says which engine compiled it."""
+        permitted = list(self.params.render.tikz.engines)
         metas = [json.loads(r.get("meta") or "{}") for r in rows]
-        ladders = [[standalone(r)] + [Standalone(blocks=g["blocks"], body=g["body"],
-                                                assets=assets(m))
-                                     for g in m.get("ladder", [])]
-                   for r, m in zip(rows, metas, strict=True)]
-        compiled = self.compiler().compile_ladders(ladders, self.batch_size())
+        docs = [rungs(r, m) for r, m in zip(rows, metas, strict=True)]
+        plans = []
+        for r, m, d in zip(rows, metas, docs, strict=True):
+            order = m.get("engines") or choose_engines(r.get("code") or "")
+            plans.append(attempts(d, allowed([Engine(e) for e in order], permitted)))
+        compiled = self.compiler().compile_ladders(plans, self.batch_size())
         rows = list(rows)
         results = []
-        for k, (res, rung) in enumerate(compiled):
+        for k, (res, step) in enumerate(compiled):
             results.append(res)
-            if res.ok and rung > 0:
-                doc = ladders[k][rung]
-                meta = {**metas[k], "blocks": doc.blocks, "body": doc.body,
-                        "preamble_mode": metas[k]["ladder"][rung - 1]["mode"]}
-                rows[k] = {**rows[k], "code": doc.code, "id": make_id(Format.TIKZ, doc.code),
-                           "meta": json.dumps(meta)}
+            if not res.ok:
+                continue
+            doc = plans[k][step][0]
+            rung = docs[k].index(doc)
+            meta = {**metas[k], "engine": str(res.engine)}
+            if rung > 0:
+                ladder = metas[k].get("ladder", [])
+                meta["preamble_mode"] = ladder[rung - 1]["mode"] if ladder else "source"
+                if doc.document is not None:
+                    meta.update(document=doc.document, blocks=[], body="")
+                else:
+                    meta.update(blocks=doc.blocks, body=doc.body)
+                if doc.assets:
+                    meta["assets"] = {n: base64.b64encode(v).decode()
+                                      for n, v in doc.assets.items()}
+            rows[k] = {**rows[k], "code": doc.code, "id": make_id(Format.TIKZ, doc.code),
+                       "meta": json.dumps(meta)}
         return rows, results
 
-    def _rasterize(self, rows: list[dict], results: list[CompileResult], engine: str
-                   ) -> Outcome:
+    def _rasterize(self, rows: list[dict], results: list[CompileResult]) -> Outcome:
         rp = self.params.render.raster
         out = Outcome()
         for row, res in zip(rows, results, strict=True):
@@ -121,7 +178,8 @@ class TikzFormat(DiagramFormat):
             # timings and compile modes depend on the machine and the cache, so they go to
             # the metrics; records stay byte-identical across reruns and resumes
             rec = {**row, "image": ras.png, "width": ras.width, "height": ras.height,
-                   "render_status": "ok", "render_engine": engine, "render_error": None}
+                   "render_status": "ok", "render_engine": str(res.engine),
+                   "render_error": None}
             # the PDF is at hand only here: the graph is built now, not after render
             from diagramforge.graphs.record import graph_columns
 
@@ -129,9 +187,10 @@ class TikzFormat(DiagramFormat):
                                      out.extra))
             out.records.append(rec)
             keys = [RC.CACHE_HITS] if res.cached else [RC.COMPILED, f"{RC.MODE}{res.mode}"]
-            mode = json.loads(row.get("meta") or "{}").get("preamble_mode")
-            if mode:
-                keys.append(f"{RC.PREAMBLE_MODE}{mode}")
+            meta = json.loads(row.get("meta") or "{}")
+            if meta.get("preamble_mode"):
+                keys.append(f"{RC.PREAMBLE_MODE}{meta['preamble_mode']}")
+            keys.append(f"{RC.ENGINE}{res.engine}")
             for key in keys:
                 out.extra[key] = out.extra.get(key, 0) + 1
             ms = int(res.seconds * 1000)
