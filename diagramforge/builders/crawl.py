@@ -168,7 +168,7 @@ class CrawlStage(TableStage):
     code = ("builders/arxiv.py", "builders/arxiv_http.py", "builders/polite.py",
             "builders/repos.py", "licences.py", "builders/file_sources.py",
             "builders/stack.py", "builders/github_api.py", "builders/repo_search.py",
-            "formats")
+            "formats", "graphs/model.py")  # the format handlers claim the files
     inputs = ("samples/arxiv", "samples/repos")
 
     def run_table(self, table: None, log: StageLog) -> Iterator[dict]:
