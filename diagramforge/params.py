@@ -329,6 +329,9 @@ class ExtractParams(_Section):
     tikz: TikzExtractParams = TikzExtractParams()
     svg: SvgExtractParams = SvgExtractParams()
     pdf: PdfFigureParams = PdfFigureParams()
+    files_per_unit: Annotated[int, Field(ge=1)] = 16
+    """Repository files extracted per unit of work (one worker round trip); a unit that
+    times out or kills its worker is ledgered whole, so keep it small."""
 
 
 class TikzRenderParams(_Section):

@@ -36,7 +36,7 @@ from diagramforge.stats import StageStats
 
 log = logging.getLogger(__name__)
 
-LEDGER_SPILL_ROWS = 50_000
+LEDGER_SPILL_ROWS = 10_000
 """A streaming source stage writes a ledger shard whenever this many rejections are pending
 (an archive subset whose files are mostly not diagrams rejects far more than it keeps)."""
 

@@ -47,8 +47,38 @@ class ExtractStage(Stage, UsesFormats):
             return pdf_locator(row)
         return f"arxiv:{row['id']}v{row.get('version')}"
 
+    def units(self, rows: list[dict]) -> list[WorkUnit]:
+        """One unit per paper or PDF; repository files — small, and by the hundred thousand
+        from an archive — in runs of ``extract.files_per_unit``, so the workers are not kept
+        waiting on a round trip per file (a run that times out is ledgered whole)."""
+        size = self.params.extract.files_per_unit
+        out: list[WorkUnit] = []
+        run: list[dict] = []
+        for r in rows:
+            if r.get("kind") in FILE_KINDS:
+                run.append(r)
+                if len(run) < size:
+                    continue
+            if run:
+                out.append(WorkUnit(run, str(run[0].get("id"))))
+                run = []
+            if r.get("kind") not in FILE_KINDS:
+                out.append(WorkUnit([r], str(r.get("id"))))
+        if run:
+            out.append(WorkUnit(run, str(run[0].get("id"))))
+        return out
+
     def process(self, unit: WorkUnit) -> Outcome:
-        src = unit.rows[0]
+        out = Outcome()
+        for src in unit.rows:
+            one = self._source(src)
+            out.records += one.records
+            out.rejections += one.rejections
+            for k, v in one.extra.items():
+                out.extra[k] = out.extra.get(k, 0) + v
+        return out
+
+    def _source(self, src: dict) -> Outcome:
         loc = self.locator(src)
         if src.get("kind") == SourceKind.PDF:  # read page by page by PyMuPDF, not slurped
             recs, rejs = extract_pdf(src, self.params.extract.pdf)

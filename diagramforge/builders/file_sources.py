@@ -10,6 +10,7 @@ ledger row with its reason.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from enum import StrEnum
@@ -69,9 +70,14 @@ class RepoFile:
         }
 
 
+@functools.lru_cache(maxsize=4096)
+def _allowed(spdx: str, allow: tuple[str, ...]) -> bool:
+    return allowed(spdx, list(allow))  # parsing expressions is slow; archives repeat them
+
+
 def licence_refusal(spdx: str, allow: list[str]) -> tuple[str, str] | None:
     """``(reason, detail)`` when the licence filter would drop this licence, else None."""
-    if allowed(spdx, allow):
+    if _allowed(spdx, tuple(allow)):
         return None
     if spdx == NO_LICENCE:
         return FileReason.LICENCE_MISSING, "the repository declares no licence"

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from diagramforge.builders.file_sources import FileReason, RepoFile, admit
@@ -47,29 +48,46 @@ class StackRow:
     lang: str | None = None
 
 
+@contextmanager
+def _without_torch() -> Iterator[None]:
+    """``datasets`` imports torch whenever it is installed, to share an IterableDataset's
+    epoch counter with DataLoader workers — 7 s and ~400 MB of a crawl that has no
+    DataLoader.  Datasets built inside this block do without (and iterate the same)."""
+    from datasets import config
+
+    before = config.TORCH_AVAILABLE
+    config.TORCH_AVAILABLE = False
+    try:
+        yield
+    finally:
+        config.TORCH_AVAILABLE = before
+
+
 def open_subset(cfg: StackCrawlParams, data_dir: str):  # noqa: ANN201 - IterableDataset
-    """The subset as a streaming ``IterableDataset`` of only the mapped columns."""
+    """The subset as a streaming ``IterableDataset`` of only the mapped columns, yielding
+    Arrow tables."""
     from datasets import load_dataset
 
     kwargs: dict = {"data_dir": data_dir, "split": cfg.split, "streaming": True,
                     "token": os.environ.get(cfg.token_env) or None}
     if cfg.revision:
         kwargs["revision"] = cfg.revision
-    ds = load_dataset(cfg.dataset, **kwargs)
-    wanted = [c for c in cfg.columns.model_dump().values() if c]
-    have = set(ds.features or {})
-    missing = [c for c in wanted if c not in have]
-    if missing:
-        raise StackSchemaError(f"{cfg.dataset}/{data_dir} has no column(s) {missing} "
-                               f"(crawl.stack.columns); it has {sorted(have)}")
-    return ds.select_columns(wanted)
+    with _without_torch():
+        ds = load_dataset(cfg.dataset, **kwargs)
+        wanted = [c for c in cfg.columns.model_dump().values() if c]
+        have = set(ds.features or {})
+        missing = [c for c in wanted if c not in have]
+        if missing:
+            raise StackSchemaError(f"{cfg.dataset}/{data_dir} has no column(s) {missing} "
+                                   f"(crawl.stack.columns); it has {sorted(have)}")
+        return ds.select_columns(wanted).with_format("arrow")
 
 
 def iter_rows(ds, cols: StackColumns, batch_rows: int) -> Iterator[StackRow]:  # noqa: ANN001
     """Rows decoded a batch of Arrow rows at a time (per-row Python dicts are the slow path
     of ``datasets``; a column list per batch is not)."""
     opt = {k: getattr(cols, k) for k in ("blob", "size", "stars", "lang")}
-    for table in ds.with_format("arrow").iter(batch_size=batch_rows):
+    for table in ds.iter(batch_size=batch_rows):
         n = table.num_rows
         get = {k: table.column(c).to_pylist() if c else [None] * n
                for k, c in {"repo": cols.repo, "path": cols.path, "commit": cols.commit,
