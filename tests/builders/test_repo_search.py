@@ -162,3 +162,31 @@ def test_a_listing_cut_short_by_the_rate_limit_resumes_in_the_next_run(tmp_path,
         again = srv.log[n_log:]
         assert again and all(e["conditional"] and e["status"] == 304 for e in again)
         assert third.n_out == 4  # the same files, from the cache and the checkouts
+
+
+def test_hits_name_their_commit_or_the_default_branch_is_asked_for(tmp_path, clock):
+    from diagramforge.builders.repo_search import Hit, _in_range
+    from diagramforge.formats.registry import instantiate
+    from diagramforge.stage import StageLog
+
+    item = {"path": "d/a.drawio", "html_url": f"https://github.com/o/r/blob/{'a' * 40}/d/a.drawio",
+            "repository": {"full_name": "o/r", "html_url": "https://github.com/o/r"}}
+    assert Hit.from_item(item) == Hit("o/r", "d/a.drawio", "a" * 40, "https://github.com/o/r")
+    assert Hit.from_item({**item, "html_url": "https://github.com/o/r/blob/main/d/a.drawio"}
+                         ).commit is None
+    params = params_for(tmp_path, "http://unused", min_stars=0, pushed_from="2024-01-01")
+    cfg = params.crawl.repo_search
+    assert _in_range({"stargazers_count": 3, "pushed_at": "2024-06-01T00:00:00Z"}, cfg) is None
+    assert "before" in _in_range({"stargazers_count": 3, "pushed_at": "2023-12-31T23:00:00Z"},
+                                 cfg)
+
+    files, _ = REPOS["big/repo"]
+    sha = make_git(tmp_path / "git" / "big/repo", files)
+    with GitHubLoopback([Repo("big/repo", "main", ["arch/a.dio"])], TOKEN, clock.time) as srv:
+        params = params_for(tmp_path, srv.url, min_stars=0)
+        log = StageLog("crawl", expands=False)
+        rows = list(repo_search.search_rows(params.crawl.repo_search,
+                                            instantiate(params, str), ["MIT"], log))
+        assert [e["path"] for e in srv.log if e["path"].startswith("/repos/")] == \
+            ["/repos/big/repo"]  # no commit in the hit: the default branch, from metadata
+    assert [r["version"] for r in rows] == [sha] and log.stats.n_in == 1
