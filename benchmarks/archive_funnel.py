@@ -40,13 +40,16 @@ from tests.builders.github_server import GitHubLoopback, Repo  # noqa: E402
 STAGES = ("crawl", "extract", "render", "classifier-train", "filter", "split")
 
 
-def run(root: Path) -> None:
-    stack.write_archive(root / "stack")
+def run(root: Path, start: str = "crawl") -> None:
+    """Build the archive and the repositories in ``root`` and run the stages from
+    ``start`` on (a later ``start`` reuses what an earlier run of ``--keep`` left)."""
     repos = []
-    for name, (files, stars) in search.REPOS.items():
-        sha = search.make_git(root / "git" / name, files)
-        repos.append(Repo(name, sha, [f for f in files if f != "LICENSE"], stars=stars))
-    repos.append(Repo(search.GHOST, "f" * 40, ["z.drawio"]))
+    if start == "crawl":
+        stack.write_archive(root / "stack")
+        for name, (files, stars) in search.REPOS.items():
+            sha = search.make_git(root / "git" / name, files)
+            repos.append(Repo(name, sha, [f for f in files if f != "LICENSE"], stars=stars))
+        repos.append(Repo(search.GHOST, "f" * 40, ["z.drawio"]))
     os.environ[search.TOKEN_ENV] = search.TOKEN
     data = yaml.safe_load((REPO / "params.yaml").read_text())
     os.chdir(REPO)  # params.yaml's sample paths are relative to the repository
@@ -65,7 +68,7 @@ def run(root: Path) -> None:
             cache_dir=str(root / "cache" / "search"),
             clone_url=str(root / "git") + "/{full_name}")
         params = parse_params(data)
-        for name in STAGES:
+        for name in STAGES[STAGES.index(start):]:
             t = time.perf_counter()
             st = run_named(name, params)
             print(f"  {name}: {st.n_in} in, {st.n_out} out ({time.perf_counter() - t:.0f}s)",
@@ -78,10 +81,12 @@ def run(root: Path) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--keep", type=Path, help="work here and keep it (default: a temp dir)")
+    ap.add_argument("--start", choices=STAGES, default="crawl",
+                    help="rerun from this stage on (with --keep, after a first full run)")
     args = ap.parse_args()
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
-        run(args.keep.resolve())
+        run(args.keep.resolve(), args.start)
         return
     with tempfile.TemporaryDirectory(prefix="df-funnel-") as tmp:
         run(Path(tmp))

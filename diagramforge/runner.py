@@ -18,6 +18,7 @@ import logging
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
@@ -174,7 +175,7 @@ def _run_shard(stage: Stage, rows: list[dict], ex, bar: tqdm  # noqa: ANN001 - E
     records: list[dict] = []
     for u, oc in zip(units, outcomes, strict=True):
         for r in oc.rejections:
-            log_.reject(_with_source(r, u.rows))
+            log_.reject(_with_source(r, u.rows, stage.locator))
         records.extend(oc.records)
         if oc.records:
             log_.stats.inputs_with_output += len(u.rows) if stage.expands else 0
@@ -191,30 +192,37 @@ def _kind(row: dict) -> str | None:
     return row.get("source") or row.get("kind")
 
 
-def _with_source(rej: Rejection, rows: list[dict]) -> Rejection:
-    """The rejection booked under the source kind of the row it is about (by id, else the
-    kind every row of the unit shares), unless the stage said."""
+def _with_source(rej: Rejection, rows: list[dict], locate: Callable[[dict], str]
+                 ) -> Rejection:
+    """The rejection booked under the source kind of the row it is about — the kind every
+    row of the unit shares, else the row with its locator (ids are content hashes: one
+    diagram found in two kinds of source has one id), else its id — unless the stage said."""
     if rej.source is not None:
         return rej
     kinds = {_kind(r) for r in rows}
     kind = kinds.pop() if len(kinds) == 1 else next(
+        (_kind(r) for r in rows if locate(r) == rej.locator), None) or next(
         (_kind(r) for r in rows if rej.id is not None and r.get("id") == rej.id), None)
     return dataclasses.replace(rej, source=kind) if kind else rej
 
 
 def _ledger_sources(rows: list[dict], table: pa.Table | None) -> None:
-    """Fill the source kind of a whole-table stage's rejections from the input table."""
-    missing = [r for r in rows if r.get("source") is None and r.get("id") is not None]
-    if not missing or table is None or "id" not in table.column_names:
+    """Fill the source kind of a whole-table stage's rejections from the input table (by
+    ``source_id``, the usual locator, else by id)."""
+    missing = [r for r in rows if r.get("source") is None]
+    if not missing or table is None:
         return
-    col = "source" if "source" in table.column_names else \
-        "kind" if "kind" in table.column_names else None
+    names = table.column_names
+    col = "source" if "source" in names else "kind" if "kind" in names else None
     if col is None:
         return
-    kinds = dict(zip(table.column("id").to_pylist(), table.column(col).to_pylist(),
-                     strict=True))
+    kinds = table.column(col).to_pylist()
+    by: dict[str, str] = {}
+    for key in ("id", "source_id"):  # source_id last: it wins where both match
+        if key in names:
+            by.update(zip(table.column(key).to_pylist(), kinds, strict=True))
     for r in missing:
-        r["source"] = kinds.get(r["id"])
+        r["source"] = by.get(r["locator"]) or by.get(r.get("id"))
 
 
 def _run_table(stage: TableStage) -> StageStats:

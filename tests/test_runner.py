@@ -214,3 +214,36 @@ def test_ledger_rows_are_booked_under_their_source_kind(tmp_path):
     ledger = ShardSet(stage_paths(params, "upper").rejections, REJECTION_SCHEMA).read_all()
     assert dict(zip(ledger.column("id").to_pylist(), ledger.column("source").to_pylist(),
                     strict=True)) == {"r000": "stack", "r005": "arxiv", "r010": "stack"}
+
+
+class Batched(Stage):
+    """One unit for the whole shard (as the filter batches); rejects by locator."""
+
+    name = "batched"
+    upstream = "source"
+    reads = ("id",)
+
+    def units(self, rows):  # noqa: ANN001, ANN201
+        return [WorkUnit(rows, "all")]
+
+    def process(self, unit: WorkUnit) -> Outcome:
+        out = Outcome()
+        for r in unit.rows:
+            if r["source_id"].endswith("x"):
+                out.rejections.append(Rejection(self.locator(r), "x", id=r["id"]))
+            else:
+                out.records.append(r)
+        return out
+
+
+def test_one_diagram_from_two_kinds_is_booked_by_its_locator(tmp_path):
+    params = make_params(tmp_path)
+    rows = [empty_record(id="same", format="svg", source="stack", source_id="stack:a/b:x"),
+            empty_record(id="same", format="svg", source="repo_search", source_id="rs:c/d"),
+            empty_record(id="other", format="svg", source="repo_search",
+                         source_id="rs:e/x")]
+    seed_stage(params, "source", rows, provides=("id", "format", "code"))
+    run_stage(Batched(params), workers=0)
+    ledger = ShardSet(stage_paths(params, "batched").rejections, REJECTION_SCHEMA).read_all()
+    assert dict(zip(ledger.column("locator").to_pylist(), ledger.column("source").to_pylist(),
+                    strict=True)) == {"stack:a/b:x": "stack", "rs:e/x": "repo_search"}
