@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """The funnel per source kind on the test archive: every kind side by side, end to end.
 
-Runs the pipeline from ``crawl`` to ``split`` with ``params.yaml`` as it is (the samples'
+Runs the pipeline from ``crawl`` to ``publish`` (no task stages) with ``params.yaml`` as it is (the samples'
 arXiv papers, PDFs and pinned repositories) plus the two code-archive kinds the tests use:
 the local archive in The Stack's layout (``tests/builders/test_stack.py``: diagrams, a
 file with no licence, an unknown licence, one too large, non-diagram XML and TeX, Graphviz
 and Markdown) and repository search against the loopback GitHub API over real git
 repositories (``tests/builders/test_repo_search.py``: a repository without a licence, one
 out of the star range, one that cannot be cloned).  Prints the overall audit and the funnel
-per source kind — what ``diagramforge audit`` prints.  Nothing leaves the machine.
+per source kind — what ``diagramforge audit`` prints —, the card's table of each kind's
+share of rows and licences, and one published row of each code-archive kind with its
+provenance.  Nothing leaves the machine.
 
 Usage: .venv/bin/python benchmarks/archive_funnel.py [--keep DIR]
 """
@@ -37,7 +39,27 @@ from tests.builders import test_repo_search as search  # noqa: E402
 from tests.builders import test_stack as stack  # noqa: E402
 from tests.builders.github_server import GitHubLoopback, Repo  # noqa: E402
 
-STAGES = ("crawl", "extract", "render", "classifier-train", "filter", "split")
+STAGES = ("crawl", "extract", "render", "classifier-train", "filter", "split", "validate",
+          "publish")
+
+
+def show_published(params) -> None:  # noqa: ANN001 - Params
+    """The card's per-kind table and one published row of each code-archive kind."""
+    import pandas as pd
+
+    out = Path(params.publish.out_dir) / params.publish.name
+    card = (out / "README.md").read_text()
+    print("\n".join(line for line in card.splitlines() if line.startswith("| `")
+                    and "%" in line))
+    df = pd.concat(pd.read_parquet(p) for p in sorted((out / "generation").rglob("*.parquet")))
+    cols = ["source", "source_id", "source_url", "group", "licence", "licence_url",
+            "attribution"]
+    for kind in ("stack", "repo_search"):
+        part = df[df["source"] == kind]
+        if len(part):
+            print(f"\npublished {kind} row:")
+            for c in cols:
+                print(f"  {c}: {part.iloc[0][c]}")
 
 
 def run(root: Path, start: str = "crawl") -> None:
@@ -76,6 +98,8 @@ def run(root: Path, start: str = "crawl") -> None:
     print(format_funnel(load_audit(params)))
     print()
     print(format_source_funnel(source_funnel(params)))
+    print()
+    show_published(params)
 
 
 def main() -> None:

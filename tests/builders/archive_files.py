@@ -46,3 +46,19 @@ def svg(a: str = "In", b: str = "Out") -> str:
 
 def tex(a: str = "Input", b: str = "Output") -> str:
     return TEX % (a, b)
+
+
+def drawio_chain(labels: list[str]) -> str:
+    """A draw.io page of boxes in a row joined by arrows (a different shape of diagram)."""
+    cells = ['<mxCell id="0"/><mxCell id="1" parent="0"/>']
+    for k, text in enumerate(labels):
+        x, y = 40 + 170 * k, 60 + 30 * (k % 2)
+        cells.append(f'<mxCell id="n{k}" value="{text}" style="shape=hexagon;fillColor=#ffe6cc;'
+                     f'" vertex="1" parent="1"><mxGeometry x="{x}" y="{y}"'
+                     f' width="130" height="70" as="geometry"/></mxCell>')
+        if k:
+            cells.append(f'<mxCell id="e{k}" edge="1" source="n{k - 1}" target="n{k}" parent="1" '
+                         f'style="endArrow=block;dashed=1;"><mxGeometry relative="1" '
+                         f'as="geometry"/></mxCell>')
+    return (f'<mxfile><diagram name="chain" id="c"><mxGraphModel><root>{"".join(cells)}'
+            f'</root></mxGraphModel></diagram></mxfile>\n')

@@ -17,7 +17,7 @@ from diagramforge.paths import stage_paths
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, SOURCE_SCHEMA
 from diagramforge.runner import run_named, run_stage
 from diagramforge.shards import ShardSet
-from tests.builders.archive_files import MERMAID_MD, drawio, svg
+from tests.builders.archive_files import MERMAID_MD, drawio, drawio_chain, svg
 from tests.builders.github_server import Faults, GitHubLoopback, Repo
 from tests.builders.test_github_api import FakeClock
 from tests.conftest import make_params
@@ -35,7 +35,8 @@ REPOS = {
                     "src/main.py": "print(1)\n", "LICENSE": MIT}, 40),
     "solo/nolicence": ({"x.drawio": drawio("Alone", "Here")}, 9),
     "old/stale": ({"y.drawio": drawio("Old", "Stale"), "LICENSE": MIT}, 1),
-    "big/repo": ({"arch/a.dio": drawio("Big", "Repo"), "LICENSE": MIT}, 500),
+    "big/repo": ({"arch/a.dio": drawio_chain(["Ingest", "Parse", "Index", "Serve"]),
+                  "LICENSE": MIT}, 500),
 }
 GHOST = "ghost/gone"  # listed by the search, but its clone URL leads nowhere
 
