@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
 """The funnel per source kind on the test archive: every kind side by side, end to end.
 
-Runs the pipeline from ``crawl`` to ``publish`` (no task stages) with ``params.yaml`` as it is (the samples'
-arXiv papers, PDFs and pinned repositories) plus the two code-archive kinds the tests use:
-the local archive in The Stack's layout (``tests/builders/test_stack.py``: diagrams, a
-file with no licence, an unknown licence, one too large, non-diagram XML and TeX, Graphviz
-and Markdown) and repository search against the loopback GitHub API over real git
-repositories (``tests/builders/test_repo_search.py``: a repository without a licence, one
-out of the star range, one that cannot be cloned).  Prints the overall audit and the funnel
-per source kind — what ``diagramforge audit`` prints —, the card's table of each kind's
-share of rows and licences, and one published row of each code-archive kind with its
-provenance.  Nothing leaves the machine.
+Runs the pipeline from ``crawl`` to ``publish`` (no task stages) with ``params.yaml`` as
+it is (the samples' arXiv papers, PDFs and pinned repositories) plus the two code-archive
+kinds the tests use: the local archive in The Stack's layout
+(``tests/builders/test_stack.py``: diagrams, a file with no licence, an unknown licence,
+one too large, non-diagram XML and TeX, Graphviz and Markdown) and repository search
+against the loopback GitHub API over real git repositories
+(``tests/builders/test_repo_search.py``: a repository without a licence, one out of the
+star range, one that cannot be cloned).  Prints the overall audit and the funnel per source
+kind — what ``diagramforge audit`` prints —, the card's table of each kind's share of rows
+and licences, and one published row of each code-archive kind with its provenance.
+Nothing leaves the machine.
 
 Usage: .venv/bin/python benchmarks/archive_funnel.py [--keep DIR]
 """

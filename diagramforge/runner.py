@@ -177,7 +177,9 @@ def _run_shard(stage: Stage, rows: list[dict], ex, bar: tqdm  # noqa: ANN001 - E
         for r in oc.rejections:
             log_.reject(_with_source(r, u.rows, stage.locator))
         records.extend(oc.records)
-        if oc.records:
+        if stage.expands and oc.inputs_with_output is not None:
+            log_.stats.inputs_with_output += oc.inputs_with_output
+        elif oc.records:
             log_.stats.inputs_with_output += len(u.rows) if stage.expands else 0
         for k, v in oc.extra.items():
             log_.stats.extra[k] = log_.stats.extra.get(k, 0) + v

@@ -48,6 +48,9 @@ class Outcome:
     records: list[dict] = field(default_factory=list)
     rejections: list[Rejection] = field(default_factory=list)
     extra: dict[str, int] = field(default_factory=dict)
+    inputs_with_output: int | None = None
+    """For an expanding stage whose unit holds several inputs: how many gave records
+    (``None``: the whole unit if it gave any, right for a unit of one input)."""
 
 
 @dataclass

@@ -15,7 +15,7 @@ from diagramforge.builders.tikz_extract import extract_paper
 from diagramforge.formats.registry import UsesFormats, claim
 from diagramforge.formats.texcompile import tex_version
 from diagramforge.records import FILE_KINDS, SOURCE_SCHEMA, Rejection, SourceKind, Unit
-from diagramforge.stage import Outcome, Stage, WorkUnit
+from diagramforge.stage import Outcome, Reason, Stage, WorkUnit
 
 
 class ExtractStage(Stage, UsesFormats):
@@ -69,10 +69,18 @@ class ExtractStage(Stage, UsesFormats):
         return out
 
     def process(self, unit: WorkUnit) -> Outcome:
-        out = Outcome()
+        out = Outcome(inputs_with_output=0)
         for src in unit.rows:
-            one = self._source(src)
+            if len(unit.rows) == 1:
+                one = self._source(src)  # the runner ledgers what escapes
+            else:
+                try:
+                    one = self._source(src)
+                except Exception as exc:  # noqa: BLE001 - one file must not sink its run
+                    one = Outcome(rejections=[Rejection(self.locator(src), Reason.ERROR,
+                                                        repr(exc)[:500])])
             out.records += one.records
+            out.inputs_with_output += bool(one.records)
             out.rejections += one.rejections
             for k, v in one.extra.items():
                 out.extra[k] = out.extra.get(k, 0) + v

@@ -77,7 +77,7 @@ def open_subset(cfg: StackCrawlParams, data_dir: str):  # noqa: ANN201 - Iterabl
         wanted = [c for c in cfg.columns.model_dump().values() if c]
         have = set(ds.features or {})
         missing = [c for c in wanted if c not in have]
-        if missing:
+        if missing and ds.features is not None:  # unknown features: the first batch tells
             raise StackSchemaError(f"{cfg.dataset}/{data_dir} has no column(s) {missing} "
                                    f"(crawl.stack.columns); it has {sorted(have)}")
         return ds.select_columns(wanted).with_format("arrow")

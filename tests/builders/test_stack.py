@@ -167,3 +167,29 @@ def test_repository_licences_as_one_spdx_expression():
     assert spdx_from_ids(("MIT", "Apache-2.0", "MIT")) == "Apache-2.0 AND MIT"
     assert spdx_from_ids(("MIT", "no-such-licence")) == \
         "LicenseRef-unknown:MIT,no-such-licence"
+
+
+def test_archive_files_go_in_runs_and_a_file_that_breaks_is_ledgered_alone(tmp_path,
+                                                                             monkeypatch):
+    write_archive(tmp_path / "stack")
+    params = stack_params(tmp_path, subsets=["data/svg", "data/xml"])
+    params = params.model_copy(update={"runner": params.runner.model_copy(
+        update={"shard_size": 64})})
+    run_named("crawl", params)
+    stage = ExtractStage(params)
+    rows = ShardSet(stage_paths(params, "crawl").records, SOURCE_SCHEMA).read_all().to_pylist()
+    assert [len(u.rows) for u in stage.units(rows)] == [len(rows)] == [4]
+    real = ExtractStage._source
+
+    def flaky(self, src):  # noqa: ANN001, ANN202
+        if src["title"] == "docs/arch.svg":
+            raise RuntimeError("extractor bug")
+        return real(self, src)
+
+    monkeypatch.setattr(ExtractStage, "_source", flaky)
+    ex = run_stage(stage)
+    assert ex.n_out == 3 and ex.by_reason == {"error": 1}
+    ledger = ShardSet(stage_paths(params, "extract").rejections, REJECTION_SCHEMA).read_all()
+    (rej,) = ledger.to_pylist()
+    assert rej["locator"].endswith(":docs/arch.svg") and "extractor bug" in rej["detail"]
+    assert rej["source"] == "stack"
