@@ -164,7 +164,8 @@ def _shares(inputs: CardInputs) -> str:
     shares = inputs.stats.get("sources") or {}
     if not shares:
         return ""
-    lines = ["", "| source kind | rows | share | licences (rows) |", "|---|---:|---:|---|"]
+    lines = ["", "", "Each source kind's share of the `generation` rows, and their licences:", "",
+             "| source kind | rows | share | licences (rows) |", "|---|---:|---:|---|"]
     for kind, d in sorted(shares.items(), key=lambda kv: -kv[1]["rows"]):
         lic = ", ".join(f"`{k}` ({v})" for k, v in sorted(d["licences"].items(),
                                                           key=lambda kv: (-kv[1], kv[0])))
