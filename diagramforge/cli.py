@@ -128,10 +128,12 @@ def audit(
     if ctx.invoked_subcommand:
         return
     from diagramforge.cards.audit import format_funnel, load_audit
+    from diagramforge.cards.source_funnel import format_source_funnel, source_funnel
 
     p = _params()
     a = load_audit(p)
     typer.echo(format_funnel(a))
+    typer.echo("\n" + format_source_funnel(source_funnel(p)))
     if reason:
         from diagramforge.paths import stage_paths
         from diagramforge.pipeline import funnel

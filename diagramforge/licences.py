@@ -68,6 +68,24 @@ def join_and(exprs: list) -> str:
     return " AND ".join(f"({u})" if " OR " in u else u for u in sorted(uniq))
 
 
+@functools.lru_cache(maxsize=4096)
+def spdx_from_ids(ids: tuple[str, ...]) -> str:
+    """One SPDX expression for the licence ids a dataset lists for a file's repository
+    (The Stack's ``max_stars_repo_licenses``): all apply (``AND``), as several licence files
+    do; none is ``LicenseRef-none``; an id that is not an SPDX licence (or expression) makes
+    the whole ``LicenseRef-unknown:<ids>``, which the licence filter ledgers as unknown."""
+    ids = tuple(i.strip() for i in ids if i and i.strip())
+    if not ids:
+        return NO_LICENCE
+    parsed = []
+    for i in ids:
+        expr = parse_expression(i)
+        if expr is None or _licensing().unknown_license_keys(expr):
+            return f"{UNKNOWN}:{','.join(ids)}"
+        parsed.append(expr)
+    return join_and(parsed)
+
+
 def allowed(spdx: str | None, allow: list[str]) -> bool:
     """Whether an SPDX expression is acceptable under the allow list.
 

@@ -205,10 +205,98 @@ class PdfCrawlParams(_Section):
     max_files: Annotated[int, Field(ge=0)] = 10_000
 
 
+class StackColumns(_Section):
+    """Which dataset column holds what. Defaults: The Stack v1 (``bigcode/the-stack``,
+    ``the-stack-dedup``, ``the-stack-smol``), whose rows carry the file's content and its
+    repository's provenance (the repository with the most stars holding that file).  The
+    Stack v2 has no ``content`` (its bytes live in Software Heritage's bucket, by
+    ``blob_id``); a v2-shaped dataset *with* content maps ``repo: repo_name``,
+    ``path: path``, ``commit: revision_id``, ``licences: detected_licenses``,
+    ``blob: blob_id``, ``size: length_bytes``, ``stars: star_events_count``,
+    ``lang: language``.  ``null`` for an optional column the dataset lacks."""
+
+    repo: str = "max_stars_repo_name"
+    path: str = "max_stars_repo_path"
+    commit: str = "max_stars_repo_head_hexsha"
+    licences: str = "max_stars_repo_licenses"
+    content: str = "content"
+    blob: str | None = "hexsha"
+    size: str | None = "size"
+    stars: str | None = "max_stars_count"
+    lang: str | None = "lang"
+
+
+class StackCrawlParams(_Section):
+    """``stack`` sources: files of The Stack's per-language subsets, streamed (never a whole
+    subset on disk), kept when a format handler claims them."""
+
+    enabled: bool = False
+    dataset: str = "bigcode/the-stack-dedup"
+    """A Hub dataset id, or a local directory in the same layout (``data/<lang>/*.parquet``)."""
+    revision: str | None = None
+    """The dataset repository's commit or tag: pin it and a rebuild reads the same rows."""
+    subsets: list[str] = ["data/svg", "data/xml", "data/tex", "data/graphviz-(dot)",
+                          "data/markdown"]
+    """``data_dir`` of each subset streamed, in order."""
+    split: str = "train"
+    columns: StackColumns = StackColumns()
+    token_env: str = "HF_TOKEN"
+    """Name of the environment variable holding the Hub token (the dataset is gated)."""
+    max_rows: Annotated[int, Field(ge=0)] = 0
+    """Rows read per subset (0: all); a sample of a huge subset."""
+    batch_rows: Annotated[int, Field(ge=1)] = 1000
+    """Rows decoded at a time: bounds the memory of the stream."""
+    max_file_bytes: Annotated[int, Field(ge=1)] = 1_000_000
+    min_stars: Annotated[int, Field(ge=0)] = 0
+    skip_disallowed_licences: bool = True
+    """Ledger a file the licence filter would drop here, before it is extracted or drawn."""
+    repo_url: str = "https://github.com/{repo}"
+    """Where ``{repo}`` lives (The Stack is GitHub's): file and licence URLs derive from it."""
+
+
+class RepoSearchParams(_Section):
+    """``repo_search`` sources: repositories listed by GitHub's code search for diagram
+    file extensions, each checked out at the commit the search saw, every file a format
+    handler claims crawled like a pinned template repository's."""
+
+    enabled: bool = False
+    api_url: str = "https://api.github.com"
+    token_env: str = "GITHUB_TOKEN"
+    """Name of the environment variable holding the token (code search needs one)."""
+    extensions: list[str] = ["drawio", "dio", "mmd"]
+    slices: list[str] = [""]
+    """Extra qualifiers, one search per extension × slice: GitHub returns at most 1,000 hits
+    per query, so cut a big extension into ranges (``size:<2000``, ``size:2000..20000``…)."""
+    min_stars: Annotated[int, Field(ge=0)] = 0
+    max_stars: Annotated[int, Field(ge=0)] | None = None
+    pushed_from: str | None = None
+    """ISO date: only repositories pushed to since (code search has no date qualifier, so
+    stars and dates are read from each repository's metadata, a conditional request)."""
+    pushed_until: str | None = None
+    per_page: Annotated[int, Field(ge=1, le=100)] = 100
+    max_repos: Annotated[int, Field(ge=0)] = 1000
+    relist: bool = False
+    """Walk completed listings again (conditional requests: unchanged pages cost nothing)."""
+    min_interval_s: Annotated[float, Field(ge=0)] = 6.0
+    """Seconds between requests (code search allows 10 a minute with a token)."""
+    max_wait_s: Annotated[float, Field(ge=0)] = 900.0
+    """A rate-limit wait longer than this ends the listing; the next run resumes it."""
+    retries: Annotated[int, Field(ge=0)] = 5
+    timeout_s: Annotated[float, Field(gt=0)] = 30.0
+    user_agent: str = "diagramforge/0.1 (dataset research crawler; see README)"
+    cache_dir: str = "data/cache/repo_search"
+    clone_url: str = "https://github.com/{full_name}.git"
+    clone_timeout_s: Annotated[float, Field(gt=0)] = 300.0
+    max_file_bytes: Annotated[int, Field(ge=1)] = 5_000_000
+    skip_disallowed_licences: bool = True
+
+
 class CrawlParams(_Section):
     arxiv: ArxivCrawlParams = ArxivCrawlParams()
     repos: RepoCrawlParams = RepoCrawlParams()
     pdf: PdfCrawlParams = PdfCrawlParams()
+    stack: StackCrawlParams = StackCrawlParams()
+    repo_search: RepoSearchParams = RepoSearchParams()
 
 
 class ArchiveParams(_Section):
@@ -248,6 +336,9 @@ class ExtractParams(_Section):
     tikz: TikzExtractParams = TikzExtractParams()
     svg: SvgExtractParams = SvgExtractParams()
     pdf: PdfFigureParams = PdfFigureParams()
+    files_per_unit: Annotated[int, Field(ge=1)] = 16
+    """Repository files extracted per unit of work (one worker round trip); a unit that
+    times out or kills its worker is ledgered whole, so keep it small."""
 
 
 class TikzRenderParams(_Section):

@@ -84,17 +84,32 @@ SOURCE_SCHEMA = pa.schema(
         pa.field("path", pa.string()),
         pa.field("pdf_path", pa.string()),
         pa.field("meta", pa.string()),
+        pa.field("content", pa.large_binary()),
     ]
 )
 """Arrow schema of a crawled source: an arXiv paper (``kind=arxiv``) or a repository file
-(``kind=repo``), with ``path`` the local copy the extract stage reads."""
+(``kind=repo``), with ``path`` the local copy the extract stage reads — or, for a file
+streamed from an archive (``kind=stack``), its bytes in ``content``: the crawl shards are
+then the cache, and no file per row is written."""
 
 
 class SourceKind(StrEnum):
+    """Where a source came from; also the ``source`` column of its records and ledger rows,
+    so the funnel and the card can be read per kind."""
+
     ARXIV = "arxiv"
     REPO = "repo"
     PDF = "pdf"
     """A PDF (a crawled arXiv paper's, or one from ``crawl.pdf.folder``): its figures."""
+    STACK = "stack"
+    """A file of The Stack (a Hugging Face dataset of repository files), streamed."""
+    REPO_SEARCH = "repo_search"
+    """A file of a repository found by a code search (GitHub's), checked out pinned."""
+
+
+FILE_KINDS: frozenset[str] = frozenset({SourceKind.REPO, SourceKind.STACK,
+                                        SourceKind.REPO_SEARCH})
+"""Kinds whose source row is one repository file that a format handler extracts."""
 
 
 REJECTION_SCHEMA = pa.schema(
@@ -105,9 +120,11 @@ REJECTION_SCHEMA = pa.schema(
         pa.field("reason", pa.string(), nullable=False),
         pa.field("detail", pa.string()),
         pa.field("unit", pa.string(), nullable=False),
+        pa.field("source", pa.string()),
     ]
 )
-"""Arrow schema of the rejection ledger."""
+"""Arrow schema of the rejection ledger (``source``: the :class:`SourceKind` of the input,
+filled by the runner from the rows of the unit when a stage does not say)."""
 
 
 class Unit(StrEnum):
@@ -132,6 +149,7 @@ class Rejection:
     id: str | None = None
     stage: str = ""
     unit: str = Unit.INPUT
+    source: str | None = None
 
     def to_row(self, stage: str) -> dict:
         row = asdict(self)

@@ -11,14 +11,17 @@ spine, outside tool versions) decides when committed shards are stale.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
@@ -33,6 +36,10 @@ from diagramforge.stage import Outcome, Stage, StageLog, TableStage, WorkUnit, c
 from diagramforge.stats import StageStats
 
 log = logging.getLogger(__name__)
+
+LEDGER_SPILL_ROWS = 10_000
+"""A streaming source stage writes a ledger shard whenever this many rejections are pending
+(an archive subset whose files are mostly not diagrams rejects far more than it keeps)."""
 
 TIMING_SUFFIX = "_ms"
 """Counters named ``*_ms`` are timings: reported in metrics, never committed with shards."""
@@ -184,10 +191,12 @@ def _run_shard(stage: Stage, rows: list[dict], ex, bar: tqdm  # noqa: ANN001 - E
     records: list[dict] = []
     for u, oc in zip(units, outcomes, strict=True):
         for r in oc.rejections:
-            log_.reject(r)
+            log_.reject(_with_source(r, u.rows, stage.locator))
         records.extend(oc.records)
         log_.stats.not_selected_inputs += oc.not_selected
-        if oc.records:
+        if stage.expands and oc.inputs_with_output is not None:
+            log_.stats.inputs_with_output += oc.inputs_with_output
+        elif oc.records:
             log_.stats.inputs_with_output += len(u.rows) if stage.expands else 0
         for k, v in oc.extra.items():
             log_.stats.extra[k] = log_.stats.extra.get(k, 0) + v
@@ -198,8 +207,49 @@ def _run_shard(stage: Stage, rows: list[dict], ex, bar: tqdm  # noqa: ANN001 - E
     return records, log_
 
 
+def _kind(row: dict) -> str | None:
+    return row.get("source") or row.get("kind")
+
+
+def _with_source(rej: Rejection, rows: list[dict], locate: Callable[[dict], str]
+                 ) -> Rejection:
+    """The rejection booked under the source kind of the row it is about — the kind every
+    row of the unit shares, else the row with its locator (ids are content hashes: one
+    diagram found in two kinds of source has one id), else its id — unless the stage said."""
+    if rej.source is not None:
+        return rej
+    kinds = {_kind(r) for r in rows}
+    kind = kinds.pop() if len(kinds) == 1 else next(
+        (_kind(r) for r in rows if locate(r) == rej.locator), None) or next(
+        (_kind(r) for r in rows if rej.id is not None and r.get("id") == rej.id), None)
+    return dataclasses.replace(rej, source=kind) if kind else rej
+
+
+def _ledger_sources(rows: list[dict], table: pa.Table | None) -> None:
+    """Fill the source kind of a whole-table stage's rejections from the input table (by
+    ``source_id``, the usual locator, else by id)."""
+    missing = [r for r in rows if r.get("source") is None]
+    if not missing or table is None:
+        return
+    names = table.column_names
+    col = "source" if "source" in names else "kind" if "kind" in names else None
+    if col is None:
+        return
+    kinds = table.column(col).to_pylist()
+    by: dict[str, str] = {}
+    for key in ("id", "source_id"):  # source_id last: it wins where both match
+        if key in names:
+            by.update(zip(table.column(key).to_pylist(), kinds, strict=True))
+    for r in missing:
+        r["source"] = by.get(r["locator"]) or by.get(r.get("id"))
+
+
 def _run_table(stage: TableStage) -> StageStats:
-    """A whole-table stage: read all of upstream, run, commit records (if any) in one go."""
+    """A whole-table stage: read all of upstream, run, commit records (if any).
+
+    A stage that returns a list has done its work when ``run_table`` returns; one that
+    returns an iterator (a streaming source) works while the runner writes its rows, a shard
+    every ``shard_size`` rows and a ledger shard whenever enough rejections are pending."""
     params = stage.params
     t0 = time.perf_counter()
     provided = check_contract(stage.name, stage.reads, stage.upstream, params)
@@ -209,18 +259,41 @@ def _run_table(stage: TableStage) -> StageStats:
     log_.stats.n_in = table.num_rows if table is not None else 0
     rows = stage.run_table(table, log_)
     paths = stage_paths(params, stage.name)
+    atomic.write_json(paths.state, {"fingerprint": "table", "complete": False})
     rej = ShardSet(paths.rejections, REJECTION_SCHEMA)
     for d in (paths.records, paths.rejections, paths.shard_stats):
         clear_dir(d)
+    size = params.runner.shard_size
+    ledger_shards = 0
+
+    def spill(pending: list[dict]) -> None:
+        nonlocal ledger_shards
+        _ledger_sources(pending, table)
+        rej.write(ledger_shards, pending)
+        ledger_shards += 1
+
+    log_.spill_at = max(size, LEDGER_SPILL_ROWS)
+    log_.spill = spill
     if stage.output_schema is not None:
         out = ShardSet(paths.records, stage.output_schema)
-        size = params.runner.shard_size
-        for k in range(max(1, -(-len(rows) // size))):
-            out.write(k, rows[k * size:(k + 1) * size])
-        log_.stats.n_out = len(rows)
+        k = n = 0
+        buf: list[dict] = []
+        for row in rows:
+            buf.append(row)
+            if len(buf) >= size:
+                out.write(k, buf)
+                k, n, buf = k + 1, n + len(buf), []
+        if buf or k == 0:
+            out.write(k, buf)
+            n += len(buf)
+        log_.stats.n_out = n
     else:  # a terminal stage (validate, publish): what it did not reject went through
+        for _ in rows:
+            pass
         log_.stats.n_out = log_.stats.n_in - log_.stats.rejected_inputs
-    rej.write(0, log_.rejections)
+    if log_.rejections or ledger_shards == 0:
+        spill(log_.rejections)
+        log_.rejections = []
     log_.stats.seconds = time.perf_counter() - t0
     _finish(stage.name, params, log_.stats, sorted(set(provided) | set(stage.writes)),
             "table")

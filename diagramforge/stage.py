@@ -17,7 +17,7 @@ sections and its code modules once, as class attributes; the CLI, the audit funn
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -51,6 +51,9 @@ class Outcome:
     not_selected: int = 0
     """Inputs of the unit that no config of the stage takes (``curation.select``): counted,
     not ledgered — they stay in the pool and in the configs that do take them."""
+    inputs_with_output: int | None = None
+    """For an expanding stage whose unit holds several inputs: how many gave records
+    (``None``: the whole unit if it gave any, right for a unit of one input)."""
 
 
 @dataclass
@@ -70,9 +73,22 @@ class StageLog:
         self.stage = stage
         self.stats = StageStats(stage=stage, expands=expands)
         self.rejections: list[dict] = []
+        self.source: str | None = None
+        """The source kind a rejection without one is booked under (a source stage sets
+        it while it lists one kind)."""
+        self.spill: Callable[[list[dict]], None] | None = None
+        """Where pending rejections go once ``spill_at`` are pending (the runner's ledger
+        writer, for a streaming source stage); ``None`` keeps them all in memory."""
+        self.spill_at = 0
 
     def reject(self, rej: Rejection) -> None:
-        self.rejections.append(rej.to_row(self.stage))
+        row = rej.to_row(self.stage)
+        if row["source"] is None:
+            row["source"] = self.source
+        self.rejections.append(row)
+        if self.spill is not None and len(self.rejections) >= self.spill_at:
+            self.spill(self.rejections)
+            self.rejections = []
         self.stats.by_reason[rej.reason] += 1
         if rej.unit == Unit.CANDIDATE:
             self.stats.rejected_candidates += 1
@@ -151,10 +167,14 @@ class Stage(_Declared, ABC):
 
 class TableStage(_Declared, ABC):
     """A whole-table stage: ``run_table`` sees all upstream rows (``None`` for a source
-    stage) and returns the output rows; rejections and counters go to ``log``."""
+    stage) and returns the output rows; rejections and counters go to ``log``.
+
+    A source stage may return an *iterator*: the runner then writes a shard (and the
+    rejections booked so far) every ``runner.shard_size`` rows, so a source of millions of
+    files streams through at flat memory."""
 
     @abstractmethod
-    def run_table(self, table: pa.Table | None, log: StageLog) -> list[dict]:
+    def run_table(self, table: pa.Table | None, log: StageLog) -> Iterable[dict]:
         """Produce the stage's rows (ignored when ``output_schema`` is ``None``)."""
 
 

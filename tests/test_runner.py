@@ -14,7 +14,7 @@ from diagramforge.paths import metrics_path, stage_paths
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection, empty_record
 from diagramforge.runner import run_stage
 from diagramforge.shards import ShardSet
-from diagramforge.stage import ContractError, Outcome, Stage, WorkUnit
+from diagramforge.stage import ContractError, Outcome, Stage, TableStage, WorkUnit
 from tests.conftest import make_params, seed_stage
 
 
@@ -200,3 +200,83 @@ def test_metrics_file_is_dvc_readable(tmp_path):
     run_stage(Upper(params))
     data = json.loads(Path(metrics_path(params, "upper")).read_text())
     assert {"in", "out", "rejected", "seconds"} <= set(data)
+
+
+class Streamed(TableStage):
+    """A source stage yielding rows lazily: keeps odd numbers, rejects the rest."""
+
+    name = "streamed"
+    output_schema = RECORD_SCHEMA
+    writes = ("id",)
+    written_before: list[int] = []
+
+    def run_table(self, table, log):  # noqa: ANN001, ANN201
+        log.source = "stack"
+        shards = ShardSet(stage_paths(self.params, self.name).records, RECORD_SCHEMA)
+        for i in range(40):
+            log.stats.n_in += 1
+            if i == 39:  # what the runner had committed before the last row was even made
+                Streamed.written_before.append(len(shards.indices()))
+            if i % 2:
+                yield empty_record(id=f"s{i:03d}", format="svg", source="stack")
+            else:
+                log.reject(Rejection(f"s{i:03d}", "even"))
+
+
+def test_a_streaming_source_stage_commits_as_it_goes(tmp_path, monkeypatch):
+    import diagramforge.runner as runner
+
+    params = make_params(tmp_path, runner={"shard_size": 4})
+    monkeypatch.setattr(runner, "LEDGER_SPILL_ROWS", 5)
+    stats = run_stage(Streamed(params))
+    assert stats.n_in == 40 and stats.n_out == 20 and stats.by_reason == {"even": 20}
+    assert Streamed.written_before == [4]  # 16 rows in 4 shards before row 39 existed
+    paths = stage_paths(params, "streamed")
+    assert len(ShardSet(paths.records, RECORD_SCHEMA).indices()) == 5
+    ledger = ShardSet(paths.rejections, REJECTION_SCHEMA)
+    assert len(ledger.indices()) == 4 and ledger.count() == 20
+    assert set(ledger.read_all().column("source").to_pylist()) == {"stack"}
+
+
+def test_ledger_rows_are_booked_under_their_source_kind(tmp_path):
+    params = make_params(tmp_path)
+    rows = [empty_record(id=f"r{i:03d}", format="tikz", code=f"c{i}",
+                         source="arxiv" if i % 2 else "stack") for i in range(12)]
+    seed_stage(params, "source", rows, provides=("id", "format", "code"), shard_size=12)
+    run_stage(Upper(params), workers=0)
+    ledger = ShardSet(stage_paths(params, "upper").rejections, REJECTION_SCHEMA).read_all()
+    assert dict(zip(ledger.column("id").to_pylist(), ledger.column("source").to_pylist(),
+                    strict=True)) == {"r000": "stack", "r005": "arxiv", "r010": "stack"}
+
+
+class Batched(Stage):
+    """One unit for the whole shard (as the filter batches); rejects by locator."""
+
+    name = "batched"
+    upstream = "source"
+    reads = ("id",)
+
+    def units(self, rows):  # noqa: ANN001, ANN201
+        return [WorkUnit(rows, "all")]
+
+    def process(self, unit: WorkUnit) -> Outcome:
+        out = Outcome()
+        for r in unit.rows:
+            if r["source_id"].endswith("x"):
+                out.rejections.append(Rejection(self.locator(r), "x", id=r["id"]))
+            else:
+                out.records.append(r)
+        return out
+
+
+def test_one_diagram_from_two_kinds_is_booked_by_its_locator(tmp_path):
+    params = make_params(tmp_path)
+    rows = [empty_record(id="same", format="svg", source="stack", source_id="stack:a/b:x"),
+            empty_record(id="same", format="svg", source="repo_search", source_id="rs:c/d"),
+            empty_record(id="other", format="svg", source="repo_search",
+                         source_id="rs:e/x")]
+    seed_stage(params, "source", rows, provides=("id", "format", "code"))
+    run_stage(Batched(params), workers=0)
+    ledger = ShardSet(stage_paths(params, "batched").rejections, REJECTION_SCHEMA).read_all()
+    assert dict(zip(ledger.column("locator").to_pylist(), ledger.column("source").to_pylist(),
+                    strict=True)) == {"stack:a/b:x": "stack", "rs:e/x": "repo_search"}

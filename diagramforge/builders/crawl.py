@@ -8,7 +8,9 @@ is read in place; with an http(s) URL the polite HTTP crawler downloads into the
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from diagramforge.builders.arxiv import (
@@ -19,7 +21,10 @@ from diagramforge.builders.arxiv import (
     parse_listing,
 )
 from diagramforge.builders.arxiv_http import crawl_http
+from diagramforge.builders.repo_search import search_rows
 from diagramforge.builders.repos import GitError, checkout, find_licence, list_files
+from diagramforge.builders.stack import stack_rows
+from diagramforge.formats.registry import instantiate
 from diagramforge.params import Params
 from diagramforge.records import SOURCE_SCHEMA, Rejection, SourceKind
 from diagramforge.stage import StageLog, TableStage
@@ -129,23 +134,47 @@ def _pdfs(params: Params, arxiv_rows: list[dict], log_: StageLog) -> list[dict]:
     return rows
 
 
+def _archives(params: Params, log_: StageLog) -> Iterator[dict]:
+    """Files streamed from code archives (The Stack) and repositories found by search:
+    rows are yielded as they come, so the runner writes them shard by shard."""
+    crawl = params.crawl
+    if not (crawl.stack.enabled or crawl.repo_search.enabled):
+        return
+    formats = instantiate(params, str)  # only their claims are asked for
+    allow = params.licences.allow
+    if crawl.stack.enabled:
+        log_.source = SourceKind.STACK
+        n0 = log_.stats.n_in
+        yield from stack_rows(crawl.stack, formats, allow, log_)
+        log_.stats.extra["stack_rows"] = log_.stats.n_in - n0
+    if crawl.repo_search.enabled:
+        log_.source = SourceKind.REPO_SEARCH
+        n0 = log_.stats.n_in
+        yield from search_rows(crawl.repo_search, formats, allow, log_)
+        log_.stats.extra["repo_search_inputs"] = log_.stats.n_in - n0
+
+
 class CrawlStage(TableStage):
     """List arXiv papers (OAI-PMH, with licences), check scope and licence, fetch e-prints
     and PDFs into the cache; check out pinned template repositories; list PDFs (the
-    papers', a folder's) as ``pdf`` sources. Reads samples/arxiv by
+    papers', a folder's) as ``pdf`` sources; stream The Stack's subsets and crawl the
+    repositories a code search finds (both off by default). Reads samples/arxiv by
     default, so it runs offline."""
 
     name = "crawl"
     output_schema = SOURCE_SCHEMA
     writes = tuple(SOURCE_SCHEMA.names)
-    param_sections = ("crawl", "licences")
+    param_sections = ("crawl", "licences", "extract.tikz")
     code = ("builders/arxiv.py", "builders/arxiv_http.py", "builders/polite.py",
-            "builders/repos.py", "licences.py")
+            "builders/repos.py", "licences.py", "builders/file_sources.py",
+            "builders/stack.py", "builders/github_api.py", "builders/repo_search.py",
+            "formats", "graphs/model.py")  # the format handlers claim the files
     inputs = ("samples/arxiv", "samples/repos")
 
-    def run_table(self, table: None, log: StageLog) -> list[dict]:
+    def run_table(self, table: None, log: StageLog) -> Iterator[dict]:
         params = self.params
         src = params.crawl.arxiv.source
+        log.source = SourceKind.ARXIV
         if not src:
             rows = []
         elif src.startswith(("http://", "https://")):
@@ -153,8 +182,10 @@ class CrawlStage(TableStage):
         else:
             rows = _local(params, log)
         n_arxiv = log.stats.n_in
+        log.source = SourceKind.REPO
         rows += _repos(params, log)
+        log.source = SourceKind.PDF
         rows += _pdfs(params, [r for r in rows if r["kind"] == SourceKind.ARXIV], log)
         log.stats.extra["arxiv_listed"] = n_arxiv
         log.stats.extra["repo_files"] = log.stats.n_in - n_arxiv - log.stats.extra["pdf_files"]
-        return rows
+        return itertools.chain(rows, _archives(params, log))

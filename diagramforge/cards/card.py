@@ -152,8 +152,34 @@ def _classifier(params: Params) -> str:
         f"{k} = {v:.3f}" for k, v in sorted(found.items())) + "."
 
 
-def _sources(params: Params) -> str:
+def _archive_limits(params: Params) -> str:
+    out = ""
+    if params.crawl.stack.enabled:
+        out += ("\n- A file from The Stack carries the licences The Stack detected for its "
+                "repository (at the commit it crawled); a single file may say otherwise.")
+    if params.crawl.repo_search.enabled:
+        out += ("\n- Repository search finds what GitHub's code index holds (at most 1,000 "
+                "hits a query); it is a sample of the public repositories, not all of them.")
+    return out
+
+
+def _shares(inputs: CardInputs) -> str:
+    """Each source kind's share of the rows and the licences it brought."""
+    shares = inputs.stats.get("sources") or {}
+    if not shares:
+        return ""
+    lines = ["", "", "Each source kind's share of the `generation` rows, and their licences:", "",
+             "| source kind | rows | share | licences (rows) |", "|---|---:|---:|---|"]
+    for kind, d in sorted(shares.items(), key=lambda kv: -kv[1]["rows"]):
+        lic = ", ".join(f"`{k}` ({v})" for k, v in sorted(d["licences"].items(),
+                                                          key=lambda kv: (-kv[1], kv[0])))
+        lines.append(f"| `{kind}` | {d['rows']} | {d['share']:.1%} | {lic} |")
+    return "\n".join(lines)
+
+
+def _sources(params: Params, inputs: CardInputs | None = None) -> str:
     a, r = params.crawl.arxiv, params.crawl.repos
+    st, rs = params.crawl.stack, params.crawl.repo_search
     lines = []
     if a.source:
         cats = ", ".join(a.categories) or "all categories"
@@ -163,7 +189,18 @@ def _sources(params: Params) -> str:
     for spec in r.repositories:
         lines.append(f"- Repository `{spec.name or spec.url}` pinned at `{spec.ref}`: draw.io "
                      f"and SVG files, licence read from its licence files.")
-    return "\n".join(lines) or "- (no sources configured)"
+    if st.enabled:
+        lines.append(f"- The Stack (`{st.dataset}`"
+                     f"{f' at `{st.revision}`' if st.revision else ''}), subsets "
+                     f"{', '.join(f'`{x}`' for x in st.subsets)}, streamed: files a format "
+                     f"handler claims, each with its repository, path, commit and the "
+                     f"repository licences The Stack lists.")
+    if rs.enabled:
+        lines.append(f"- Repositories GitHub code search finds for "
+                     f"{', '.join(f'`extension:{x}`' for x in rs.extensions)}, each checked "
+                     f"out at the commit the search saw, licence read from its licence files.")
+    text = "\n".join(lines) or "- (no sources configured)"
+    return text + (_shares(inputs) if inputs is not None else "")
 
 
 def _licence_section(params: Params, inputs: CardInputs) -> str:
@@ -266,7 +303,7 @@ split of its diagram.
 
 Sources:
 
-{_sources(params)}
+{_sources(params, inputs)}
 
 Rendering: TikZ with {" / ".join(rt.tikz.engines)} (the engine its preamble needs, else
 tried in that order; no shell escape, paranoid file access; the engine of each record is
@@ -316,7 +353,8 @@ The graph JSON and the verified edit targets support structure-aware scoring
   draw fonts and spacing differently.
 - Captions and instructions phrased by a language model may contain errors; answers and
   edit targets are computed by code and verified.
-- Licences are taken from what each source declares; a declaration can be wrong.
+- Licences are taken from what each source declares; a declaration can be wrong.\
+{_archive_limits(params)}
 
 ## Validation
 

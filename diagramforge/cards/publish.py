@@ -24,6 +24,7 @@ from diagramforge.cards.card import CardInputs, render_card, render_licences
 from diagramforge.cards.gallery import write_gallery
 from diagramforge.cards.licence_audit import audit_frames, format_audit
 from diagramforge.cards.manifest import build_manifest
+from diagramforge.cards.source_funnel import format_source_funnel, source_funnel
 from diagramforge.cards.tasks import TaskTables, load_tasks, write_task_config
 from diagramforge.cards.tasks import features as task_features
 from diagramforge.curation import select
@@ -129,7 +130,7 @@ class PublishStage(TableStage):
     param_sections = ("publish", "licences", "filter", "crawl", "render", "select")
     code = ("cards/card.py", "cards/audit.py", "cards/tasks.py", "cards/statistics.py",
             "cards/licence_audit.py", "cards/manifest.py", "cards/gallery.py",
-            "licences.py", "curation/select.py")
+            "licences.py", "curation/select.py", "cards/source_funnel.py")
     outputs = ("data/published",)
     inputs = _TaskStageOutputs()
     extra_metrics = ("dataset.json",)
@@ -191,7 +192,9 @@ def publish(params: Params, df: pd.DataFrame, log: StageLog | None = None) -> Pa
     charts = statistics.charts(stats, frames, tmp / "charts")
     audit = audit_frames({c: f for c, f in frames.items()}, params.licences.allow)
     manifest = build_manifest(_frames(df, tasks), params.publish.version)
-    inputs = CardInputs(configs=configs, funnel=format_funnel(load_audit(params)), stats=stats,
+    funnel_text = f"{format_funnel(load_audit(params))}\n\n" \
+                  f"{format_source_funnel(source_funnel(params))}"
+    inputs = CardInputs(configs=configs, funnel=funnel_text, stats=stats,
                         audit=audit, features=feats, charts=[p.stem for p in charts],
                         missing_stages=tasks.missing_stages,
                         empty_configs=tasks.empty_configs, selection=selection)

@@ -72,8 +72,23 @@ def cell(df: pd.DataFrame) -> dict:
     return out
 
 
+def source_shares(df: pd.DataFrame | None) -> dict:
+    """Per source kind (``source``: arxiv, repo, pdf, stack, repo_search): its rows, its
+    share of all rows and the licences of those rows — what the card says of each kind."""
+    if df is None or not len(df) or "source" not in df:
+        return {}
+    kinds = df["source"].fillna("(unknown)")
+    lic = df["licence"].fillna("(none)") if "licence" in df else pd.Series(["(none)"] * len(df))
+    out = {}
+    for kind, part in lic.groupby(kinds, sort=True):
+        out[str(kind)] = {"rows": int(len(part)), "share": round(len(part) / len(df), 4),
+                          "licences": dict(sorted(Counter(part).items()))}
+    return out
+
+
 def compute(frames: dict[str, pd.DataFrame], skip: set[str] = frozenset()) -> dict:
-    """``{"configs": {config: {split: {format: cell}}}, "totals": {config: rows}}``."""
+    """``{"configs": {config: {split: {format: cell}}}, "totals": {config: rows},
+    "sources": {kind: {rows, share, licences}}}`` (sources: of the ``generation`` rows)."""
     configs: dict = {}
     for config, df in sorted(frames.items()):
         if config in skip or not len(df):
@@ -84,7 +99,8 @@ def compute(frames: dict[str, pd.DataFrame], skip: set[str] = frozenset()) -> di
             per.setdefault(split, {})[f] = cell(part)
     totals = {c: sum(x["rows"] for s in v.values() for x in s.values())
               for c, v in configs.items()}
-    return {"configs": configs, "totals": totals}
+    return {"configs": configs, "totals": totals,
+            "sources": source_shares(frames.get("generation"))}
 
 
 def plot_rows(stats: dict) -> list[dict]:

@@ -44,6 +44,16 @@ class DiagramFormat(ABC):
         return bool(cls.suffixes) and p.endswith(cls.suffixes) \
             and not p.endswith(cls.not_suffixes)
 
+    def claims_file(self, path: str, data: bytes) -> bool:
+        """Whether this file, named ``path`` with these bytes, is one of this format's.
+
+        By name alone unless a format knows better from the bytes: archives hold far more
+        files under a generic suffix (every ``.xml`` of a code archive) than diagrams, so a
+        format whose suffixes are shared overrides this with a cheap look at the content.
+        A claimed file goes to :meth:`extract_file`; the others are ledgered by the caller.
+        """
+        return self.claims(path)
+
     def extract_file(self, data: bytes, path: str, base: dict, locator: str, unit: Unit
                      ) -> tuple[list[dict], list[Rejection]]:
         """A file's candidate records (a multi-page file gives several)."""
@@ -125,6 +135,36 @@ def handlers() -> dict[str, type[DiagramFormat]]:
 
 def instantiate(params: Params, locator: Locator) -> dict[str, DiagramFormat]:
     return {name: cls(params, locator) for name, cls in handlers().items()}
+
+
+class ClaimReason:
+    """Why a file no format takes is ledgered (crawl of code archives, extract)."""
+
+    NO_HANDLER = "no_handler"
+    """No registered format claims a file of this name."""
+    NOT_A_DIAGRAM = "not_a_diagram"
+    """A format claims the name (``.xml``, ``.tex``) but the content is not one of its."""
+
+
+def named_by(formats: dict[str, DiagramFormat], path: str) -> list[DiagramFormat]:
+    """The formats that claim a file of this name (before anyone reads its bytes)."""
+    return [h for h in formats.values() if h.claims(path)]
+
+
+def claim(formats: dict[str, DiagramFormat], path: str, data: bytes
+          ) -> tuple[DiagramFormat | None, str]:
+    """The format that takes this file, or ``(None, reason)`` — ``no_handler`` when no
+    format claims the name, ``not_a_diagram`` when those that do refuse the content.
+
+    Every registered handler is asked, so a format added later (Graphviz, Mermaid) is
+    picked up without touching any source kind."""
+    named = named_by(formats, path)
+    if not named:
+        return None, ClaimReason.NO_HANDLER
+    for h in named:
+        if h.claims_file(path, data):
+            return h, ""
+    return None, ClaimReason.NOT_A_DIAGRAM
 
 
 class UsesFormats:

@@ -16,3 +16,29 @@ def test_handlers_are_instances_with_the_protocol(tmp_path):
     assert fmts["tikz"].batch_size() == 16 and fmts["mxgraph"].unit_timeout() == 60.0
     empty = fmts["svg"].to_graph({"code": "<svg xmlns='http://www.w3.org/2000/svg'/>"})
     assert empty is not None and empty.nodes == [] and empty.edges == []
+
+
+def test_claims_by_name_and_content_say_why_not(tmp_path):
+    from diagramforge.formats.registry import claim
+
+    fmts = instantiate(make_params(tmp_path), lambda r: r["id"])
+    cases = {
+        ("flow.drawio", b"<mxfile/>"): "mxgraph",
+        ("model.xml", b'<?xml version="1.0"?>\n<mxfile host="x"><diagram/></mxfile>'): "mxgraph",
+        ("bare.xml", b"<mxGraphModel><root/></mxGraphModel>"): "mxgraph",
+        ("pom.xml", b"<project><modelVersion>4</modelVersion></project>"): "not_a_diagram",
+        ("a.drawio.svg", b"<svg/>"): "mxgraph",  # named as draw.io's: trusted
+        ("icon.svg", b"<svg/>"): "svg",
+        ("fig.tex", rb"\begin{tikzpicture}\draw (0,0)--(1,1);\end{tikzpicture}"): "tikz",
+        ("cd.tex", rb"\begin{tikzcd} A \arrow[r] & B \end{tikzcd}"): "tikz",
+        ("inline.tex", rb"see \tikz \draw (0,0) circle (1pt); here"): "tikz",
+        ("style.tex", rb"\tikzset{every node/.style={draw}}"): "not_a_diagram",
+        ("prose.tex", rb"\section{Intro} words"): "not_a_diagram",
+        ("g.dot", b"digraph { a -> b }"): "no_handler",  # until a Graphviz format exists
+        ("README.md", b"```mermaid\ngraph TD; A-->B\n```"): "no_handler",
+    }
+    got = {}
+    for (path, data), _ in cases.items():
+        h, why = claim(fmts, path, data)
+        got[(path, data)] = h.name if h else why
+    assert got == cases

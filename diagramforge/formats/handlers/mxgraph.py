@@ -53,7 +53,17 @@ def mxgraph_records(data: bytes, path: str, base: dict, locator: str, unit: Unit
 class MxGraphFormat(DiagramFormat):
     name = Format.MXGRAPH
     suffixes = (".drawio", ".drawio.xml", ".xml", ".drawio.svg", ".drawio.png", ".dio")
+    generic_suffixes = (".xml",)
+    """Suffixes most of whose files are not draw.io's: claimed only with an mxGraph root."""
     _renderer: DrawioRenderer | None = None
+
+    def claims_file(self, path: str, data: bytes) -> bool:
+        p = path.lower()
+        if not self.claims(p):
+            return False
+        if p.endswith(self.generic_suffixes) and not p.endswith(".drawio.xml"):
+            return b"<mxfile" in data or b"<mxGraphModel" in data
+        return True
 
     def extract_file(self, data: bytes, path: str, base: dict, locator: str, unit: Unit
                      ) -> tuple[list[dict], list[Rejection]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from typing import TYPE_CHECKING
 
 from diagramforge.formats.raster import rasterize_pdf
@@ -20,7 +21,7 @@ from diagramforge.formats.texcompile import (
 )
 from diagramforge.formats.texengines import Engine, allowed, choose_engines, sandbox_level
 from diagramforge.formats.tikz import Standalone
-from diagramforge.records import Format, Rejection, make_id
+from diagramforge.records import Format, Rejection, Unit, make_id
 from diagramforge.stage import Outcome
 from diagramforge.stats import RenderCounter as RC
 
@@ -85,7 +86,30 @@ def attempts(docs: list[Standalone], engines: list[Engine]) -> list[Attempt]:
 class TikzFormat(DiagramFormat):
     name = Format.TIKZ
     graphs_in_render = True
+    suffixes = (".tex",)
+    """A repository's (or code archive's) TeX file with a picture in it; arXiv e-prints go
+    through ``builders/tikz_extract.py`` whole."""
     _tex: TexCompiler | None = None
+    _marks: re.Pattern[bytes] | None = None
+
+    def claims_file(self, path: str, data: bytes) -> bool:
+        """A ``.tex`` file that opens one of the picture environments or commands."""
+        if not self.claims(path):
+            return False
+        if self._marks is None:
+            t = self.params.extract.tikz
+            names = [rf"begin\s*\{{{re.escape(e)}\}}" for e in t.environments]
+            if t.tikz_commands:  # \tikz, not \tikzset or \tikzstyle
+                names += [rf"{re.escape(c)}(?![A-Za-z@])" for c in t.commands]
+            self._marks = re.compile(rb"\\(?:" + "|".join(names).encode() + rb")")
+        return self._marks.search(data) is not None
+
+    def extract_file(self, data: bytes, path: str, base: dict, locator: str, unit: Unit
+                     ) -> tuple[list[dict], list[Rejection]]:
+        # the paper extractor, on a file instead of an e-print (loaded when a file comes)
+        from diagramforge.builders.tex_file import tex_file_records
+
+        return tex_file_records(data, path, base, locator, unit, self.params.extract)
 
     def compiler(self) -> TexCompiler:
         if self._tex is None:
