@@ -17,6 +17,8 @@ import logging
 import os
 import signal
 import time
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -193,21 +195,48 @@ def _run_table(stage: TableStage) -> StageStats:
     rows = stage.run_table(table, log_)
     paths = stage_paths(params, stage.name)
     rej = ShardSet(paths.rejections, REJECTION_SCHEMA)
+    # incomplete until _finish: a stage that dies mid-write never leaves half an output
+    # that a downstream stage would take for the whole
+    atomic.write_json(paths.state, {"fingerprint": "table", "complete": False})
     for d in (paths.records, paths.rejections, paths.shard_stats):
         clear_dir(d)
+    size = params.runner.shard_size
+    ledger_parts = 0
     if stage.output_schema is not None:
+        # rows may be a list or a generator (a source stage streaming what it fetches): both
+        # are written shard by shard as they come, and so is a long ledger
         out = ShardSet(paths.records, stage.output_schema)
-        size = params.runner.shard_size
-        for k in range(max(1, -(-len(rows) // size))):
-            out.write(k, rows[k * size:(k + 1) * size])
-        log_.stats.n_out = len(rows)
+        batches = _batched(rows, size)
+        k = n = 0
+        for k, batch in enumerate(batches):  # noqa: B007 - k is the last shard's index
+            out.write(k, batch)
+            n += len(batch)
+            if len(log_.rejections) >= LEDGER_FLUSH_ROWS:
+                rej.write(ledger_parts, log_.rejections)
+                log_.rejections.clear()
+                ledger_parts += 1
+        if n == 0:
+            out.write(0, [])
+        log_.stats.n_out = n
     else:  # a terminal stage (validate, publish): what it did not reject went through
         log_.stats.n_out = log_.stats.n_in - log_.stats.rejected_inputs
-    rej.write(0, log_.rejections)
+    if log_.rejections or ledger_parts == 0:
+        rej.write(ledger_parts, log_.rejections)
     log_.stats.seconds = time.perf_counter() - t0
     _finish(stage.name, params, log_.stats, sorted(set(provided) | set(stage.writes)),
             "table")
     return log_.stats
+
+
+LEDGER_FLUSH_ROWS = 50_000
+"""A whole-table stage's ledger goes to disk in parts of at least this many rows, so a
+source stage ledgering millions of out-of-scope papers never holds them all."""
+
+
+def _batched(rows: Iterable[dict], size: int) -> Iterator[list[dict]]:
+    it = iter(rows)
+    while batch := list(islice(it, size)):
+        yield batch
 
 
 def run_named(name: str, params: Params, **kw: object) -> StageStats:

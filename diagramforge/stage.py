@@ -17,7 +17,7 @@ sections and its code modules once, as class attributes; the CLI, the audit funn
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -151,8 +151,9 @@ class TableStage(_Declared, ABC):
     stage) and returns the output rows; rejections and counters go to ``log``."""
 
     @abstractmethod
-    def run_table(self, table: pa.Table | None, log: StageLog) -> list[dict]:
-        """Produce the stage's rows (ignored when ``output_schema`` is ``None``)."""
+    def run_table(self, table: pa.Table | None, log: StageLog) -> Iterable[dict]:
+        """Produce the stage's rows (ignored when ``output_schema`` is ``None``): a list, or
+        a generator the runner writes shard by shard as it yields."""
 
 
 def check_contract(stage_name: str, reads: Sequence[str], upstream: str | None,

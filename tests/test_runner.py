@@ -14,7 +14,7 @@ from diagramforge.paths import metrics_path, stage_paths
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection, empty_record
 from diagramforge.runner import run_stage
 from diagramforge.shards import ShardSet
-from diagramforge.stage import ContractError, Outcome, Stage, WorkUnit
+from diagramforge.stage import ContractError, Outcome, Stage, TableStage, WorkUnit
 from tests.conftest import make_params, seed_stage
 
 
@@ -167,3 +167,44 @@ def test_metrics_file_is_dvc_readable(tmp_path):
     run_stage(Upper(params))
     data = json.loads(Path(metrics_path(params, "upper")).read_text())
     assert {"in", "out", "rejected", "seconds"} <= set(data)
+
+
+class Streams(TableStage):
+    """A source stage that yields its rows (and ledgers every third input) as it goes."""
+
+    name = "streams"
+    n = 10
+    fail_at: int | None = None
+
+    def run_table(self, table, log):  # noqa: ANN001, ANN201
+        for k in range(self.n):
+            log.stats.n_in += 1
+            if k == self.fail_at:
+                raise RuntimeError("the source went away")
+            if k % 3 == 0:
+                log.reject(Rejection(f"src{k}", "boring"))
+                continue
+            yield {"id": f"s{k:03d}", "format": "tikz", "code": "x"}
+
+
+def test_a_generator_table_stage_is_written_shard_by_shard(tmp_path, monkeypatch):
+    import diagramforge.runner as runner
+
+    monkeypatch.setattr(runner, "LEDGER_FLUSH_ROWS", 2)
+    params = make_params(tmp_path, runner={"shard_size": 3})
+    stats = run_stage(Streams(params))
+    paths = stage_paths(params, "streams")
+    assert (stats.n_in, stats.n_out, stats.n_rejected) == (10, 6, 4)
+    assert len(list(paths.records.glob("*.parquet"))) == 2
+    assert len(list(paths.rejections.glob("*.parquet"))) >= 2  # the ledger went in parts
+    ledger = ShardSet(paths.rejections, REJECTION_SCHEMA).read_all()
+    assert sorted(ledger.column("locator").to_pylist()) == ["src0", "src3", "src6", "src9"]
+    ids = ShardSet(paths.records, RECORD_SCHEMA).read_all().column("id").to_pylist()
+    assert ids == [f"s{k:03d}" for k in range(10) if k % 3]
+
+    # a source dying mid-stream leaves an output marked incomplete, not half of one
+    broken = Streams(params)
+    broken.fail_at = 7
+    with pytest.raises(RuntimeError):
+        run_stage(broken)
+    assert not json.loads(paths.state.read_text())["complete"]

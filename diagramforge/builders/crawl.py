@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from diagramforge.builders.arxiv import (
@@ -19,6 +20,7 @@ from diagramforge.builders.arxiv import (
     parse_listing,
 )
 from diagramforge.builders.arxiv_http import crawl_http
+from diagramforge.builders.bulk import crawl_bulk
 from diagramforge.builders.repos import GitError, checkout, find_licence, list_files
 from diagramforge.params import Params
 from diagramforge.records import SOURCE_SCHEMA, Rejection, SourceKind
@@ -140,10 +142,13 @@ class CrawlStage(TableStage):
     writes = tuple(SOURCE_SCHEMA.names)
     param_sections = ("crawl", "licences")
     code = ("builders/arxiv.py", "builders/arxiv_http.py", "builders/polite.py",
-            "builders/repos.py", "licences.py")
+            "builders/repos.py", "licences.py", "builders/bulk.py", "builders/bulk_fetch.py",
+            "builders/bulk_manifest.py", "builders/bulk_metadata.py")
     inputs = ("samples/arxiv", "samples/repos")
 
-    def run_table(self, table: None, log: StageLog) -> list[dict]:
+    def run_table(self, table: None, log: StageLog) -> Iterable[dict]:
+        if self.params.crawl.arxiv.bulk.url:
+            return self._bulk(log)
         params = self.params
         src = params.crawl.arxiv.source
         if not src:
@@ -158,3 +163,13 @@ class CrawlStage(TableStage):
         log.stats.extra["arxiv_listed"] = n_arxiv
         log.stats.extra["repo_files"] = log.stats.n_in - n_arxiv - log.stats.extra["pdf_files"]
         return rows
+
+    def _bulk(self, log: StageLog) -> Iterator[dict]:
+        """Bulk mode streams: rows go to shards chunk by chunk, never all held at once. The
+        bulk archive has no PDFs, so only ``crawl.pdf.folder`` adds ``pdf`` sources."""
+        yield from crawl_bulk(self.params, log)
+        n_arxiv = log.stats.n_in
+        yield from _repos(self.params, log)
+        yield from _pdfs(self.params, [], log)
+        log.stats.extra["arxiv_listed"] = n_arxiv
+        log.stats.extra["repo_files"] = log.stats.n_in - n_arxiv - log.stats.extra["pdf_files"]
