@@ -244,7 +244,8 @@ def test_scope_licence_and_months_are_decided_before_unpacking(tmp_path, snapsho
     assert stats.n_in == len(members) and stats.balance_error() is None
 
 
-def test_chunks_spread_over_worker_processes_one_on_disk_each(tmp_path, snapshot):
+@pytest.mark.parametrize("executor", ["local", "dask"])
+def test_chunks_spread_over_worker_processes_one_on_disk_each(tmp_path, snapshot, executor):
     ep, recs = bc.filler_papers(8, 60)
     snap = bc.write_jsonl(recs + bc.snapshot_records(), tmp_path / "meta.jsonl")
     ids = sorted(ep)
@@ -256,6 +257,8 @@ def test_chunks_spread_over_worker_processes_one_on_disk_each(tmp_path, snapshot
         serial = bulk_params(tmp_path / "serial", s3, str(snap))
         run_named("crawl", serial)
         pooled = bulk_params(tmp_path / "pooled", s3, str(snap), workers=2)
+        pooled = pooled.model_copy(update={"runner": pooled.runner.model_copy(
+            update={"executor": executor})})
         on_disk, stop = [], threading.Event()
         chunk_dir = tmp_path / "pooled" / "cache" / "arxiv" / "bulk" / "chunks"
 
