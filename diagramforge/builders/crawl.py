@@ -60,10 +60,9 @@ def _local(params: Params, log_: StageLog) -> list[dict]:
     return rows
 
 
-def _repos(params: Params, log_: StageLog) -> list[dict]:
-    """One source row per matching file of each pinned repository."""
+def _repos(params: Params, log_: StageLog) -> Iterator[dict]:
+    """One source row per matching file of each pinned repository, as they are listed."""
     cfg = params.crawl.repos
-    rows: list[dict] = []
     for spec in cfg.repositories:
         try:
             co = checkout(spec, Path(cfg.cache_dir), cfg.timeout_s)
@@ -82,7 +81,7 @@ def _repos(params: Params, log_: StageLog) -> list[dict]:
                 log_.reject(Rejection(loc, CrawlReason.TOO_LARGE,
                                       f"{size} bytes > {cfg.max_file_bytes}"))
                 continue
-            rows.append({
+            yield {
                 "id": loc, "kind": SourceKind.REPO, "version": co.commit, "title": rel,
                 "authors": json.dumps([f"{co.name} contributors"]), "categories": None,
                 "date": None, "licence": spdx,
@@ -91,8 +90,7 @@ def _repos(params: Params, log_: StageLog) -> list[dict]:
                 "meta": json.dumps({"repo": co.name, "commit": co.commit, "ref": spec.ref,
                                     "file": rel, "licence_file": lic_file,
                                     "licence_score": round(score, 3)}),
-            })
-    return rows
+            }
 
 
 def _pdfs(params: Params, arxiv_rows: list[dict], log_: StageLog) -> list[dict]:
