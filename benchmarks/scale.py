@@ -53,9 +53,14 @@ FULL = ("crawl", "extract", "render", "classifier-train", "filter", "split", "ed
 NODRAW = ("crawl", "extract", "render*", "filter", "split", "synth", "validate", "publish")
 """``render*``: the stand-in. Skipped at this size: render, classifier-train (trained on the
 donor's renders instead), edit, augment and repair (each draws or typesets every item)."""
-WORKERS_OF = {"crawl": "pool", "extract": "pool", "render": "pool", "filter": "pool",
-              "edit": "pool", "augment": "pool", "repair": "pool", "synth": "pool"}
-"""Stages whose items run on ``runner.workers`` processes; the others run in one process."""
+
+
+def parallel_stages() -> set[str]:
+    """Stages whose items run on ``runner.workers`` processes: the mapped ones, and the
+    crawl (its bulk chunks); the others run in one process."""
+    from diagramforge.pipeline import STAGES, is_mapped, stage_name
+
+    return {stage_name(s) for s in STAGES if is_mapped(s)} | {"crawl"}
 
 
 # -- memory of a process tree --------------------------------------------------------------
@@ -210,7 +215,7 @@ def _stage_row(stage: str, run: Path, wall: float, mem: TreeMemory, disk: int, r
     m_path = run / "metrics" / f"{stage}.json"
     m = json.loads(m_path.read_text()) if m_path.exists() else {}
     n_in = m.get("in", 0)
-    parallel = workers if WORKERS_OF.get(stage) == "pool" and workers else 1
+    parallel = workers if stage in parallel_stages() and workers else 1
     return {"stage": stage, "rc": rc, "n_in": n_in, "n_out": m.get("out", 0),
             "wall_s": round(wall, 2), "stage_s": m.get("seconds"),
             "items_per_s": round(n_in / wall, 2) if wall else None,
