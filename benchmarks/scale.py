@@ -6,6 +6,7 @@
         --donor /tmp/scale/n10000
     .venv/bin/python benchmarks/scale.py run --n 1000 --root /tmp/scale --executor dask \\
         --corpus /tmp/scale/n1000/corpus
+    .venv/bin/python benchmarks/scale.py corpus --n 100000 --out /tmp/scale/c100000
     .venv/bin/python benchmarks/scale.py table /tmp/scale/*/results.json
     .venv/bin/python benchmarks/scale.py same /tmp/scale/n1000 /tmp/scale/n1000-dask
 
@@ -117,6 +118,22 @@ class TreeMemory:
         self._t.join()
 
 
+def reap(proc: subprocess.Popen) -> tuple[int, float]:
+    """Wait for ``proc``; its exit code and the CPU seconds it and every descendant it
+    waited for used (``wait4``'s rusage: pool workers, pdflatex, the browser)."""
+    _, status, ru = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, ru.ru_utime + ru.ru_stime
+
+
+def _own_cpu() -> float:
+    import resource
+
+    a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN)
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+
+
 def du(path: Path) -> int:
     res = subprocess.run(["du", "-sb", str(path)], capture_output=True, text=True)
     return int(res.stdout.split()[0]) if res.returncode == 0 else 0
@@ -158,11 +175,26 @@ class ExternalDask:
 
         with Client(self.address, timeout=60) as c:
             c.wait_for_workers(self.n, timeout=120)
+        self.cpu_delta()  # start-up is not any stage's work
         return self
 
     @property
     def pids(self) -> list[int]:
         return [p.pid for p in self.procs]
+
+    def cpu_delta(self) -> float:
+        """CPU seconds the scheduler and workers (and their children) used since last asked:
+        they outlive every stage, so no rusage reports them."""
+        total = 0.0
+        for p in self.procs:
+            try:
+                for q in [psutil.Process(p.pid), *psutil.Process(p.pid).children(True)]:
+                    t = q.cpu_times()
+                    total += t.user + t.system + t.children_user + t.children_system
+            except psutil.Error:
+                continue
+        delta, self._cpu = total - getattr(self, "_cpu", 0.0), total
+        return delta
 
     def __exit__(self, *exc: object) -> None:
         for p in reversed(self.procs):
@@ -228,7 +260,8 @@ def _stage_row(stage: str, run: Path, wall: float, mem: TreeMemory, disk: int, r
 def cmd_run(args: argparse.Namespace) -> None:
     from scale_corpus import generate
 
-    name = f"n{args.n}" + ("-dask" if args.executor == "dask" else "")
+    name = (f"n{args.n}" + ("-nodraw" if args.stages == "nodraw" else "")
+            + ("-dask" if args.executor == "dask" else ""))
     run = Path(args.root) / name
     if run.exists() and not args.keep:
         shutil.rmtree(run)
@@ -264,20 +297,24 @@ def cmd_run(args: argparse.Namespace) -> None:
             if stage == "render*":
                 from scale_standin import write_standin
 
+                r0 = _own_cpu()
                 with TreeMemory(os.getpid()) as mem:
                     write_standin(run / "data", run / "metrics",
                                   Path(args.donor) / "data" / "render" / "records",
                                   args.workers)
-                rc = 0
+                rc, cpu = 0, _own_cpu() - r0
             else:
                 with open(run / f"{stage}.log", "w") as log:
                     proc = subprocess.Popen(
                         [sys.executable, "-m", "diagramforge", "--params", str(pfile), stage],
                         env=env, stdout=log, stderr=subprocess.STDOUT, cwd=run)
                     with TreeMemory(proc.pid, cluster.pids if cluster else None) as mem:
-                        rc = proc.wait()
+                        rc, cpu = reap(proc)
+                cpu += cluster.cpu_delta() if cluster else 0.0
             row = _stage_row(stage.rstrip("*"), run, time.perf_counter() - t, mem,
                              du(run / "data") - before, rc, args.workers, load)
+            row["cpu_s"] = round(cpu, 1)
+            row["items_per_cpu_s"] = round(row["n_in"] / cpu, 2) if cpu else None
             row["stage"] = stage
             results["rows"].append(row)
             print(json.dumps(row), flush=True)
@@ -322,33 +359,47 @@ def cmd_same(args: argparse.Namespace) -> None:
 
 def cmd_table(args: argparse.Namespace) -> None:
     runs = [json.loads(Path(p).read_text()) for p in args.results]
-    runs.sort(key=lambda r: (r["executor"], r["n"]))
-    print("| N | executor | stage | in | out | s | items/s | /worker | peak PSS MB | "
-          "peak RSS MB | disk MB |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    runs.sort(key=lambda r: (r["executor"], r["stages"], r["n"]))
+    print("| N | run | stage | in | out | wall s | items/s | CPU s | items/CPU-s | "
+          "peak PSS MB | peak RSS MB | disk MB | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in runs:
         for s in r["rows"]:
-            print(f"| {r['n']:,} | {r['executor']} | {s['stage']} | {s['n_in']:,} | "
+            print(f"| {r['n']:,} | {r['executor']} {r['stages']} | {s['stage']} | {s['n_in']:,} | "
                   f"{s['n_out']:,} | {s['wall_s']:.0f} | {s['items_per_s']} | "
-                  f"{s['items_per_s_per_worker']} | {s['peak_pss_mb']:.0f} | "
-                  f"{s['peak_rss_mb']:.0f} | {s['disk_mb']:.0f} |"
+                  f"{s.get('cpu_s', '')} | {s.get('items_per_cpu_s', '')} | "
+                  f"{s['peak_pss_mb']:.0f} | "
+                  f"{s['peak_rss_mb']:.0f} | {s['disk_mb']:.0f} | {s['load_before']:.0f} |"
                   + ("" if s["rc"] == 0 else f" exit {s['rc']}"))
-    by = {(r["executor"], r["n"]): {s["stage"].rstrip("*"): s for s in r["rows"]} for r in runs}
-    print("\n| stage | N → 10N | peak PSS ×(≤1.5) | items/s/worker Δ (±20 %) | holds |")
-    print("|---|---|---|---|---|")
-    for (ex, n), stages in sorted(by.items()):
-        big = by.get((ex, n * 10))
+    by = {(r["executor"], r["stages"], r["n"]): {s["stage"].rstrip("*"): s for s in r["rows"]}
+          for r in runs}
+    print("\n| runs | stage | N → 10N | peak PSS ×(≤1.5) | items per CPU-s Δ (±20 %) | holds |")
+    print("|---|---|---|---|---|---|")
+    for (ex, kind, n), stages in sorted(by.items()):
+        big = by.get((ex, kind, n * 10))
         if not big:
             continue
         for st, s in stages.items():
             b = big.get(st)
-            if not b or not s["peak_pss_mb"] or not s["items_per_s_per_worker"]:
+            rate = "items_per_cpu_s" if s.get("items_per_cpu_s") and b and \
+                b.get("items_per_cpu_s") else "items_per_s_per_worker"
+            if not b or not s["peak_pss_mb"] or not s.get(rate) or not b.get(rate):
                 continue
             mem = b["peak_pss_mb"] / s["peak_pss_mb"]
-            speed = b["items_per_s_per_worker"] / s["items_per_s_per_worker"] - 1
+            speed = b[rate] / s[rate] - 1
             ok = mem <= 1.5 and abs(speed) <= 0.2
-            print(f"| {st} | {n:,} → {n * 10:,} | {mem:.2f} | {speed:+.0%} | "
+            print(f"| {ex} {kind} | {st} | {n:,} → {n * 10:,} | {mem:.2f} | {speed:+.0%} | "
                   f"{'yes' if ok else 'NO'} |")
+
+
+def cmd_corpus(args: argparse.Namespace) -> None:
+    from scale_corpus import generate
+
+    out = Path(args.out)
+    t0 = time.perf_counter()
+    info = generate(args.n, out, Path(args.root) / "template-cache")
+    (out / "corpus.json").write_text(json.dumps(info, indent=1))
+    print(json.dumps({**info, "seconds": round(time.perf_counter() - t0, 1)}))
 
 
 def main() -> None:
@@ -364,6 +415,10 @@ def main() -> None:
     r.add_argument("--workers", type=int, default=2)
     r.add_argument("--corpus", help="reuse the corpus of an earlier run (its corpus/ dir)")
     r.add_argument("--keep", action="store_true", help="do not clear the run directory")
+    c = sub.add_parser("corpus", help="only generate a corpus (for run --corpus)")
+    c.add_argument("--n", type=int, required=True)
+    c.add_argument("--out", required=True)
+    c.add_argument("--root", default="/tmp/diagramforge-scale")
     t = sub.add_parser("table")
     t.add_argument("results", nargs="+")
     s = sub.add_parser("same")
@@ -372,7 +427,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.cmd == "run" and args.stages == "nodraw" and not args.donor:
         ap.error("--stages nodraw needs --donor (a full run's directory)")
-    {"run": cmd_run, "table": cmd_table, "same": cmd_same}[args.cmd](args)
+    {"run": cmd_run, "corpus": cmd_corpus, "table": cmd_table, "same": cmd_same}[args.cmd](args)
 
 
 if __name__ == "__main__":

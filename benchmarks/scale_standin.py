@@ -95,8 +95,8 @@ def write_standin(data_dir: Path, metrics_dir: Path, donor_render: Path, workers
         for n_in, n_out in ex.map(_shard, jobs, chunksize=4):
             stats.n_in += n_in
             stats.n_out += n_out
-    extract_state = json.loads((data_dir / "extract" / "state.json").read_text())
-    atomic.write_json(dest / "state.json", {
+    extract_state = json.loads((data_dir / "extract" / "_state.json").read_text())
+    atomic.write_json(dest / "_state.json", {
         "fingerprint": "stand-in", "complete": True,
         "provides": sorted(set(extract_state["provides"]) | set(RENDER_COLS))})
     stats.extra["stand_in"] = 1
