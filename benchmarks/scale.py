@@ -36,6 +36,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -257,7 +258,12 @@ def _stage_row(stage: str, run: Path, wall: float, mem: TreeMemory, disk: int, r
             "load_before": round(load, 2), "rejected": m.get("rejected", {})}
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def cmd_run(args: argparse.Namespace) -> None:
+    signal.signal(signal.SIGTERM, _stop)
     from scale_corpus import generate
 
     name = (f"n{args.n}" + ("-nodraw" if args.stages == "nodraw" else "")
@@ -307,9 +313,14 @@ def cmd_run(args: argparse.Namespace) -> None:
                 with open(run / f"{stage}.log", "w") as log:
                     proc = subprocess.Popen(
                         [sys.executable, "-m", "diagramforge", "--params", str(pfile), stage],
-                        env=env, stdout=log, stderr=subprocess.STDOUT, cwd=run)
-                    with TreeMemory(proc.pid, cluster.pids if cluster else None) as mem:
-                        rc, cpu = reap(proc)
+                        env=env, stdout=log, stderr=subprocess.STDOUT, cwd=run,
+                        start_new_session=True)
+                    try:
+                        with TreeMemory(proc.pid, cluster.pids if cluster else None) as mem:
+                            rc, cpu = reap(proc)
+                    except BaseException:  # the harness stopped: so does the stage it ran
+                        os.killpg(proc.pid, signal.SIGKILL)
+                        raise
                 cpu += cluster.cpu_delta() if cluster else 0.0
             row = _stage_row(stage.rstrip("*"), run, time.perf_counter() - t, mem,
                              du(run / "data") - before, rc, args.workers, load)

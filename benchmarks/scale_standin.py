@@ -5,8 +5,8 @@ stages that neither typeset nor draw, which need a render table to read. This wr
 shard for shard like the real stage would (output shard *i* from extract shard *i*): each
 extracted record gets the render columns of a *donor* — a record of the same format that
 the real render stage drew in a smaller run — with the donor's PNG overlaid by a seeded
-pattern of a few translucent blocks, so that every stand-in image is distinct (its pHash
-differs, as real renders of distinct diagrams do) while sizes stay those of real renders.
+pattern of a few boxes, so that every stand-in image is distinct (its pHash differs, as real
+renders of distinct diagrams do) while sizes stay those of real renders.
 The code, ids and everything extract wrote stay the record's own. Written with
 ``render_engine = "stand-in"``; never used for anything but measurement.
 """
@@ -34,19 +34,21 @@ RENDER_COLS = ("image", "width", "height", "render_status", "render_engine", "re
 
 
 def _perturb(png: bytes, seed: str) -> bytes:
+    """The donor with four light, outlined boxes drawn over it at seeded places: diagram-like
+    flat areas, so the PNG compresses as a render does (≈0.93× the donor's bytes), while
+    two stand-ins of one donor are ≥16 pHash bits apart (the split's threshold is 4)."""
     rnd = random.Random(seed)
-    im = Image.open(io.BytesIO(png)).convert("RGBA")
-    over = Image.new("RGBA", im.size, (0, 0, 0, 0))
-    d = ImageDraw.Draw(over)
+    im = Image.open(io.BytesIO(png)).convert("RGB")
+    d = ImageDraw.Draw(im)
     w, h = im.size
-    for _ in range(6):
+    for _ in range(4):
         x0, y0 = rnd.randrange(max(1, w)), rnd.randrange(max(1, h))
-        x1, y1 = x0 + rnd.randrange(w // 8 + 2, w // 2 + 3), y0 + rnd.randrange(h // 8 + 2,
-                                                                                h // 2 + 3)
-        d.rectangle((x0, y0, x1, y1), fill=(rnd.randrange(256), rnd.randrange(256),
-                                            rnd.randrange(256), 110))
+        x1 = x0 + rnd.randrange(w // 6 + 2, w // 2 + 3)
+        y1 = y0 + rnd.randrange(h // 6 + 2, h // 2 + 3)
+        d.rectangle((x0, y0, x1, y1), fill=tuple(rnd.randrange(150, 256) for _ in range(3)),
+                    outline=(0, 0, 0), width=max(1, w // 300))
     out = io.BytesIO()
-    Image.alpha_composite(im, over).convert("RGB").save(out, "PNG")
+    im.save(out, "PNG")
     return out.getvalue()
 
 
