@@ -274,6 +274,8 @@ def cmd_run(args: argparse.Namespace) -> None:
     run.mkdir(parents=True, exist_ok=True)
     results: dict = {"n": args.n, "executor": args.executor, "workers": args.workers,
                      "stages": args.stages, "cpus": os.cpu_count(), "rows": []}
+    if args.keep and (run / "results.json").exists():  # a run continued stage by stage
+        results["rows"] = json.loads((run / "results.json").read_text())["rows"]
     t0 = time.perf_counter()
     if args.corpus:
         corpus = json.loads((Path(args.corpus) / "corpus.json").read_text())
@@ -327,7 +329,7 @@ def cmd_run(args: argparse.Namespace) -> None:
             row["cpu_s"] = round(cpu, 1)
             row["items_per_cpu_s"] = round(row["n_in"] / cpu, 2) if cpu else None
             row["stage"] = stage
-            results["rows"].append(row)
+            results["rows"] = [r for r in results["rows"] if r["stage"] != stage] + [row]
             print(json.dumps(row), flush=True)
             (run / "results.json").write_text(json.dumps(results, indent=1))
             if rc != 0:
@@ -425,7 +427,8 @@ def main() -> None:
     r.add_argument("--executor", choices=("local", "dask"), default="local")
     r.add_argument("--workers", type=int, default=2)
     r.add_argument("--corpus", help="reuse the corpus of an earlier run (its corpus/ dir)")
-    r.add_argument("--keep", action="store_true", help="do not clear the run directory")
+    r.add_argument("--keep", action="store_true",
+                   help="continue a run: keep its directory and its measured stages")
     c = sub.add_parser("corpus", help="only generate a corpus (for run --corpus)")
     c.add_argument("--n", type=int, required=True)
     c.add_argument("--out", required=True)
