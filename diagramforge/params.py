@@ -8,7 +8,7 @@ key path and what was expected.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
@@ -55,6 +55,42 @@ class LicenceParams(_Section):
                         "BSD-2-Clause", "BSD-3-Clause", "Apache-2.0"]
 
 
+class BulkArxivParams(_Section):
+    """``crawl.arxiv.bulk``: arXiv's bulk source archive (``diagramforge.builders.bulk``)."""
+
+    url: str = ""
+    """Where ``arXiv_src_manifest.xml`` and the chunks are: ``s3://arxiv/src/`` or any fsspec
+    URL (a local mirror, another bucket). ``""`` leaves bulk mode off."""
+    manifest: str = "arXiv_src_manifest.xml"
+    requester_pays: bool = True
+    """Sent with every S3 request (the ``arxiv`` bucket bills the downloader)."""
+    storage_options: dict[str, Any] = {}
+    """Passed to the fsspec filesystem (``endpoint_url``, ``profile``, ``anon``…)."""
+    metadata: str = ""
+    """Licences and metadata: a snapshot (JSON lines, optionally .gz, or Parquet with ``id``,
+    ``versions``, ``license``, ``categories``; a path or fsspec URL) or ``oai`` (harvested
+    through ``oai_url``)."""
+    yymm_from: str | None = None
+    """First month of chunks read (``"2301"``); None: from the start."""
+    yymm_until: str | None = None
+    max_chunks: Annotated[int, Field(ge=0)] = 0
+    """Stop after this many chunks of the selected months (0: all)."""
+    chunk_timeout_s: Annotated[float, Field(gt=0)] = 3600.0
+    retries: Annotated[int, Field(ge=0)] = 3
+    """Resumed reads after a dropped transfer, and one fresh download on an md5 mismatch."""
+    block_bytes: Annotated[int, Field(ge=65536)] = 8 * 2**20
+    work_dir: str = ""
+    """Chunk downloads, the metadata index and finished-chunk records; ``""``:
+    ``<cache_dir>/bulk``. Must be shared by every worker (as ``cache_dir`` is)."""
+
+    @model_validator(mode="after")
+    def _months(self) -> BulkArxivParams:
+        for m in (self.yymm_from, self.yymm_until):
+            if m is not None and not (len(m) == 4 and m.isdigit() and 1 <= int(m[2:]) <= 12):
+                raise ValueError(f"yymm must look like 2301, got {m!r}")
+        return self
+
+
 class ArxivCrawlParams(_Section):
     source: str = "samples/arxiv"
     """A directory holding an embedded corpus, or an http(s) base URL speaking arXiv's shapes."""
@@ -73,6 +109,8 @@ class ArxivCrawlParams(_Section):
     retries: Annotated[int, Field(ge=0)] = 5
     timeout_s: Annotated[float, Field(gt=0)] = 60.0
     user_agent: str = "diagramforge/0.1 (dataset research crawler; see README)"
+    bulk: BulkArxivParams = BulkArxivParams()
+    """With ``bulk.url`` set, papers come from the bulk source archive instead of ``source``."""
 
 
 class RepoSpec(_Section):

@@ -259,8 +259,10 @@ def _run_table(stage: TableStage) -> StageStats:
     log_.stats.n_in = table.num_rows if table is not None else 0
     rows = stage.run_table(table, log_)
     paths = stage_paths(params, stage.name)
-    atomic.write_json(paths.state, {"fingerprint": "table", "complete": False})
     rej = ShardSet(paths.rejections, REJECTION_SCHEMA)
+    # incomplete until _finish: a stage that dies mid-write never leaves half an output
+    # that a downstream stage would take for the whole
+    atomic.write_json(paths.state, {"fingerprint": "table", "complete": False})
     for d in (paths.records, paths.rejections, paths.shard_stats):
         clear_dir(d)
     size = params.runner.shard_size
@@ -275,6 +277,8 @@ def _run_table(stage: TableStage) -> StageStats:
     log_.spill_at = max(size, LEDGER_SPILL_ROWS)
     log_.spill = spill
     if stage.output_schema is not None:
+        # rows may be a list or a generator (a source stage streaming what it fetches): both
+        # are written shard by shard as they come, and so is a long ledger
         out = ShardSet(paths.records, stage.output_schema)
         k = n = 0
         buf: list[dict] = []

@@ -175,7 +175,8 @@ class TableStage(_Declared, ABC):
 
     @abstractmethod
     def run_table(self, table: pa.Table | None, log: StageLog) -> Iterable[dict]:
-        """Produce the stage's rows (ignored when ``output_schema`` is ``None``)."""
+        """Produce the stage's rows (ignored when ``output_schema`` is ``None``): a list, or
+        a generator the runner writes shard by shard as it yields."""
 
 
 def check_contract(stage_name: str, reads: Sequence[str], upstream: str | None,

@@ -280,3 +280,42 @@ def test_one_diagram_from_two_kinds_is_booked_by_its_locator(tmp_path):
     ledger = ShardSet(stage_paths(params, "batched").rejections, REJECTION_SCHEMA).read_all()
     assert dict(zip(ledger.column("locator").to_pylist(), ledger.column("source").to_pylist(),
                     strict=True)) == {"stack:a/b:x": "stack", "rs:e/x": "repo_search"}
+class Streams(TableStage):
+    """A source stage that yields its rows (and ledgers every third input) as it goes."""
+
+    name = "streams"
+    n = 10
+    fail_at: int | None = None
+
+    def run_table(self, table, log):  # noqa: ANN001, ANN201
+        for k in range(self.n):
+            log.stats.n_in += 1
+            if k == self.fail_at:
+                raise RuntimeError("the source went away")
+            if k % 3 == 0:
+                log.reject(Rejection(f"src{k}", "boring"))
+                continue
+            yield {"id": f"s{k:03d}", "format": "tikz", "code": "x"}
+
+
+def test_a_generator_table_stage_is_written_shard_by_shard(tmp_path, monkeypatch):
+    import diagramforge.runner as runner
+
+    monkeypatch.setattr(runner, "LEDGER_SPILL_ROWS", 2)
+    params = make_params(tmp_path, runner={"shard_size": 3})
+    stats = run_stage(Streams(params))
+    paths = stage_paths(params, "streams")
+    assert (stats.n_in, stats.n_out, stats.n_rejected) == (10, 6, 4)
+    assert len(list(paths.records.glob("*.parquet"))) == 2
+    assert len(list(paths.rejections.glob("*.parquet"))) >= 2  # the ledger went in parts
+    ledger = ShardSet(paths.rejections, REJECTION_SCHEMA).read_all()
+    assert sorted(ledger.column("locator").to_pylist()) == ["src0", "src3", "src6", "src9"]
+    ids = ShardSet(paths.records, RECORD_SCHEMA).read_all().column("id").to_pylist()
+    assert ids == [f"s{k:03d}" for k in range(10) if k % 3]
+
+    # a source dying mid-stream leaves an output marked incomplete, not half of one
+    broken = Streams(params)
+    broken.fail_at = 7
+    with pytest.raises(RuntimeError):
+        run_stage(broken)
+    assert not json.loads(paths.state.read_text())["complete"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import arxiv
@@ -61,11 +62,11 @@ def list_papers(cfg: ArxivCrawlParams, session: requests.Session) -> list[arxiv.
     return list(client.results(search))
 
 
-def harvest_licences(cfg: ArxivCrawlParams, session: requests.Session) -> dict[str, Entry]:
-    """OAI-PMH ``arXiv``-format records of the configured archives, by arXiv id."""
+def harvest(cfg: ArxivCrawlParams, session: requests.Session) -> Iterator[Entry]:
+    """OAI-PMH ``arXiv``-format records of the configured archives, as they arrive (the
+    bulk crawl streams them into its index)."""
     sickle = SessionSickle(cfg.oai_url, session)
     archives = sorted({c.split(".")[0] for c in cfg.categories}) or [None]
-    found: dict[str, Entry] = {}
     for archive in archives:
         args = {"metadataPrefix": "arXiv"}
         if archive:
@@ -76,10 +77,14 @@ def harvest_licences(cfg: ArxivCrawlParams, session: requests.Session) -> dict[s
             for rec in sickle.ListRecords(**args):
                 e = parse_record(rec.xml)
                 if e:
-                    found[e.id] = e
+                    yield e
         except NoRecordsMatch:
             continue
-    return found
+
+
+def harvest_licences(cfg: ArxivCrawlParams, session: requests.Session) -> dict[str, Entry]:
+    """OAI-PMH ``arXiv``-format records of the configured archives, by arXiv id."""
+    return {e.id: e for e in harvest(cfg, session)}
 
 
 def get_record(cfg: ArxivCrawlParams, session: requests.Session, arxiv_id: str

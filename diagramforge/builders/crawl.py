@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from diagramforge.builders.arxiv import (
@@ -21,6 +21,7 @@ from diagramforge.builders.arxiv import (
     parse_listing,
 )
 from diagramforge.builders.arxiv_http import crawl_http
+from diagramforge.builders.bulk import crawl_bulk
 from diagramforge.builders.repo_search import search_rows
 from diagramforge.builders.repos import GitError, checkout, find_licence, list_files
 from diagramforge.builders.stack import stack_rows
@@ -63,10 +64,9 @@ def _local(params: Params, log_: StageLog) -> list[dict]:
     return rows
 
 
-def _repos(params: Params, log_: StageLog) -> list[dict]:
-    """One source row per matching file of each pinned repository."""
+def _repos(params: Params, log_: StageLog) -> Iterator[dict]:
+    """One source row per matching file of each pinned repository, as they are listed."""
     cfg = params.crawl.repos
-    rows: list[dict] = []
     for spec in cfg.repositories:
         try:
             co = checkout(spec, Path(cfg.cache_dir), cfg.timeout_s)
@@ -85,7 +85,7 @@ def _repos(params: Params, log_: StageLog) -> list[dict]:
                 log_.reject(Rejection(loc, CrawlReason.TOO_LARGE,
                                       f"{size} bytes > {cfg.max_file_bytes}"))
                 continue
-            rows.append({
+            yield {
                 "id": loc, "kind": SourceKind.REPO, "version": co.commit, "title": rel,
                 "authors": json.dumps([f"{co.name} contributors"]), "categories": None,
                 "date": None, "licence": spdx,
@@ -94,8 +94,7 @@ def _repos(params: Params, log_: StageLog) -> list[dict]:
                 "meta": json.dumps({"repo": co.name, "commit": co.commit, "ref": spec.ref,
                                     "file": rel, "licence_file": lic_file,
                                     "licence_score": round(score, 3)}),
-            })
-    return rows
+            }
 
 
 def _pdfs(params: Params, arxiv_rows: list[dict], log_: StageLog) -> list[dict]:
@@ -168,10 +167,14 @@ class CrawlStage(TableStage):
     code = ("builders/arxiv.py", "builders/arxiv_http.py", "builders/polite.py",
             "builders/repos.py", "licences.py", "builders/file_sources.py",
             "builders/stack.py", "builders/github_api.py", "builders/repo_search.py",
+            "builders/bulk.py", "builders/bulk_fetch.py", "builders/bulk_manifest.py",
+            "builders/bulk_metadata.py",
             "formats", "graphs/model.py")  # the format handlers claim the files
     inputs = ("samples/arxiv", "samples/repos")
 
-    def run_table(self, table: None, log: StageLog) -> Iterator[dict]:
+    def run_table(self, table: None, log: StageLog) -> Iterable[dict]:
+        if self.params.crawl.arxiv.bulk.url:
+            return self._bulk(log)
         params = self.params
         src = params.crawl.arxiv.source
         log.source = SourceKind.ARXIV
@@ -189,3 +192,17 @@ class CrawlStage(TableStage):
         log.stats.extra["arxiv_listed"] = n_arxiv
         log.stats.extra["repo_files"] = log.stats.n_in - n_arxiv - log.stats.extra["pdf_files"]
         return itertools.chain(rows, _archives(params, log))
+
+    def _bulk(self, log: StageLog) -> Iterator[dict]:
+        """Bulk mode streams: rows go to shards chunk by chunk, never all held at once. The
+        bulk archive has no PDFs, so only ``crawl.pdf.folder`` adds ``pdf`` sources."""
+        log.source = SourceKind.ARXIV
+        yield from crawl_bulk(self.params, log)
+        n_arxiv = log.stats.n_in
+        log.source = SourceKind.REPO
+        yield from _repos(self.params, log)
+        log.source = SourceKind.PDF
+        yield from _pdfs(self.params, [], log)
+        log.stats.extra["arxiv_listed"] = n_arxiv
+        log.stats.extra["repo_files"] = log.stats.n_in - n_arxiv - log.stats.extra["pdf_files"]
+        yield from _archives(self.params, log)

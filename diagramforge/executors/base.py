@@ -3,10 +3,37 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from diagramforge.stage import Outcome, Stage, WorkUnit
+
+F = TypeVar("F")
+
+AHEAD_PER_WORKER = 4
+"""Units submitted ahead of the one the runner waits for, per worker: enough to keep every
+worker busy, few enough that finished outcomes waiting their turn stay bounded (a stage of
+10,000 bulk chunks holds a handful of outcomes, not all of them)."""
+
+
+def in_flight(units: list, timeouts: list[float], workers: int,
+              submit: Callable[[object, float], F]) -> Iterator[F]:
+    """The futures of ``units`` in order, each submitted only when at most
+    ``AHEAD_PER_WORKER × workers`` earlier ones are still unconsumed."""
+    ahead = max(1, AHEAD_PER_WORKER * workers)
+    queue: deque[F] = deque()
+    pending = iter(zip(units, timeouts, strict=True))
+    for u, t in pending:
+        queue.append(submit(u, t))
+        if len(queue) >= ahead:
+            break
+    while queue:
+        yield queue.popleft()
+        nxt = next(pending, None)
+        if nxt is not None:
+            queue.append(submit(*nxt))
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
-from diagramforge.executors.base import Executor, Failure
+from diagramforge.executors.base import Executor, Failure, in_flight
 from diagramforge.params import DaskParams
 from diagramforge.stage import Outcome, Reason, Stage, WorkUnit
 
@@ -108,6 +108,9 @@ class DaskExecutor(Executor):
 
         if self.cfg.address:
             self.client = Client(self.cfg.address, timeout=self.cfg.connect_timeout_s)
+            # an external cluster is as wide as its scheduler says (units kept in flight)
+            self.workers = max(self.workers, len(self.client.scheduler_info(n_workers=-1)
+                                                 .get("workers", {})))
         else:
             self.cluster = LocalCluster(
                 n_workers=self.workers, threads_per_worker=1, processes=True,
@@ -125,9 +128,11 @@ class DaskExecutor(Executor):
         from distributed import KilledWorker
 
         assert self.client is not None
-        futures = [self.client.submit(_run_unit, self.plugin_name, u, t, pure=False,
-                                      key=f"{self.plugin_name}-{k}")
-                   for k, (u, t) in enumerate(zip(units, timeouts, strict=True))]
+        client, keys = self.client, iter(range(len(units)))
+        futures = in_flight(units, timeouts, self.workers,
+                            lambda u, t: client.submit(_run_unit, self.plugin_name, u, t,
+                                                       pure=False,
+                                                       key=f"{self.plugin_name}-{next(keys)}"))
         for fut in futures:
             try:
                 yield fut.result()

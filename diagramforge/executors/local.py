@@ -14,7 +14,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pebble import ProcessPool
 from pebble.common import ProcessExpired
 
-from diagramforge.executors.base import Executor, Failure
+from diagramforge.executors.base import Executor, Failure, in_flight
 from diagramforge.stage import Outcome, Reason, Stage, WorkUnit
 
 _WORKER_STAGE: Stage | None = None
@@ -66,8 +66,9 @@ class PoolExecutor(Executor):
     def run(self, units: list[WorkUnit], timeouts: list[float]
             ) -> Iterator[Outcome | Failure]:
         assert self.pool is not None
-        futures = [self.pool.schedule(_run_unit, args=(u,), timeout=t)
-                   for u, t in zip(units, timeouts, strict=True)]
+        pool = self.pool
+        futures = in_flight(units, timeouts, self.workers,
+                            lambda u, t: pool.schedule(_run_unit, args=(u,), timeout=t))
         for u, t, fut in zip(units, timeouts, futures, strict=True):
             try:
                 yield fut.result()

@@ -1,0 +1,448 @@
+"""How the pipeline scales: items/s, peak memory and disk per stage at N sources.
+
+    .venv/bin/python benchmarks/scale.py run --n 1000 --root /tmp/scale
+    .venv/bin/python benchmarks/scale.py run --n 10000 --root /tmp/scale
+    .venv/bin/python benchmarks/scale.py run --n 100000 --root /tmp/scale --stages nodraw \\
+        --donor /tmp/scale/n10000
+    .venv/bin/python benchmarks/scale.py run --n 1000 --root /tmp/scale --executor dask \\
+        --corpus /tmp/scale/n1000/corpus
+    .venv/bin/python benchmarks/scale.py corpus --n 100000 --out /tmp/scale/c100000
+    .venv/bin/python benchmarks/scale.py table /tmp/scale/*/results.json
+    .venv/bin/python benchmarks/scale.py same /tmp/scale/n1000 /tmp/scale/n1000-dask
+
+``run`` generates N sources from real templates (``scale_corpus.py``: TikZ papers in a bulk
+source archive read through ``file://``, draw.io and SVG files in git repositories), then
+runs each stage as its own process, ``python -m diagramforge <stage>``, exactly as
+``dvc repro`` would, sampling the memory of the whole process tree (the stage, its pool or
+Dask workers, pdflatex, Chromium) every 0.2 s. Memory is PSS — shared pages split among the
+processes sharing them, so Chromium's dozen processes are not counted a dozen times — with
+the RSS sum beside it. Disk is what the data directory (outputs and caches) grew by.
+
+``--stages nodraw`` runs only the stages that neither typeset nor draw; ``render`` is then
+a stand-in (``scale_standin.py``) built from a smaller run's real renders (``--donor``), and
+the diagram-type filter uses that run's trained checkpoint. ``--executor dask`` starts an
+external scheduler and two single-threaded workers (``dask scheduler``/``dask worker``, each
+in its own working directory) and points ``runner.dask.address`` at it; their memory counts.
+
+``table`` prints N × stage × items/s × peak memory × disk, and for each pair of runs 10×
+apart whether the targets hold: peak memory at 10× the input ≤ 1.5× and items/s per worker
+within 20 %. ``same`` says whether two runs published identical bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+FULL = ("crawl", "extract", "render", "classifier-train", "filter", "split", "edit",
+        "augment", "repair", "synth", "validate", "publish")
+NODRAW = ("crawl", "extract", "render*", "filter", "split", "synth", "validate", "publish")
+"""``render*``: the stand-in. Skipped at this size: render, classifier-train (trained on the
+donor's renders instead), edit, augment and repair (each draws or typesets every item)."""
+
+
+def parallel_stages() -> set[str]:
+    """Stages whose items run on ``runner.workers`` processes: the mapped ones, and the
+    crawl (its bulk chunks); the others run in one process."""
+    from diagramforge.pipeline import STAGES, is_mapped, stage_name
+
+    return {stage_name(s) for s in STAGES if is_mapped(s)} | {"crawl"}
+
+
+# -- memory of a process tree --------------------------------------------------------------
+
+def _pss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+class TreeMemory:
+    """Peak PSS and RSS sums over a process, its descendants and ``extra`` processes."""
+
+    def __init__(self, pid: int, extra: list[int] | None = None, every_s: float = 0.2):
+        self.roots = [pid, *(extra or [])]
+        self.every = every_s
+        self.peak_pss = self.peak_rss = 0
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._run, daemon=True)
+
+    def _procs(self) -> list[psutil.Process]:
+        out = []
+        for pid in self.roots:
+            try:
+                p = psutil.Process(pid)
+                out += [p, *p.children(recursive=True)]
+            except psutil.NoSuchProcess:
+                continue
+        return out
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            pss = rss = 0
+            for p in self._procs():
+                try:
+                    rss += p.memory_info().rss // 1024
+                    pss += _pss_kb(p.pid)
+                except psutil.Error:
+                    continue
+            self.peak_pss, self.peak_rss = max(self.peak_pss, pss), max(self.peak_rss, rss)
+            self._stop.wait(self.every)
+
+    def __enter__(self) -> TreeMemory:
+        self._t.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._t.join()
+
+
+def reap(proc: subprocess.Popen) -> tuple[int, float]:
+    """Wait for ``proc``; its exit code and the CPU seconds it and every descendant it
+    waited for used (``wait4``'s rusage: pool workers, pdflatex, the browser)."""
+    _, status, ru = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, ru.ru_utime + ru.ru_stime
+
+
+def _own_cpu() -> float:
+    import resource
+
+    a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN)
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+
+
+def du(path: Path) -> int:
+    res = subprocess.run(["du", "-sb", str(path)], capture_output=True, text=True)
+    return int(res.stdout.split()[0]) if res.returncode == 0 else 0
+
+
+# -- an external Dask cluster --------------------------------------------------------------
+
+class ExternalDask:
+    """``dask scheduler`` and two ``dask worker`` processes, each in a directory of its own."""
+
+    def __init__(self, root: Path, env: dict, workers: int = 2):
+        self.root, self.env, self.n = root, env, workers
+        self.procs: list[subprocess.Popen] = []
+        self.address = ""
+
+    def __enter__(self) -> ExternalDask:
+        dask = str(Path(sys.executable).parent / "dask")
+        sfile = self.root / "scheduler.json"
+        sfile.unlink(missing_ok=True)
+        (self.root / "scheduler").mkdir(parents=True, exist_ok=True)
+        log = open(self.root / "dask.log", "a")  # noqa: SIM115 - lives as long as the cluster
+        self.procs.append(subprocess.Popen(
+            [dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+             "--scheduler-file", str(sfile)], cwd=self.root / "scheduler", env=self.env,
+            stdout=log, stderr=log))
+        for _ in range(300):
+            if sfile.exists() and json.loads(sfile.read_text() or "{}").get("address"):
+                break
+            time.sleep(0.1)
+        self.address = json.loads(sfile.read_text())["address"]
+        for k in range(self.n):
+            wd = self.root / f"worker-{k}"
+            wd.mkdir(exist_ok=True)
+            self.procs.append(subprocess.Popen(
+                [dask, "worker", self.address, "--nworkers", "1", "--nthreads", "1",
+                 "--no-dashboard", "--memory-limit", "0", "--local-directory", str(wd)],
+                cwd=wd, env=self.env, stdout=log, stderr=log))
+        from distributed import Client
+
+        with Client(self.address, timeout=60) as c:
+            c.wait_for_workers(self.n, timeout=120)
+        self.cpu_delta()  # start-up is not any stage's work
+        return self
+
+    @property
+    def pids(self) -> list[int]:
+        return [p.pid for p in self.procs]
+
+    def cpu_delta(self) -> float:
+        """CPU seconds the scheduler and workers (and their children) used since last asked:
+        they outlive every stage, so no rusage reports them."""
+        total = 0.0
+        for p in self.procs:
+            try:
+                for q in [psutil.Process(p.pid), *psutil.Process(p.pid).children(True)]:
+                    t = q.cpu_times()
+                    total += t.user + t.system + t.children_user + t.children_system
+            except psutil.Error:
+                continue
+        delta, self._cpu = total - getattr(self, "_cpu", 0.0), total
+        return delta
+
+    def __exit__(self, *exc: object) -> None:
+        for p in reversed(self.procs):
+            p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+# -- a run ---------------------------------------------------------------------------------
+
+def run_params(run: Path, corpus: dict, args: argparse.Namespace) -> dict:
+    base = yaml.safe_load((REPO / "params.yaml").read_text())
+    data, cache = run / "data", run / "data" / "cache"
+    base["project"].update(name=f"scale-{args.n}", data_dir=str(data),
+                           metrics_dir=str(run / "metrics"))
+    base["runner"].update(workers=args.workers, progress=False, executor=args.executor)
+    a = base["crawl"]["arxiv"]
+    a.update(source="", categories=[], from_date=None, until_date=None, max_papers=10**9,
+             download_pdfs=False, cache_dir=str(cache / "arxiv"))
+    a["bulk"].update(url=corpus["arxiv_url"], metadata=corpus["metadata"],
+                     requester_pays=False)
+    base["crawl"]["repos"].update(repositories=[{"url": r, "ref": "v1"}
+                                                for r in corpus["repos"]],
+                                  cache_dir=str(cache / "repos"))
+    base["crawl"]["pdf"]["from_arxiv"] = False
+    base["render"]["tikz"]["cache_dir"] = str(cache / "tex")
+    base["synth"]["cache_dir"] = str(cache / "content")
+    base["augment"]["llm"]["cache_dir"] = str(cache / "content")
+    base["publish"].update(name=f"scale-{args.n}", out_dir=str(data / "published"),
+                           history_dir=str(data / "releases"))
+    if args.stages == "nodraw":
+        ckpt = Path(args.donor) / "data" / "classifier-train" / "checkpoint"
+        base["filter"]["diagram_type"]["checkpoint"] = str(ckpt)
+    return base
+
+
+def _env() -> dict:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "DVC_NO_ANALYTICS": "1",
+           "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "NO_ALBUMENTATIONS_UPDATE": "1"}
+    env.setdefault("TIKTOKEN_CACHE_DIR", str(REPO / ".venv" / "tiktoken-cache"))
+    return env
+
+
+def _stage_row(stage: str, run: Path, wall: float, mem: TreeMemory, disk: int, rc: int,
+               workers: int, load: float) -> dict:
+    m_path = run / "metrics" / f"{stage}.json"
+    m = json.loads(m_path.read_text()) if m_path.exists() else {}
+    n_in = m.get("in", 0)
+    parallel = workers if stage in parallel_stages() and workers else 1
+    return {"stage": stage, "rc": rc, "n_in": n_in, "n_out": m.get("out", 0),
+            "wall_s": round(wall, 2), "stage_s": m.get("seconds"),
+            "items_per_s": round(n_in / wall, 2) if wall else None,
+            "items_per_s_per_worker": round(n_in / wall / parallel, 2) if wall else None,
+            "workers": parallel, "peak_pss_mb": round(mem.peak_pss / 1024, 1),
+            "peak_rss_mb": round(mem.peak_rss / 1024, 1), "disk_mb": round(disk / 2**20, 1),
+            "load_before": round(load, 2), "rejected": m.get("rejected", {})}
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def cmd_run(args: argparse.Namespace) -> None:
+    signal.signal(signal.SIGTERM, _stop)
+    from scale_corpus import generate
+
+    name = (f"n{args.n}" + ("-nodraw" if args.stages == "nodraw" else "")
+            + ("-dask" if args.executor == "dask" else ""))
+    run = Path(args.root) / name
+    if run.exists() and not args.keep:
+        shutil.rmtree(run)
+    run.mkdir(parents=True, exist_ok=True)
+    results: dict = {"n": args.n, "executor": args.executor, "workers": args.workers,
+                     "stages": args.stages, "cpus": os.cpu_count(), "rows": []}
+    if args.keep and (run / "results.json").exists():  # a run continued stage by stage
+        results["rows"] = json.loads((run / "results.json").read_text())["rows"]
+    t0 = time.perf_counter()
+    if args.corpus:
+        corpus = json.loads((Path(args.corpus) / "corpus.json").read_text())
+    else:
+        corpus = generate(args.n, run / "corpus", Path(args.root) / "template-cache")
+        (run / "corpus" / "corpus.json").write_text(json.dumps(corpus, indent=1))
+    results["corpus"] = {**corpus, "seconds": round(time.perf_counter() - t0, 1),
+                         "bytes": du(Path(args.corpus or run / "corpus"))}
+    print(f"corpus: {json.dumps(results['corpus'])}", flush=True)
+    pfile = run / "params.yaml"
+    pfile.write_text(yaml.safe_dump(run_params(run, corpus, args), sort_keys=False))
+    env = _env()
+    stages = FULL if args.stages == "full" else NODRAW
+    if args.only:
+        stages = tuple(s for s in stages if s.rstrip("*") in args.only.split(","))
+    cluster = ExternalDask(run / "dask", env) if args.executor == "dask" else None
+    if cluster:
+        cluster.__enter__()
+        params = yaml.safe_load(pfile.read_text())
+        params["runner"]["dask"]["address"] = cluster.address
+        pfile.write_text(yaml.safe_dump(params, sort_keys=False))
+    try:
+        for stage in stages:
+            before = du(run / "data")
+            load = os.getloadavg()[0]
+            t = time.perf_counter()
+            if stage == "render*":
+                from scale_standin import write_standin
+
+                r0 = _own_cpu()
+                with TreeMemory(os.getpid()) as mem:
+                    write_standin(run / "data", run / "metrics",
+                                  Path(args.donor) / "data" / "render" / "records",
+                                  args.workers)
+                rc, cpu = 0, _own_cpu() - r0
+            else:
+                with open(run / f"{stage}.log", "w") as log:
+                    proc = subprocess.Popen(
+                        [sys.executable, "-m", "diagramforge", "--params", str(pfile), stage],
+                        env=env, stdout=log, stderr=subprocess.STDOUT, cwd=run,
+                        start_new_session=True)
+                    try:
+                        with TreeMemory(proc.pid, cluster.pids if cluster else None) as mem:
+                            rc, cpu = reap(proc)
+                    except BaseException:  # the harness stopped: so does the stage it ran
+                        os.killpg(proc.pid, signal.SIGKILL)
+                        raise
+                cpu += cluster.cpu_delta() if cluster else 0.0
+            row = _stage_row(stage.rstrip("*"), run, time.perf_counter() - t, mem,
+                             du(run / "data") - before, rc, args.workers, load)
+            row["cpu_s"] = round(cpu, 1)
+            row["items_per_cpu_s"] = round(row["n_in"] / cpu, 2) if cpu else None
+            row["stage"] = stage
+            results["rows"] = [r for r in results["rows"] if r["stage"] != stage] + [row]
+            print(json.dumps(row), flush=True)
+            (run / "results.json").write_text(json.dumps(results, indent=1))
+            if rc != 0:
+                print(f"{stage} failed (exit {rc}); see {run / (stage + '.log')}", flush=True)
+                if stage in ("crawl", "extract", "render", "render*", "split"):
+                    break
+    finally:
+        if cluster:
+            cluster.__exit__()
+    results["published_digest"] = published_digest(run)
+    (run / "results.json").write_text(json.dumps(results, indent=1))
+
+
+# -- reports -------------------------------------------------------------------------------
+
+def published_digest(run: Path) -> str | None:
+    out = run / "data" / "published"
+    if not out.exists():
+        return None
+    h = hashlib.sha256()
+    for p in sorted(q for q in out.rglob("*") if q.is_file()):
+        h.update(p.relative_to(out).as_posix().encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def cmd_same(args: argparse.Namespace) -> None:
+    a, b = Path(args.a) / "data" / "published", Path(args.b) / "data" / "published"
+    fa = sorted(p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file())
+    fb = sorted(p.relative_to(b).as_posix() for p in b.rglob("*") if p.is_file())
+    differ = [f for f in fa if f in fb and (a / f).read_bytes() != (b / f).read_bytes()]
+    only = sorted(set(fa) ^ set(fb))
+    print(f"{len(fa)} vs {len(fb)} published files; {len(differ)} differ; "
+          f"{len(only)} only on one side")
+    for f in (differ + only)[:20]:
+        print("  ", f)
+    print("identical bytes" if not differ and not only else "NOT identical")
+    sys.exit(0 if not differ and not only else 1)
+
+
+def cmd_table(args: argparse.Namespace) -> None:
+    runs = [json.loads(Path(p).read_text()) for p in args.results]
+    runs.sort(key=lambda r: (r["executor"], r["stages"], r["n"]))
+    print("| N | run | stage | in | out | wall s | items/s | CPU s | items/CPU-s | "
+          "peak PSS MB | peak RSS MB | disk MB | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in runs:
+        for s in r["rows"]:
+            print(f"| {r['n']:,} | {r['executor']} {r['stages']} | {s['stage']} | {s['n_in']:,} | "
+                  f"{s['n_out']:,} | {s['wall_s']:.0f} | {s['items_per_s']} | "
+                  f"{s.get('cpu_s', '')} | {s.get('items_per_cpu_s', '')} | "
+                  f"{s['peak_pss_mb']:.0f} | "
+                  f"{s['peak_rss_mb']:.0f} | {s['disk_mb']:.0f} | {s['load_before']:.0f} |"
+                  + ("" if s["rc"] == 0 else f" exit {s['rc']}"))
+    by = {(r["executor"], r["stages"], r["n"]): {s["stage"].rstrip("*"): s for s in r["rows"]}
+          for r in runs}
+    print("\n| runs | stage | N → 10N | peak PSS ×(≤1.5) | items per CPU-s Δ (±20 %) | holds |")
+    print("|---|---|---|---|---|---|")
+    for (ex, kind, n), stages in sorted(by.items()):
+        big = by.get((ex, kind, n * 10))
+        if not big:
+            continue
+        for st, s in stages.items():
+            b = big.get(st)
+            rate = "items_per_cpu_s" if s.get("items_per_cpu_s") and b and \
+                b.get("items_per_cpu_s") else "items_per_s_per_worker"
+            if not b or not s["peak_pss_mb"] or not s.get(rate) or not b.get(rate):
+                continue
+            mem = b["peak_pss_mb"] / s["peak_pss_mb"]
+            speed = b[rate] / s[rate] - 1
+            ok = mem <= 1.5 and abs(speed) <= 0.2
+            print(f"| {ex} {kind} | {st} | {n:,} → {n * 10:,} | {mem:.2f} | {speed:+.0%} | "
+                  f"{'yes' if ok else 'NO'} |")
+
+
+def cmd_corpus(args: argparse.Namespace) -> None:
+    from scale_corpus import generate
+
+    out = Path(args.out)
+    t0 = time.perf_counter()
+    info = generate(args.n, out, Path(args.root) / "template-cache")
+    (out / "corpus.json").write_text(json.dumps(info, indent=1))
+    print(json.dumps({**info, "seconds": round(time.perf_counter() - t0, 1)}))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--n", type=int, required=True)
+    r.add_argument("--root", default="/tmp/diagramforge-scale")
+    r.add_argument("--stages", choices=("full", "nodraw"), default="full")
+    r.add_argument("--only", default="", help="comma-separated stages of the set to run")
+    r.add_argument("--donor", help="a smaller full run (for --stages nodraw)")
+    r.add_argument("--executor", choices=("local", "dask"), default="local")
+    r.add_argument("--workers", type=int, default=2)
+    r.add_argument("--corpus", help="reuse the corpus of an earlier run (its corpus/ dir)")
+    r.add_argument("--keep", action="store_true",
+                   help="continue a run: keep its directory and its measured stages")
+    c = sub.add_parser("corpus", help="only generate a corpus (for run --corpus)")
+    c.add_argument("--n", type=int, required=True)
+    c.add_argument("--out", required=True)
+    c.add_argument("--root", default="/tmp/diagramforge-scale")
+    t = sub.add_parser("table")
+    t.add_argument("results", nargs="+")
+    s = sub.add_parser("same")
+    s.add_argument("a")
+    s.add_argument("b")
+    args = ap.parse_args()
+    if args.cmd == "run" and args.stages == "nodraw" and not args.donor:
+        ap.error("--stages nodraw needs --donor (a full run's directory)")
+    {"run": cmd_run, "corpus": cmd_corpus, "table": cmd_table, "same": cmd_same}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()
