@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import networkx as nx
 import pyarrow as pa
@@ -302,3 +303,24 @@ def test_openai_batch_api_gives_the_same_tables_at_the_batch_price(seeded, tmp_p
     extra = metrics["extra"]
     assert extra["llm_total_batch_calls"] == extra["llm_total_calls"] > 0
     assert extra["llm_total_cost_usd"] == pytest.approx(extra["llm_total_calls"] * 120e-6)
+
+
+def test_a_rewording_that_no_longer_singles_out_its_targets_is_ledgered(seeded, tmp_path,
+                                                                        key_env):
+    def vague(n: int, user: str) -> Reply | None:
+        if "Operations, in order:" not in user:
+            return None
+        steps = re.findall(r"^\d+\. (.+)$", user, re.M)
+        # a model that shortens every description to "the node"
+        text = "; then ".join(re.sub(r'the (box|oval|circle|diamond) "[^"]+"', "the node", s)
+                              for s in steps)
+        return openai_reply(json.dumps({"instruction": text[0].upper() + text[1:] + "."}))
+
+    with ModelServer("openai", faults=vague) as srv:
+        params = seeded(backend="openai", model="m", base_url=srv.url + "/v1")
+        rows, rej, _ = run(params)
+    assert not [r for r in rows if r["config"] == "editing"]
+    lost = {r["id"]: r["detail"] for r in rej if r["reason"] == "instruction_unresolved"}
+    assert set(lost) == {"e-easy", "e-med"}
+    assert "vague: 'the node'" in lost["e-easy"] and "no description singles out" in \
+        lost["e-med"]
