@@ -23,3 +23,11 @@ def test_benchmark_runs(script, args):
                          cwd=REPO / "benchmarks", capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-2000:]
     assert "/s" in res.stdout or "compile standalone" in res.stdout
+
+
+def test_edit_referents_benchmark_runs():
+    res = subprocess.run([sys.executable, str(REPO / "benchmarks" / "edit_referents.py"),
+                          "--limit", "3", "--formats", "mxgraph,svg,tikz"],
+                         cwd=REPO / "benchmarks", capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "editing rows per diagram" in res.stdout and "resolving to exactly one" in res.stdout
