@@ -16,7 +16,7 @@ from lxml import etree
 
 from diagramforge.graphs.model import Graph
 from diagramforge.referents.colours import UNKNOWN, Shade, shade_of
-from diagramforge.referents.scene import Element, Scene, one_line
+from diagramforge.referents.scene import FRAMED, Element, Scene, one_line
 
 # -- mxGraph ------------------------------------------------------------------------------
 _MX_CLASS = {
@@ -39,10 +39,6 @@ _MX_CLASS = {
     "mxgraph.bpmn.timer_start": "circle", "mxgraph.bpmn.shape": "circle",
 }
 """draw.io shape names → node class (other ``mxgraph.*`` stencils are icons)."""
-_GEOMETRIC = frozenset({"box", "circle", "diamond", "triangle", "hexagon", "cylinder",
-                        "cloud", "parallelogram", "document", "note", "folder", "cube",
-                        "trapezoid"})
-"""Classes draw.io fills white by default."""
 
 
 def _none(v: str | None) -> bool:
@@ -102,7 +98,7 @@ def _mx_node(nid: str, text: str, shape: str, c: etree._Element | None,
         shade = shade_of(fill, margin)
     elif cls == "icon":
         shade = UNKNOWN  # a stencil's or picture's own colours
-    elif has_fill and (cls in _GEOMETRIC or cls == "shape"):
+    elif has_fill and (cls in FRAMED or cls == "shape"):  # draw.io's default white
         shade = shade_of("#ffffff", margin)
     else:
         shade = None

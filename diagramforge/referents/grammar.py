@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, replace
 
 from diagramforge.referents.colours import MODIFIERS, colour_word
-from diagramforge.referents.scene import EDGE_NOUNS, GENERIC_NODE, WORD_CLASS
+from diagramforge.referents.scene import EDGE_NOUNS, FRAMED, GENERIC_NODE, WORD_CLASS
 
 ELLIPSIS = "…"
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
@@ -118,8 +118,8 @@ def render(q: Query) -> str:
         words.append(_EXTREME_WORD[(q.rank.axis, q.rank.from_end)])
     elif q.rank is not None:
         words.append(_ordinal(q.rank.n))
-    if q.empty:
-        words.append("empty")
+    if q.empty:  # an empty box, but an unlabelled icon or line
+        words.append("empty" if q.kind == "node" and q.noun in FRAMED else "unlabelled")
     if q.colour:
         words.append(q.colour)
     if q.kind == "edge":

@@ -49,6 +49,9 @@ EDGE_NOUNS = {"arrow": True, "connection": False, "connector": False, "line": Fa
 """Words that name an edge → whether they imply an arrowhead (``arrow``: directed only)."""
 
 WORD_CLASS: dict[str, str] = {w: k for k, ws in NOUNS.items() for w in ws}
+FRAMED = frozenset({"box", "circle", "diamond", "triangle", "hexagon", "cylinder", "cloud",
+                    "parallelogram", "document", "note", "folder", "cube", "trapezoid"})
+"""Classes that frame a text: without one they are *empty* (an icon is *unlabelled*)."""
 
 
 def noun_word(cls: str, box: Box | None = None) -> str:

@@ -51,6 +51,10 @@ def _direction(old: list[float] | None, new: list[float] | None,
         " and ".join(parts) if parts else "to a new position"
 
 
+def _a(noun: str) -> str:
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
+
+
 def ref(refs: dict[str, Any], role: str) -> str:
     r = refs.get(role)
     if isinstance(r, dict):
@@ -71,7 +75,7 @@ def step(op: dict[str, Any], refs: dict[str, Any] | None = None, graph: Graph | 
         return f"change the colour of {node} to {colour(p.get('colour'))}"
     if name == "node_shape":
         shape = str(p.get("shape", "different shape"))
-        return f"change the shape of {node} to a {_SHAPES.get(shape, shape)}"
+        return f"change the shape of {node} to {_a(_SHAPES.get(shape, shape))}"
     if name == "node_size":
         old, new = p.get("old_bbox") or _box(graph, p.get("node")), p.get("bbox")
         bigger = bool(old and new and new[2] * new[3] > old[2] * old[3])
