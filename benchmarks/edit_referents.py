@@ -20,7 +20,9 @@ alone? After, the whole instruction text is checked as ``synth`` checks it (repl
 states, ``unresolved``).
 
 Prints, per format: diagrams, verified editing rows per diagram (the render check that
-follows in the edit stage is not run: it drops the same rare pairs either way), the share
+follows in the edit stage is not run: it drops the same rare pairs either way) — after,
+also those that pass ``synth``'s checks of the editing item as the offline backend words
+it (forbidden references, new texts, resolution): what would be published — the share
 of named elements that resolve to exactly one element by kind of description, before and
 after, instructions with an unresolved element, how often the sampler had to pass over a
 target it could not name, and a few of the descriptions written.
@@ -48,12 +50,14 @@ from diagramforge.edits.sampler import FORMATS, compose  # noqa: E402
 from diagramforge.edits.stage import TIERS  # noqa: E402
 from diagramforge.formats import mxgraph  # noqa: E402
 from diagramforge.graphs.model import Graph  # noqa: E402
-from diagramforge.params import load_params  # noqa: E402
+from diagramforge.params import SynthParams, load_params  # noqa: E402
 from diagramforge.records import derived_seed, make_id  # noqa: E402
 from diagramforge.referents.grammar import Query, parse  # noqa: E402
 from diagramforge.referents.naming import Namer, replay, roles, scenes, unresolved  # noqa: E402
 from diagramforge.referents.resolve import resolve  # noqa: E402
 from diagramforge.referents.steps import instruction  # noqa: E402
+from diagramforge.synth import editing  # noqa: E402
+from diagramforge.synth.facts import facts_of  # noqa: E402
 
 CORPORA = REPO.parent.parent / "shared" / "corpora"
 
@@ -134,6 +138,7 @@ def run(fmt: str, diagrams: list[tuple[str, str]], params, examples: int) -> dic
     stats: dict = {"diagrams": 0, "unusable": 0, "rows": Counter(), "refs": {
         "before": defaultdict(Counter), "after": defaultdict(Counter)},
         "bad_instructions": Counter(), "passed_over": 0, "drawn": 0, "examples": [],
+        "published": 0, "synth_rejected": Counter(),
         "seconds": Counter()}
     rng_pick = random.Random(7)
     for name, code in diagrams:
@@ -193,6 +198,20 @@ def _score(fmt: str, when: str, code: str, res, stats: dict, rules) -> None:  # 
     if when == "after":
         bad |= bool(unresolved(instruction(res.edits, res.graphs), res.edits, states, views,
                                rules))
+        # what synth would publish: its editing item, checked as the offline backend words it
+        row = {"id": "x", "diagram_id": "d", "format": fmt, "source_code": code,
+               "operations": json.dumps(res.edits), "source_graph": states[0][1].to_json()}
+        facts = facts_of({"graph": row["source_graph"]})[0]
+        got = editing.items(row, facts, SynthParams(), rules)
+        if isinstance(got, tuple):
+            stats["synth_rejected"][got[0]] += 1
+        else:
+            reason, _ = got[0].check(
+                {"instruction": got[0].request.context["steps_sentence"] + "."})
+            if reason:
+                stats["synth_rejected"][reason] += 1
+            else:
+                stats["published"] += 1
     stats["bad_instructions"][when] += bad
 
 
@@ -205,8 +224,11 @@ def report(fmt: str, s: dict) -> None:
     n = s["diagrams"]
     print(f"\n== {fmt}: {n} diagrams ({s['unusable']} unparsable) ==")
     rb, ra = s["rows"]["before"], s["rows"]["after"]
+    pub = s["published"]
     print(f"editing rows per diagram: before {rb / max(n, 1):.2f}, after "
-          f"{ra / max(n, 1):.2f} ({_pct(ra, rb).strip()} of before)")
+          f"{ra / max(n, 1):.2f} ({_pct(ra, rb).strip()} of before); after synth's checks "
+          f"{pub / max(n, 1):.2f} ({_pct(pub, rb).strip()} of before; rejected: "
+          f"{dict(s['synth_rejected']) or 'none'})")
     for when in ("before", "after"):
         refs = s["refs"][when]
         tot = sum(c["n"] for c in refs.values())

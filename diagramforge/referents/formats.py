@@ -28,7 +28,7 @@ _MX_CLASS = {
     "datastore": "cylinder", "cloud": "cloud", "parallelogram": "parallelogram",
     "document": "document", "note": "note", "folder": "folder", "cube": "cube",
     "trapezoid": "trapezoid", "actor": "actor", "umlActor": "actor",
-    "umlLifeline": "lifeline", "text": "text", "image": "icon",
+    "umlLifeline": "lifeline", "text": "text", "image": "icon", "line": "separator",
     "mxgraph.flowchart.decision": "diamond", "mxgraph.flowchart.process": "box",
     "mxgraph.flowchart.predefined_process": "box", "mxgraph.flowchart.terminator": "box",
     "mxgraph.flowchart.start_1": "circle", "mxgraph.flowchart.start_2": "circle",

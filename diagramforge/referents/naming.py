@@ -113,7 +113,7 @@ def unresolved(text: str, ops: list[dict[str, Any]], states: list[tuple[str, Gra
     are content, not references."""
     found = phrases(text)
     new = {norm(str(v)) for op in ops for k, v in (op.get("params") or {}).items()
-           if k in TEXT_PARAMS and isinstance(v, str)}
+           if k in TEXT_PARAMS and isinstance(v, str) and op.get("op") not in EDGE_OPS}
     memo: dict[tuple[int, int], set[str]] = {}
 
     def means(i: int, k: int) -> set[str]:

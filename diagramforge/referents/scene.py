@@ -39,6 +39,7 @@ NOUNS: dict[str, tuple[str, ...]] = {
     "actor": ("actor", "person", "figure"),
     "lifeline": ("lifeline",),
     "icon": ("icon", "image", "picture", "logo", "symbol"),
+    "separator": ("separator", "divider", "rule"),
     "text": ("text", "caption", "heading", "title"),
 }
 """Node classes and the words that name them; the first word is the one written."""

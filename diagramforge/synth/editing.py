@@ -26,7 +26,8 @@ from typing import Any
 
 from diagramforge.graphs.model import Graph
 from diagramforge.referents.describe import Describer
-from diagramforge.referents.naming import name_op, replay, scenes, unresolved
+from diagramforge.referents.grammar import tokens
+from diagramforge.referents.naming import EDGE_OPS, name_op, replay, scenes, unresolved
 from diagramforge.referents.resolve import DEFAULT, Rules
 from diagramforge.referents.scene import Scene
 from diagramforge.referents.steps import instruction, step
@@ -53,9 +54,29 @@ COPIED = ("format", "split", "source_code", "source_image", "target_code", "targ
 TEXT_PARAMS = ("text", "label", "new_text", "new_label")
 ID_PARAMS = ("node", "id", "source", "target", "new_target")
 def new_texts(ops: list[dict[str, Any]]) -> list[str]:
-    """Texts the edit introduces: the instruction must quote each one."""
+    """Texts the edit introduces: the instruction must quote each one. (An edge operation's
+    ``label`` is the label the edge already has — it identifies the edge, and the edge's
+    description says it only when it must.)"""
     return [str(v) for op in ops for k, v in (op.get("params") or {}).items()
-            if k in TEXT_PARAMS and isinstance(v, str) and v.strip()]
+            if k in TEXT_PARAMS and isinstance(v, str) and v.strip()
+            and not (k == "label" and op.get("op") in EDGE_OPS)]
+
+
+def quotes_masked(text: str, shown: set[str]) -> str:
+    """``text`` with every quoted span that is (the start of) a text the diagram shows
+    blanked: a label such as "t=1 mo" or "(0, 1)" is what the reader sees, not an attribute
+    or a coordinate."""
+    out, at = [], 0
+    for t in tokens(text):
+        if t.kind != "q":
+            continue
+        q = norm(t.value.rstrip("…").rstrip(".").strip()) if t.value.endswith(("…", "...")) \
+            else norm(t.value)
+        if q in shown or (q and any(s.startswith(q) for s in shown if t.value.endswith(
+                ("…", "...")))):
+            out += [text[at:t.start], '"…"']
+            at = t.end
+    return "".join(out) + text[at:]
 
 
 def _ids(ops: list[dict[str, Any]], graphs: list[Graph]) -> set[str]:
@@ -133,9 +154,13 @@ def items(edit: dict[str, Any], facts: Facts | None, params: SynthParams,
     words |= {norm(w) for t in new_texts(ops) for w in re.findall(r"\w+", t)}
     texts = new_texts(ops)
 
+    shown = {norm(n.text) for v in views for n in v.nodes.values() if n.text} | {
+        norm(e.text) for v in views for e in v.edges.values() if e.text} | {
+        norm(t) for t in texts}
+
     def check(data: dict[str, Any]) -> tuple[str, str]:
         text = data["instruction"]
-        bad = forbidden_references(text, ids, words)
+        bad = forbidden_references(quotes_masked(text, shown), ids, words)
         if bad:
             return FORBIDDEN, f"{'; '.join(bad[:5])}: {text[:200]!r}"
         missing = [t for t in texts if not mentions(text, t)]

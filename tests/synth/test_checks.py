@@ -117,3 +117,17 @@ def test_an_edit_whose_target_nothing_singles_out_is_ledgered():
                                   "element it acts on")
     broken = {**row, "source_code": "<mxGraphModel><root/></mxGraphModel>"}
     assert editing.items(broken, None, SynthParams())[0] == "instruction_unresolved"
+
+
+def test_labels_that_look_like_attributes_are_what_the_reader_sees():
+    code = mx([("a", "t=1 mo", "", 0, 0), ("b", "(0, 1)", "", 200, 0)], [("x1", "a", "b", "")])
+    row = {**edits()[0], "source_code": code, "operations": json.dumps([
+        {"op": "node_colour", "target": {"id": "a", "text": "t=1 mo", "kind": "node"},
+         "params": {"node": "a", "colour": "#f8cecc"}}])}
+    item = editing.items(row, None, SynthParams())[0]
+    assert item.check({"instruction": 'Colour the box "t=1 mo" light red.'}) == ("", "")
+    # the same words unquoted, or quoting something the diagram does not show, still fail
+    assert item.check({"instruction": 'Colour the box "t=1 mo" light red, fillColor=red.'}
+                      )[0] == "instruction_forbidden"
+    assert item.check({"instruction": 'Colour the box "t=1 mo" at "(200, 0)" light red.'}
+                      )[0] == "instruction_forbidden"
