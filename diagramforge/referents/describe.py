@@ -125,7 +125,7 @@ class Describer:
         for q in bases:
             text = self.means(q, t.id)
             if text:
-                kind = "label" if q.label is not None and not q.prefix and q.colour is None \
+                kind = "label" if q.label is not None and q.colour is None \
                     else "shape_colour"
                 return Description(text, kind, q)
         for kind, queries in (("container", self._in_containers(t, bases)),
@@ -198,7 +198,7 @@ class Describer:
                         n = i + 1 if near_end else len(rows) - i
                         if n <= self.rules.max_line_ordinal:
                             lines.append(Line(line_axis, n, not near_end))
-                        if len(rows) % 2 == 1 and len(rows) >= 3 and i == len(rows) // 2:
+                        if len(rows) == 3 and i == 1:
                             lines.append(Line(line_axis, 0))
                     near_start = j + 1 <= len(row) - j
                     n = j + 1 if near_start else len(row) - j

@@ -92,12 +92,12 @@ def _mx_node(nid: str, text: str, shape: str, c: etree._Element | None,
         cls = "box"  # a text cell with a border or background reads as a box
     if not (text or has_fill or has_stroke or cls == "icon"):
         return None
-    if style.get("gradientColor") and not _none(style.get("gradientColor")):
+    if cls == "icon" or (style.get("gradientColor") and not _none(style.get("gradientColor"))):
+        # a stencil or picture draws its own colours (draw.io's 3D AWS bands are orange
+        # with fillColor=#000000): its style does not say how it looks
         shade: Shade | None = UNKNOWN
     elif fill is not None and fill.strip().casefold() != "default":
         shade = shade_of(fill, margin)
-    elif cls == "icon":
-        shade = UNKNOWN  # a stencil's or picture's own colours
     elif has_fill and (cls in FRAMED or cls == "shape"):  # draw.io's default white
         shade = shade_of("#ffffff", margin)
     else:

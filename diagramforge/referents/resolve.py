@@ -10,7 +10,8 @@ follow from the picture:
 * ``below "X"`` (above, to the left/right of): the *nearest* candidate on that side of the
   anchor that overlaps it across the other axis — several when others are about as near;
 * rows and columns: candidate centres clustered along the axis; when the clusters are not
-  clean (a staggered layout), the row is not defined and every candidate stays;
+  clean (a staggered layout), the row is not defined and every candidate stays; "the
+  middle row" needs exactly three;
 * ordinals and extremes: order of centres along the axis; elements about level with the
   n-th one (within the margin) tie with it.
 
@@ -126,8 +127,8 @@ def _pick_line(cands: list[Element], ln: Line, m: float) -> list[Element]:
     rows = clusters(cands, ln.axis, m)
     if rows is None:
         return cands
-    if ln.n == 0:
-        return rows[len(rows) // 2] if len(rows) % 2 == 1 and len(rows) >= 3 else cands
+    if ln.n == 0:  # "the middle row" is plain to see among three rows only
+        return rows[1] if len(rows) == 3 else cands
     if ln.n > len(rows):
         return []
     return rows[-ln.n] if ln.from_end else rows[ln.n - 1]
