@@ -29,6 +29,7 @@ _MX_CLASS = {
     "document": "document", "note": "note", "folder": "folder", "cube": "cube",
     "trapezoid": "trapezoid", "actor": "actor", "umlActor": "actor",
     "umlLifeline": "lifeline", "text": "text", "image": "icon", "line": "separator",
+    "message": "envelope",
     "mxgraph.flowchart.decision": "diamond", "mxgraph.flowchart.process": "box",
     "mxgraph.flowchart.predefined_process": "box", "mxgraph.flowchart.terminator": "box",
     "mxgraph.flowchart.start_1": "circle", "mxgraph.flowchart.start_2": "circle",
@@ -37,6 +38,7 @@ _MX_CLASS = {
     "mxgraph.flowchart.data": "parallelogram", "mxgraph.flowchart.merge_or_storage":
         "triangle", "ext": "box", "mxgraph.bpmn.task": "box",
     "mxgraph.bpmn.timer_start": "circle", "mxgraph.bpmn.shape": "circle",
+    "mxgraph.bpmn.message": "envelope",
 }
 """draw.io shape names → node class (other ``mxgraph.*`` stencils are icons)."""
 

@@ -40,6 +40,7 @@ NOUNS: dict[str, tuple[str, ...]] = {
     "lifeline": ("lifeline",),
     "icon": ("icon", "image", "picture", "logo", "symbol"),
     "separator": ("separator", "divider", "rule"),
+    "envelope": ("envelope", "message"),
     "text": ("text", "caption", "heading", "title"),
 }
 """Node classes and the words that name them; the first word is the one written."""
