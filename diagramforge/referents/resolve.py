@@ -8,7 +8,8 @@ follow from the picture:
   start so), empty, a colour word (an element of uncertain colour matches every word);
 * ``in "X"``: inside the box of a node the anchor phrase means;
 * ``below "X"`` (above, to the left/right of): the *nearest* candidate on that side of the
-  anchor that overlaps it across the other axis — several when others are about as near;
+  anchor that overlaps it across the other axis (by a quarter of the narrower box) —
+  several when others are about as near;
 * rows and columns: candidate centres clustered along the axis; when the clusters are not
   clean (a staggered layout), the row is not defined and every candidate stays; "the
   middle row" needs exactly three;
@@ -68,16 +69,19 @@ def inside_box(inner: tuple, outer: tuple, tol: float) -> bool:
 
 def side_gap(el: Element, a: Element, d: str, m: float) -> float | None:
     """Gap from anchor ``a`` to ``el`` when ``el`` lies on side ``d`` of it, overlapping it
-    across the other axis; else ``None``."""
+    across the other axis by a quarter of the narrower of the two (boxes touching at a
+    corner are diagonal, not beside each other; points — TikZ nodes of unknown size —
+    within the margin); else ``None``."""
     b, c = el.bbox, a.bbox
     assert b is not None and c is not None
+    k = 0 if d in ("below", "above") else 1  # the axis across which they must overlap
+    overlap = min(b[k] + b[k + 2], c[k] + c[k + 2]) - max(b[k], c[k])
+    narrower = min(b[k + 2], c[k + 2])
+    if overlap < (0.25 * narrower if narrower > 0 else -m):
+        return None
     if d in ("below", "above"):
-        if min(b[0] + b[2], c[0] + c[2]) - max(b[0], c[0]) < -m:
-            return None
         gap = b[1] - (c[1] + c[3]) if d == "below" else c[1] - (b[1] + b[3])
     else:
-        if min(b[1] + b[3], c[1] + c[3]) - max(b[1], c[1]) < -m:
-            return None
         gap = b[0] - (c[0] + c[2]) if d == "right of" else c[0] - (b[0] + b[2])
     return gap if gap >= -m else None
 

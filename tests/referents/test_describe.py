@@ -159,3 +159,11 @@ def test_tikz_styles_we_cannot_read_make_colour_and_shape_unknown():
     # "a" may be green for all we know: the green box is no longer unique
     assert resolve(parse('the green box "x"'), scene) == {"a", "c"}
     assert d.describe("c").text != 'the light green box "x"'
+
+
+def test_boxes_touching_at_a_corner_are_diagonal_not_beside():
+    code = mx([("h", "Head", "", 200, 0, 100, 100), ("c", "", "", 100, 100, 100, 50),
+               ("d", "", "", 230, 120, 100, 50)])
+    _, scene = describer("mxgraph", code)
+    assert resolve(parse('the box to the left of "Head"'), scene) == set()
+    assert resolve(parse('the box below "Head"'), scene) == {"d"}
