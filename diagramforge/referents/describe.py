@@ -92,7 +92,8 @@ class Describer:
     def describe(self, eid: str) -> Description | None:
         if eid not in self._memo:
             if eid in self.scene.nodes:
-                self._memo[eid] = self._node(self.scene.nodes[eid])
+                n = self.scene.nodes[eid]
+                self._memo[eid] = self._node(n) if n.nameable else None
             elif eid in self.scene.edges:
                 self._memo[eid] = self._edge(self.scene.edges[eid])
             else:
@@ -212,6 +213,8 @@ class Describer:
         """Ways to name an edge's end, with whether each is *firm* (means that node alone):
         its text, its attributes, its unique description."""
         out: list[tuple[Query, bool]] = []
+        if not n.nameable:
+            return out
         aq = self.anchor(n)
         if aq is not None:
             out.append((aq, True))

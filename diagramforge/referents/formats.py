@@ -109,12 +109,15 @@ def _mx_node(nid: str, text: str, shape: str, c: etree._Element | None,
 
 def _mx_scene(code: str, graph: Graph, margin: float) -> Scene:
     by_id = _mx_cells(code)
+    parents = {c.get("parent") for c in by_id.values() if c.get("vertex") == "1"}
     scene = Scene()
     for n in graph.nodes:
         el = _mx_node(n.id, one_line(n.text), n.shape, by_id.get(n.id), by_id, margin)
         if el is None:
             scene.hidden.add(n.id)
             continue
+        if n.id in parents and not el.text and el.shade is None:
+            el.nameable = False  # a layout frame (table row): seen, but not a thing
         el.bbox = tuple(n.bbox) if n.bbox else None  # type: ignore[assignment]
         scene.nodes[n.id] = el
     return scene

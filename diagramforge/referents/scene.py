@@ -79,6 +79,10 @@ class Element:
     source: str | None = None
     target: str | None = None
     directed: bool = True
+    nameable: bool = True
+    """``False`` for what a reader sees but would not call a thing: the unlabelled,
+    unfilled frame draw.io lays cells out in (a table row). It is never named, yet still
+    counts when a description is checked for ambiguity."""
 
     @property
     def centre(self) -> tuple[float, float] | None:

@@ -71,3 +71,15 @@ def test_tikz_drawn_filled_and_uncertain_nodes():
                          r"\begin{tikzpicture}[every node/.style={fill=red}]")
     _, scene = describer("tikz", every)
     assert all(n.shade.unknown and n.cls == "shape" for n in scene.nodes.values())
+
+
+def test_mxgraph_table_rows_are_seen_but_never_named():
+    code = mx([("t", "Orders", "shape=table;", 0, 0, 200, 90),
+               ("r", "", "shape=partialRectangle;fillColor=none;", 0, 30, 200, 30, "t"),
+               ("k", "PK", "", 0, 0, 30, 30, "r"), ("c", "order_id", "", 30, 0, 170, 30, "r"),
+               ("x", "", "", 300, 30, 200, 30)])
+    d, scene = describer("mxgraph", code)
+    assert not scene.nodes["r"].nameable and d.describe("r") is None
+    assert d.describe("k").text == 'the box "PK"'
+    # the row is still a box a reader sees: "the empty box" is not the other one alone
+    assert d.describe("x").text != "the empty box"
