@@ -648,6 +648,30 @@ class EditParams(_Section):
     """A target render must differ from the source render in at least this many pixels."""
 
 
+class ReferentParams(_Section):
+    """How edit instructions name the elements they act on (``diagramforge.referents``):
+    the numbers descriptions are written *and* read back with, shared by the ``edit``
+    stage (which samples only targets it can name) and ``synth`` (which checks that a
+    reworded instruction still names them)."""
+
+    position_margin: Annotated[float, Field(gt=0, le=1)] = 0.25
+    """Share of a typical node's smaller side within which two elements are level: an
+    extreme, an ordinal or a nearest neighbour must win by more, rows by twice it."""
+    max_ordinal: Annotated[int, Field(ge=1, le=10)] = 4
+    """The furthest a reader is asked to count along a row or column ("the fourth box from
+    the left")."""
+    max_line_ordinal: Annotated[int, Field(ge=1, le=10)] = 2
+    """The furthest a reader is asked to count rows or columns from an edge ("the second
+    row from the bottom")."""
+    max_label_chars: Annotated[int, Field(ge=8)] = 40
+    """A longer text is quoted by its first words and an ellipsis."""
+    colour_margin: Annotated[float, Field(ge=0)] = 3.0
+    """CIEDE2000 distance: a colour is named only when no colour of another family is
+    within this of its nearest name."""
+    anchors_per_side: Annotated[int, Field(ge=0)] = 2
+    """Labelled neighbours tried on each side of an element ("below 'Artist:'")."""
+
+
 # -- synth: LLM backends and the language tasks (diagramforge.synth) ---------------------
 
 LLMBackend = Literal["offline", "openai", "gemini"]
@@ -860,6 +884,7 @@ class Params(_Section):
     publish: PublishParams = PublishParams()
     graph: GraphParams = GraphParams()
     edit: EditParams = EditParams()
+    referents: ReferentParams = ReferentParams()
     augment: AugmentParams = AugmentParams()
     synth: SynthParams = SynthParams()
     select: dict[str, ConfigSelection] = DEFAULT_SELECT

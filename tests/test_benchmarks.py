@@ -45,3 +45,9 @@ def test_scale_benchmark_measures_each_stage(tmp_path):
                             str(tmp_path / "n40" / "results.json")],
                            capture_output=True, text=True, timeout=60)
     assert table.returncode == 0 and "| 40 | local full | extract |" in table.stdout
+def test_edit_referents_benchmark_runs():
+    res = subprocess.run([sys.executable, str(REPO / "benchmarks" / "edit_referents.py"),
+                          "--limit", "3", "--formats", "mxgraph,svg,tikz"],
+                         cwd=REPO / "benchmarks", capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "editing rows per diagram" in res.stdout and "resolving to exactly one" in res.stdout

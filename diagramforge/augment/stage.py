@@ -21,8 +21,8 @@ from diagramforge.augment.degrade import degrade
 from diagramforge.augment.sketch import mxgraph_sketch, svg_sketch, tikz_sketch
 from diagramforge.augment.variation import KINDS, request
 from diagramforge.curation.select import SelectsRows
+from diagramforge.edits.pixels import changed_pixels
 from diagramforge.edits.sampler import FORMATS
-from diagramforge.edits.stage import changed_pixels
 from diagramforge.formats.registry import RendersFormats
 from diagramforge.records import Rejection, Unit, derived_seed, item_id
 from diagramforge.stage import Outcome, Stage, WorkUnit

@@ -103,6 +103,11 @@ class Composed:
     skipped: dict[str, int] = field(default_factory=dict)
     """Proposed edits whose precondition failed when applied, by operation (not errors:
     the sampler drew another)."""
+    unnamed: dict[str, int] = field(default_factory=dict)
+    """Proposed edits skipped because an element they act on has no description that
+    singles it out (``namer``), by operation."""
+    graphs: list[Graph] = field(default_factory=list)
+    """The graph each kept step was applied to (for phrasing moves and resizes)."""
     failed_op: str | None = None
     reason: str | None = None
     detail: str = ""
@@ -150,10 +155,18 @@ def _draws(cands: list[dict], used: set[str], rng: random.Random) -> Iterator[di
         yield from group
 
 
+Namer = Callable[[str, Graph, dict], "dict | None"]
+"""Names an edit's elements on the code it is applied to: ``refs`` or ``None`` (see
+:class:`diagramforge.referents.naming.Namer`)."""
+
+
 def compose(code: str, fmt: str, n_ops: int, rng: random.Random,
-            apply: Callable[[str, dict], str] | None = None, tol: float = 1.0) -> Composed:
+            apply: Callable[[str, dict], str] | None = None, tol: float = 1.0,
+            namer: Namer | None = None) -> Composed:
     """Up to ``n_ops`` verified operations on ``code`` (fewer only if the diagram offers no
-    more: reported as ``edit_too_few_operations``)."""
+    more: reported as ``edit_too_few_operations``). With a ``namer``, an edit whose
+    elements it cannot name is passed over for another, and kept edits carry its
+    ``refs``."""
     fe = FORMATS[fmt]
     apply = apply or fe.module.apply_edit
     current, graph = code, fe.graph(code)
@@ -166,6 +179,12 @@ def compose(code: str, fmt: str, n_ops: int, rng: random.Random,
                  if (c["op"], c["target"]["id"]) not in touched
                  and not (c["op"] in _DELETES and c["target"]["id"] in edited)]
         for ed in _draws(cands, used, rng):
+            if namer is not None:
+                refs = namer(current, graph, ed)
+                if refs is None:
+                    out.unnamed[ed["op"]] = out.unnamed.get(ed["op"], 0) + 1
+                    continue
+                ed = {**ed, "refs": refs}
             try:
                 after = apply(current, ed)
             except EditError:  # a precondition the proposal could not see: try another
@@ -177,6 +196,7 @@ def compose(code: str, fmt: str, n_ops: int, rng: random.Random,
                 out.edits.append(ed)
                 return out
             out.edits.append(ed)
+            out.graphs.append(graph)
             used.add(ed["op"])
             # an element edited twice is one edit in disguise: never the same op and target
             touched.add((ed["op"], ed["target"]["id"]))

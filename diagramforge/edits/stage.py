@@ -13,19 +13,19 @@ config), so this stage publishes no config itself.
 
 from __future__ import annotations
 
-import io
 import json
 import random
 from typing import ClassVar
 
 import pyarrow as pa
-from PIL import Image, ImageChops
 
 from diagramforge.curation.select import SelectsRows
-from diagramforge.edits.base import Op
+from diagramforge.edits.pixels import changed_pixels
 from diagramforge.edits.sampler import FORMATS, compose
 from diagramforge.formats.registry import RendersFormats
 from diagramforge.records import Rejection, Unit, derived_seed, item_id
+from diagramforge.referents.naming import Namer
+from diagramforge.referents.steps import instruction
 from diagramforge.stage import Outcome, Stage, WorkUnit
 
 EDIT_SCHEMA = pa.schema([
@@ -58,67 +58,6 @@ class EditReason:
     SAME_RENDER = "edit_render_unchanged"
 
 
-def _q(s: str) -> str:
-    return f"'{s}'" if s else "the unlabelled one"
-
-
-def describe(ed: dict, names: dict[str, str] | None = None) -> str:
-    """A template sentence for one operation (the synth stage rephrases the whole); nodes
-    are called by their text (``names``: graph id → text) where they have one."""
-    op, p, t = Op(ed["op"]), ed.get("params", {}), ed["target"]
-    names = names or {}
-
-    def nm(nid: object) -> str:
-        return _q(names.get(str(nid)) or "") if names.get(str(nid)) else str(nid)
-
-    node = f"the node {_q(t['text'])}"
-    edge = f"the connection from {nm(p.get('source'))} to {nm(p.get('target'))}" + (
-        f" labelled {_q(t['text'])}" if t.get("text") else "")
-    return {
-        Op.NODE_COLOUR: lambda: f"change the fill colour of {node} to {p.get('colour')}",
-        Op.NODE_SHAPE: lambda: f"make {node} a {p.get('shape')}",
-        Op.NODE_SIZE: lambda: f"resize {node} to {p['bbox'][2]:g}×{p['bbox'][3]:g}",
-        Op.NODE_TEXT: lambda: f"rename {node} to {_q(p.get('text', ''))}",
-        Op.DELETE_NODE: lambda: f"delete {node} and its connections",
-        Op.ADD_NODE: lambda: f"add a {p.get('shape', 'rectangle')} node {_q(p.get('text'))}",
-        Op.MOVE_NODE: lambda: f"move {node}" + (
-            f" by ({p['dx']:g}, {p['dy']:g}) cm" if "dx" in p else
-            f" to ({p['bbox'][0]:g}, {p['bbox'][1]:g})"),
-        Op.EDGE_COLOUR: lambda: f"colour {edge} {p.get('colour')}",
-        Op.EDGE_STYLE: lambda: f"make {edge} " + (
-            p["style"] if "style" in p else "dashed" + (
-                f", {p['width']:g} wide" if "width" in p else "")),
-        Op.EDGE_ARROW: lambda: f"{'give' if p.get('directed') else 'remove'} the arrow head "
-                               f"{'to' if p.get('directed') else 'of'} {edge}",
-        Op.DELETE_EDGE: lambda: f"delete {edge}",
-        Op.ADD_EDGE: lambda: f"connect {nm(p.get('source'))} to {nm(p.get('target'))} with "
-                             "an arrow",
-        Op.REDIRECT_EDGE: lambda: f"point {edge} at {nm(p.get('new_target'))} instead",
-        Op.EDGE_PATH: lambda: f"reroute {edge} through {p.get('points')}",
-    }[op]()
-
-
-def instruction(edits: list[dict], names: dict[str, str] | None = None) -> str:
-    """The operations as one template instruction, in order."""
-    names = dict(names or {})
-    parts = []
-    for e in edits:
-        parts.append(describe(e, names))
-        if e["op"] in (Op.NODE_TEXT, Op.ADD_NODE):  # later steps call it by its new text
-            names[e["params"].get("node") or e["params"].get("id")] = e["params"]["text"]
-    text = "; then ".join(parts)
-    return text[:1].upper() + text[1:] + "."
-
-
-def changed_pixels(a: bytes, b: bytes) -> int:
-    """Pixels that differ between two PNGs (every pixel when the sizes differ)."""
-    ia, ib = (Image.open(io.BytesIO(x)).convert("RGB") for x in (a, b))
-    if ia.size != ib.size:
-        return max(ia.size[0] * ia.size[1], ib.size[0] * ib.size[1])
-    diff = ImageChops.difference(ia, ib).convert("L")
-    return sum(diff.histogram()[1:])
-
-
 class EditStage(SelectsRows, RendersFormats, Stage):
     """Compose seeded atomic edits per diagram and difficulty, verify each operation on the
     code (parse, validation, graph diff = the operation), render the targets with the
@@ -131,8 +70,9 @@ class EditStage(SelectsRows, RendersFormats, Stage):
     """``diagram_type`` and ``tokens`` too when the filters wrote them (``select.editing``)."""
     writes = tuple(EDIT_SCHEMA.names)
     expands = True
-    param_sections: ClassVar[tuple[str, ...]] = ("edit", "render", "select")
-    code = ("edits", "formats", "graphs", "sandbox.py", "landlock.py", "curation/select.py")
+    param_sections: ClassVar[tuple[str, ...]] = ("edit", "render", "select", "referents")
+    code = ("edits", "formats", "graphs", "referents", "sandbox.py", "landlock.py",
+            "curation/select.py")
     inputs = ("package-lock.json",)
     task_configs: ClassVar[tuple[str, ...]] = ()
     funnel: ClassVar[bool] = False
@@ -160,6 +100,7 @@ class EditStage(SelectsRows, RendersFormats, Stage):
         cfg = self.params.edit
         pending: list[tuple[str, dict, object]] = []
         seen: set[str] = set()
+        namer = Namer(fmt, self.params.referents)  # shared: the source scene is built once
         for tier in TIERS:
             t = getattr(cfg, tier)
             for k in range(t.per_diagram):
@@ -168,7 +109,7 @@ class EditStage(SelectsRows, RendersFormats, Stage):
                 where = f"{self.locator(row)}#edit-{tier}-{k}"
                 try:
                     res = compose(row["code"], fmt, n_ops, rng, handler.apply_edit,
-                                  cfg.bbox_tolerance)
+                                  cfg.bbox_tolerance, namer)
                 except Exception as exc:  # noqa: BLE001 - a diagram the parsers choke on
                     out.rejections.append(Rejection(where, "edit_error", repr(exc)[:500],
                                                     id=did, unit=Unit.CANDIDATE))
@@ -176,6 +117,9 @@ class EditStage(SelectsRows, RendersFormats, Stage):
                 self._count(out, fmt, res.edits, res.failed_op)
                 for op, n in res.skipped.items():
                     key = f"ops_precondition_failed.{fmt}.{op}"
+                    out.extra[key] = out.extra.get(key, 0) + n
+                for op, n in res.unnamed.items():
+                    key = f"ops_no_referent.{fmt}.{op}"
                     out.extra[key] = out.extra.get(key, 0) + n
                 if not res.ok:
                     out.rejections.append(Rejection(
@@ -233,7 +177,6 @@ class EditStage(SelectsRows, RendersFormats, Stage):
                 "operations": json.dumps(res.edits, sort_keys=True), "difficulty": tier,
                 "source_graph": res.source_graph.to_json(),
                 "target_graph": res.target_graph.to_json(),
-                "instruction": instruction(res.edits, {n.id: n.text for n in
-                                                       res.source_graph.nodes}),
+                "instruction": instruction(res.edits, res.graphs),
             })
         return kept

@@ -128,11 +128,11 @@ class SynthStage(TableStage):
     output_schema = SYNTH_SCHEMA
     writes = tuple(SYNTH_SCHEMA.names)
     expands = True
-    param_sections = ("synth", "select")
+    param_sections = ("synth", "select", "referents")
     code = ("synth", "graphs", "formats", "filters/tokens.py", "sandbox.py", "landlock.py", "edits",
-            "curation/select.py")
+            "referents", "curation/select.py")
     """The graph layer (a null ``graph`` is parsed from the code), the edit table's schema,
-    and what they import."""
+    the referring expressions an instruction is checked with, and what they import."""
     funnel = False
     """A side branch of the diagram chain (like every task stage): its books are still
     balanced by the runner — each diagram yields items or is ledgered — but the audit
@@ -184,7 +184,7 @@ class SynthStage(TableStage):
         return plan
 
     def _add_edit(self, plan: Plan, edit: dict[str, Any], facts: Facts | None) -> None:
-        got = editing.items(edit, facts, self.params.synth)
+        got = editing.items(edit, facts, self.params.synth, self.params.referents)
         if isinstance(got, tuple):
             plan.rejections.append(self._candidate(str(edit.get("diagram_id")),
                                                    editing.CONFIG, edit.get("id"), *got))

@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 
 from diagramforge.edits import svg as svg_edits
-from diagramforge.edits.stage import EDIT_SCHEMA, EditStage, changed_pixels, instruction
+from diagramforge.edits.stage import EDIT_SCHEMA, EditStage, changed_pixels
 from diagramforge.formats.registry import instantiate
 from diagramforge.records import empty_record, make_id
+from diagramforge.referents.naming import replay, scenes, unresolved
 from tests.conftest import needs_tex
 from tests.edits.conftest import SVG_RICH, TIKZ_RICH
 
@@ -43,6 +44,13 @@ def test_svg_pairs_are_verified_and_differ(params):
         assert changed_pixels(rec["source_image"], rec["target_image"]) > 0
         assert rec["target_image"][:8] == b"\x89PNG\r\n\x1a\n"
         assert rec["instruction"].count("; then ") == len(ops) - 1
+        # every element an operation acts on is named, and the instruction singles it out
+        assert all(o["refs"] or o["op"] == "add_node" for o in ops)
+        for o in ops:
+            for r in o["refs"].values():
+                assert r["text"] in rec["instruction"] and "unlabelled" not in r["text"]
+        states = replay("svg", rec["source_code"], ops)
+        assert unresolved(rec["instruction"], ops, states, scenes("svg", states)) == []
     # seeded: the same diagram gives the same pairs
     again = stage.process(stage.units([row])[0])
     assert [r["id"] for r in again.records] == [r["id"] for r in out.records]
@@ -86,16 +94,6 @@ def test_tikz_targets_compile_in_one_batch(params):
     assert out.records, [r.detail for r in out.rejections]
     assert all(r["format"] == "tikz" and r["target_code"] != r["source_code"]
                for r in out.records)
-
-
-def test_instruction_names_nodes_by_text():
-    ed = [{"op": "node_text", "target": {"id": "a", "text": "Load", "kind": "node"},
-           "params": {"node": "a", "text": "Fetch"}},
-          {"op": "add_edge", "target": {"id": "a->c", "text": "", "kind": "edge"},
-           "params": {"source": "a", "target": "c"}}]
-    text = instruction(ed, {"a": "Load", "c": "Train"})
-    assert text == ("Rename the node 'Load' to 'Fetch'; then connect 'Fetch' to 'Train' "
-                    "with an arrow.")
 
 
 def test_changed_pixels_counts(params):

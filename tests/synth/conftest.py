@@ -53,29 +53,52 @@ EDIT_SCHEMA = pa.schema([(c, pa.string()) for c in (
     + [("source_image", pa.binary()), ("target_image", pa.binary())])
 
 
+def mx(nodes: list[tuple[str, str, str, int, int]], edges: list[tuple[str, str, str, str]]
+       ) -> str:
+    """A draw.io page: vertices (id, text, style, x, y) of 80×40, edges (id, source,
+    target, label)."""
+    cells = ['<mxCell id="0"/>', '<mxCell id="1" parent="0"/>']
+    cells += [f'<mxCell id="{i}" value="{t}" style="{s}" vertex="1" parent="1">'
+              f'<mxGeometry x="{x}" y="{y}" width="80" height="40" as="geometry"/></mxCell>'
+              for i, t, s, x, y in nodes]
+    cells += [f'<mxCell id="{i}" value="{lab}" edge="1" parent="1" source="{a}" target="{b}">'
+              '<mxGeometry relative="1" as="geometry"/></mxCell>' for i, a, b, lab in edges]
+    return f"<mxGraphModel><root>{''.join(cells)}</root></mxGraphModel>"
+
+
+FLOW_XML = mx([("s1", "Start", "ellipse;", 0, 0), ("d2", "Valid?", "rhombus;", 0, 80),
+               ("p3", "Save record", "rounded=0;", 0, 160), ("e4", "Stop", "ellipse;", 160, 160)],
+              [("x1", "s1", "d2", ""), ("x2", "d2", "p3", "yes"), ("x3", "d2", "e4", "no"),
+               ("x4", "p3", "e4", "")])
+PIPE_XML = mx([("n_in", "Input", "", 0, 0), ("n_enc", "Encoder", "", 120, 0),
+               ("n_out", "Output", "", 240, 0)],
+              [("x1", "n_in", "n_enc", ""), ("x2", "n_enc", "n_out", "")])
+
+
 def op(name: str, who: tuple[str, str, str], /, **params: object) -> dict:
     return {"op": name, "target": dict(zip(("id", "text", "kind"), who, strict=True)),
             "params": params}
 
 
 def edits() -> list[dict]:
-    base = {"format": "mxgraph", "config": "editing", "source_code": "<a/>",
-            "target_code": "<b/>", "target_graph": None, "source_image": b"s",
-            "target_image": b"t"}
+    base = {"format": "mxgraph", "config": "editing", "target_code": "<b/>",
+            "target_graph": None, "source_image": b"s", "target_image": b"t"}
     return [
         {**base, "id": "e-easy", "diagram_id": "flow", "split": "train", "difficulty": "easy",
-         "source_graph": FLOW, "instruction": "Colour s1 #f8cecc.",
+         "source_code": FLOW_XML, "source_graph": FLOW, "instruction": "Colour s1 #f8cecc.",
          "operations": json.dumps([op("node_colour", ("s1", "Start", "node"), node="s1",
                                       colour="#f8cecc")])},
         {**base, "id": "e-med", "diagram_id": "pipe", "split": "test", "difficulty": "medium",
-         "source_graph": PIPE, "instruction": "Rename n_enc; move n_out to (200, 40).",
+         "source_code": PIPE_XML, "source_graph": PIPE,
+         "instruction": "Rename n_enc; move n_out to (200, 40).",
          "operations": json.dumps([
              op("node_text", ("n_enc", "Encoder", "node"), node="n_enc", text="Decoder"),
              op("move_node", ("n_out", "Output", "node"), node="n_out",
-                old_bbox=[80, 0, 80, 40], bbox=[200, 40, 80, 40]),
-             op("add_edge", ("n_in->n_out", "", "edge"), source="n_in", target="n_out")])},
+                old_bbox=[240, 0, 80, 40], bbox=[360, 40, 80, 40]),
+             op("add_edge", ("de1", "", "edge"), id="de1", source="n_in", target="n_out")])},
         {**base, "id": "e-bad", "diagram_id": "flow", "split": "train", "difficulty": "easy",
-         "source_graph": FLOW, "instruction": "?", "operations": "not json"},
+         "source_code": FLOW_XML, "source_graph": FLOW, "instruction": "?",
+         "operations": "not json"},
     ]
 
 

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from diagramforge.params import SynthParams
+from diagramforge.referents.steps import colour
 from diagramforge.synth import editing, qa
 from diagramforge.synth.checks import (
     forbidden_references,
@@ -14,7 +15,7 @@ from diagramforge.synth.checks import (
     ungrounded_quotes,
 )
 from diagramforge.synth.facts import facts_of
-from tests.synth.conftest import FLOW, PIPE, diagrams, edits
+from tests.synth.conftest import diagrams, edits, mx
 
 VOCAB = {"start", "valid?", "save record", "stop", "yes", "no"}
 
@@ -83,20 +84,50 @@ def test_questions_carry_computed_answers_and_distinct_choices():
         assert choices["ABCDEFGH".index(item.base["answer_option"])] == item.base["answer"]
 
 
-def test_edit_steps_name_elements_by_text_and_follow_renames():
-    ops = json.loads(edits()[1]["operations"])
-    names = editing._Names(PIPE)
-    steps = []
-    for o in ops:
-        steps.append(editing.step(o, names))
-        names.after(o)
-    assert steps == ['change the text of the node "Encoder" to "Decoder"',
-                     'move the node "Output" right and down',
-                     'add an arrow from "Input" to "Output"']
-    assert editing.colour("#f8cecc") == "light red" and editing.colour("blue!20") == \
-        "light blue"
+def test_edit_steps_name_elements_by_description_and_follow_renames():
+    got = editing.items(edits()[1], None, SynthParams())
+    assert not isinstance(got, tuple), got
+    steps = got[0].request.context["steps"]
+    # step 3 reads the diagram as step 1 left it: "Encoder" is "Decoder" by then
+    assert steps == ['change the text of the box "Encoder" to "Decoder"',
+                     'move the box "Output" right and down',
+                     'add an arrow from the box "Input" to the box "Output"']
+    ops = json.loads(got[0].base["operations"])
+    assert [o["refs"] for o in ops][0] == {"node": {"text": 'the box "Encoder"',
+                                                    "kind": "label"}}
+    assert got[0].base["template_instruction"] == steps[0][0].upper() + "; then ".join(
+        steps)[1:] + "."
+    assert colour("#f8cecc") == "light red" and colour("blue!20") == "light blue"
     assert editing.new_texts(ops) == ["Decoder"]
-    step = editing.step({"op": "redirect_edge", "target": {"id": "e", "text": "", "kind":
-                         "edge"}, "params": {"source": "s1", "target": "d2",
-                                             "new_target": "e4"}}, editing._Names(FLOW))
-    assert step == 'make the connection from "Start" to "Valid?" point to "Stop" instead'
+    redirect = {"op": "redirect_edge", "target": {"id": "x1", "text": "", "kind": "edge"},
+                "params": {"source": "s1", "target": "d2", "label": "", "new_target": "e4"}}
+    got = editing.items({**edits()[0], "operations": json.dumps([redirect])}, None,
+                        SynthParams())
+    assert got[0].request.context["steps"] == [
+        'make the arrow from "Start" to "Valid?" point to the oval "Stop" instead']  # 80×40
+
+
+def test_an_edit_whose_target_nothing_singles_out_is_ledgered():
+    code = mx([("a", "", "", 0, 0), ("b", "", "", 0, 0), ("c", "Hub", "", 200, 0)], [])
+    row = {**edits()[0], "source_code": code, "operations": json.dumps([
+        {"op": "node_colour", "target": {"id": "a", "text": "", "kind": "node"},
+         "params": {"node": "a", "colour": "#f8cecc"}}])}
+    assert editing.items(row, None, SynthParams()) == (
+        "instruction_unresolved", "step 1 (node_colour): no description singles out an "
+                                  "element it acts on")
+    broken = {**row, "source_code": "<mxGraphModel><root/></mxGraphModel>"}
+    assert editing.items(broken, None, SynthParams())[0] == "instruction_unresolved"
+
+
+def test_labels_that_look_like_attributes_are_what_the_reader_sees():
+    code = mx([("a", "t=1 mo", "", 0, 0), ("b", "(0, 1)", "", 200, 0)], [("x1", "a", "b", "")])
+    row = {**edits()[0], "source_code": code, "operations": json.dumps([
+        {"op": "node_colour", "target": {"id": "a", "text": "t=1 mo", "kind": "node"},
+         "params": {"node": "a", "colour": "#f8cecc"}}])}
+    item = editing.items(row, None, SynthParams())[0]
+    assert item.check({"instruction": 'Colour the box "t=1 mo" light red.'}) == ("", "")
+    # the same words unquoted, or quoting something the diagram does not show, still fail
+    assert item.check({"instruction": 'Colour the box "t=1 mo" light red, fillColor=red.'}
+                      )[0] == "instruction_forbidden"
+    assert item.check({"instruction": 'Colour the box "t=1 mo" at "(200, 0)" light red.'}
+                      )[0] == "instruction_forbidden"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import networkx as nx
 import pyarrow as pa
@@ -326,3 +327,22 @@ def test_configs_take_only_their_kinds_and_the_rest_is_counted_not_ledgered(tmp_
     assert metrics["inputs_with_output"] == 1 and metrics["in"] == 4
     assert metrics["extra"]["not_selected.captioning.type"] == 2
     assert metrics["extra"]["not_selected.qa.type"] == 2
+def test_a_rewording_that_no_longer_singles_out_its_targets_is_ledgered(seeded, tmp_path,
+                                                                        key_env):
+    def vague(n: int, user: str) -> Reply | None:
+        if "Operations, in order:" not in user:
+            return None
+        steps = re.findall(r"^\d+\. (.+)$", user, re.M)
+        # a model that shortens every description to "the node"
+        text = "; then ".join(re.sub(r'the (box|oval|circle|diamond) "[^"]+"', "the node", s)
+                              for s in steps)
+        return openai_reply(json.dumps({"instruction": text[0].upper() + text[1:] + "."}))
+
+    with ModelServer("openai", faults=vague) as srv:
+        params = seeded(backend="openai", model="m", base_url=srv.url + "/v1")
+        rows, rej, _ = run(params)
+    assert not [r for r in rows if r["config"] == "editing"]
+    lost = {r["id"]: r["detail"] for r in rej if r["reason"] == "instruction_unresolved"}
+    assert set(lost) == {"e-easy", "e-med"}
+    assert "vague: 'the node'" in lost["e-easy"] and "no description singles out" in \
+        lost["e-med"]
