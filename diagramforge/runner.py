@@ -242,6 +242,22 @@ def _ledger_sources(rows: list[dict], table: pa.Table | None) -> None:
             by.update(zip(table.column(key).to_pylist(), kinds, strict=True))
     for r in missing:
         r["source"] = by.get(r["locator"]) or by.get(r.get("id"))
+LEDGER_KEY_COLUMNS = ("id", "source_id", "source", "kind")
+"""Small upstream columns kept in a projected read: a whole-table stage's rejections are
+keyed (and their source kind found) by them."""
+
+
+def _projection(stage: TableStage) -> list[str] | None:
+    """The columns a whole-table stage reads: its ``input_columns`` and the ledger's keys,
+    in schema order; ``None`` (every column) unless the stage declared them."""
+    if stage.input_columns is None:
+        return None
+    unknown = set(stage.input_columns) - set(stage.input_schema.names)
+    if unknown:
+        raise ValueError(f"stage '{stage.name}' declares input columns {sorted(unknown)} "
+                         f"its input schema does not have")
+    want = set(stage.input_columns) | set(LEDGER_KEY_COLUMNS)
+    return [n for n in stage.input_schema.names if n in want]
 
 
 def _run_table(stage: TableStage) -> StageStats:
@@ -253,8 +269,8 @@ def _run_table(stage: TableStage) -> StageStats:
     params = stage.params
     t0 = time.perf_counter()
     provided = check_contract(stage.name, stage.reads, stage.upstream, params)
-    table = ShardSet(stage_paths(params, stage.upstream).records, stage.input_schema).read_all() \
-        if stage.upstream else None
+    table = ShardSet(stage_paths(params, stage.upstream).records, stage.input_schema) \
+        .read_all(_projection(stage)) if stage.upstream else None
     log_ = StageLog(stage.name, expands=stage.expands)
     log_.stats.n_in = table.num_rows if table is not None else 0
     rows = stage.run_table(table, log_)

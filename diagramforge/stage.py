@@ -173,6 +173,12 @@ class TableStage(_Declared, ABC):
     rejections booked so far) every ``runner.shard_size`` rows, so a source of millions of
     files streams through at flat memory."""
 
+    input_columns: ClassVar[tuple[str, ...] | None] = None
+    """The upstream columns ``run_table`` uses, when it uses few: the runner then reads only
+    these (plus the small columns the ledger is keyed by) instead of every column of every
+    row — a stage that needs three columns of the split table must not hold its PNGs.
+    ``None``: every column."""
+
     @abstractmethod
     def run_table(self, table: pa.Table | None, log: StageLog) -> Iterable[dict]:
         """Produce the stage's rows (ignored when ``output_schema`` is ``None``): a list, or

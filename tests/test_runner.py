@@ -319,3 +319,43 @@ def test_a_generator_table_stage_is_written_shard_by_shard(tmp_path, monkeypatch
     with pytest.raises(RuntimeError):
         run_stage(broken)
     assert not json.loads(paths.state.read_text())["complete"]
+
+
+class Counts(TableStage):
+    """A whole-table stage that needs two small columns of a table that carries images."""
+
+    name = "counts"
+    upstream = "seed"
+    reads = ("id", "format")
+    input_columns = ("format",)
+    output_schema = None
+
+    def run_table(self, table, log):  # noqa: ANN001, ANN201
+        self.seen = table
+        return []
+
+
+def test_a_whole_table_stage_reads_only_the_columns_it_declares(tmp_path):
+    params = make_params(tmp_path)
+    rows = [{**empty_record(), "id": f"r{k}", "source": "arxiv", "format": "tikz",
+             "image": b"\x89PNG" + bytes(1000)} for k in range(5)]
+    seed_stage(params, "seed", rows)
+    stage = Counts(params)
+    run_stage(stage)
+    # its own column and the ledger's keys, in schema order; no images
+    assert stage.seen.column_names == [n for n in RECORD_SCHEMA.names
+                                       if n in {"id", "source", "source_id", "format"}]
+    assert stage.seen.num_rows == 5
+
+    class Everything(Counts):
+        input_columns = None
+
+    whole = Everything(params)
+    run_stage(whole)
+    assert "image" in whole.seen.column_names
+
+    class Wrong(Counts):
+        input_columns = ("no_such_column",)
+
+    with pytest.raises(ValueError, match="no_such_column"):
+        run_stage(Wrong(params))

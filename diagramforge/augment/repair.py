@@ -178,6 +178,7 @@ class RepairStage(TableStage, UsesFormats):
     name = "repair"
     upstream = "split"
     reads = ("id", "group", "split")
+    input_columns = reads  # the split table's PNGs are not needed here: read 3 columns
     output_schema: ClassVar[pa.Schema] = REPAIR_SCHEMA
     writes = tuple(REPAIR_SCHEMA.names)
     expands = True
