@@ -64,7 +64,7 @@ def _rows(params, stage: str, what: str, cols: list[str]) -> list[dict]:  # noqa
 
 
 def run_corpus(name: str, folder: Path, out: Path, workers: int,
-               tex_cache: Path | None = None) -> dict:
+               tex_cache: Path | None = None, until: str = STAGES[-1]) -> dict | None:
     root = out / name
     base = yaml.safe_load((REPO / "params.yaml").read_text())
     if name == "drawio":
@@ -79,8 +79,10 @@ def run_corpus(name: str, folder: Path, out: Path, workers: int,
                                 tex_cache=tex_cache, filter={"licence": {"enabled": False}})
     t0 = time.perf_counter()
     counts = {}
-    for stage in STAGES:
+    for stage in STAGES[:STAGES.index(until) + 1]:
         counts[stage] = run_named(stage, params, progress=False).n_out
+    if until != STAGES[-1]:
+        return None
     rendered = counts["render"]
     rejected = Counter()
     for stage in ("filter", "split"):
@@ -106,6 +108,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path("/tmp/published-yield"))
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--until", choices=STAGES, default=STAGES[-1],
+                    help="stop after this stage (a later run resumes from there)")
     ap.add_argument("--tex-cache", type=Path, default=None,
                     help="a TeX compile cache to share (e.g. classifier_data.py's)")
     a = ap.parse_args()
@@ -113,7 +117,10 @@ def main() -> None:
     for name in a.corpora:
         folder = CORPORA.get(name, Path(name))
         res = run_corpus(name if name in CORPORA else folder.name, folder, a.out, a.workers,
-                         a.tex_cache)
+                         a.tex_cache, a.until)
+        if res is None:
+            print(f"{name}: stages up to {a.until} done")
+            continue
         results.append(res)
         print(f"\n== {res['corpus']} ({res['seconds']} s)")
         print("stage outputs:", res["stages_out"])
