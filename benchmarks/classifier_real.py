@@ -51,8 +51,9 @@ TRUTH = REPO / "benchmarks" / "classifier_truth.csv"
 
 def eye_labels(path: Path = TRUTH) -> dict[tuple[str, str], str]:
     """``(source, name) → label`` checked by eye (``label`` may be ``skip``: not scored).
-    ``name`` is a render's name in the index, or its document (the part before ``#``) for
-    every picture of that document."""
+    ``name`` is a render's name in the index, its document (the part before ``#``) for
+    every picture of that document, or ``*`` for every render of the source whose code says
+    nothing (a package whose pictures are all knots, all P&ID symbols…)."""
     if not path.exists():
         return {}
     with path.open() as fh:
@@ -62,7 +63,8 @@ def eye_labels(path: Path = TRUTH) -> dict[tuple[str, str], str]:
 def truth_of(row: dict, eye: dict[tuple[str, str], str]) -> str | None:
     """The eye-checked label of a render, else the one its code states (``None``: neither)."""
     return (eye.get((row["source"], row["name"]))
-            or eye.get((row["source"], row["name"].split("#")[0])) or row["label"])
+            or eye.get((row["source"], row["name"].split("#")[0])) or row["label"]
+            or eye.get((row["source"], "*")))
 
 
 def load_rows(data: Path, sources: set[str] | None) -> list[dict]:
