@@ -173,26 +173,25 @@ def build(per_kind: int, seed: int, out: Path) -> Path:
     return out
 
 
-REJECT = {"plot", "table", "photo"}
 
 
 def evaluate(render_dir: str, params, fallback: str) -> dict:  # noqa: ANN001
     """Score the trained checkpoint on another render dir, weak labels (folded) as truth."""
     from diagramforge.classifier.dataset import load_records
+    from diagramforge.classifier.evidence import code_label
     from diagramforge.classifier.model import Classifier
-    from diagramforge.classifier.weak_labels import weak_label
+    from diagramforge.classifier.vocabulary import family
 
     clf = Classifier.load(params)
     known = set(clf.id2label.values())
-    recs = [r for r in load_records(render_dir) if weak_label(r)]
-    truth = [weak_label(r) if weak_label(r) in known else fallback
+    recs = [r for r in load_records(render_dir) if code_label(r)]
+    truth = [code_label(r) if code_label(r) in known else fallback
              for r in recs]
     got = clf.classify([r["image"] for r in recs])
-    side = {True: "reject", False: "keep"}
     rows = [(t, g, round(p, 3)) for t, (g, p) in zip(truth, got, strict=True)]
     return {"n": len(rows), "accuracy": round(sum(t == g for t, g, _ in rows) / len(rows), 4),
-            "keep_reject_accuracy": round(sum(side[t in params.reject] == side[g in params.reject]
-                                              for t, g, _ in rows) / len(rows), 4),
+            "family_accuracy": round(sum(family(t) == family(g) for t, g, _ in rows)
+                                     / len(rows), 4),
             "rows": rows}
 
 
@@ -214,7 +213,7 @@ def main() -> None:
     corpus = build(a.per_kind, a.seed, a.out / "render")
     print(f"corpus: {len(KINDS) * a.per_kind} pictures in {time.perf_counter() - t:.1f}s")
     if a.score:
-        got = evaluate(str(corpus), ClassifierParams(checkpoint=a.score), "diagram")
+        got = evaluate(str(corpus), ClassifierParams(checkpoint=a.score), "architecture_diagram")
         from collections import Counter
 
         rows = got.pop("rows")

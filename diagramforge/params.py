@@ -429,6 +429,10 @@ class ClassifierTrainParams(_Section):
     section (``filter.diagram_type``: which checkpoint, what to keep) so that changing a
     threshold never retrains and retraining never needs a threshold."""
 
+    train: bool = False
+    """``false``: use the checkpoint shipped with the package (trained on real figures,
+    versioned; the same on every machine).  ``true``: retrain from scratch on this corpus's
+    renders with the settings below (the weights then depend on the machine's CPU)."""
     seed: int = 1234
     architecture: Literal["resnet", "vit", "convnext"] = "resnet"
     image_size: Annotated[int, Field(ge=16, le=512)] = 96
@@ -449,16 +453,17 @@ class ClassifierTrainParams(_Section):
     held_out: Annotated[float, Field(gt=0, lt=1)] = 0.25
     """Share of each class kept out of training for the reported accuracy."""
     min_class_count: Annotated[int, Field(ge=1)] = 6
-    """Weak-label classes with fewer distinct images fold into ``fallback_label``."""
-    fallback_label: str = "diagram"
+    """Classes with fewer images fold into their ACL-Fig parent, then ``fallback_label``."""
+    fallback_label: str = "architecture_diagram"
     augment_copies: Annotated[int, Field(ge=0)] = 2
     """Deterministic crop/pad/shift variants added per training image (never to held-out)."""
-    negatives: dict[str, Annotated[int, Field(ge=0)]] = {"plot": 120, "table": 60, "photo": 60}
-    """Generated negatives per label (``classifier/negatives.py``); these labels are the
-    reject side of the reported keep/reject accuracy."""
+    negatives: dict[str, Annotated[int, Field(ge=0)]] = {
+        "chart": 120, "table": 60, "natural_image": 60, "screenshot": 30}
+    """Generated non-diagrams per kind (``classifier/negatives.py``: matplotlib charts
+    labelled line/bar/scatter/pie/histogram, tables, photographs, screenshots)."""
     positives: Annotated[int, Field(ge=0)] = 240
     """Generated diagrams (``classifier/positives.py``: graphs, trees, grids, layered
-    networks, Venn diagrams), labelled ``fallback_label``: a corpus's own few weakly
+    networks, Venn diagrams), each labelled with its kind: a corpus's own few weakly
     labelled diagrams alone teach "a diagram is one of these few pictures"."""
     threads: Annotated[int, Field(ge=1)] = 1
     """torch threads.  One: this model is too small to gain from two, and two threads stall
@@ -844,11 +849,23 @@ class ConfigSelection(_Section):
     """Which diagrams of the pool one published config takes (``select.<config>``)."""
 
     types: list[str] | None = None
-    """``diagram_type`` keep list; ``null`` takes every type. A diagram with no type (the
-    classifier did not run) is taken: there is no evidence to leave it out."""
+    """``diagram_type`` keep list (a name keeps its finer kinds too); ``null`` takes every
+    type. A diagram with no type (the classifier did not run) is taken: there is no
+    evidence to leave it out."""
     tokens: dict[str, TokenWindow] = {}
     """Per format, the cl100k window of the config's task (VectorGym: svg 2,000–8,000); a
     format not listed is taken whole (the pool's own caps, ``filter.tokens``, apply)."""
+
+    @field_validator("types", mode="after")
+    @classmethod
+    def _known_types(cls, v: list[str] | None) -> list[str] | None:
+        """A keep list names types of the classifier's vocabulary: a typo would otherwise
+        silently leave a config empty."""
+        from diagramforge.classifier.vocabulary import kind
+
+        for label in v or ():
+            kind(label)
+        return v
 
 
 VECTORGYM_SVG = {"svg": TokenWindow(min=2000, max=8000)}

@@ -45,9 +45,53 @@ def test_scale_benchmark_measures_each_stage(tmp_path):
                             str(tmp_path / "n40" / "results.json")],
                            capture_output=True, text=True, timeout=60)
     assert table.returncode == 0 and "| 40 | local full | extract |" in table.stdout
+
+
 def test_edit_referents_benchmark_runs():
     res = subprocess.run([sys.executable, str(REPO / "benchmarks" / "edit_referents.py"),
                           "--limit", "3", "--formats", "mxgraph,svg,tikz"],
                          cwd=REPO / "benchmarks", capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-2000:]
     assert "editing rows per diagram" in res.stdout and "resolving to exactly one" in res.stdout
+
+
+def test_published_yield_runs_on_a_folder_of_documents(tmp_path):
+    corpus = tmp_path / "corpus"
+    for i, body in enumerate([r"\draw[->] (0,0) node[draw] (a) {A} -- (2,0) node[draw] {B};",
+                              r"\begin{axis}\addplot {x^2};\end{axis}"]):
+        d = corpus / f"fig{i}"
+        d.mkdir(parents=True)
+        (d / f"fig{i}.tex").write_text(
+            "\\documentclass{standalone}\\usepackage{pgfplots}\\begin{document}"
+            f"\\begin{{tikzpicture}}{body}\\end{{tikzpicture}}\\end{{document}}\n")
+    res = subprocess.run([sys.executable, str(REPO / "benchmarks" / "published_yield.py"),
+                          str(corpus), "--out", str(tmp_path / "out"), "--workers", "0"],
+                         cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "rendered 2 → published 2 (100.0 %)" in res.stdout
+
+
+def test_classifier_real_runs_on_a_tiny_index(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from diagramforge.classifier.negatives import negatives
+    from tests.classifier.conftest import diagram_records
+
+    rows = []
+    (tmp_path / "images").mkdir()
+    items = [(r["code"], "graph", r["image"]) for r in diagram_records(3)] + [
+        (None, lab, png) for lab, png in negatives({"chart": 2, "natural_image": 1}, 4)]
+    for i, (code, label, png) in enumerate(items):
+        (tmp_path / "images" / f"{i}.png").write_bytes(png)
+        rows.append({"id": str(i), "corpus": "tiny", "source": "tiny:a", "name": str(i),
+                     "format": "tikz" if code else "raster", "code": code, "graph": None,
+                     "label": label, "rule": None, "drawn": None,
+                     "image": f"images/{i}.png", "image_sha": str(i)})
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "index.parquet")
+    res = subprocess.run([sys.executable, str(REPO / "benchmarks" / "classifier_real.py"),
+                          "--data", str(tmp_path), "--sources", "tiny",
+                          "--sheet", str(tmp_path / "sheet.png")],
+                         cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "6 held-out real figures" in res.stdout and (tmp_path / "sheet.png").is_file()

@@ -38,7 +38,9 @@ GENERATION_COLUMNS = ("id", "format", "image", "code", "caption", "context", "ti
                       "source_id", "source_url", "group", "licence", "licence_url",
                       "attribution", "tokens", "width", "height", "dup_cluster")
 OPTIONAL_COLUMNS = {"difficulty": "string", "diagram_type": "string",
-                    "diagram_type_prob": "float64", "colour_entropy": "float64",
+                    "diagram_type_prob": "float64", "diagram_type_source": "string",
+                    "diagram_type_image": "string", "diagram_type_disagree": "bool",
+                    "colour_entropy": "float64",
                     "graph": "string", "graph_nodes": "int32", "graph_edges": "int32",
                     "graph_components": "int32", "graph_longest_path": "int32"}
 """Filter and graph columns, published when the record schema has them (they land as the

@@ -1,10 +1,11 @@
-"""The classifier's training set: weakly labelled renders plus generated negatives and
-diagrams, split.
+"""The classifier's training set: renders labelled by their code plus generated figures,
+split.
 
 Renders come from the render stage's Parquet shards (``format``, ``code``, ``image``).  The
 same picture often appears twice (a ``.drawio`` and its ``.drawio.svg`` export), so images
 are de-duplicated by content *before* the split: otherwise a copy in held-out would be
-memorised, not recognised.  Classes too rare to learn fold into the fallback label.
+memorised, not recognised.  Classes too rare to learn fold into their ACL-Fig parent
+(``vocabulary.py``), and failing that into the fallback label.
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ import numpy as np
 import pyarrow.parquet as pq
 from PIL import Image
 
+from diagramforge.classifier.evidence import code_label
 from diagramforge.classifier.images import prepare
 from diagramforge.classifier.negatives import negatives
 from diagramforge.classifier.params import TrainParams
 from diagramforge.classifier.positives import positives
-from diagramforge.classifier.weak_labels import weak_label
+from diagramforge.classifier.vocabulary import Family, acl_fig, family
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,8 @@ class Sample:
     label: str
     image: bytes
     origin: str
-    """``record:<id>`` or ``negative:<kind>`` — where the image came from, for the index."""
+    """``record:<id>``, ``negative:<label>`` or ``positive:<label>`` — where the image came
+    from, for the index."""
 
     @property
     def digest(self) -> str:
@@ -66,7 +69,7 @@ def build_samples(records: list[dict], tp: TrainParams) -> tuple[list[Sample], d
     labelled: list[Sample] = []
     unlabelled = duplicates = 0
     for i, rec in enumerate(records):
-        label = weak_label(rec)
+        label = code_label(rec)
         if label is None:
             unlabelled += 1
             continue
@@ -77,18 +80,38 @@ def build_samples(records: list[dict], tp: TrainParams) -> tuple[list[Sample], d
         seen.add(s.digest)
         labelled.append(s)
     extra = [Sample(k, b, f"negative:{k}") for k, b in negatives(tp.negatives, tp.seed)]
-    extra += [Sample(tp.fallback_label, b, "positive:diagram")
-              for _, b in positives(tp.positives, tp.seed)]
-    counts = Counter(s.label for s in labelled + extra)
-    folded = {lab: tp.fallback_label for lab, n in counts.items()
-              if n < tp.min_class_count and lab not in tp.negatives}
-    samples = [Sample(folded.get(s.label, s.label), s.image, s.origin) for s in labelled]
+    extra += [Sample(k, b, f"positive:{k}") for k, b in positives(tp.positives, tp.seed)]
+    folded = fold(Counter(s.label for s in labelled + extra), tp.min_class_count,
+                  tp.fallback_label)
+    samples = [Sample(folded.get(s.label, s.label), s.image, s.origin)
+               for s in labelled + extra]
     summary = {"weak_labels": dict(sorted(Counter(s.label for s in labelled).items())),
                "unlabelled": unlabelled, "duplicates": duplicates, "folded": folded,
                "negatives": dict(sorted(Counter(s.label for s in extra
                                                 if s.origin.startswith("negative")).items())),
                "positives": tp.positives}
-    return samples + extra, summary
+    return samples, summary
+
+
+def fold(counts: Counter, min_count: int, fallback: str) -> dict[str, str]:
+    """Label → the label it is trained as, for labels that move.  A class with fewer than
+    ``min_count`` images joins its ACL-Fig parent (``circuit`` → ``architecture_diagram``);
+    one still too rare with what joined it joins the largest class of its family (``fallback``
+    for diagrams), never a class of another family (a rare chart kind is no diagram)."""
+    target = {lab: lab if n >= min_count else acl_fig(lab) for lab, n in counts.items()}
+    merged: Counter = Counter()
+    for lab, n in counts.items():
+        merged[target[lab]] += n
+    out = {}
+    for lab, t in target.items():
+        if merged[t] < min_count:
+            fam = family(t)
+            peers = [(n, p) for p, n in merged.items()
+                     if p != t and family(p) == fam and n >= min_count]
+            t = fallback if fam == Family.DIAGRAM and fallback != t else \
+                max(peers)[1] if peers else t
+        out[lab] = t
+    return {k: v for k, v in out.items() if k != v}
 
 
 def split(samples: list[Sample], held_out: float, seed: int

@@ -14,12 +14,13 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from diagramforge.classifier.determinism import pin_environment, pin_torch, rounded, top
 from diagramforge.classifier.images import prepare
 from diagramforge.classifier.params import ClassifierParams
-from diagramforge.filters.base import Verdict
+from diagramforge.classifier.vocabulary import LABELS
 
-REJECTED = "diagram_type_rejected"
-UNCERTAIN = "diagram_type_uncertain"
+Probs = dict[str, float]
+"""Our label → probability (rounded), for one image."""
 
 
 class CheckpointError(RuntimeError):
@@ -75,7 +76,7 @@ class Classifier:
         """Load ``params.checkpoint`` through the Auto classes, offline unless told otherwise.
 
         ``params.checkpoint`` must be concrete (see :meth:`ClassifierParams.resolved`)."""
-        import torch
+        pin_environment()  # before torch loads: portable kernels (determinism.py)
         from transformers import AutoImageProcessor, AutoModelForImageClassification
         from transformers.utils import logging as hf_logging
 
@@ -83,7 +84,7 @@ class Classifier:
 
         if params.checkpoint is None:
             raise CheckpointError("no classifier checkpoint given (resolve the default first)")
-        torch.set_num_threads(params.threads)
+        pin_torch(params.threads)
         ref = resolve_checkpoint(params.checkpoint)
         offline = params.local_files_only or os.environ.get("HF_HUB_OFFLINE") == "1"
         try:
@@ -96,21 +97,30 @@ class Classifier:
                                   f"{str(exc).splitlines()[0]}") from exc
         return cls(model, processor, params)
 
-    def classify(self, images: Sequence[bytes]) -> list[tuple[str, float]]:
-        """Top-1 label (normalised, see :func:`normalise`) and its softmax probability."""
+    def probabilities(self, images: Sequence[bytes]) -> list[Probs]:
+        """Each image's softmax over our labels (a checkpoint label mapped by
+        :func:`normalise`; several mapping to one label add up), rounded to
+        ``params.decimals`` places."""
         import torch
 
-        out: list[tuple[str, float]] = []
+        names = [normalise(self.id2label[i], self.params) for i in range(len(self.id2label))]
+        out: list[Probs] = []
         for start in range(0, len(images), self.params.batch_size):
             batch = [prepare(b, self.size) for b in images[start:start + self.params.batch_size]]
             inputs = self.processor(images=batch, return_tensors="pt")
             with torch.inference_mode():
                 logits = self.model(pixel_values=inputs["pixel_values"]).logits
-            probs = logits.float().softmax(dim=-1)
-            top = probs.max(dim=-1)
-            for p, i in zip(top.values.tolist(), top.indices.tolist(), strict=True):
-                out.append((normalise(self.id2label[i], self.params), float(p)))
+            for row in logits.double().softmax(dim=-1).tolist():
+                probs: Probs = {}
+                for name, p in zip(names, row, strict=True):
+                    probs[name] = probs.get(name, 0.0) + p
+                out.append(dict(zip(probs, rounded(list(probs.values()),
+                                                    self.params.decimals), strict=True)))
         return out
+
+    def classify(self, images: Sequence[bytes]) -> list[tuple[str, float]]:
+        """Top-1 label and its (rounded) probability; ties go to vocabulary order."""
+        return [top(p, list(LABELS)) for p in self.probabilities(images)]
 
 
 _LOADED: dict[str, Classifier] = {}
@@ -129,18 +139,6 @@ def classify(images: Sequence[bytes], params: ClassifierParams) -> list[tuple[st
     return _cached(params).classify(images)
 
 
-def verdict(label: str, prob: float, params: ClassifierParams) -> Verdict:
-    """Keep a confident kept label; reject a rejected one or anything unsure.
-
-    A label in neither list (a swapped-in checkpoint's class nobody mapped) is treated as
-    uncertain rather than silently kept: the ledger then shows what to map.
-    """
-    metrics = {"diagram_type": label, "diagram_type_prob": round(prob, 6)}
-    if prob < params.threshold:
-        return Verdict(False, UNCERTAIN, f"{label} p={prob:.3f} < {params.threshold}",
-                           metrics)
-    if label in params.reject:
-        return Verdict(False, REJECTED, f"{label} p={prob:.3f}", metrics)
-    if label in params.keep:
-        return Verdict(True, metrics=metrics)
-    return Verdict(False, UNCERTAIN, f"{label} is in neither keep nor reject", metrics)
+def probabilities(images: Sequence[bytes], params: ClassifierParams) -> list[Probs]:
+    """Every label's probability for each of ``images`` (see :meth:`Classifier.probabilities`)."""
+    return _cached(params).probabilities(images)

@@ -1,8 +1,9 @@
-"""Images the classifier must learn to reject, generated deterministically: charts, tables,
-photographs.
+"""Figures that are not drawn diagrams, generated deterministically: charts, tables,
+photographs, screenshots — each labelled with its vocabulary type (``line_chart``,
+``bar_chart``… for charts).
 
-A paper's figures include plots, tables typeset as pictures and photographs; the toolkit's
-own corpus rarely labels those, so the training set gets them from here.  Each image is drawn
+A paper's figures include plots, tables typeset as pictures, photographs and screenshots;
+diagram corpora rarely contain them, so the training set gets them from here.  Each image is drawn
 from its own generator seeded with ``(seed, kind, index)``: the same seed gives the same
 bytes, and asking for more images does not change the first ones (a DVC-cached training set
 stays stable when a count grows).  Photographs are real ones that scikit-image ships inside
@@ -21,7 +22,10 @@ from PIL import Image, ImageDraw, ImageFont
 
 from diagramforge.classifier.images import png_bytes
 
-KINDS = ("plot", "table", "photo")
+KINDS = ("chart", "table", "natural_image", "screenshot")
+"""What ``counts`` may ask for; a chart's label is the kind drawn (line, bar, scatter…)."""
+CHART_LABELS = {"line": "line_chart", "area": "line_chart", "bar": "bar_chart",
+                "scatter": "scatter_plot", "hist": "histogram", "pie": "pie_chart"}
 PHOTOS = ("astronaut", "camera", "coffee", "chelsea", "rocket", "immunohistochemistry",
           "retina", "hubble_deep_field", "grass", "gravel", "brick", "coins", "moon")
 """``skimage.data`` images shipped in the wheel (verified offline; ``scipy.datasets`` would
@@ -37,7 +41,7 @@ def _rng(seed: int, kind: str, index: int) -> np.random.Generator:
     return np.random.default_rng([seed, KINDS.index(kind), index])
 
 
-def chart(rng: np.random.Generator) -> bytes:
+def chart(rng: np.random.Generator) -> tuple[str, bytes]:
     """A matplotlib line, bar, scatter, histogram or pie chart with random data and styling."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -76,7 +80,7 @@ def chart(rng: np.random.Generator) -> bytes:
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", metadata={"Software": None})
-    return buf.getvalue()
+    return CHART_LABELS[str(kind)], buf.getvalue()
 
 
 @cache
@@ -87,7 +91,7 @@ def _font(size: int, serif: bool) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(Path(matplotlib.get_data_path(), "fonts", "ttf", name)), size)
 
 
-def table(rng: np.random.Generator) -> bytes:
+def table(rng: np.random.Generator) -> tuple[str, bytes]:
     """A results table: header row, text and numbers, booktabs rules or a full grid."""
     rows, cols = int(rng.integers(3, 12)), int(rng.integers(2, 7))
     font = _font(int(rng.integers(10, 16)), bool(rng.integers(0, 2)))
@@ -113,7 +117,7 @@ def table(rng: np.random.Generator) -> bytes:
     if grid:
         for c in range(cols + 1):
             d.line([(pad + c * cw, pad), (pad + c * cw, pad + (rows + 1) * rh)], fill="black")
-    return png_bytes(img)
+    return "table", png_bytes(img)
 
 
 @cache
@@ -124,7 +128,7 @@ def _photo(name: str) -> np.ndarray:
     return np.stack([arr] * 3, axis=-1) if arr.ndim == 2 else arr[..., :3]
 
 
-def photo(rng: np.random.Generator) -> bytes:
+def photo(rng: np.random.Generator) -> tuple[str, bytes]:
     """A random crop (30–100 % of the side), maybe mirrored, of a shipped photograph."""
     arr = _photo(str(rng.choice(PHOTOS)))
     h, w = arr.shape[:2]
@@ -136,11 +140,69 @@ def photo(rng: np.random.Generator) -> bytes:
     img = Image.fromarray(np.ascontiguousarray(crop))
     side = int(rng.integers(96, 256))
     img.thumbnail((side, side), Image.Resampling.LANCZOS)
-    return png_bytes(img)
+    return "natural_image", png_bytes(img)
 
 
-MAKERS: dict[str, Callable[[np.random.Generator], bytes]] = {
-    "plot": chart, "table": table, "photo": photo}
+_UI = ["#f3f3f3", "#ffffff", "#2b2b2b", "#1e1e1e", "#e8eef7", "#fafafa"]
+
+
+def screenshot(rng: np.random.Generator) -> tuple[str, bytes]:
+    """A desktop or web window: title bar, menu, widgets, text lines, maybe a photo panel."""
+    w, h = int(rng.integers(260, 520)), int(rng.integers(180, 380))
+    bg = str(rng.choice(_UI))
+    dark = bg in ("#2b2b2b", "#1e1e1e")
+    ink = "#dddddd" if dark else "#222222"
+    img = Image.new("RGB", (w, h), bg)
+    d = ImageDraw.Draw(img)
+    font = _font(int(rng.integers(9, 13)), False)
+    bar = int(rng.integers(16, 28))
+    d.rectangle([0, 0, w, bar], fill=str(rng.choice(["#dcdcdc", "#3c3c3c", "#2d6cdf", "#444"])))
+    for k in range(3):
+        d.ellipse([6 + 14 * k, bar // 2 - 4, 14 + 14 * k, bar // 2 + 4],
+                  fill=["#ff5f56", "#ffbd2e", "#27c93f"][k])
+    y = bar + 4
+    x = 6
+    while x < w - 40:  # menu or tab strip
+        word = str(rng.choice(_WORDS)).capitalize()
+        d.text((x, y), word, fill=ink, font=font)
+        x += int(d.textlength(word, font=font)) + int(rng.integers(10, 20))
+    y += font.size + 8
+    side = int(rng.integers(0, 3)) * int(w * 0.22)
+    if side:
+        d.rectangle([0, y, side, h], fill="#e4e4e4" if not dark else "#252526")
+        for k in range((h - y) // (font.size + 6)):
+            d.text((6, y + 4 + k * (font.size + 6)), str(rng.choice(_WORDS)), fill=ink,
+                   font=font)
+    x0 = side + 10
+    while y < h - 20:
+        kind = rng.integers(0, 5)
+        if kind == 0:  # a button row
+            for k in range(int(rng.integers(1, 4))):
+                bx = x0 + k * 70
+                d.rounded_rectangle([bx, y, bx + 60, y + 20], 4,
+                                    fill=str(rng.choice(["#2d6cdf", "#e0e0e0", "#5cb85c"])))
+                d.text((bx + 8, y + 4), str(rng.choice(_WORDS)), fill="white", font=font)
+            y += 28
+        elif kind == 1:  # an input field
+            d.rectangle([x0, y, min(w - 10, x0 + 200), y + 18], outline="#999999",
+                        fill="#ffffff")
+            y += 26
+        elif kind == 2 and h - y > 60:  # a picture panel
+            arr = _photo(str(rng.choice(PHOTOS)))
+            pic = Image.fromarray(np.ascontiguousarray(arr))
+            pic.thumbnail((int((w - x0) * 0.6), min(90, h - y - 10)))
+            img.paste(pic, (x0, y))
+            y += pic.height + 8
+        else:  # lines of text
+            for _ in range(int(rng.integers(1, 4))):
+                line = " ".join(str(rng.choice(_WORDS)) for _ in range(int(rng.integers(3, 9))))
+                d.text((x0, y), line, fill=ink, font=font)
+                y += font.size + 4
+    return "screenshot", png_bytes(img)
+
+
+MAKERS: dict[str, Callable[[np.random.Generator], tuple[str, bytes]]] = {
+    "chart": chart, "table": table, "natural_image": photo, "screenshot": screenshot}
 
 
 def negatives(counts: dict[str, int], seed: int) -> list[tuple[str, bytes]]:
@@ -148,5 +210,5 @@ def negatives(counts: dict[str, int], seed: int) -> list[tuple[str, bytes]]:
     unknown = set(counts) - set(KINDS)
     if unknown:
         raise ValueError(f"unknown negative kinds {sorted(unknown)}; known: {KINDS}")
-    return [(kind, MAKERS[kind](_rng(seed, kind, i)))
+    return [MAKERS[kind](_rng(seed, kind, i))
             for kind in KINDS for i in range(counts.get(kind, 0))]

@@ -1,17 +1,19 @@
-"""Parameters of the diagram-type classifier filter: what to load and what to keep.
+"""Parameters of the diagram-type filter: which evidence decides, what the pool rejects.
 
 This is the ``filter.diagram_type`` section (a :class:`FilterSection`): which checkpoint
-classifies renders, which labels are kept or rejected, how sure it must be.  How the pipeline
-trains its own default checkpoint is a separate section (``classifier``,
-:class:`diagramforge.params.ClassifierTrainParams`), so a threshold change never retrains.
+gives the image's opinion, which types the diagram pool itself rejects, how sure the image
+must be where it decides alone.  How a checkpoint is (re)trained is a separate section
+(``classifier``, :class:`diagramforge.params.ClassifierTrainParams`), so a threshold change
+never retrains and retraining never needs a threshold.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from diagramforge.classifier.vocabulary import LABELS, POOL_REJECT
 from diagramforge.filters.base import FilterSection
 from diagramforge.params import ClassifierTrainParams, Params
 
@@ -19,49 +21,53 @@ TrainParams = ClassifierTrainParams
 """The ``classifier`` section (training), under the name the training code uses."""
 
 TRAIN_STAGE = "classifier-train"
-"""The stage whose output directory holds the pipeline's own checkpoint."""
-
-KEEP_LABELS = ["diagram", "tree", "graph", "flowchart", "architecture", "neural_network",
-               "commutative_diagram", "circuit", "uml", "plot", "table"]
-"""What the pool keeps, typed: every kind of figure drawn as code — plots and tables too
-(DaTikZ keeps them); which kinds a config takes is ``select`` (SKETikZ's sketches: trees,
-graphs, architecture diagrams, networks, Venn diagrams)."""
-
-REJECT_LABELS = ["photo"]
-"""Photographs: no diagram at all."""
+"""The stage whose output directory holds the checkpoint the pipeline uses by default (the
+shipped one, copied, or one it retrained)."""
 
 
 class ClassifierParams(FilterSection):
-    """Load a checkpoint, classify renders, map labels to keep / reject."""
+    """Type each diagram from its code first, its render second; reject what is no diagram."""
 
     checkpoint: str | None = None
-    """``null``: the checkpoint the ``classifier-train`` stage wrote
-    (``<project.data_dir>/classifier-train/checkpoint``).  Otherwise a local directory
-    written by ``save_pretrained`` or a Hub id (``org/name``): swapping in a real model is
-    this one value (plus ``label_map`` if its label names differ)."""
+    """``null``: ``<project.data_dir>/classifier-train/checkpoint`` — the checkpoint shipped
+    with the package (copied there by the ``classifier-train`` stage), or the one that stage
+    retrained when ``classifier.train`` is true.  Otherwise a local directory written by
+    ``save_pretrained`` or a cached Hub id (``org/name``), plus ``label_map`` if its label
+    names differ from ours (an ACL-Fig model: ``{"Bar charts": bar_chart, …}``)."""
     local_files_only: bool = True
     """Never touch the network: a Hub id must already be in the local cache."""
-    keep: list[str] = KEEP_LABELS
-    reject: list[str] = REJECT_LABELS
+    evidence: Literal["code_first", "image"] = "code_first"
+    """``code_first``: a rule on the code decides where one fires, the image elsewhere (and
+    only among drawn kinds when the code draws vectors).  ``image``: the image alone, as before
+    code evidence existed — for comparisons."""
+    reject: list[str] = list(POOL_REJECT)
+    """Types the diagram pool rejects.  Charts and tables are kept and labelled; per-config
+    keep lists choose among them."""
     label_map: dict[str, str] = {}
-    """Checkpoint label → our label, for a swapped-in model with its own vocabulary
-    (e.g. ACL-Fig's ``"Bar charts"`` → ``plot``). Names are also normalised (lower case,
-    spaces and hyphens to ``_``) before lookup."""
+    """Checkpoint label → our label (names are also normalised: lower case, spaces and
+    hyphens to ``_``).  Two checkpoint labels may map to one of ours (their probabilities add)."""
     threshold: Annotated[float, Field(ge=0, le=1)] = 0.5
-    """Below this top-1 probability a record is rejected as uncertain."""
+    """Where the image decides alone (no author's code: figures cut from PDFs), a top
+    probability below this is ledgered as uncertain.  Never applied against code evidence."""
+    decimals: Annotated[int, Field(ge=1, le=8)] = 3
+    """Probabilities are rounded to this many places before they are compared or written, so
+    float noise between CPUs cannot flip a decision (``determinism.py``)."""
     batch_size: Annotated[int, Field(ge=1)] = 32
     threads: Annotated[int, Field(ge=1)] = 1
-    """torch threads per filter worker: the stage already runs one worker per core."""
+    """torch threads per filter worker: the stage already runs one worker per core, and one
+    thread fixes the reduction order."""
 
     @model_validator(mode="after")
-    def _disjoint(self) -> ClassifierParams:
-        both = set(self.keep) & set(self.reject)
-        if both:
-            raise ValueError(f"labels both kept and rejected: {sorted(both)}")
+    def _labels(self) -> ClassifierParams:
+        unknown = sorted(set(self.reject) - set(LABELS))
+        bad_map = sorted(set(self.label_map.values()) - set(LABELS))
+        if unknown or bad_map:
+            raise ValueError(f"not diagram types: {unknown + bad_map}; known: "
+                             f"{', '.join(LABELS)}")
         return self
 
     def resolved(self, params: Params) -> ClassifierParams:
-        """A copy whose ``checkpoint`` is concrete (``null`` → the trained one)."""
+        """A copy whose ``checkpoint`` is concrete (``null`` → the pipeline's own)."""
         if self.checkpoint is not None:
             return self
         from diagramforge.paths import stage_paths

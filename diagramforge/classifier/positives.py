@@ -22,8 +22,8 @@ from PIL import Image, ImageDraw, ImageFont
 
 from diagramforge.classifier.images import png_bytes
 
-KINDS = ("diagram",)
-"""Labels this module generates (one generic class; styles vary inside it)."""
+KINDS = ("graph", "tree", "commutative_diagram", "neural_network", "venn_diagram")
+"""Labels this module generates, one per drawing style."""
 
 SS = 2
 """Supersampling factor."""
@@ -246,10 +246,17 @@ STYLES: tuple[Callable[[np.random.Generator], bytes], ...] = (graph, graph, tree
                                                               venn)
 
 
-def diagram(rng: np.random.Generator) -> bytes:
-    return STYLES[int(rng.integers(0, len(STYLES)))](rng)
+LABELS: dict[Callable[[np.random.Generator], bytes], str] = {
+    graph: "graph", tree: "tree", grid: "commutative_diagram", layers: "neural_network",
+    venn: "venn_diagram"}
+"""The vocabulary type each style draws."""
+
+
+def diagram(rng: np.random.Generator) -> tuple[str, bytes]:
+    style = STYLES[int(rng.integers(0, len(STYLES)))]
+    return LABELS[style], style(rng)
 
 
 def positives(count: int, seed: int) -> list[tuple[str, bytes]]:
-    """``count`` generated diagrams as ``("diagram", png_bytes)``."""
-    return [("diagram", diagram(np.random.default_rng([seed, 100, i]))) for i in range(count)]
+    """``count`` generated diagrams as ``(label, png_bytes)``."""
+    return [diagram(np.random.default_rng([seed, 100, i])) for i in range(count)]

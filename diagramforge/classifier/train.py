@@ -25,6 +25,7 @@ from diagramforge import atomic
 from diagramforge.classifier.dataset import Sample, build_samples, expand, load_records, split
 from diagramforge.classifier.images import prepare
 from diagramforge.classifier.params import TrainParams
+from diagramforge.classifier.vocabulary import Family, family
 
 
 def build_model(labels: list[str], tp: TrainParams):  # noqa: ANN201 - torch module
@@ -171,8 +172,8 @@ def train(src: str | Path | Iterable[dict], tp: TrainParams, out_dir: str | Path
     w.writerows(zip(actual, predicted, strict=True))
     atomic.write_text(out / "confusion.csv", buf.getvalue())
 
-    def side(label: str) -> str:
-        return "reject" if label in tp.negatives else "keep"
+    def side(label: str) -> str:  # a drawn diagram, or anything else (chart, table, photo…)
+        return "keep" if family(label) == Family.DIAGRAM else "reject"
 
     corpus = [(a, p) for s, a, p in zip(test_set, actual, predicted, strict=True)
               if s.origin.startswith("record:")]

@@ -22,7 +22,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
+from functools import lru_cache
 
+from diagramforge.classifier.vocabulary import expand
 from diagramforge.params import ConfigSelection, Params
 
 GENERATION = "generation"
@@ -63,10 +65,18 @@ def check_names(selections: Mapping[str, ConfigSelection],
                          "its selection)")
 
 
+@lru_cache(maxsize=64)
+def _kept(types: tuple[str, ...]) -> frozenset[str]:
+    """A keep list with the finer kinds under each name (``architecture_diagram`` keeps
+    flowcharts and circuits, ``graph`` commutative diagrams): the classifier types a
+    diagram by the most specific kind its code states."""
+    return frozenset(expand(types))
+
+
 def why_not(rule: ConfigSelection, row: Mapping) -> Why | None:
     """Why ``rule`` leaves ``row`` out, or ``None`` when it takes it."""
     kind = row.get("diagram_type")
-    if rule.types is not None and kind is not None and kind not in rule.types:
+    if rule.types is not None and kind is not None and kind not in _kept(tuple(rule.types)):
         return Why.TYPE
     window = rule.tokens.get(str(row.get("format")))
     tokens = row.get("tokens")

@@ -1,14 +1,16 @@
-"""Diagram type: a ``transformers`` image classifier types each render; plots, tables and
-photographs are rejected, diagrams kept (SKETikZ keeps trees, graphs, architecture
-diagrams, neural networks… as typed by a ViT trained on ACL-Fig).
+"""Diagram type: from the strongest evidence — the code first, the render second.
+
+Every record with an author's code is typed by the rule its code triggers
+(``classifier/evidence``: pgfplots axes → chart kinds, tikz-cd → commutative diagram,
+draw.io UML shapes → uml…); the image classifier types what the code does not name, decides
+alone for figures with no code (cut from PDFs), and gives a second opinion everywhere
+(``classifier/decide.py``).  The pool rejects only the types in ``reject`` (photographs and
+screenshots by default): charts and tables stay, labelled, for the per-config keep lists.
 
 The checkpoint is named in params (``filter.diagram_type.checkpoint``): ``null`` is the one
-the ``classifier-train`` stage trains from this very corpus; a local directory or a cached Hub
-id swaps in a real model.  The pipeline's own model knows one generic ``diagram`` class
-(a sample corpus has too few of each kind to learn them apart); a kept generic diagram is
-named more precisely by what its code declares, when it declares it.  Inference is batched:
-the filter stage hands each unit's surviving rows to ``batch`` at once, and the model is
-loaded once per worker, on first use.
+the ``classifier-train`` stage provides (the package's shipped checkpoint, or a retrained
+one); a local directory or a cached Hub id swaps in a real model.  Inference is batched and
+deterministic (``classifier/determinism.py``); the model is loaded once per worker.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from pathlib import Path
 
 from PIL import Image
 
-from diagramforge.classifier.model import classify, resolve_checkpoint, verdict
+from diagramforge.classifier.decide import COLUMNS, decide, verdict
+from diagramforge.classifier.evidence import code_evidence
+from diagramforge.classifier.model import probabilities, resolve_checkpoint
 from diagramforge.classifier.params import ClassifierParams
-from diagramforge.classifier.weak_labels import weak_label
 from diagramforge.filters.base import FilterFn, Verdict, register
 from diagramforge.params import Params
 
@@ -43,18 +46,6 @@ def checkpoint_digest(ref: str) -> dict:
             "snapshot": Path(cached).parent.name if isinstance(cached, str) else None}
 
 
-GENERIC = "diagram"
-"""The label the pipeline's own checkpoint gives every kind of diagram it keeps."""
-
-
-def _refined(record: dict, cfg: ClassifierParams) -> str:
-    """A kept generic ``diagram`` typed by what its code declares (``weak_labels``: tikz-cd →
-    commutative_diagram, forest → tree, mxGraph stencils → architecture…) when that is a kept
-    type; the image decided keep or reject, the code only names the kind."""
-    label = weak_label(record)
-    return label if label in cfg.keep else GENERIC
-
-
 def _readable(image: bytes | None) -> str | None:
     """Why ``image`` cannot be classified, or ``None``."""
     if not image:
@@ -67,9 +58,10 @@ def _readable(image: bytes | None) -> str | None:
     return None
 
 
-@register("diagram_type", params=ClassifierParams, writes=("diagram_type", "diagram_type_prob"))
+@register("diagram_type", params=ClassifierParams, writes=COLUMNS)
 def make_diagram_type_filter(cfg: ClassifierParams, params: Params) -> FilterFn:
-    """Type renders with the configured checkpoint; keep ``keep`` labels at ≥ threshold."""
+    """Type each record (code first, image second); reject only ``cfg.reject`` types and,
+    where the image decides alone, uncertain ones."""
     cfg = cfg.resolved(params)
     assert cfg.checkpoint is not None
     resolve_checkpoint(cfg.checkpoint)  # a missing one fails here, in the driver, not per row
@@ -83,12 +75,9 @@ def make_diagram_type_filter(cfg: ClassifierParams, params: Params) -> FilterFn:
                 todo.append(i)
             else:
                 out[i] = Verdict.reject("image_unreadable", why)
-        typed = classify([records[i]["image"] for i in todo], cfg) if todo else []
-        for i, (label, prob) in zip(todo, typed, strict=True):
-            v = verdict(label, prob, cfg)
-            if v.keep and label == GENERIC:
-                v.metrics["diagram_type"] = _refined(records[i], cfg)
-            out[i] = v
+        probs = probabilities([records[i]["image"] for i in todo], cfg) if todo else []
+        for i, p in zip(todo, probs, strict=True):
+            out[i] = verdict(decide(code_evidence(records[i]), p, cfg), cfg)
         return out  # type: ignore[return-value]
 
     def check(record: dict) -> Verdict:

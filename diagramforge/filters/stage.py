@@ -34,11 +34,12 @@ class FilterStage(Stage):
 
     name = "filter"
     upstream = "render"
-    reads = ("id", "format", "code", "licence", "image", "width", "height")
+    reads = ("id", "format", "code", "source", "licence", "image", "width", "height", "graph")
     param_sections = ("filter", "licences", "render.raster")
     code = ("filters", "licences.py", "formats/raster.py", "formats/latex.py",
             "classifier/model.py", "classifier/images.py", "classifier/params.py",
-            "classifier/weak_labels.py")
+            "classifier/evidence", "classifier/decide.py", "classifier/determinism.py",
+            "classifier/vocabulary.py")
     inputs = ("data/classifier-train/checkpoint",)
     """The pipeline's own diagram-type checkpoint (``filter.diagram_type.checkpoint: null``)."""
 

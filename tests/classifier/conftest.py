@@ -1,6 +1,6 @@
 """Test data for the classifier: boxes-and-arrows diagrams drawn with PIL, with matching code.
 
-The code is what a weakly labelled render record carries (TikZ nodes joined by edges → graph);
+The code is what a render record carries (TikZ nodes joined by edges → graph, by its code);
 it is never compiled here, so these tests need no TeX.
 """
 
@@ -51,7 +51,8 @@ def tiny_train() -> TrainParams:
     """A model small enough to train in a second or two."""
     return TrainParams(image_size=32, epochs=2, batch_size=8, hidden_sizes=[8, 16],
                        depths=[1, 1], augment_copies=1, min_class_count=3,
-                       negatives={"plot": 6, "table": 0, "photo": 6}, positives=0)
+                       negatives={"chart": 6, "table": 0, "natural_image": 6,
+                                  "screenshot": 0}, positives=0)
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Loading through the Auto classes, batched inference, verdicts, and clear load errors."""
+"""Loading through the Auto classes, batched rounded probabilities, and clear load errors."""
 
 from __future__ import annotations
 
@@ -7,14 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from diagramforge.classifier.model import (
-    REJECTED,
-    UNCERTAIN,
-    CheckpointError,
-    Classifier,
-    classify,
-    verdict,
-)
+from diagramforge.classifier.model import CheckpointError, Classifier, classify, probabilities
 from diagramforge.classifier.negatives import negatives
 from diagramforge.classifier.params import ClassifierParams, TrainParams
 from diagramforge.classifier.train import build_model, fit
@@ -38,14 +31,16 @@ def _tiny_trained(labels: list[str], tp: TrainParams, images: list[tuple[str, by
 
 @pytest.fixture(scope="module")
 def images() -> list[tuple[str, bytes]]:
-    diagrams = [("diagram", r["image"]) for r in diagram_records(5)]
-    return diagrams + negatives({"plot": 5, "photo": 3}, seed=3)
+    diagrams = [("graph", r["image"]) for r in diagram_records(5)]
+    return diagrams + [("natural_image" if lab == "natural_image" else "line_chart", b)
+                       for lab, b in negatives({"chart": 5, "natural_image": 3}, seed=3)]
 
 
 def test_saved_checkpoint_classifies_like_the_model_in_memory(
         tiny_params: ClassifierParams, tiny_train: TrainParams,
         images: list[tuple[str, bytes]], tmp_path: Path) -> None:
-    model, processor = _tiny_trained(["diagram", "photo", "plot"], tiny_train, images)
+    model, processor = _tiny_trained(["graph", "line_chart", "natural_image"], tiny_train,
+                                     images)
     ckpt = Path(tiny_params.checkpoint)
     model.save_pretrained(ckpt)
     processor.save_pretrained(ckpt)
@@ -56,8 +51,12 @@ def test_saved_checkpoint_classifies_like_the_model_in_memory(
     assert type(loaded.model).__name__ == "ResNetForImageClassification"
     assert loaded.classify(pngs) == in_memory
     assert classify(pngs, tiny_params) == in_memory
-    assert {lab for lab, _ in in_memory} <= {"diagram", "photo", "plot"}
+    assert {lab for lab, _ in in_memory} <= {"graph", "line_chart", "natural_image"}
     assert all(0.0 < p <= 1.0 for _, p in in_memory)
+    probs = probabilities(pngs, tiny_params)
+    assert [max(p.values()) for p in probs] == [p for _, p in in_memory]
+    assert all(abs(sum(p.values()) - 1) < 0.01 and all(v == round(v, 3) for v in p.values())
+               for p in probs)  # rounded to filter.diagram_type.decimals (3)
 
 
 def test_swapped_in_checkpoint_with_its_own_label_names(
@@ -66,42 +65,25 @@ def test_swapped_in_checkpoint_with_its_own_label_names(
     (``checkpoint``) swaps it in and ``label_map``/normalisation map its names to ours."""
     foreign = ["Bar charts", "Tree", "Natural-Images"]
     params = ClassifierParams(checkpoint=str(tmp_path / "acl"),
-                              label_map={"Bar charts": "plot", "natural_images": "photo"})
+                              label_map={"Bar charts": "bar_chart",
+                                         "natural_images": "natural_image"})
     vit = TrainParams(architecture="vit", image_size=32, epochs=2, hidden_sizes=[32],
                       depths=[1, 1], vit_heads=2, vit_patch_size=8)
-    mapped = [("Tree" if lab == "diagram" else "Natural-Images" if lab == "photo"
+    mapped = [("Tree" if lab == "graph" else "Natural-Images" if lab == "natural_image"
                else "Bar charts", b) for lab, b in images]
     model, processor = _tiny_trained(foreign, vit, mapped)
     model.save_pretrained(params.checkpoint)
     processor.save_pretrained(params.checkpoint)
 
-    got = Classifier.load(params).classify([b for _, b in images])
-    assert {lab for lab, _ in got} <= {"plot", "tree", "photo"}
-    for lab, p in got:
-        v = verdict(lab, p, params.model_copy(update={"threshold": 0.0}))
-        assert v.keep == (lab != "photo")  # plots stay in the pool, labelled
+    got = Classifier.load(params).probabilities([b for _, b in images])
+    assert all(set(p) == {"bar_chart", "tree", "natural_image"} for p in got)
 
 
-@pytest.mark.parametrize(("label", "prob", "keep", "reason"), [
-    ("flowchart", 0.9, True, ""),
-    ("tree", 0.5, True, ""),  # at the threshold counts as confident
-    ("photo", 0.95, False, REJECTED),
-    ("plot", 0.95, True, ""),  # the pool keeps plots, labelled; configs select kinds
-    ("photo", 0.2, False, UNCERTAIN),
-    ("tree", 0.49, False, UNCERTAIN),
-    ("map", 0.99, False, UNCERTAIN),  # in neither list
-])
-def test_verdict(label: str, prob: float, keep: bool, reason: str) -> None:
-    v = verdict(label, prob, ClassifierParams(threshold=0.5))
-    assert (v.keep, v.reason) == (keep, reason)
-    assert v.metrics == {"diagram_type": label, "diagram_type_prob": prob}
-    if not keep:
-        assert label in v.detail
-
-
-def test_keep_and_reject_must_not_overlap() -> None:
-    with pytest.raises(ValueError, match="both kept and rejected"):
-        ClassifierParams(keep=["plot"], reject=["plot"])
+def test_labels_in_params_must_be_diagram_types() -> None:
+    with pytest.raises(ValueError, match="not diagram types"):
+        ClassifierParams(reject=["photo"])
+    with pytest.raises(ValueError, match="not diagram types"):
+        ClassifierParams(label_map={"Bar charts": "plot"})
 
 
 def test_missing_local_checkpoint_says_how_to_get_one(tmp_path: Path) -> None:

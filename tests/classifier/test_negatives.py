@@ -10,8 +10,9 @@ from PIL import Image
 
 from diagramforge.classifier.images import prepare, to_rgb
 from diagramforge.classifier.negatives import negatives
+from diagramforge.classifier.vocabulary import Family, family
 
-COUNTS = {"plot": 4, "table": 3, "photo": 3}
+COUNTS = {"chart": 4, "table": 3, "natural_image": 3, "screenshot": 2}
 
 
 @pytest.fixture(scope="module")
@@ -25,28 +26,31 @@ def test_same_seed_same_bytes(first: list[tuple[str, bytes]]) -> None:
 
 def test_other_seed_other_images(first: list[tuple[str, bytes]]) -> None:
     other = negatives(COUNTS, seed=12)
-    assert [lab for lab, _ in other] == [lab for lab, _ in first]
+    assert [family(lab) for lab, _ in other] == [family(lab) for lab, _ in first]
     assert all(a != b for (_, a), (_, b) in zip(first, other, strict=True))
 
 
 def test_growing_a_count_keeps_earlier_images(first: list[tuple[str, bytes]]) -> None:
-    more = negatives({"plot": 6, "table": 3, "photo": 3}, seed=11)
-    plots = [b for lab, b in first if lab == "plot"]
-    assert [b for lab, b in more if lab == "plot"][:4] == plots
-    assert [b for lab, b in more if lab != "plot"] == [b for lab, b in first if lab != "plot"]
+    more = negatives({**COUNTS, "chart": 6}, seed=11)
+    charts = [b for lab, b in first if family(lab) == Family.CHART]
+    assert [b for lab, b in more if family(lab) == Family.CHART][:4] == charts
+    assert [b for lab, b in more if family(lab) != Family.CHART] == \
+        [b for lab, b in first if family(lab) != Family.CHART]
 
 
 def test_labels_and_images(first: list[tuple[str, bytes]]) -> None:
-    assert [lab for lab, _ in first] == ["plot"] * 4 + ["table"] * 3 + ["photo"] * 3
+    assert [family(lab) for lab, _ in first] == [Family.CHART] * 4 + [Family.TABLE] * 3 + \
+        [Family.IMAGE] * 5
+    assert [lab for lab, _ in first][7:] == ["natural_image"] * 3 + ["screenshot"] * 2
     assert len({b for _, b in first}) == len(first)
     for label, data in first:
         img = Image.open(io.BytesIO(data))
         assert img.format == "PNG" and min(img.size) >= 32
         arr = np.asarray(to_rgb(data), dtype=float)
-        if label == "photo":  # a photograph is busy: many distinct colours, little white
+        if label == "natural_image":  # a photograph is busy: many distinct colours, little white
             assert len(np.unique(arr.reshape(-1, 3), axis=0)) > 200
             assert (arr.min(axis=2) > 245).mean() < 0.5
-        else:  # charts and tables are mostly white paper
+        elif label != "screenshot":  # charts and tables are mostly white paper
             assert (arr.min(axis=2) > 245).mean() > 0.4
 
 

@@ -53,9 +53,10 @@ def test_classifier_train_alias_runs_the_stage(tmp_path):
     from tests.classifier.conftest import diagram_records
     from tests.conftest import make_params, seed_stage
 
-    tiny = {"image_size": 32, "epochs": 1, "batch_size": 8, "hidden_sizes": [8, 16],
-            "depths": [1, 1], "augment_copies": 0, "min_class_count": 3,
-            "negatives": {"plot": 4, "table": 0, "photo": 0}, "positives": 4}
+    tiny = {"train": True, "image_size": 32, "epochs": 1, "batch_size": 8,
+            "hidden_sizes": [8, 16], "depths": [1, 1], "augment_copies": 0,
+            "min_class_count": 3, "negatives": {"chart": 4, "table": 0, "natural_image": 0,
+                                                "screenshot": 0}, "positives": 4}
     params = make_params(tmp_path, classifier=tiny)
     seed_stage(params, "render", diagram_records(6))
     data = params.model_dump(by_alias=True, mode="json")

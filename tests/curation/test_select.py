@@ -98,3 +98,15 @@ def test_summary_counts_the_pool_per_config(tmp_path):
 def test_describe_for_the_card():
     assert select.describe(SKETCH) == ("tree, graph", "svg 2,000–8,000")
     assert select.describe(ConfigSelection()) == ("every type", "the pool's")
+
+
+def test_a_keep_list_name_keeps_its_finer_kinds_and_typos_are_errors():
+    """The classifier types by the most specific kind the code states (a flowchart is an
+    architecture diagram, a commutative diagram a graph): a keep list of ACL-Fig parents
+    must still take them, and a name outside the vocabulary must fail at load time."""
+    rule = ConfigSelection(types=["architecture_diagram", "graph"])
+    assert why_not(rule, {"format": "tikz", "diagram_type": "flowchart"}) is None
+    assert why_not(rule, {"format": "tikz", "diagram_type": "commutative_diagram"}) is None
+    assert why_not(rule, {"format": "tikz", "diagram_type": "bar_chart"}) == Why.TYPE
+    with pytest.raises(ValueError, match="not a diagram type"):
+        ConfigSelection(types=["plot"])

@@ -1,0 +1,242 @@
+"""mxGraph evidence: draw.io's shape libraries and styles, and the shape of the edge graph.
+
+draw.io names what it draws: ``mxgraph.aws4.*`` icons, ``umlLifeline``, ``mxgraph.bpmn.*``,
+``rhombus`` decisions, ``shape=table`` rows, ``mxgraph.mockup.*`` widgets.  Library rules
+(share of vertices from one library) run first, then style rules, then structure: a page
+whose edges form a branching tree is a tree, overlapping translucent ellipses with no edges
+a Venn diagram, other boxes joined by edges an architecture diagram.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from diagramforge.classifier.evidence import Evidence
+
+R = re.compile
+
+_LIBRARY_RULES: list[tuple[str, str, re.Pattern[str], float]] = [
+    # (label, rule, pattern, share of the page's shapes it needs)
+    ("bpmn", "bpmn", R(r"mxgraph\.bpmn\b"), 0.1),
+    ("er_diagram", "er", R(r"(?:start|end)Arrow=ER\w+|mxgraph\.er\."), 0.05),
+    ("uml", "uml", R(r"shape=uml(?:Lifeline|Actor|Frame|Boundary|Control|Entity|Destroy|State)|"
+                     r"mxgraph\.(?:uml|sysml)\b|shape=(?:component|module|"
+                     r"providedRequiredInterface|requiredInterface|lollipop)\b|"
+                     r"shape=(?:startState|endState)\b"), 0.05),
+    ("network_diagram", "network_icons",
+     R(r"mxgraph\.(?:cisco\w*|networks?\w*|citrix|rack\w*|veeam\w*|cabinets|eip)\.|"
+       r"img/lib/clip_art/networking|childLayout=rack", re.I), 0.3),
+    ("architecture_diagram", "cloud_icons",
+     R(r"mxgraph\.(?:aws\w*|azure\w*|gcp\w*|kubernetes|ibm\w*|alibaba\w*|openstack|"
+       r"salesforce|mscae|archimate\w*|webicons)\.|img/lib/(?:aws|azure\d*|gcp|ibm|"
+       r"kubernetes|mscae|active_directory)", re.I), 0.3),
+    ("circuit", "electrical", R(r"mxgraph\.(?:electrical|pid2?\w*)\."), 0.3),
+    ("wireframe", "mockup", R(r"mxgraph\.(?:mockup|ios\d*\w*|android|bootstrap)\."), 0.3),
+    ("flowchart", "flowchart_shapes", R(r"mxgraph\.flowchart\."), 0.3),
+    ("map", "floorplan", R(r"mxgraph\.floorplan\."), 0.3),
+]
+"""Shape libraries that name a kind.  Icon libraries must dominate the page (a data-flow
+diagram with two phone icons is no wireframe); UML, BPMN and ER shapes say it in a few."""
+
+_STYLE = R(r'\bstyle="([^"]*)"')
+_CELL = R(r"<mxCell\b([^>]*?)(/>|>(.*?)</mxCell>)", re.S)
+_ATTR = R(r'\b(\w+)="([^"]*)"')
+_GEOMETRY = R(r'<mxGeometry\b([^>]*)')
+_DECISION = R(r"(?:^|;)rhombus(?:;|$)|shape=rhombus\b")
+_ELLIPSE = R(r"(?:^|;)ellipse(?:;|$)|shape=ellipse\b|(?:^|;)doubleEllipse(?:;|$)")
+_TABLE = R(r"shape=(?:table|tableRow|partialRectangle)\b|childLayout=tableLayout")
+_TRANSLUCENT = R(r"(?:^|;)(?:opacity|fillOpacity)=(?:[1-8]?\d)(?:;|$)")
+_IMAGE = R(r"shape=image\b|(?:^|;)image=")
+_TEXT_ONLY = R(r"^text;|(?:^|;)text(?:;|$)")
+
+
+@dataclass
+class Page:
+    """Vertices (style, box) and edges (source, target) of one mxGraph page."""
+
+    styles: dict[str, str] = field(default_factory=dict)
+    boxes: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
+    edges: list[tuple[str | None, str | None]] = field(default_factory=list)
+    edge_styles: list[str] = field(default_factory=list)
+
+
+def _num(attrs: dict[str, str], key: str) -> float:
+    try:
+        return float(attrs.get(key, 0))
+    except ValueError:
+        return 0.0
+
+
+def parse(code: str) -> Page:
+    """A light reading of the XML (no tree needed: the render stage validated it)."""
+    page = Page()
+    for m in _CELL.finditer(code):
+        attrs = dict(_ATTR.findall(m.group(1)))
+        cid, style = attrs.get("id"), attrs.get("style", "")
+        if attrs.get("edge") == "1":
+            page.edges.append((attrs.get("source"), attrs.get("target")))
+            page.edge_styles.append(style)
+        elif attrs.get("vertex") == "1" and cid:
+            page.styles[cid] = style
+            g = _GEOMETRY.search(m.group(3) or "")
+            ga = dict(_ATTR.findall(g.group(1))) if g else {}
+            page.boxes[cid] = (_num(ga, "x"), _num(ga, "y"), _num(ga, "width"),
+                               _num(ga, "height"))
+    return page
+
+
+def _share(page: Page, pattern: re.Pattern[str]) -> float:
+    shapes = [s for s in page.styles.values() if not _TEXT_ONLY.search(s)]
+    return sum(1 for s in shapes if pattern.search(s)) / max(1, len(shapes))
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and \
+        b[1] < a[1] + a[3]
+
+
+def _venn(page: Page) -> bool:
+    """Two or more overlapping ellipses, at least one translucent, no connecting edges."""
+    ell = [cid for cid, s in page.styles.items() if _ELLIPSE.search(s)]
+    if len(ell) < 2 or len(page.edges) > 1:
+        return False
+    if not any(_TRANSLUCENT.search(page.styles[c]) for c in ell):
+        return False
+    return any(_overlap(page.boxes[a], page.boxes[b]) for i, a in enumerate(ell)
+               for b in ell[i + 1:])
+
+
+def _tree(page: Page) -> str | None:
+    """Edges joining vertices so that each has at most one parent, one root, and at least one
+    node branching: a tree (a mind map when its edges are curved and arrowless)."""
+    links = [(s, t) for s, t in page.edges if s in page.styles and t in page.styles and s != t]
+    if len(links) < 3:
+        return None
+    parents = Counter(t for _, t in links)
+    children = Counter(s for s, _ in links)
+    nodes = {n for e in links for n in e}
+    roots = nodes - set(parents)
+    if max(parents.values()) > 1 or len(roots) != 1 or len(links) != len(nodes) - 1:
+        return None
+    if max(children.values()) < 2:
+        return None
+    (root,) = roots
+    return "mind_map" if _radial(page, root, [t for s, t in links if s == root]) else "tree"
+
+
+def _centre(box: tuple[float, float, float, float]) -> tuple[float, float]:
+    return box[0] + box[2] / 2, box[1] + box[3] / 2
+
+
+def _radial(page: Page, root: str, kids: list[str]) -> bool:
+    """The root's children lie on both sides of it (left and right, or above and below): a
+    mind map grows outwards from a centre; an org chart or decision tree grows one way."""
+    if len(kids) < 2 or root not in page.boxes:
+        return False
+    rx, ry = _centre(page.boxes[root])
+    w, h = page.boxes[root][2] / 2, page.boxes[root][3] / 2
+    xs = [_centre(page.boxes[k])[0] - rx for k in kids if k in page.boxes]
+    ys = [_centre(page.boxes[k])[1] - ry for k in kids if k in page.boxes]
+    sideways = min(xs) < -w and max(xs) > w and min(ys) <= h and max(ys) >= -h
+    upright = min(ys) < -h and max(ys) > h and min(xs) <= w and max(xs) >= -w
+    return (sideways or upright) and len(kids) >= 3
+
+
+def _bars(page: Page) -> bool:
+    """Three or more equally thick columns of boxes (stacked segments join into one column)
+    standing apart on one baseline with different lengths, upright or lying: a bar chart drawn
+    with shapes.  Columns that touch are a grid or a table, not bars."""
+    boxes = [b for cid, b in page.boxes.items() if b[2] > 0 and b[3] > 0
+             and not _TEXT_ONLY.search(page.styles[cid]) and "shape=" not in page.styles[cid]]
+
+    def q(v: float) -> int:  # 4-unit buckets: float noise in geometry must not split a column
+        return int(v // 4)
+
+    for vertical in (True, False):
+        segments: dict[tuple[int, int], list[list[float]]] = {}
+        for x, y, w, h in boxes:
+            pos, thick, lo, hi = (x, w, y, y + h) if vertical else (y, h, x, x + w)
+            segments.setdefault((q(pos), q(thick)), []).append([pos, thick, lo, hi])
+        columns: dict[tuple[int, int], list[float]] = {}
+        for (qp, qt), segs in segments.items():
+            runs: list[list[float]] = []
+            for seg in sorted(segs, key=lambda sg: sg[2]):
+                if runs and seg[2] <= runs[-1][3] + 2:  # stacked: touching segments
+                    runs[-1][3] = max(runs[-1][3], seg[3])
+                else:
+                    runs.append(seg)
+            if len(runs) == 1:  # a column is one stack; repeated icons are not bars
+                columns[(qp, qt)] = runs[0]
+        by_base: dict[tuple[int, int], list[list[float]]] = {}
+        for (_, thick), col in columns.items():
+            by_base.setdefault((q(col[3] if vertical else col[2]), thick), []).append(col)
+        for cols in by_base.values():
+            cols.sort()
+            apart = all(b[0] - (a[0] + a[1]) > 0.1 * a[1] for a, b in itertools.pairwise(cols))
+            if len(cols) >= 3 and apart and len({q(c[3] - c[2]) for c in cols}) >= 3:
+                return True
+    return False
+
+
+_CLASS_BOX = R(r"swimlane;.*childLayout=stackLayout")
+_DIVIDER = R(r"^line;|(?:^|;)line(?:;|$)")
+
+
+def _class_diagram(page: Page) -> bool:
+    """Stacked swimlanes split by divider lines: UML class boxes (attributes | methods)."""
+    return any(_CLASS_BOX.search(s) for s in page.styles.values()) and \
+        any(_DIVIDER.search(s) for s in page.styles.values())
+
+
+def _raster_page(page: Page) -> bool:
+    """Raster images cover most of the page: it may be a screenshot or a photo with notes."""
+    if not page.boxes:
+        return False
+    xs = [b[0] for b in page.boxes.values()] + [b[0] + b[2] for b in page.boxes.values()]
+    ys = [b[1] for b in page.boxes.values()] + [b[1] + b[3] for b in page.boxes.values()]
+    area = max(1.0, (max(xs) - min(xs)) * (max(ys) - min(ys)))
+    images = sum(page.boxes[c][2] * page.boxes[c][3] for c, st in page.styles.items()
+                 if _IMAGE.search(st) and c in page.boxes)
+    return images >= 0.5 * area
+
+
+def _table(page: Page) -> bool:
+    return len(page.styles) >= 4 and not page.edges and _share(page, _TABLE) >= 0.5
+
+
+def evidence(code: str) -> Evidence:
+    """The first rule that fires on the page in ``code``; ``mxgraph.silent`` when none does."""
+    page = parse(code)
+    drawn = not _raster_page(page)
+    if len(page.styles) < 2:
+        return Evidence(None, "mxgraph.silent", drawn)
+    styles = list(page.styles.values()) + page.edge_styles
+    shapes = max(1, sum(1 for st in page.styles.values() if not _TEXT_ONLY.search(st)))
+    best: tuple[int, str, str] | None = None
+    for label, name, pattern, share in _LIBRARY_RULES:
+        hits = sum(1 for st in styles if pattern.search(st))
+        if hits and hits >= share * shapes and (best is None or hits > best[0]):
+            best = (hits, label, name)
+    if best:
+        return Evidence(best[1], f"mxgraph.{best[2]}", drawn)
+    if _class_diagram(page):
+        return Evidence("uml", "mxgraph.class_boxes", drawn)
+    if _table(page):
+        return Evidence("table", "mxgraph.table", drawn)
+    if len(page.edges) <= 2 and _bars(page):
+        return Evidence("bar_chart", "mxgraph.bars", drawn)
+    if _venn(page):
+        return Evidence("venn_diagram", "mxgraph.overlapping_ellipses", drawn)
+    if any(_DECISION.search(s) for s in page.styles.values()) and page.edges:
+        return Evidence("flowchart", "mxgraph.decisions", drawn)
+    tree = _tree(page)
+    if tree:
+        return Evidence(tree, f"mxgraph.{tree}", drawn)
+    if page.edges:
+        round_ = _share(page, _ELLIPSE)
+        label = "graph" if round_ > 0.5 else "architecture_diagram"
+        return Evidence(label, "mxgraph.node_link", drawn)
+    return Evidence(None, "mxgraph.silent", drawn)

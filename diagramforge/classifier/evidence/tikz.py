@@ -1,0 +1,254 @@
+"""TikZ evidence: environments, package commands and drawing structure of the picture's body.
+
+Only the document *body* is read: a paper's preamble loads pgfplots, circuitikz and tikz-cd
+for all its pictures, so it says nothing about this one.  Rules run in order, most specific
+first (a pgfplots axis inside a circuit paper is still a chart; a ``child`` tree drawn with
+layer words is a neural network only if the tree rule did not fire first…), and the first
+that fires decides.  Each is a regular expression or a small predicate over counted features,
+named ``tikz.<name>`` in ``diagram_type_source``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+
+from diagramforge.classifier.evidence import Evidence
+from diagramforge.formats.latex import split_document, strip_comments
+
+R = re.compile
+
+# -- charts: pgfplots and friends ------------------------------------------------------------
+_AXIS = R(r"\\begin\{(?:semilogx|semilogy|loglog|polar|ternary|smithchart)?axis\}"
+          r"|\\begin\{groupplot\}|\\addplot3?\b|\\nextgroupplot\b")
+_PGFPLOTS_KINDS: list[tuple[str, str, re.Pattern[str]]] = [
+    ("surface_plot", "pgfplots_3d", R(r"\\addplot3\b|\bsurf\b|\bmesh\b")),
+    ("box_plot", "pgfplots_boxplot", R(r"\bboxplot\b")),
+    ("histogram", "pgfplots_hist", R(r"\bhist\s*[=/{,\]]|\bybar interval\b")),
+    ("bar_chart", "pgfplots_bar", R(r"\b[xy]bar\b|\b[xy]comb\b")),
+    ("heatmap", "pgfplots_matrix", R(r"\bmatrix plot\b")),
+    ("pie_chart", "pgfplots_polar_pie", R(r"\\pie\b")),
+    ("scatter_plot", "pgfplots_scatter", R(r"\bonly marks\b|\bscatter\b")),
+]
+
+# -- one package or environment says it all --------------------------------------------------
+_PACKAGE_RULES: list[tuple[str, str, re.Pattern[str]]] = [
+    ("commutative_diagram", "tikzcd",
+     R(r"\\begin\{tikzcd\}|\\xymatrix\b|\\begin\{CD\}|\\begin\{codi\}|\\obj\s*\{")),
+    ("feynman_diagram", "feynman",
+     R(r"\\begin\{feynman\}|\\feynmandiagram\b|\\begin\{fmf(?:graph\*?|file)\}|"
+       r"\\begin\{feynhand\}|\\propag\s*\[|\\diagram\*?\s*\{[^;]*\[\s*(?:anti\s+)?"
+       r"(?:fermion|photon|gluon|scalar|boson|charged scalar|ghost)\b")),
+    ("circuit", "circuitikz",
+     R(r"\\begin\{circuitikz\}|\\ctikzset\b|\bto\s*\[\s*(?:short|open|R|C|L|V|I|D|vR|cV|cI|"
+       r"sV|battery1?|resistor|capacitor|inductor|vsource|isource|diode|lamp|switch|nos|ncs|"
+       r"ammeter|voltmeter|european resistor|american resistor|generic|fuse|led|leD|"
+       r"cute inductor|Do|sDo|zDo|pC|eC|spst)\s*[,\]=]|"
+       r"node\s*\[\s*(?:op amp|fd op amp|ground|rground|sground|nmos|pmos|npn|pnp|nfet|pfet|"
+       r"nigfete|pigfete|(?:american |european |ieee)?(?:and|or|not|xor|nand|nor|xnor) port|"
+       r"transformer|vcc|vee|bulb)\b")),
+    ("circuit", "circuit_library",
+     R(r"\bcircuit (?:ee|logic)(?: IEC| US| CDH)?\b|\b(?:and|or|nand|nor|xor|xnor|not) gate\b"
+       r"|\bresistor\s*=\s*\{|\bcapacitor\s*=\s*\{|\bbattery\s*=\s*\{")),
+    ("circuit", "quantum_circuit",
+     R(r"\\begin\{quantikz\}|\\Qcircuit\b|\\begin\{yquant\*?\}|\\qw\b|\\ctrl\{|\\targ\{")),
+    ("circuit", "ladder_logic", R(r"\\begin\{ladder\}|\\(?:tikzladder|lad[A-Z]\w+)\b")),
+    ("timing_diagram", "tikz_timing",
+     R(r"\\texttiming\b|\\timing\s*(?:\[[^\]]*\])?\s*(?:at|with|\{)|"
+       r"\\begin\{tikztimingtable\}|\\tikztiming\b|\\timingD\b")),
+    ("gantt_chart", "pgfgantt", R(r"\\begin\{ganttchart\}")),
+    ("pie_chart", "pie", R(r"\\pie\s*(?:\[[^\]]*\])?\s*\{|\\wheelchart\b")),
+    ("line_chart", "datavisualization", R(r"\\datavisualization\b")),
+    ("mind_map", "mindmap",
+     R(r"\bmindmap\b|\[\s*concept\b|\bconcept color\b|"
+       r"\\smartdiagram\s*\[\s*(?:bubble|constellation) diagram")),
+    ("tree", "tree_package",
+     R(r"\\begin\{forest\}|\\Tree\s*\[|\\begin\{genealogypicture\}|\\genealogytree\b|"
+       r"\\binarytree\b|\\begin\{prooftree\}")),
+    ("tree", "child", R(r"\bchild\s*(?:\[[^\]]*\]\s*)?\{|\bedge from parent\b|\bgrow\s*=")),
+    ("nlp_grammar", "dependency", R(r"\\begin\{dependency\}|\\depedge\b|\\deproot\b")),
+    ("neural_network", "nn_package",
+     R(r"\\begin\{neuralnetwork\}|\\(?:input|hidden|output)layer\b|\\begin\{nndraw\}|"
+       r"\{\s*(?:Box|RightBandedBox|Ball)\s*=\s*\{")),
+    ("venn_diagram", "venndiagram", R(r"\\begin\{venndiagram[23]sets\}|\\begin\{venn\}")),
+    ("uml", "uml_package",
+     R(r"\\begin\{(?:sequencediagram|umlseqdiag|class|abstractclass|interface|object|"
+       r"umlsystem|call|callself|messcall)\}|\\uml(?:class|simpleclass|abstract|interface|"
+       r"state|actor|usecase|inherit|assoc|uniassoc|compo|aggreg|impl|dep|note|basiccomponent|"
+       r"component|fpart|port|transition|statefinal|stateinitial|cpackage|package)\b|"
+       r"\\newthread\b|\\newinst\b|\\(?:aggregation|composition|unidirectionalAssociation|"
+       r"association|inherit|implement)\s*\{")),
+    ("er_diagram", "er", R(r"node\s*\[\s*(?:entity|relationship|weak entity|key attribute)\b"
+                           r"|\\begin\{orm\}|\\(?:entity|ormEntity)\b")),
+    ("automaton", "automata",
+     R(r"\[[^\]]*\bstate\b[^\]]*\b(?:initial|accepting)\b|"
+       r"\[[^\]]*\b(?:initial|accepting)\b[^\]]*\bstate\b|\bstate with output\b")),
+    ("chemical_structure", "chemfig", R(r"\\chemfig\b|\\schemestart\b|\\setchemfig\b")),
+    ("block_diagram", "block_package",
+     R(r"\\sb(?:Entree|Bloc|Relier|Sortie|Comp|Noeud)\w*\b|\\bX(?:Input|Bloc|Link|Output|"
+       r"Comp|Sum|Branchy?)\w*\b")),
+    ("flowchart", "flowchart_styles",
+     R(r"\\smartdiagram\s*\[\s*(?:flow|circular|descriptive|priority descriptive|sequence)"
+       r" diagram|node\s*\[\s*(?:decision|startstop|predproc|storage)\b")),
+    ("graph", "graph_package",
+     R(r"\\(?:Vertex|Vertices|Edge|Edges|SetVertexStyle|SetGraphUnit|GraphInit|SetUpEdge|"
+       r"SetVertexSimple)\b|\\gr[A-Z]\w+|\\graph\s*(?:\[[^\]]*\])?\s*\{")),
+    ("graph", "bayesnet",
+     R(r"\\(?:factor|plate|factoredge)\b|node\s*\[\s*(?:latent|obs|det|const)\s*[,\]]|"
+       r"\\edge\s*(?:\[[^\]]*\])?\s*\{")),
+    ("geometry", "geometry_package",
+     R(r"\\tkz(?:Def|Draw|Mark|Label|Get|Init|Clip|Fill|Interx|Calc)\w*|\\tdplotsetmaincoords"
+       r"|\btdplot_(?:main|rotated)_coords\b|\\tdplotdraw\w*|\\blochsphere\b|"
+       r"\\begin\{blochsphere\}|\bpic\s*(?:\[[^\]]*\])?\s*\{\s*(?:right\s+)?angle\s*=|"
+       r"canvas is [xyz]{2} plane")),
+    ("table", "table_package",
+     R(r"\\tkzTab\w*|\\begin\{NiceTabular\}|\\pgfplotstabletypeset\b|\\pgfPT\b")),
+]
+
+# -- structure: what is drawn, counted -------------------------------------------------------
+_ARROW = R(r"<->|->|<-|-\s*(?:latex|stealth|Stealth|Latex|To|Triangle|Kite|Straight Barb|"
+           r"triangle \d+|angle \d+|>|\{\s*[A-Z][a-z]+)|\\arrow\b|\bedge\s*\[[^\]]*->")
+_TEXT_NODE = R(r"node\b\s*(?:\([^)]*\))?\s*(?:\[[^\]]*\])?\s*(?:\([^)]*\))?\s*(?:at\s*\([^)]*\)"
+               r"\s*)?\{[^{}]*[A-Za-z0-9][^{}]*\}")
+_NAMED_EDGE = R(r"\(\s*[A-Za-z][\w.\- ]*\)\s*(?:--|->|edge\b|to\b|\|-|-\|)[^;(]*?"
+                r"\(\s*[A-Za-z][\w.\- ]*\)")
+_PLOT_OP = R(r"\bplot\s*(?:\[[^\]]*\]\s*)?(?:\(\s*\{?\\x|\(\s*\{?\s*\\t|coordinates\b|"
+             r"function\b|file\b)|\\tzfn\w*\b|\\tzplotcurve\b|\\psplot\b")
+_AXIS_LABEL = R(r"node\s*(?:\[[^\]]*\])?\s*\{\s*\$?\s*(?:[xyzt]|[xy]_?\{?\d?\}?|f\s*\(\s*x\s*\)"
+                r"|\\omega|\\varphi|\\theta)\s*\$?\s*\}")
+_GRID = R(r"\bgrid\b\s*(?:\[[^\]]*\])?\s*\(|\brectangle\b|matrix of (?:math )?nodes")
+_TABULAR = R(r"\\begin\{(?:tabular[x*]?|array|longtable)\}")
+_MATRIX = R(r"\\matrix\b|matrix of (?:math )?nodes")
+_CELL_SEP = R(r"(?<!\\)&|\\pgfmatrixnextcell")
+_RASTER = R(r"\\includegraphics\b|\\pgfimage\b|\\pgfdeclareimage\b")
+_LAYER_WORDS = R(r"\b(?:layers?|conv(?:olution(?:al)?)?\d*|pool(?:ing)?|max[- ]?pool|relu|"
+                 r"softmax|lstm|gru|rnn|cnn|mlp|embedding|hidden|neurons?|perceptron|dense|"
+                 r"fully[- ]connected|fc\d*|dropout|batch[- ]?norm|sigmoid|tanh|"
+                 r"feature maps?|kernel|stride|attention|transformer|encoder|decoder)\b", re.I)
+_FULLY_CONNECTED = R(r"\\foreach\s*\\(\w+)[^;]*?\\foreach\s*\\(\w+)[^;]*?\\(?:draw|path)[^;]*"
+                     r"\(\s*([A-Za-z][\w-]*?)-?\\\1[^)]*\)\s*(?:--|edge|to)[^;]*"
+                     r"\(\s*([A-Za-z][\w-]*?)-?\\\2[^)]*\)")
+_CIRCLE = R(r"\bcircle\b")
+_VENN_FILL = R(r"\bfill opacity\b|\bopacity\s*=|\beven odd rule\b|\\clip\b[^;]*\bcircle\b")
+_BOXY = R(r"\brectangle\b|\brounded corners\b|\bminimum (?:width|height)\b|\btext width\b|"
+          r"\bblock\b|\bbox\b|\bprocess\b")
+_ROUND = R(r"\bcircle\b|\bellipse\b|\bstate\b|\bvertex\b|\bshape\s*=\s*coordinate\b")
+_DIAMOND = R(r"node\s*\[[^\]]*\bdiamond\b|\bshape\s*=\s*diamond\b")
+
+
+@dataclass
+class Body:
+    """A picture's body with the counts the structural rules read."""
+
+    text: str
+
+    @cached_property
+    def arrows(self) -> int:
+        return len(_ARROW.findall(self.text))
+
+    @cached_property
+    def text_nodes(self) -> int:
+        return len(_TEXT_NODE.findall(self.text))
+
+    @cached_property
+    def named_edges(self) -> int:
+        return len(_NAMED_EDGE.findall(self.text))
+
+    @cached_property
+    def axis_labels(self) -> int:
+        return len(_AXIS_LABEL.findall(self.text))
+
+
+def _fully_connected(b: Body) -> bool:
+    """Two nested ``\\foreach`` loops joining every node of one column to every node of the
+    next (two name prefixes, ``(I-\\i) -- (H-\\j)``): the usual hand-drawn multilayer
+    perceptron; one prefix joined to itself is a complete graph."""
+    m = _FULLY_CONNECTED.search(b.text)
+    return m is not None and m.group(3) != m.group(4) and _CIRCLE.search(b.text) is not None
+
+
+def _layer_chain(b: Body) -> bool:
+    """Nodes named like layers (conv, pool, ReLU, LSTM, hidden…), joined by edges."""
+    names = {m.lower() for m in _LAYER_WORDS.findall(" ".join(_TEXT_NODE.findall(b.text)))}
+    return len(names) >= 2 and (b.arrows + b.named_edges) >= 2
+
+
+def _function_plot(b: Body) -> bool:
+    """A ``plot`` of a function or coordinates with labelled axes: a chart drawn by hand."""
+    return _PLOT_OP.search(b.text) is not None and b.axis_labels >= 1
+
+
+def _table(b: Body) -> bool:
+    """A ``tabular`` or a matrix of text cells, with next to nothing else drawn."""
+    cells = len(_CELL_SEP.findall(b.text))
+    if cells < 2 or b.arrows or b.named_edges:
+        return False
+    return bool(_TABULAR.search(b.text)) or (
+        bool(_MATRIX.search(b.text)) and not re.search(r"\\draw\b|\\path\b[^;]*--", b.text))
+
+
+def _venn(b: Body) -> bool:
+    """Two or more translucent or clipped circles, no arrows, no named-node edges."""
+    return (len(_CIRCLE.findall(b.text)) >= 2 and _VENN_FILL.search(b.text) is not None
+            and not b.arrows and not b.named_edges and not _PLOT_OP.search(b.text))
+
+
+def _flowchart(b: Body) -> bool:
+    """Decision diamonds among text boxes joined by arrows."""
+    return _DIAMOND.search(b.text) is not None and b.arrows >= 2 and b.text_nodes >= 3
+
+
+def _grid_with_arrows(b: Body) -> bool:
+    """Grids or arrays of cells with arrows and labels (convolution windows, memory layouts,
+    attention maps drawn by hand), no plotted data and no labelled axes."""
+    return (_GRID.search(b.text) is not None and b.arrows >= 1 and b.text_nodes >= 1
+            and not _PLOT_OP.search(b.text) and not b.axis_labels)
+
+
+def _node_link(b: Body) -> str | None:
+    """Text nodes joined by edges: boxes make an architecture diagram, round nodes a graph."""
+    if b.text_nodes < 2 or b.named_edges < 2:
+        return None
+    boxy, round_ = len(_BOXY.findall(b.text)), len(_ROUND.findall(b.text))
+    return "architecture_diagram" if boxy > round_ else "graph"
+
+
+_STRUCTURE_RULES: list[tuple[str, str, Callable[[Body], bool]]] = [
+    ("neural_network", "fully_connected", _fully_connected),
+    ("neural_network", "layer_chain", _layer_chain),
+    ("function_plot", "function_plot", _function_plot),
+    ("table", "tabular", _table),
+    ("venn_diagram", "overlapping_circles", _venn),
+    ("flowchart", "decision_diamonds", _flowchart),
+    ("architecture_diagram", "grid_with_arrows", _grid_with_arrows),
+]
+
+
+def body_of(code: str) -> str:
+    """The document body (comments and verbatim blocks removed); the whole text without one."""
+    text = strip_comments(code)
+    parts = split_document(text)
+    return parts[1] if parts else text
+
+
+def evidence(code: str) -> Evidence:
+    """The first rule that fires on the body of ``code``; ``tikz.silent`` when none does."""
+    b = Body(body_of(code))
+    drawn = _RASTER.search(b.text) is None
+    if _AXIS.search(b.text):
+        for label, name, pattern in _PGFPLOTS_KINDS:
+            if pattern.search(b.text):
+                return Evidence(label, f"tikz.{name}", drawn)
+        return Evidence("line_chart", "tikz.pgfplots_axis", drawn)
+    for label, name, pattern in _PACKAGE_RULES:
+        if pattern.search(b.text):
+            return Evidence(label, f"tikz.{name}", drawn)
+    for label, name, test in _STRUCTURE_RULES:
+        if test(b):
+            return Evidence(label, f"tikz.{name}", drawn)
+    linked = _node_link(b)
+    if linked:
+        return Evidence(linked, "tikz.node_link", drawn)
+    return Evidence(None, "tikz.silent", drawn)
