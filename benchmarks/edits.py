@@ -295,6 +295,10 @@ def real(args: argparse.Namespace) -> None:
                 out = stage.process(stage.units([row])[0])
                 counts.update(out.extra)
                 reasons.update(r.reason for r in out.rejections)
+                for r in out.rejections:  # verified on code, lost at rendering
+                    if r.reason in (stage_mod.EditReason.RENDER,
+                                    stage_mod.EditReason.SAME_RENDER):
+                        examples[r.reason].append(f"{r.locator} {r.detail[:200]}")
                 n_kept += len(out.records)
                 for r in out.records:
                     kept_ops.update(e["op"] for e in json.loads(r["operations"]))
@@ -346,6 +350,7 @@ def real(args: argparse.Namespace) -> None:
         print("\nfailed operations by class (reason, operation, class: count)")
         for (why, op, tag), n in sorted(classes.items(), key=lambda kv: -kv[1])[:40]:
             print(f"  {why:22} {op:14} {tag:24} {n:4d}")
+    if examples:
         print("\nexamples")
         for key, ex in sorted(examples.items()):
             print(f"  {key} ({len(ex)})")
