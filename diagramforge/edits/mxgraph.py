@@ -113,11 +113,29 @@ def _reshape(d: Page, nid: str, new: Box) -> None:
             d.move_end(f, *ends[(f.edge, f.end)])
 
 
+def _invisible_outline(style: dict[str, str]) -> bool:
+    """Neither stroke nor fill is drawn (a text box, an icon's label holder): a new shape
+    there would change nothing on the page."""
+    unset = "none" if "text" in style else ""  # draw.io's ``text`` style: no fill, no stroke
+    return style.get("strokeColor", unset) == "none" and style.get("fillColor", unset) in (
+        "none", "")
+
+
 def _node_shape(c: etree._Element, shape: str) -> None:
+    style = parse_style(c.get("style") or "")
     tokens = [t.strip() for t in (c.get("style") or "").split(";") if t.strip()]
     keep = [t for t in tokens if not (style_key(t) is None and t in NAMED_SHAPES)
             and style_key(t) not in ("shape", "perimeter")]
     c.set("style", "".join(f"{t};" for t in [f"shape={shape}", *keep]))
+    if _invisible_outline(style):  # the new shape is drawn in draw.io's default stroke
+        set_style(c, strokeColor="#000000")
+
+
+def _fill_key(c: etree._Element) -> str:
+    """Where a node's colour goes: an image's fill is never drawn, its background is."""
+    style = parse_style(c.get("style") or "")
+    image = style.get("shape") == "image" or (c.get("style") or "").startswith("image;")
+    return "imageBackground" if image else "fillColor"
 
 
 def _delete_node(d: Page, tid: str) -> None:
@@ -145,7 +163,8 @@ def apply_edit(code: str, ed: dict) -> str:
     d = Page(code)
     op, p, tid = Op(ed["op"]), ed.get("params", {}), ed["target"]["id"]
     if op == Op.NODE_COLOUR:
-        set_style(d.cell(tid, "vertex"), fillColor=p["colour"])
+        c = d.cell(tid, "vertex")
+        set_style(c, **{_fill_key(c): p["colour"]})
     elif op == Op.NODE_SHAPE:
         _node_shape(d.cell(tid, "vertex"), p["shape"])
     elif op in (Op.NODE_SIZE, Op.MOVE_NODE):
@@ -201,13 +220,17 @@ def apply_edit(code: str, ed: dict) -> str:
 
 
 def _free_box(d: Page, w: float = 120, h: float = 60) -> Box:
-    """A box right of every node and every floating edge end, so a new node overlaps
-    nothing and no loose end attaches to it."""
-    xs = [b[0] + b[2] for n in d.graph.nodes if (b := n.bbox)] + [f.x for f in d.floating]
-    ys = [n.bbox[1] for n in d.graph.nodes if n.bbox] + [f.y for f in d.floating]
-    if not xs:
+    """A box beside every node and every floating edge end, so a new node overlaps nothing
+    and no loose end attaches to it: below a drawing wider than tall, else right of it (a
+    page stays near its aspect; a long strip would fail the render's aspect check)."""
+    boxes = [n.bbox for n in d.graph.nodes if n.bbox] + [[f.x, f.y, 0, 0] for f in d.floating]
+    if not boxes:
         return [40.0, 40.0, w, h]
-    return [float(round(max(xs) + 40)), float(round(min(ys))), w, h]
+    x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    x1, y1 = max(b[0] + b[2] for b in boxes), max(b[1] + b[3] for b in boxes)
+    if x1 - x0 > y1 - y0:
+        return [float(round(x0)), float(round(y1 + 40)), w, h]
+    return [float(round(x1 + 40)), float(round(y0)), w, h]
 
 
 def _other_colour(cell: etree._Element, key: str, rng: random.Random) -> str:
@@ -238,7 +261,7 @@ def _node_edits(d: Page, rng: random.Random) -> Iterator[dict]:
             continue
         kind, (x, y, w, h) = "node", n.bbox
         yield edit(Op.NODE_COLOUR, n.id, n.text, kind, node=n.id,
-                   colour=_other_colour(c, "fillColor", rng))
+                   colour=_other_colour(c, _fill_key(c), rng))
         yield edit(Op.NODE_SHAPE, n.id, n.text, kind, node=n.id,
                    shape=rng.choice([s for s in SHAPES if s != n.shape]))
         factors = rng.sample([0.6, 0.75, 1.25, 1.5], 4)

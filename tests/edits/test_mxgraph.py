@@ -172,6 +172,35 @@ def test_style_edits_always_change_something() -> None:
                 assert _cell(apply_edit(code, ed), cid).get("style") != before, ed
 
 
+def test_a_new_shape_on_a_text_box_is_drawn() -> None:
+    """A text box has no stroke and no fill: its new shape gets draw.io's default stroke,
+    else the edit changes nothing on the page."""
+    code = PAGES["styles"].replace('style="rounded=1;whiteSpace=wrap;html=1;" vertex="1" '
+                                   'parent="1">\n      <mxGeometry x="220"',
+                                   'style="text;html=1;align=center;" vertex="1" '
+                                   'parent="1">\n      <mxGeometry x="220"')
+    assert "text;html=1;align=center;" in code
+    after = _verified(code, {**_one(code, "node_shape", "api"), "params": {
+        "node": "api", "shape": "ellipse"}})
+    assert "strokeColor=#000000" in _cell(after, "api").get("style")
+    framed = _verified(PAGES["styles"], _one(PAGES["styles"], "node_shape", "api"))
+    assert "strokeColor" not in _cell(framed, "api").get("style")
+
+
+def test_an_image_is_coloured_by_its_background() -> None:
+    code = PAGES["styles"]
+    ed = _one(code, "node_colour", "pc")
+    after = _verified(code, ed)
+    assert f"imageBackground={ed['params']['colour']}" in _cell(after, "pc").get("style")
+
+
+def test_a_new_node_keeps_a_wide_page_from_becoming_a_strip() -> None:
+    """The page is wider than tall: the new node goes below it, not to its right."""
+    code = PAGES["floating_ends"]
+    x, y, w, h = _cands(code, 0, "add_node")[0]["params"]["bbox"]
+    assert y >= 480 and x <= 40
+
+
 def test_a_backwards_edge_is_redirected_at_its_graph_target() -> None:
     """s3 is drawn db → api with its only arrow at the start: the graph reads api → db, so
     pointing it elsewhere moves the cell's *source*."""
