@@ -90,7 +90,10 @@ def expected_graph(g: Graph, ed: dict) -> Graph:
     if op in STYLE_ONLY:
         pass
     elif op == Op.NODE_TEXT:
-        by_id[p["node"]].text = p["text"]
+        n = by_id[p["node"]]
+        n.text = p["text"]
+        if n.shape == "text":  # a bare label's box is its text's: it changes with the text
+            n.bbox = None
     elif op == Op.NODE_SHAPE:
         by_id[p["node"]].shape = p["shape"]
     elif op in (Op.NODE_SIZE, Op.MOVE_NODE):
@@ -125,6 +128,19 @@ def expected_graph(g: Graph, ed: dict) -> Graph:
             if p.get("reverse"):
                 edges[k].source, edges[k].target = edges[k].target, edges[k].source
     return Graph(nodes=nodes, edges=edges)
+
+
+def remap(old: list[float], new: list[float], x: float, y: float) -> tuple[float, float]:
+    """Where a point on or near box ``old`` goes when the box becomes ``new``: the same
+    place relative to the box, the same distance outside it (an edge end on a node that
+    moves or grows stays on it)."""
+    out = []
+    for k, v in ((0, x), (1, y)):
+        lo, size = old[k], old[k + 2]
+        c = min(max(v, lo), lo + size)
+        rel = (c - lo) / size if size else 0.0
+        out.append(new[k] + rel * new[k + 2] + (v - c))
+    return out[0], out[1]
 
 
 def _close(a: list[float] | None, b: list[float] | None, tol: float) -> bool:

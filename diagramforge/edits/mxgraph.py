@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 from lxml import etree
 
-from diagramforge.edits.base import PALETTE, WORDS, EditError, Op, edit
+from diagramforge.edits.base import PALETTE, WORDS, EditError, Op, edit, remap
 from diagramforge.edits.mxpage import Page, fmt, set_style, shift, style_key
 from diagramforge.formats.mxgraph import _set_label, cell_id
 from diagramforge.graphs.mxgraph import parse_style
@@ -54,18 +54,6 @@ def _reversed(cell: etree._Element) -> bool:
     return not end and s.get("startArrow", "none") not in ("none", "")
 
 
-def _remap(old: Box, new: Box, x: float, y: float) -> tuple[float, float]:
-    """Where a point on or near ``old`` goes when the box becomes ``new``: the same
-    place relative to the box, the same distance outside it."""
-    out = []
-    for k, v in ((0, x), (1, y)):
-        lo, size = old[k], old[k + 2]
-        c = min(max(v, lo), lo + size)
-        rel = (c - lo) / size if size else 0.0
-        out.append(new[k] + rel * new[k + 2] + (v - c))
-    return out[0], out[1]
-
-
 def _reshape_plan(d: Page, nid: str, new: Box) -> tuple[dict[str, Box], dict]:
     """The node boxes and floating-end points after ``nid`` takes box ``new``: its
     subtree moves along (child geometry is relative to the parent), ends attached to it
@@ -84,7 +72,7 @@ def _reshape_plan(d: Page, nid: str, new: Box) -> tuple[dict[str, Box], dict]:
         if f.edge in sub:
             ends[(f.edge, f.end)] = (f.x + dx, f.y + dy)  # drawn in the subtree: implicit
         elif f.node == nid:
-            ends[(f.edge, f.end)] = _remap(old, new, f.x, f.y)
+            ends[(f.edge, f.end)] = remap(old, new, f.x, f.y)
         elif f.node in sub:
             ends[(f.edge, f.end)] = (f.x + dx, f.y + dy)
     return boxes, ends

@@ -83,7 +83,8 @@ def describe(ed: dict, names: dict[str, str] | None = None) -> str:
             f" to ({p['bbox'][0]:g}, {p['bbox'][1]:g})"),
         Op.EDGE_COLOUR: lambda: f"colour {edge} {p.get('colour')}",
         Op.EDGE_STYLE: lambda: f"make {edge} " + (
-            p["style"] if "style" in p else ("dashed" if p.get("dashed") else "solid") + (
+            p["style"] if "style" in p else (
+                "dashed" if p.get("dashed", p.get("dash")) else "solid") + (
                 f", {p['width']:g} wide" if "width" in p else "")),
         Op.EDGE_ARROW: lambda: f"{'give' if p.get('directed') else 'remove'} the arrow head "
                                f"{'to' if p.get('directed') else 'of'} {edge}",
