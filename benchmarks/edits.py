@@ -28,7 +28,7 @@ operations by *class* of what they touched (container child, floating edge, grou
 
 Usage: .venv/bin/python benchmarks/edits.py [--rounds N] [--formats tikz,mxgraph,svg]
        .venv/bin/python benchmarks/edits.py --real drawio|drawio-svg|svg [--corpus DIR]
-                                            [--limit N] [--seed S] [--show N]
+                                            [--limit N] [--seed S] [--show N] [--no-settle]
 """
 
 from __future__ import annotations
@@ -278,6 +278,8 @@ def real(args: argparse.Namespace) -> None:
         print(f"{len(rows)} {fmt} diagrams extracted ({dict(refused) or 'none refused'}), "
               f"{len(sources)} rendered ({Counter(r.reason for r in src.rejections)}) in "
               f"{time.perf_counter() - t0:.1f} s")
+        if args.no_settle:  # the edits as drawn, no placement confirmed by the reading
+            setattr(FORMATS[fmt].module, "settle", None)  # noqa: B010
         stage = EditStage(params)
         rec = Recorder()
         stage_mod.compose = rec
@@ -367,6 +369,8 @@ def main() -> None:
     ap.add_argument("--limit", type=int, help="at most this many files")
     ap.add_argument("--seed", type=int, help="edit.seed (default: params.yaml's)")
     ap.add_argument("--show", type=int, default=5, help="examples listed per failure kind")
+    ap.add_argument("--no-settle", action="store_true",
+                    help="SVG: apply the drawn parameters without settling them first")
     args = ap.parse_args()
     if args.real:
         real(args)

@@ -14,8 +14,12 @@ from lxml import etree
 from diagramforge.edits.base import EditError, Op
 from diagramforge.edits.mxgraph import apply_edit, candidates
 from diagramforge.edits.sampler import FORMATS, compose, verify_step
+from diagramforge.edits.stage import changed_pixels
 from diagramforge.formats.mxgraph import cell_id, cells, parse_xml, validate
+from diagramforge.formats.registry import instantiate
 from diagramforge.graphs.mxgraph import mxgraph_graph
+from diagramforge.records import empty_record, make_id
+from tests.conftest import needs_browser
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "edits" / "mxgraph"
 PAGES = {p.name.removesuffix(".drawio.xml"): p.read_text() for p in sorted(FIX.glob("*.xml"))}
@@ -230,3 +234,31 @@ def test_deleting_an_edge_another_edge_starts_on_leaves_that_end_floating() -> N
     assert w2.get("source") is None and validate(parse_xml(after)) == []
     after = _verified(code, _one(code, "delete_node", "svc"))
     assert _cell(after, "w2").get("source") is None
+
+
+# -- seen in the render ----------------------------------------------------------------
+@pytest.mark.slow
+@needs_browser
+def test_shape_and_colour_edits_change_the_render(params) -> None:  # noqa: ANN001
+    """A text box's new shape and an image's new colour are drawn: draw.io's render of
+    the target differs from the source's (the edit stage keeps only such pairs)."""
+    text_box = PAGES["styles"].replace('style="rounded=1;whiteSpace=wrap;html=1;" vertex="1" '
+                                       'parent="1">\n      <mxGeometry x="220"',
+                                       'style="text;html=1;strokeColor=none;fillColor=none;" '
+                                       'vertex="1" parent="1">\n      <mxGeometry x="220"')
+    edits = [(text_box, {"op": "node_shape", "target": {"id": "api", "text": "", "kind": "node"},
+                         "params": {"node": "api", "shape": "hexagon"}}),
+             (PAGES["styles"], {"op": "node_colour", "target": {"id": "pc", "text": "",
+                                                                "kind": "node"},
+                                "params": {"node": "pc", "colour": "#b85450"}})]
+    handler = instantiate(params, lambda r: r["source_id"])["mxgraph"]
+    try:
+        for code, ed in edits:
+            rows = [empty_record(id=make_id("mxgraph", c), format="mxgraph", code=c,
+                                 split="train", source_id=f"t:{k}")
+                    for k, c in enumerate((code, apply_edit(code, ed)))]
+            out = handler.render(rows)
+            assert len(out.records) == 2, out.rejections
+            assert changed_pixels(out.records[0]["image"], out.records[1]["image"]) > 0, ed
+    finally:
+        handler.close()
