@@ -90,13 +90,22 @@ def expected_graph(g: Graph, ed: dict) -> Graph:
     if op in STYLE_ONLY:
         pass
     elif op == Op.NODE_TEXT:
-        by_id[p["node"]].text = p["text"]
+        n = by_id[p["node"]]
+        n.text = p["text"]
+        if n.shape == "text":  # a bare label's box is its text's: it changes with the text
+            n.bbox = None
     elif op == Op.NODE_SHAPE:
         by_id[p["node"]].shape = p["shape"]
     elif op in (Op.NODE_SIZE, Op.MOVE_NODE):
         n = by_id[p["node"]]
         if n.bbox is not None and p.get("bbox") is not None:
+            dx, dy = p["bbox"][0] - n.bbox[0], p["bbox"][1] - n.bbox[1]
             n.bbox = list(p["bbox"])
+            # what a moved container holds moves with it (``carried``: those nodes' ids)
+            for k in p.get("carried", []) if op == Op.MOVE_NODE else []:
+                if k in by_id and by_id[k].bbox is not None:
+                    b = by_id[k].bbox
+                    by_id[k].bbox = [b[0] + dx, b[1] + dy, b[2], b[3]]
     elif op == Op.DELETE_NODE:
         nodes = [n for n in nodes if n.id != p["node"]]
         edges = [e for e in edges if p["node"] not in (e.source, e.target)]
@@ -121,6 +130,19 @@ def expected_graph(g: Graph, ed: dict) -> Graph:
     return Graph(nodes=nodes, edges=edges)
 
 
+def remap(old: list[float], new: list[float], x: float, y: float) -> tuple[float, float]:
+    """Where a point on or near box ``old`` goes when the box becomes ``new``: the same
+    place relative to the box, the same distance outside it (an edge end on a node that
+    moves or grows stays on it)."""
+    out = []
+    for k, v in ((0, x), (1, y)):
+        lo, size = old[k], old[k + 2]
+        c = min(max(v, lo), lo + size)
+        rel = (c - lo) / size if size else 0.0
+        out.append(new[k] + rel * new[k + 2] + (v - c))
+    return out[0], out[1]
+
+
 def _close(a: list[float] | None, b: list[float] | None, tol: float) -> bool:
     if a is None or b is None:
         return True
@@ -135,7 +157,8 @@ def _node_ok(want: Node, got: Node, tol: float) -> bool:
 def graph_diff(want: Graph, got: Graph, tol: float = 1.0) -> list[str]:
     """What differs between the expected and the extracted graph, ids ignored (formats like
     SVG number their nodes by position, so a deletion renames the rest): nodes are matched
-    by text, shape and box (within ``tol`` plus 2 %), edges by matched ends, label and
+    by text, shape and box (within ``tol`` plus 2 %), edges by matched ends (either way
+    round when undirected; an unattached end matches an unattached end), label and
     direction. An empty list means equal."""
     problems: list[str] = []
     match: dict[str, str] = {}
@@ -150,8 +173,12 @@ def graph_diff(want: Graph, got: Graph, tol: float = 1.0) -> list[str]:
     problems += [f"unexpected node {n.text!r} ({n.shape}, {n.bbox})" for n in free]
 
     def key(e: Edge, ids: dict[str, str] | None) -> tuple:
-        s = ids.get(e.source, f"?{e.source}") if ids is not None else e.source
-        t = ids.get(e.target, f"?{e.target}") if ids is not None else e.target
+        def end(nid: str | None) -> str | None:
+            # an unattached end (None) stays unattached; a node that found no match is "?id"
+            return nid if ids is None or nid is None else ids.get(nid, f"?{nid}")
+        s, t = end(e.source), end(e.target)
+        if not e.directed and str(t) < str(s):  # an undirected edge a—b is b—a
+            s, t = t, s
         return s, t, e.label, e.directed
 
     got_edges = [key(e, None) for e in got.edges]

@@ -1,9 +1,16 @@
 """VCG-Bench's fourteen atomic operations on an mxGraph page, on its XML tree (lxml).
 
 Targets are cells by id (the graph's node ids are cell ids). :func:`candidates` proposes
-edits whose preconditions hold (a redirect needs a third vertex, a size change a vertex
-without children whose geometry is relative, …); :func:`apply_edit` applies one and raises
+edits whose preconditions hold (a redirect needs a third vertex, a move a place where no
+floating edge end changes hands, …); :func:`apply_edit` applies one and raises
 :class:`~.base.EditError` when the code does not allow it.
+
+Each operation does exactly what it says to the structure graph on real pages too
+(:mod:`.mxpage` keeps the page's geometry consistent): moving a container moves what it
+contains (``params.carried`` names those nodes); deleting a container keeps its children
+where they are, lifted to its parent; a floating edge end attached to a node moves with the
+node and goes with it; an edge is addressed by its graph ends, whichever cell end and arrow
+they come from; new cells go on the page's first layer.
 """
 
 from __future__ import annotations
@@ -13,9 +20,10 @@ from collections.abc import Iterator
 
 from lxml import etree
 
-from diagramforge.edits.base import PALETTE, WORDS, EditError, Op, edit
-from diagramforge.formats.mxgraph import _set_label, cell_id, cells, parse_xml
-from diagramforge.graphs.mxgraph import model_graph, parse_style
+from diagramforge.edits.base import PALETTE, WORDS, EditError, Op, edit, remap
+from diagramforge.edits.mxpage import Page, fmt, set_style, shift, style_key
+from diagramforge.formats.mxgraph import _set_label, cell_id
+from diagramforge.graphs.mxgraph import parse_style
 
 OPS: tuple[Op, ...] = tuple(Op)
 SHAPES = ["ellipse", "rhombus", "hexagon", "triangle", "cylinder3", "parallelogram",
@@ -24,146 +32,165 @@ SHAPES = ["ellipse", "rhombus", "hexagon", "triangle", "cylinder3", "parallelogr
 NAMED_SHAPES = frozenset({"ellipse", "rhombus", "triangle", "hexagon", "cloud", "cylinder",
                           "doubleEllipse", "swimlane", "label", "image", "text", "rectangle"})
 """Bare style tokens that name a shape (draw.io's named styles)."""
+ARROWS = [("block", "none", True), ("open", "none", True), ("none", "none", False),
+          ("classic", "classic", False)]
+"""(arrow at the graph target, arrow at the graph source, directed) an edge may get."""
+STROKES = [(True, 2), (True, 3), (True, 1), (False, 2), (False, 3)]
+"""(dashed, width) an edge may get; never the one it has."""
+Box = list[float]
 
 
-def _format_style(style: dict[str, str]) -> str:
-    return "".join(f"{k}={v};" if v != "" or "=" in k else f"{k};" for k, v in style.items())
+def _width(v: str) -> float:
+    try:
+        return float(v)
+    except ValueError:
+        return 1.0
 
 
-def _set_style(cell: etree._Element, **kv: str | None) -> None:
-    style = parse_style(cell.get("style") or "")
-    for k, v in kv.items():
-        if v is None:
-            style.pop(k, None)
-        else:
-            style[k] = v
-    cell.set("style", _format_style(style))
+def _reversed(cell: etree._Element) -> bool:
+    """A start arrow alone: the graph reads the edge from its cell target to its source."""
+    s = parse_style(cell.get("style") or "")
+    end = s.get("endArrow", "classic") not in ("none", "")
+    return not end and s.get("startArrow", "none") not in ("none", "")
 
 
-class _Doc:
-    def __init__(self, code: str):
-        self.model = parse_xml(code)
-        self.cells = {cell_id(c): c for c in cells(self.model) if cell_id(c) is not None}
-
-    def code(self) -> str:
-        return etree.tostring(self.model, encoding="unicode")
-
-    def cell(self, cid: str, kind: str) -> etree._Element:
-        c = self.cells.get(cid)
-        if c is None or c.get(kind) != "1":
-            raise EditError(f"no {kind} cell {cid!r}")
-        return c
-
-    def element(self, cid: str) -> etree._Element:
-        """The element to remove for a cell: its ``<object>`` wrapper when it has one."""
-        c = self.cells[cid]
-        p = c.getparent()
-        return p if p is not None and p.tag in ("object", "UserObject") else c
-
-    def remove(self, cid: str) -> None:
-        """A cell and everything parented to it (children, edge labels)."""
-        for child in [k for k, c in self.cells.items() if c.get("parent") == cid]:
-            self.remove(child)
-        el = self.element(cid)
-        if el.getparent() is not None:
-            el.getparent().remove(el)
-        self.cells.pop(cid, None)
-
-    def new_id(self, stem: str) -> str:
-        k = 1
-        while f"{stem}{k}" in self.cells:
-            k += 1
-        return f"{stem}{k}"
-
-    def layer(self, ref: etree._Element) -> str:
-        return ref.get("parent") or "1"
-
-    def append(self, el: etree._Element) -> None:
-        self.model.find("root").append(el)
+def _reshape_plan(d: Page, nid: str, new: Box) -> tuple[dict[str, Box], dict]:
+    """The node boxes and floating-end points after ``nid`` takes box ``new``: its
+    subtree moves along (child geometry is relative to the parent), ends attached to it
+    keep their place on it, ends attached to its descendants or drawn inside it move
+    along."""
+    old = d.nodes[nid].bbox
+    dx, dy = new[0] - old[0], new[1] - old[1]
+    sub = set(d.descendants(nid))
+    boxes = {nid: new}
+    for k in sub:
+        b = d.nodes[k].bbox if k in d.nodes else None
+        if b is not None:
+            boxes[k] = [b[0] + dx, b[1] + dy, b[2], b[3]]
+    ends = {}
+    for f in d.floating:
+        if f.edge in sub:
+            ends[(f.edge, f.end)] = (f.x + dx, f.y + dy)  # drawn in the subtree: implicit
+        elif f.node == nid:
+            ends[(f.edge, f.end)] = remap(old, new, f.x, f.y)
+        elif f.node in sub:
+            ends[(f.edge, f.end)] = (f.x + dx, f.y + dy)
+    return boxes, ends
 
 
-def _geometry(c: etree._Element) -> etree._Element:
+def _reshape(d: Page, nid: str, new: Box) -> None:
+    c = d.cell(nid, "vertex")
     g = c.find("mxGeometry")
-    if g is None or g.get("relative") == "1":
-        raise EditError(f"cell {cell_id(c)!r} has no absolute geometry")
-    return g
+    old = d.nodes[nid].bbox if nid in d.nodes else None
+    if g is None or old is None:
+        raise EditError(f"cell {nid!r} has no geometry")
+    _, ends = _reshape_plan(d, nid, new)
+    dx, dy = new[0] - old[0], new[1] - old[1]
+    if g.get("relative") == "1":  # a port: a fraction of the parent plus an offset
+        off = g.find("mxPoint[@as='offset']")
+        if off is None:
+            off = etree.SubElement(g, "mxPoint", **{"as": "offset"})
+        shift(off, dx, dy)
+    else:
+        shift(g, dx, dy)
+    g.set("width", fmt(new[2]))
+    g.set("height", fmt(new[3]))
+    sub = set(d.descendants(nid))
+    for f in d.floating:
+        if (f.edge, f.end) in ends and f.edge not in sub:
+            d.move_end(f, *ends[(f.edge, f.end)])
 
 
-def _num(g: etree._Element, k: str) -> float:
-    return float(g.get(k, 0) or 0)
+def _invisible_outline(style: dict[str, str]) -> bool:
+    """Neither stroke nor fill is drawn (a text box, an icon's label holder): a new shape
+    there would change nothing on the page."""
+    unset = "none" if "text" in style else ""  # draw.io's ``text`` style: no fill, no stroke
+    return style.get("strokeColor", unset) == "none" and style.get("fillColor", unset) in (
+        "none", "")
 
 
-def _fmt(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() else f"{v:.2f}"
+def _node_shape(c: etree._Element, shape: str) -> None:
+    style = parse_style(c.get("style") or "")
+    tokens = [t.strip() for t in (c.get("style") or "").split(";") if t.strip()]
+    keep = [t for t in tokens if not (style_key(t) is None and t in NAMED_SHAPES)
+            and style_key(t) not in ("shape", "perimeter")]
+    c.set("style", "".join(f"{t};" for t in [f"shape={shape}", *keep]))
+    if _invisible_outline(style):  # the new shape is drawn in draw.io's default stroke
+        set_style(c, strokeColor="#000000")
+
+
+def _fill_key(c: etree._Element) -> str:
+    """Where a node's colour goes: an image's fill is never drawn, its background is."""
+    style = parse_style(c.get("style") or "")
+    image = style.get("shape") == "image" or (c.get("style") or "").startswith("image;")
+    return "imageBackground" if image else "fillColor"
+
+
+def _delete_node(d: Page, tid: str) -> None:
+    d.cell(tid, "vertex")
+    floating = {f.edge for f in d.attached_to([tid])}
+    for k in [k for k, c in d.cells.items() if c.get("edge") == "1"
+              and (tid in (c.get("source"), c.get("target")) or k in floating)]:
+        if k in d.cells:
+            d.remove(k)
+    d.lift_children(tid)
+    d.remove(tid)
+
+
+def _new_cell(d: Page, p: dict, **attrs: str) -> etree._Element:
+    if p["id"] in d.cells:
+        raise EditError(f"id {p['id']!r} is taken")
+    el = etree.SubElement(d.model.find("root"), "mxCell", id=p["id"], parent=d.layer(),
+                          **attrs)
+    d.cells[p["id"]] = el
+    return el
 
 
 def apply_edit(code: str, ed: dict) -> str:
     """``code`` with the edit applied (an uncompressed ``<mxGraphModel>``)."""
-    d = _Doc(code)
+    d = Page(code)
     op, p, tid = Op(ed["op"]), ed.get("params", {}), ed["target"]["id"]
     if op == Op.NODE_COLOUR:
-        _set_style(d.cell(tid, "vertex"), fillColor=p["colour"])
+        c = d.cell(tid, "vertex")
+        set_style(c, **{_fill_key(c): p["colour"]})
     elif op == Op.NODE_SHAPE:
-        c = d.cell(tid, "vertex")
-        style = {k: v for k, v in parse_style(c.get("style") or "").items()
-                 if not (v == "" and k in NAMED_SHAPES) and k not in ("shape", "perimeter")}
-        if p["shape"] != "rectangle":
-            style = {"shape": p["shape"], **style}
-        c.set("style", _format_style(style))
+        _node_shape(d.cell(tid, "vertex"), p["shape"])
     elif op in (Op.NODE_SIZE, Op.MOVE_NODE):
-        g = _geometry(d.cell(tid, "vertex"))
-        x, y, w, h = p["bbox"]
-        # the graph's bbox is absolute; the geometry is relative to the parent's origin
-        dx, dy = x - p["old_bbox"][0], y - p["old_bbox"][1]
-        g.set("x", _fmt(_num(g, "x") + dx))
-        g.set("y", _fmt(_num(g, "y") + dy))
-        g.set("width", _fmt(w))
-        g.set("height", _fmt(h))
+        _reshape(d, tid, list(p["bbox"]))
     elif op == Op.NODE_TEXT:
-        c = d.cell(tid, "vertex")
-        _set_label(c, p["text"])
+        _set_label(d.cell(tid, "vertex"), p["text"])
     elif op == Op.DELETE_NODE:
-        d.cell(tid, "vertex")
-        for k in [k for k, c in d.cells.items() if c.get("edge") == "1"
-                  and tid in (c.get("source"), c.get("target"))]:
-            d.remove(k)
-        d.remove(tid)
+        _delete_node(d, tid)
     elif op == Op.ADD_NODE:
-        if p["id"] in d.cells:
-            raise EditError(f"id {p['id']!r} is taken")
         x, y, w, h = p["bbox"]
-        shape = "" if p["shape"] == "rectangle" else f"shape={p['shape']};"
-        el = etree.SubElement(d.model.find("root"), "mxCell", id=p["id"], value=p["text"],
-                              style=f"{shape}whiteSpace=wrap;html=1;", vertex="1",
-                              parent=p.get("parent", "1"))
-        etree.SubElement(el, "mxGeometry", x=_fmt(x), y=_fmt(y), width=_fmt(w),
-                         height=_fmt(h), **{"as": "geometry"})
+        el = _new_cell(d, p, value=p["text"], vertex="1",
+                       style=f"shape={p['shape']};whiteSpace=wrap;html=1;")
+        etree.SubElement(el, "mxGeometry", x=fmt(x), y=fmt(y), width=fmt(w), height=fmt(h),
+                         **{"as": "geometry"})
     elif op == Op.EDGE_COLOUR:
-        _set_style(d.cell(tid, "edge"), strokeColor=p["colour"])
+        set_style(d.cell(tid, "edge"), strokeColor=p["colour"])
     elif op == Op.EDGE_STYLE:
-        _set_style(d.cell(tid, "edge"), dashed="1" if p.get("dashed") else "0",
-                   strokeWidth=str(p.get("width", 1)))
+        set_style(d.cell(tid, "edge"), dashed="1" if p.get("dashed") else "0",
+                  strokeWidth=str(p.get("width", 1)))
     elif op == Op.EDGE_ARROW:
-        _set_style(d.cell(tid, "edge"), endArrow=p["end"], startArrow=p["start"])
+        set_style(d.cell(tid, "edge"), endArrow=p["end"], startArrow=p["start"])
     elif op == Op.DELETE_EDGE:
         d.cell(tid, "edge")
         d.remove(tid)
     elif op == Op.ADD_EDGE:
-        if p["id"] in d.cells:
-            raise EditError(f"id {p['id']!r} is taken")
         for end in ("source", "target"):
             d.cell(p[end], "vertex")
-        el = etree.SubElement(d.model.find("root"), "mxCell", id=p["id"], value="",
-                              style="edgeStyle=orthogonalEdgeStyle;rounded=0;html=1;"
-                                    "endArrow=classic;", edge="1", parent="1",
-                              source=p["source"], target=p["target"])
+        el = _new_cell(d, p, value="", edge="1", source=p["source"], target=p["target"],
+                       style="edgeStyle=orthogonalEdgeStyle;rounded=0;html=1;"
+                             "endArrow=classic;")
         etree.SubElement(el, "mxGeometry", relative="1", **{"as": "geometry"})
     elif op == Op.REDIRECT_EDGE:
         c = d.cell(tid, "edge")
         d.cell(p["new_target"], "vertex")
-        c.set("target", p["new_target"])
+        end = "source" if _reversed(c) else "target"  # the cell end the graph's target is
+        c.set(end, p["new_target"])
         g = c.find("mxGeometry")
-        for pt in [] if g is None else g.findall("mxPoint[@as='targetPoint']"):
+        for pt in [] if g is None else g.findall(f"mxPoint[@as='{end}Point']"):
             g.remove(pt)
     elif op == Op.EDGE_PATH:
         c = d.cell(tid, "edge")
@@ -173,19 +200,25 @@ def apply_edit(code: str, ed: dict) -> str:
         for arr in g.findall("Array[@as='points']"):
             g.remove(arr)
         arr = etree.SubElement(g, "Array", **{"as": "points"})
+        ox, oy = d.origin(tid)  # points are in the edge's parent's coordinates
         for x, y in p["points"]:
-            etree.SubElement(arr, "mxPoint", x=_fmt(x), y=_fmt(y))
-        _set_style(c, edgeStyle=p.get("edge_style"))
+            etree.SubElement(arr, "mxPoint", x=fmt(x - ox), y=fmt(y - oy))
+        set_style(c, edgeStyle=p.get("edge_style"))
     return d.code()
 
 
-def _free_box(boxes: list[list[float]], w: float = 120, h: float = 60) -> list[float]:
-    """A box right of everything, so a new node overlaps nothing."""
+def _free_box(d: Page, w: float = 120, h: float = 60) -> Box:
+    """A box beside every node and every floating edge end, so a new node overlaps nothing
+    and no loose end attaches to it: below a drawing wider than tall, else right of it (a
+    page stays near its aspect; a long strip would fail the render's aspect check)."""
+    boxes = [n.bbox for n in d.graph.nodes if n.bbox] + [[f.x, f.y, 0, 0] for f in d.floating]
     if not boxes:
         return [40.0, 40.0, w, h]
-    right = max(b[0] + b[2] for b in boxes)
-    top = min(b[1] for b in boxes)
-    return [float(round(right + 40)), float(round(top)), w, h]
+    x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    x1, y1 = max(b[0] + b[2] for b in boxes), max(b[1] + b[3] for b in boxes)
+    if x1 - x0 > y1 - y0:
+        return [float(round(x0)), float(round(y1 + 40)), w, h]
+    return [float(round(x1 + 40)), float(round(y0)), w, h]
 
 
 def _other_colour(cell: etree._Element, key: str, rng: random.Random) -> str:
@@ -194,78 +227,104 @@ def _other_colour(cell: etree._Element, key: str, rng: random.Random) -> str:
     return rng.choice([c for c in PALETTE if c != now])
 
 
-def candidates(code: str, rng: random.Random) -> Iterator[dict]:
-    """Every applicable edit of every operation, one per (operation, target), with
-    parameters drawn from ``rng``. Preconditions: vertices with absolute geometry and no
-    child vertices for size/move/delete; edges with both ends on vertices, not reversed,
-    for edge operations; a third vertex for a redirect; a pair not yet joined for a new
-    edge."""
-    d = _Doc(code)
-    g = model_graph(d.model)
-    ids = {n.id for n in g.nodes}
-    parents = {c.get("parent") for c in d.cells.values()}
-    nodes = [n for n in g.nodes if n.bbox is not None and n.id not in parents
-             and d.cells[n.id].find("mxGeometry") is not None
-             and d.cells[n.id].find("mxGeometry").get("relative") != "1"]
-    edge_cells = [c for c in cells(d.model) if c.get("edge") == "1"]
-    boxes = [n.bbox for n in g.nodes if n.bbox]
-    for n in nodes:
-        kind = "node"
+def _placement(d: Page, nid: str, options: list[Box]) -> Box | None:
+    """The first box for ``nid`` (in the drawn order) that keeps every floating end
+    attached where it is."""
+    for new in options:
+        if d.keeps_attachments(*_reshape_plan(d, nid, new)):
+            return new
+    return None
+
+
+def _has_port(d: Page, nid: str) -> bool:
+    """A child with relative geometry: its box scales with this node's size."""
+    return any(d.cells[k].get("vertex") == "1" and (g := d.cells[k].find("mxGeometry"))
+               is not None and g.get("relative") == "1" for k in d.children(nid))
+
+
+def _node_edits(d: Page, rng: random.Random) -> Iterator[dict]:
+    for n in d.graph.nodes:
+        c = d.cells[n.id]
+        if n.bbox is None or c.find("mxGeometry") is None:
+            continue
+        kind, (x, y, w, h) = "node", n.bbox
         yield edit(Op.NODE_COLOUR, n.id, n.text, kind, node=n.id,
-                   colour=_other_colour(d.cells[n.id], "fillColor", rng))
+                   colour=_other_colour(c, _fill_key(c), rng))
         yield edit(Op.NODE_SHAPE, n.id, n.text, kind, node=n.id,
                    shape=rng.choice([s for s in SHAPES if s != n.shape]))
-        x, y, w, h = n.bbox
-        f = rng.choice([0.6, 0.75, 1.25, 1.5])
-        yield edit(Op.NODE_SIZE, n.id, n.text, kind, node=n.id, old_bbox=n.bbox,
-                   bbox=[x, y, round(w * f), round(h * f)])
+        factors = rng.sample([0.6, 0.75, 1.25, 1.5], 4)
+        size = None if _has_port(d, n.id) else _placement(
+            d, n.id, [[x, y, round(w * f), round(h * f)] for f in factors])
+        if size is not None:
+            yield edit(Op.NODE_SIZE, n.id, n.text, kind, node=n.id, old_bbox=n.bbox,
+                       bbox=size)
         yield edit(Op.NODE_TEXT, n.id, n.text, kind, node=n.id,
                    text=rng.choice([t for t in WORDS if t != n.text]))
         yield edit(Op.DELETE_NODE, n.id, n.text, kind, node=n.id)
-        dx, dy = rng.choice([(-1, 0), (1, 0), (0, -1), (0, 1)])
-        step = rng.choice([40, 60, 80])
-        yield edit(Op.MOVE_NODE, n.id, n.text, kind, node=n.id, old_bbox=n.bbox,
-                   bbox=[x + dx * step, y + dy * step, w, h])
-    used = set(d.cells)
-    new_id = next(f"df{k}" for k in range(1, 10_000) if f"df{k}" not in used)
-    text = rng.choice([t for t in WORDS if t not in {n.text for n in g.nodes}])
-    yield edit(Op.ADD_NODE, new_id, text, "node", id=new_id, text=text, shape="rectangle",
-               bbox=_free_box(boxes))
+        steps = rng.sample([(dx * s, dy * s) for dx, dy in ((-1, 0), (1, 0), (0, -1), (0, 1))
+                            for s in (40, 60, 80)], 12)
+        to = _placement(d, n.id, [[x + dx, y + dy, w, h] for dx, dy in steps])
+        if to is not None:
+            carried = sorted(k for k in d.descendants(n.id) if k in d.nodes)
+            yield edit(Op.MOVE_NODE, n.id, n.text, kind, node=n.id, old_bbox=n.bbox, bbox=to,
+                       **({"carried": carried} if carried else {}))
+
+
+def _edge_edits(d: Page, rng: random.Random) -> Iterator[dict]:
+    g = d.graph
     pairs = {(e.source, e.target) for e in g.edges}
+    edge_cells = [c for c in d.geo.order if c.get("edge") == "1"]
     for c, e in zip(edge_cells, g.edges, strict=True):
-        if c.get("source") not in ids or c.get("target") not in ids or e.source is None \
-                or e.target is None or (e.source, e.target) != (c.get("source"),
-                                                                c.get("target")):
+        if e.source is None or e.target is None:
             continue
-        cid, kind = cell_id(c), "edge"
+        cid, kind = cell_id(c) or "", "edge"
         ends = {"source": e.source, "target": e.target, "label": e.label}
         yield edit(Op.EDGE_COLOUR, cid, e.label, kind, **ends,
                    colour=_other_colour(c, "strokeColor", rng))
-        yield edit(Op.EDGE_STYLE, cid, e.label, kind, **ends, dashed=True,
-                   width=rng.choice([2, 3]))
-        arrow = rng.choice([("block", "none", True), ("open", "none", True),
-                            ("none", "none", False), ("classic", "classic", False)])
-        yield edit(Op.EDGE_ARROW, cid, e.label, kind, **ends, end=arrow[0], start=arrow[1],
-                   directed=arrow[2])
+        style = parse_style(c.get("style") or "")
+        look = (style.get("dashed", "0") == "1", _width(style.get("strokeWidth", "1")))
+        dashed, width = rng.choice([s for s in STROKES if s != look])
+        yield edit(Op.EDGE_STYLE, cid, e.label, kind, **ends, dashed=dashed, width=width)
+        now = (style.get("endArrow", "classic") or "none", style.get("startArrow", "none")
+               or "none")
+        flip = _reversed(c)
+        arrows = [(s, t, dr) if flip else (t, s, dr) for t, s, dr in ARROWS]
+        end, start, directed = rng.choice([a for a in arrows if a[:2] != now])
+        yield edit(Op.EDGE_ARROW, cid, e.label, kind, **ends, end=end, start=start,
+                   directed=directed)
         yield edit(Op.DELETE_EDGE, cid, e.label, kind, **ends)
         third = [n.id for n in g.nodes if n.id not in (e.source, e.target)
                  and (e.source, n.id) not in pairs]
         if third:
             yield edit(Op.REDIRECT_EDGE, cid, e.label, kind, **ends,
                        new_target=rng.choice(third))
-        sb, tb = d_box(g, e.source), d_box(g, e.target)
+        sb, tb = d.nodes[e.source].bbox, d.nodes[e.target].bbox
         if sb and tb:
             mid = [round((sb[0] + sb[2] / 2 + tb[0] + tb[2] / 2) / 2),
                    round(max(sb[1] + sb[3], tb[1] + tb[3]) + rng.choice([30, 50]))]
             yield edit(Op.EDGE_PATH, cid, e.label, kind, **ends, points=[mid],
                        edge_style="orthogonalEdgeStyle")
+
+
+def candidates(code: str, rng: random.Random) -> Iterator[dict]:
+    """Every applicable edit of every operation, one per (operation, target), with
+    parameters drawn from ``rng``. Preconditions: a box (for size, no port children)
+    where every floating edge end stays attached where it was, for size and move; edges
+    whose graph ends are both nodes, for edge operations; an arrow other than the edge's
+    own; a third vertex for a redirect; a pair not yet joined for a new edge."""
+    d = Page(code)
+    g = d.graph
+    yield from _node_edits(d, rng)
+    used = set(d.cells)
+    new_id = next(f"df{k}" for k in range(1, 10_000) if f"df{k}" not in used)
+    text = rng.choice([t for t in WORDS if t not in {n.text for n in g.nodes}])
+    yield edit(Op.ADD_NODE, new_id, text, "node", id=new_id, text=text, shape="rectangle",
+               bbox=_free_box(d))
+    yield from _edge_edits(d, rng)
+    pairs = {(e.source, e.target) for e in g.edges}
     free = [(a.id, b.id) for a in g.nodes for b in g.nodes
             if a.id != b.id and (a.id, b.id) not in pairs and (b.id, a.id) not in pairs]
     if free:
         s, t = rng.choice(free)
         eid = next(f"de{k}" for k in range(1, 10_000) if f"de{k}" not in used)
         yield edit(Op.ADD_EDGE, eid, "", "edge", id=eid, source=s, target=t)
-
-
-def d_box(g, nid: str) -> list[float] | None:  # noqa: ANN001 - a Graph
-    return next((n.bbox for n in g.nodes if n.id == nid), None)

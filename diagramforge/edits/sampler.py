@@ -5,7 +5,9 @@ Medium 3–4, Hard 5+; the counts are params). Each step draws an operation type
 (then a target), among the edits the format proposes for the *current* code, so every
 precondition holds where the edit is applied. A step is kept only if the code still parses,
 passes the format's validation, and its extracted graph equals what the operation means
-(:func:`~.base.expected_graph`), nothing else changed. The first step that fails ends the
+(:func:`~.base.expected_graph`), nothing else changed. A format whose graph is a reading of
+the geometry (SVG) may first *settle* the drawn edit's parameters (where to move, which word)
+on a choice its reading confirms (``module.settle``). The first step that fails ends the
 composition, reported with the operation that broke — the caller ledgers it. Rendering is
 checked later, in batches (:mod:`.stage`).
 """
@@ -178,6 +180,7 @@ def compose(code: str, fmt: str, n_ops: int, rng: random.Random,
         cands = [c for c in fe.module.candidates(current, rng)
                  if (c["op"], c["target"]["id"]) not in touched
                  and not (c["op"] in _DELETES and c["target"]["id"] in edited)]
+        settle = getattr(fe.module, "settle", None)
         for ed in _draws(cands, used, rng):
             if namer is not None:
                 refs = namer(current, graph, ed)
@@ -186,6 +189,8 @@ def compose(code: str, fmt: str, n_ops: int, rng: random.Random,
                     continue
                 ed = {**ed, "refs": refs}
             try:
+                if settle is not None:  # parameters the format's reading confirms
+                    ed = settle(current, graph, ed, tol)
                 after = apply(current, ed)
             except EditError:  # a precondition the proposal could not see: try another
                 out.skipped[ed["op"]] = out.skipped.get(ed["op"], 0) + 1

@@ -19,6 +19,10 @@ The SVG extractor and the compiled-TikZ (PDF) extractor both reduce a drawing to
   Pieces of one connector drawn as several strokes are joined where their free ends meet.
   Direction comes from the arrowheads: at the end only, forward; at the start only,
   backward; both or none, undirected.
+
+Each item may carry ``src``, whatever drew it (the SVG reader puts the element there);
+:func:`build_graph` with a :class:`Trace` says which items became which node and edge, so
+an editor changes exactly the elements behind a node or an edge (``edits.svg``).
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ class TextItem:
     text: str
     box: Box
     size: float
+    src: tuple = ()
+    """What drew it (several things once words or duplicates are joined)."""
 
 
 @dataclass
@@ -57,6 +63,8 @@ class PathItem:
     """Node shape name when this path is a node's border (rectangle, ellipse, polygon…)."""
     straight: bool = field(default=False)
     """One straight segment (never an arrowhead)."""
+    src: object = None
+    """What drew it (an SVG element), for :class:`Trace`."""
 
     def box(self) -> Box:
         return self.extent if self.extent is not None else bbox(self.pts)
@@ -97,13 +105,17 @@ def _diag(b: Box) -> float:
 def _dedupe(texts: list[TextItem]) -> list[TextItem]:
     """The same text drawn twice at one place (overprinting for bold, a PDF writer's
     repeat) is one text."""
-    seen: set[tuple[str, int, int]] = set()
+    seen: dict[tuple[str, int, int], TextItem] = {}
     out = []
     for t in texts:
         key = (t.text, round(t.box[0]), round(t.box[1]))
         if key not in seen:
-            seen.add(key)
+            seen[key] = t
             out.append(t)
+        elif t.src:
+            kept = seen[key]
+            seen[key] = out[out.index(kept)] = TextItem(kept.text, kept.box, kept.size,
+                                                        kept.src + t.src)
     return out
 
 
@@ -123,7 +135,8 @@ def join_words(texts: list[TextItem]) -> list[TextItem]:
             if same_line and -0.1 * p.size <= gap < 0.5 * max(p.size, t.size):
                 sep = "" if gap < 0.1 * p.size else " "
                 out[-1] = TextItem(" ".join((p.text + sep + t.text).split()),
-                                   union([p.box, t.box]), max(p.size, t.size))
+                                   union([p.box, t.box]), max(p.size, t.size),
+                                   p.src + t.src)
                 continue
         out.append(t)
     return out
@@ -154,8 +167,35 @@ def merge_lines(texts: list[TextItem], k: float, tau: float) -> list[list[int]]:
     return list(groups.values())
 
 
+@dataclass
+class NodeTrace:
+    shape: PathItem | None
+    """The closed path that gives the node its box (None: the node is its text)."""
+    texts: list[TextItem]
+
+
+@dataclass
+class EdgeTrace:
+    lines: list[PathItem]
+    """The strokes of the connector (several when it was drawn in pieces)."""
+    ends: dict[str, tuple[PathItem, int] | None]
+    """``source``/``target``: the stroke and which of its ends (0 first, 1 last) it is."""
+    caps: dict[str, list[PathItem]]
+    """Arrowheads and dots drawn at the ``source``/``target`` end."""
+    simple: bool
+    """One connection (two terminals), not a fork or bus shared with other edges."""
+
+
+@dataclass
+class Trace:
+    """Which drawn items became which node (by id) and edge (in ``Graph.edges`` order)."""
+
+    nodes: dict[str, NodeTrace] = field(default_factory=dict)
+    edges: list[EdgeTrace] = field(default_factory=list)
+
+
 def _nodes(texts: list[TextItem], shapes: list[PathItem], params: GraphParams,
-           strokes: list[PathItem] = ()) -> list[Node]:
+           strokes: list[PathItem] = (), trace: Trace | None = None) -> list[Node]:
     groups = merge_lines(texts, params.svg_line_merge_k, params.svg_overlap_tau)
     gboxes = [union([texts[i].box for i in g]) for g in groups]
     mids = [(b[0] + b[2] / 2, b[1] + b[3] / 2) for b in gboxes]
@@ -193,15 +233,17 @@ def _nodes(texts: list[TextItem], shapes: list[PathItem], params: GraphParams,
             by_shape.setdefault(best, []).append(gi)
         else:
             loose.append(gi)
-    entries = [(sboxes[s], gis, shapes[s].kind) for s, gis in by_shape.items()]
-    entries += [(gboxes[gi], [gi], "text") for gi in loose]
+    entries = [(sboxes[s], gis, shapes[s].kind, shapes[s]) for s, gis in by_shape.items()]
+    entries += [(gboxes[gi], [gi], "text", None) for gi in loose]
     nodes: list[Node] = []
-    for box, gis, shape in sorted(entries, key=lambda e: (round(e[0][1], 3), e[0][0])):
+    for box, gis, shape, path in sorted(entries, key=lambda e: (round(e[0][1], 3), e[0][0])):
         items = sorted((i for gi in gis for i in groups[gi]),
                        key=lambda i: (round(texts[i].box[1] + texts[i].box[3]),
                                       texts[i].box[0]))
         nodes.append(Node(id=f"n{len(nodes)}", shape=shape, bbox=[round(v, 2) for v in box],
                           text="\n".join(texts[i].text for i in items)))
+        if trace is not None:
+            trace.nodes[nodes[-1].id] = NodeTrace(path, [texts[i] for i in items])
     return nodes
 
 
@@ -213,6 +255,7 @@ class _End:
     tip: bool = False        # an arrowhead (directional)
     cap: Box | None = None   # the box of whatever sits on this end (arrowhead or dot)
     out: Pt = (0.0, 0.0)     # unit direction the line leaves through this end
+    caps: list[PathItem] = field(default_factory=list)  # what capped it
 
 
 def _ends(p: PathItem) -> list[_End]:
@@ -266,6 +309,7 @@ def _find_tips(lines: list[PathItem], small: list[PathItem], eps: float
         else:
             end.cap = sb
         end.tip = end.tip or not _is_dot(sp)
+        end.caps.append(sp)
         used.add(si)
     return ends, used
 
@@ -311,7 +355,7 @@ def _edge(a: str | None, b: str | None, ta: bool, tb: bool) -> Edge | None:
 
 
 def _edges(lines: list[PathItem], ends: list[list[_End]], nodes: list[Node],
-           params: GraphParams) -> list[Edge]:
+           params: GraphParams, trace: Trace | None = None) -> list[Edge]:
     tol = params.attach_tolerance
     att = [[_attach(nodes, e, tol) for e in pair] for pair in ends]
     # join pieces whose free (unattached, uncapped) ends meet
@@ -345,14 +389,23 @@ def _edges(lines: list[PathItem], ends: list[list[_End]], nodes: list[Node],
         comps.setdefault(find(li), []).append(li)
     out: list[Edge] = []
     for members in sorted(comps.values(), key=min):
-        terms = [(att[li][k], ends[li][k].tip) for li in members for k in (0, 1)
-                 if (li, k) not in joined]
+        spots = [(li, k) for li in members for k in (0, 1) if (li, k) not in joined]
+        terms = [(att[li][k], ends[li][k].tip) for li, k in spots]
         if len(terms) == 2:
             (a, ta), (b, tb) = terms
             e = _edge(a, b, ta, tb)
             if e is not None:
                 out.append(e)
+                if trace is not None:
+                    first, second = spots if not (ta and not tb) else spots[::-1]
+                    trace.edges.append(EdgeTrace(
+                        [lines[li] for li in members],
+                        {"source": (lines[first[0]], first[1]),
+                         "target": (lines[second[0]], second[1])},
+                        {"source": ends[first[0]][first[1]].caps,
+                         "target": ends[second[0]][second[1]].caps}, True))
             continue
+        before = len(out)
         # a fork or bus: from every plain end to every arrowed end
         srcs = sorted({n for n, t in terms if n is not None and not t})
         tgts = sorted({n for n, t in terms if n is not None and t})
@@ -363,12 +416,16 @@ def _edges(lines: list[PathItem], ends: list[list[_End]], nodes: list[Node],
             if 2 <= len(touched) <= 3:
                 out += [Edge(source=s, target=t, directed=False)
                         for i, s in enumerate(touched) for t in touched[i + 1:]]
+        if trace is not None:
+            trace.edges += [EdgeTrace([lines[li] for li in members], {}, {}, False)
+                            for _ in out[before:]]
     return out
 
 
 def build_graph(texts: list[TextItem], paths: list[PathItem],
-                params: GraphParams | None = None) -> Graph:
-    """The graph of one drawing (see the module notes for the rules)."""
+                params: GraphParams | None = None, trace: Trace | None = None) -> Graph:
+    """The graph of one drawing (see the module notes for the rules); ``trace``, when
+    given, is filled with the items behind each node and edge."""
     params = params or GraphParams()
     texts = join_words(_dedupe([t for t in texts if t.text.strip()]))
     fs = statistics.median([t.size for t in texts]) if texts else params.svg_default_font_size
@@ -393,5 +450,5 @@ def build_graph(texts: list[TextItem], paths: list[PathItem],
         ends += [_ends(p) for p in extra]
         lines = lines2
     shapes = [p for p in candidates if p.closed and id(p) not in used_ids]
-    nodes = _nodes(texts, shapes, params, lines)
-    return Graph(nodes=nodes, edges=_edges(lines, ends, nodes, params))
+    nodes = _nodes(texts, shapes, params, lines, trace)
+    return Graph(nodes=nodes, edges=_edges(lines, ends, nodes, params, trace))

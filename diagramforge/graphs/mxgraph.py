@@ -6,12 +6,16 @@ are made absolute by adding the parents' offsets; an edge end saved as a bare
 ``sourcePoint``/``targetPoint`` (no ``source``/``target``) is attached to the vertex it lies in
 or near (within ``attach_tolerance``), as a reader of the picture would; otherwise it is listed
 in ``unattached``.  Edge labels are separate vertex cells parented to the edge: they become the
-edge's label, never nodes.
+edge's label, never nodes.  A draw.io *group* (style ``group``, no label) draws nothing: its
+children are the nodes, it is not one.  A label with ``placeholders="1"`` reads as draw.io
+draws it (``%name%`` from the object's or an ancestor's attributes).  Inline stencils
+(``shape=stencil(<base64>)``) are shape ``stencil``.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from lxml import etree
 
@@ -43,15 +47,55 @@ def _shape(style: str) -> str:
     first = style.split(";", 1)[0].strip()
     m = re.search(r"(?:^|;)\s*shape=([^;]+)", style)
     if m:
-        return m.group(1)
+        return "stencil" if m.group(1).startswith("stencil(") else m.group(1)
     return first if first and "=" not in first else "rectangle"
 
 
-def _text(cell: etree._Element) -> str:
+_PLACEHOLDER = re.compile(r"%(date\{.*\}|[^%^{^}]+)%")
+
+
+def _placeholders(cell: etree._Element, label: str, by_id: dict[str, etree._Element]) -> str:
+    """draw.io's ``replacePlaceholders``: ``%id%`` is the cell id; ``%name%`` the attribute of
+    the nearest object wrapper up the parent chain that has it; ``%%`` escapes; anything
+    else (page variables, dates) stays as written."""
+    out, at = [], 0
+    for m in _PLACEHOLDER.finditer(label):
+        name, value = m.group(1), None
+        if m.start() > at and label[m.start() - 1] == "%":
+            value = m.group(0)[1:]
+        elif name == "id":
+            value = cell_id(cell)
+        elif name not in ("label", "tooltip") and "{" not in name:
+            c: etree._Element | None = cell
+            seen: set[str] = set()
+            while value is None and c is not None and (cell_id(c) or "") not in seen:
+                seen.add(cell_id(c) or "")
+                wrapper = c.getparent()
+                if wrapper is not None and wrapper.tag in ("object", "UserObject"):
+                    value = wrapper.get(name)
+                c = by_id.get(c.get("parent") or "")
+        out.append(label[at:m.start()] + (m.group(0) if value is None else value))
+        at = m.end()
+    return "".join(out) + label[at:]
+
+
+def _text(cell: etree._Element, by_id: dict[str, etree._Element] | None = None) -> str:
     label = label_of(cell)
+    wrapper = cell.getparent()
+    if by_id is not None and wrapper is not None and wrapper.tag in ("object", "UserObject") \
+            and wrapper.get("placeholders") == "1":
+        label = _placeholders(cell, label, by_id)
     if "html=1" in (cell.get("style") or ""):
         return html_to_text(label)
     return label.strip()
+
+
+def is_group(cell: etree._Element) -> bool:
+    """A draw.io group: style ``group`` (draw.io's stylesheet draws it without fill or
+    stroke) and no label — nothing on the page but its children."""
+    style = cell.get("style") or ""
+    return style.split(";", 1)[0].strip() == "group" and not label_of(cell).strip() \
+        and "fillColor=#" not in style and "strokeColor=#" not in style
 
 
 def _num(el: etree._Element | None, key: str) -> float:
@@ -63,7 +107,7 @@ def _num(el: etree._Element | None, key: str) -> float:
         return 0.0
 
 
-class _Page:
+class PageCells:
     """Cells of one page indexed by id, with absolute vertex boxes memoised."""
 
     def __init__(self, model: etree._Element) -> None:
@@ -120,7 +164,7 @@ def _distance(box: list[float], x: float, y: float) -> float:
     return (dx * dx + dy * dy) ** 0.5
 
 
-def _nearest(nodes: list[Node], x: float, y: float, tol: float) -> str | None:
+def nearest(nodes: list[Node], x: float, y: float, tol: float) -> str | None:
     """The node whose box holds (or is within ``tol`` of) the point; the innermost (smallest)
     wins, so a point on a shape inside a container attaches to the shape."""
     best: tuple[float, float, str] | None = None
@@ -147,10 +191,50 @@ def _direction(style: dict[str, str]) -> tuple[bool, bool]:
     return end, False
 
 
-def model_graph(model: etree._Element, params: GraphParams | None = None) -> Graph:
-    """Graph of one parsed ``<mxGraphModel>``."""
+@dataclass(frozen=True)
+class FloatingEnd:
+    """An edge end not attached to a node cell, drawn at its ``sourcePoint``/``targetPoint``:
+    the node the graph attaches it to (or None) and the point in page coordinates."""
+
+    edge: str
+    end: str  # the cell's end ("source"/"target"), before any arrow reversal
+    x: float
+    y: float
+    node: str | None
+
+
+@dataclass
+class PageGraph:
+    """A page read once: its cells, its graph and how each floating edge end attached."""
+
+    cells: PageCells
+    graph: Graph
+    floating: list[FloatingEnd]
+
+
+def floating_ends(page: PageCells, nodes: list[Node], tol: float) -> list[FloatingEnd]:
+    """Every edge end whose ``source``/``target`` is not a node and that has a point."""
+    node_ids = {n.id for n in nodes}
+    out: list[FloatingEnd] = []
+    for c in page.order:
+        if c.get("edge") != "1":
+            continue
+        g = c.find("mxGeometry")
+        ox, oy = page.origin(c)
+        for end in ("source", "target"):
+            pt = g.find(f"mxPoint[@as='{end}Point']") if g is not None else None
+            if c.get(end) in node_ids or pt is None:
+                continue
+            x, y = ox + _num(pt, "x"), oy + _num(pt, "y")
+            out.append(FloatingEnd(cell_id(c) or "", end, x, y, nearest(nodes, x, y, tol)))
+    return out
+
+
+def read_page(model: etree._Element, params: GraphParams | None = None) -> PageGraph:
+    """Graph of one parsed ``<mxGraphModel>``, with the cells and floating ends behind it
+    (the edit operations keep those attachments as they are)."""
     params = params or GraphParams()
-    page = _Page(model)
+    page = PageCells(model)
     edge_ids = {cell_id(c) for c in page.order if c.get("edge") == "1"}
     labels: dict[str, list[str]] = {}
     nodes: list[Node] = []
@@ -158,38 +242,40 @@ def model_graph(model: etree._Element, params: GraphParams | None = None) -> Gra
         if c.get("vertex") != "1":
             continue
         if c.get("parent") in edge_ids:  # an edge label (style edgeLabel), not a node
-            text = _text(c)
+            text = _text(c, page.by_id)
             if text:
                 labels.setdefault(c.get("parent") or "", []).append(text)
             continue
-        nodes.append(Node(id=cell_id(c) or "", text=_text(c), shape=_shape(c.get("style") or ""),
-                          bbox=page.box(c)))
+        if is_group(c):
+            continue
+        nodes.append(Node(id=cell_id(c) or "", text=_text(c, page.by_id),
+                          shape=_shape(c.get("style") or ""), bbox=page.box(c)))
     node_ids = {n.id for n in nodes}
+    floating = floating_ends(page, nodes, params.attach_tolerance)
+    attached = {(f.edge, f.end): f.node for f in floating}
     edges: list[Edge] = []
     for c in page.order:
         if c.get("edge") != "1":
             continue
         eid = cell_id(c) or ""
         ends: dict[str, str | None] = {}
-        g = c.find("mxGeometry")
-        ox, oy = page.origin(c)
         for end in ("source", "target"):
             ref = c.get(end)
-            if ref in node_ids:
-                ends[end] = ref
-                continue
-            pt = g.find(f"mxPoint[@as='{end}Point']") if g is not None else None
-            ends[end] = None if pt is None else _nearest(
-                nodes, ox + _num(pt, "x"), oy + _num(pt, "y"), params.attach_tolerance)
+            ends[end] = ref if ref in node_ids else attached.get((eid, end))
         directed, reverse = _direction(parse_style(c.get("style") or ""))
         src, tgt = ends["source"], ends["target"]
         if reverse:
             src, tgt = tgt, src
-        text = "\n".join(t for t in [_text(c), *labels.get(eid, [])] if t)
+        text = "\n".join(t for t in [_text(c, page.by_id), *labels.get(eid, [])] if t)
         edges.append(Edge(source=src, target=tgt, label=text, directed=directed,
                           unattached=[k for k, v in (("source", src), ("target", tgt))
                                       if v is None]))
-    return Graph(nodes=nodes, edges=edges)
+    return PageGraph(page, Graph(nodes=nodes, edges=edges), floating)
+
+
+def model_graph(model: etree._Element, params: GraphParams | None = None) -> Graph:
+    """Graph of one parsed ``<mxGraphModel>``."""
+    return read_page(model, params).graph
 
 
 def mxgraph_graph(xml: str | bytes, params: GraphParams | None = None) -> Graph:

@@ -9,7 +9,8 @@ What is read: every transform (``matrix``, ``translate``, ``scale``, ``rotate``,
 ``skewY``, nested) applied to all geometry and to text anchors and sizes; ``<use>`` of an
 element or symbol; nested ``<svg>`` offsets; ``<style>`` rules with simple selectors
 (``tag``, ``.class``, ``#id``, their compounds; the last compound of a descendant selector
-is matched, ancestors are not checked); inline ``style``; inherited ``font-size``,
+is matched, ancestors are not checked); a ``<symbol>``'s ``viewBox`` fitted into its use's
+width and height; inline ``style``; inherited ``font-size``,
 ``text-anchor`` and markers; ``display:none``/``visibility:hidden`` subtrees are skipped;
 ``<tspan>`` lines (``x``/``y``/``dy``); draw.io's ``<switch>`` (the ``<text>`` fallback,
 completed from the ``<foreignObject>`` HTML when the fallback was cut with "...").
@@ -24,12 +25,13 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 
 import svgelements
 import tinycss2
 from lxml import etree
 
-from diagramforge.graphs.geometry import PathItem, TextItem, bbox, build_graph
+from diagramforge.graphs.geometry import PathItem, TextItem, Trace, bbox, build_graph
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.params import GraphParams
 
@@ -160,6 +162,21 @@ def _num(value: str | None, default: float = 0.0) -> float:
     return float(m.group()) if m else default
 
 
+def _symbol_fit(symbol: etree._Element, use: etree._Element) -> Matrix:
+    """A symbol's ``viewBox`` drawn into its ``<use>``'s width and height (the default
+    ``preserveAspectRatio``: uniform scale, centred; ``none``: stretched)."""
+    vb = [float(v) for v in _NUM.findall(symbol.get("viewBox") or "")]
+    w, h = _length(use.get("width"), 0.0), _length(use.get("height"), 0.0)
+    if len(vb) != 4 or vb[2] <= 0 or vb[3] <= 0 or not w or not h:
+        return (1.0, 0.0, 0.0, 1.0, -vb[0], -vb[1]) if len(vb) == 4 else IDENTITY
+    sx, sy = w / vb[2], h / vb[3]
+    if (symbol.get("preserveAspectRatio") or "").strip().startswith("none"):
+        return (sx, 0.0, 0.0, sy, -vb[0] * sx, -vb[1] * sy)
+    s = min(sx, sy)
+    ox, oy = (w - vb[2] * s) / 2, (h - vb[3] * s) / 2
+    return (s, 0.0, 0.0, s, ox - vb[0] * s, oy - vb[1] * s)
+
+
 def _first(value: str | None) -> float | None:
     nums = _NUM.findall(value or "")
     return float(nums[0]) if nums else None
@@ -197,7 +214,9 @@ class _Collector:
         return out
 
     def walk(self, el: etree._Element, m: Matrix, inherited: dict[str, str],
-             depth: int = 0) -> None:
+             depth: int = 0, via: etree._Element | None = None) -> None:
+        """Collect ``el``'s items; ``via`` is the ``<use>`` that drew it, if any (then the
+        items' ``src`` is that use: editing the referenced element would edit every use)."""
         self.count += 1
         if self.count > MAX_ELEMENTS:
             return
@@ -211,14 +230,15 @@ class _Collector:
         m = mul(m, parse_transform(el.get("transform")))
         if tag == "svg" and depth > 0:
             m = mul(m, (1, 0, 0, 1, _num(el.get("x")), _num(el.get("y"))))
+        src = via if via is not None else el
         if tag == "text":
-            self._text(el, m, p)
+            self._text(el, m, p, src)
             return
         if tag == "foreignObject":
-            self._foreign(el, m, p)
+            self._foreign(el, m, p, src)
             return
         if tag == "switch":
-            self._switch(el, m, p, depth)
+            self._switch(el, m, p, depth, via)
             return
         if tag == "use":
             ref = (el.get("{http://www.w3.org/1999/xlink}href") or el.get("href") or "")
@@ -226,18 +246,19 @@ class _Collector:
             if target is not None and depth < MAX_USE_DEPTH:
                 m2 = mul(m, (1, 0, 0, 1, _num(el.get("x")), _num(el.get("y"))))
                 if _local(target.tag) == "symbol":
+                    m2 = mul(m2, _symbol_fit(target, el))
                     for child in target:
-                        self.walk(child, m2, p, depth + 1)
+                        self.walk(child, m2, p, depth + 1, src)
                 else:
-                    self.walk(target, m2, p, depth + 1)
+                    self.walk(target, m2, p, depth + 1, src)
             return
-        self._shape(el, tag, m, p)
+        self._shape(el, tag, m, p, src)
         for child in el:
-            self.walk(child, m, p, depth + 1)
+            self.walk(child, m, p, depth + 1, via)
 
     # -- text ---------------------------------------------------------------------------
-    def _emit(self, text: str, x: float, y: float, size: float, anchor: str, m: Matrix
-              ) -> None:
+    def _emit(self, text: str, x: float, y: float, size: float, anchor: str, m: Matrix,
+              src: etree._Element | None = None) -> None:
         text = " ".join(text.split())
         if not text:
             return
@@ -245,9 +266,11 @@ class _Collector:
         x -= {"middle": w / 2, "end": w}.get(anchor.strip(), 0.0)
         corners = [apply(m, cx, cy) for cx, cy in ((x, y - 0.8 * size), (x + w, y - 0.8 * size),
                                                    (x, y + 0.2 * size), (x + w, y + 0.2 * size))]
-        self.texts.append(TextItem(text, bbox(corners), size * _scale(m)))
+        self.texts.append(TextItem(text, bbox(corners), size * _scale(m),
+                                   (src,) if src is not None else ()))
 
-    def _text(self, el: etree._Element, m: Matrix, p: dict[str, str]) -> None:
+    def _text(self, el: etree._Element, m: Matrix, p: dict[str, str],
+              src: etree._Element | None = None) -> None:
         x = _first(el.get("x")) or 0.0
         y = _first(el.get("y")) or 0.0
         x += _first(el.get("dx")) or 0.0
@@ -273,9 +296,10 @@ class _Collector:
                     cur[4] += "".join(child.itertext())
                 lines[-1][4] += child.tail or ""
         for lx, ly, size, anchor, text in lines:
-            self._emit(text, lx, ly, size, anchor, m)
+            self._emit(text, lx, ly, size, anchor, m, src)
 
-    def _foreign(self, el: etree._Element, m: Matrix, p: dict[str, str]) -> None:
+    def _foreign(self, el: etree._Element, m: Matrix, p: dict[str, str],
+                 src: etree._Element | None = None) -> None:
         text = " ".join(" ".join(el.itertext()).split())
         if not text:
             return
@@ -284,29 +308,32 @@ class _Collector:
         size = float(p["font-size"])
         if w > 1 and h > 1:
             corners = [apply(m, x, y), apply(m, x + w, y + h)]
-            self.texts.append(TextItem(text, bbox(corners), size * _scale(m)))
+            self.texts.append(TextItem(text, bbox(corners), size * _scale(m), (src,)))
         else:
-            self._emit(text, x, y + size, size, "start", m)
+            self._emit(text, x, y + size, size, "start", m, src)
 
-    def _switch(self, el: etree._Element, m: Matrix, p: dict[str, str], depth: int) -> None:
+    def _switch(self, el: etree._Element, m: Matrix, p: dict[str, str], depth: int,
+                via: etree._Element | None = None) -> None:
         kids = [c for c in el if isinstance(c.tag, str)]
         fallback = [c for c in kids if _local(c.tag) != "foreignObject"]
         foreign = [c for c in kids if _local(c.tag) == "foreignObject"]
         if not fallback:
             for c in foreign[:1]:
-                self.walk(c, m, p, depth + 1)
+                self.walk(c, m, p, depth + 1, via)
             return
         full = " ".join(" ".join(foreign[0].itertext()).split()) if foreign else ""
         before = len(self.texts)
-        self.walk(fallback[0], m, p, depth + 1)
+        self.walk(fallback[0], m, p, depth + 1, via)
         new = self.texts[before:]
         if len(new) == 1 and full and new[0].text.endswith("...") \
                 and full.startswith(new[0].text[:-3].strip()):
             new[0].text = full
 
     # -- shapes and strokes ------------------------------------------------------------
-    def _shape(self, el: etree._Element, tag: str, m: Matrix, p: dict[str, str]) -> None:
+    def _shape(self, el: etree._Element, tag: str, m: Matrix, p: dict[str, str],
+               src: etree._Element | None = None) -> None:
         g = el.get
+        before = len(self.paths)
         ms = p.get("marker-start", "none").strip() not in ("none", "")
         me = p.get("marker-end", "none").strip() not in ("none", "")
         if tag == "rect":
@@ -339,6 +366,9 @@ class _Collector:
                                        kind="polygon", straight=len(pts) == 2))
         elif tag == "path":
             self._path(g("d") or "", m, ms, me)
+        for k, item in enumerate(self.paths[before:]):
+            # the element and which of its subpaths (a path's own count: some are empty)
+            item.src = (src, item.src if isinstance(item.src, int) else k)
 
     def _path(self, d: str, m: Matrix, ms: bool, me: bool) -> None:
         try:
@@ -347,7 +377,7 @@ class _Collector:
         except Exception:  # noqa: BLE001 - malformed path data: nothing to read
             return
         items: list[PathItem] = []
-        for sub in subs:
+        for sub_index, sub in enumerate(subs):
             on: list[tuple[float, float]] = []
             ext: list[tuple[float, float]] = []
             closed = curved = False
@@ -377,7 +407,7 @@ class _Collector:
             pts = [apply(m, *q) for q in on]
             extent = bbox(pts + [apply(m, *q) for q in ext])
             items.append(PathItem(pts, closed=closed, curved=curved, extent=extent,
-                                  straight=kinds == ["Line"], kind="path"))
+                                  straight=kinds == ["Line"], kind="path", src=sub_index))
         if items:
             items[0].marker_start = ms and not items[0].closed
             items[-1].marker_end = me and not items[-1].closed
@@ -388,15 +418,42 @@ def svg_primitives(svg: str | bytes, params: GraphParams | None = None
                    ) -> tuple[list[TextItem], list[PathItem]]:
     """Text items and paths of an SVG drawing, in root user units."""
     params = params or GraphParams()
+    root = _parse(svg)
+    col = _Collector(root, params)
+    col.walk(root, IDENTITY, {"font-size": str(params.svg_default_font_size)})
+    return col.texts, col.paths
+
+
+@dataclass
+class SvgRead:
+    """A parsed drawing, its items (``src``: the element behind each, in ``root``), its
+    graph and which items became which node and edge."""
+
+    root: etree._Element
+    texts: list[TextItem]
+    paths: list[PathItem]
+    graph: Graph
+    trace: Trace
+
+
+def _parse(svg: str | bytes) -> etree._Element:
     raw = svg.encode() if isinstance(svg, str) else svg
     # an external DTD reference (Graphviz, Inkscape) is never loaded; an internal subset
     # (entities: billion laughs, XXE) is refused outright
     if re.search(rb"<!ENTITY|<!DOCTYPE[^>\[]*\[", raw[:65536], re.I):
         raise ValueError("DTD internal subsets and ENTITY declarations are refused")
-    root = etree.fromstring(raw, _PARSER)
+    return etree.fromstring(raw, _PARSER)
+
+
+def svg_read(svg: str | bytes, params: GraphParams | None = None) -> SvgRead:
+    """Read a drawing once for editing: the tree, the items, the graph and its trace."""
+    params = params or GraphParams()
+    root = _parse(svg)
     col = _Collector(root, params)
     col.walk(root, IDENTITY, {"font-size": str(params.svg_default_font_size)})
-    return col.texts, col.paths
+    trace = Trace()
+    graph = build_graph(list(col.texts), list(col.paths), params, trace)
+    return SvgRead(root, col.texts, col.paths, graph, trace)
 
 
 def svg_graph(svg: str | bytes, params: GraphParams | None = None) -> Graph:

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from diagramforge.formats.mxgraph import decode, normalise
-from diagramforge.graphs.mxgraph import mxgraph_graph
+from diagramforge.graphs.mxgraph import is_group, mxgraph_graph
 from diagramforge.graphs.params import GraphParams
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "mxgraph"
@@ -97,6 +97,36 @@ def test_floating_end_prefers_innermost_box_and_uses_parent_offset() -> None:
     assert (e.source, e.target) == ("s", "c")
 
 
+def test_a_group_draws_nothing_and_is_not_a_node() -> None:
+    """draw.io's ``group`` style has no fill and no stroke: its children are what a reader
+    sees. A labelled or filled group is drawn, so it stays a node."""
+    xml = _model(_v("grp", "", 100, 50, 300, 60, style="group")
+                 + _v("a", "A", 0, 0, parent="grp") + _v("b", "B", 200, 0, parent="grp")
+                 + _v("shown", "Team", 0, 200, style="group;fillColor=#dae8fc;"))
+    assert [(n.id, n.bbox) for n in mxgraph_graph(xml).nodes] == [
+        ("a", [100, 50, 100, 40]), ("b", [300, 50, 100, 40]), ("shown", [0, 200, 100, 40])]
+
+
+def test_inline_stencils_are_shape_stencil() -> None:
+    xml = _model(_v("s", "Valve", 0, 0, style="shape=stencil(tZRNDoIwEIVP0==);html=1;"))
+    assert mxgraph_graph(xml).nodes[0].shape == "stencil"
+
+
+def test_placeholders_are_filled_as_drawio_draws_them() -> None:
+    xml = _model('<UserObject label="%name% (%team%) %id% %missing% 100%%" placeholders="1" '
+                 'name="Billing" id="svc"><mxCell style="html=1;" vertex="1" parent="grp">'
+                 '<mxGeometry width="80" height="40" as="geometry"/></mxCell></UserObject>'
+                 '<object label="" team="finance" id="grp"><mxCell style="swimlane;" '
+                 'vertex="1" parent="1"><mxGeometry width="300" height="200" as="geometry"/>'
+                 '</mxCell></object>'
+                 '<UserObject label="%name%" name="Plain" id="raw"><mxCell vertex="1" '
+                 'parent="1"><mxGeometry width="80" height="40" as="geometry"/></mxCell>'
+                 '</UserObject>')
+    texts = {n.id: n.text for n in mxgraph_graph(xml).nodes}
+    assert texts["svc"] == "Billing (finance) svc %missing% 100%%"
+    assert texts["raw"] == "%name%"  # placeholders off: the label as written
+
+
 def test_direction_from_arrows() -> None:
     xml = _model(_v("a", "A", 0, 0) + _v("b", "B", 200, 0)
                  + _e("plain", "a", "b", style="endArrow=none;")
@@ -125,7 +155,8 @@ def test_floating_edges_fixture() -> None:
 
 @pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.glob("*.drawio")))
 def test_fixture_cells_are_all_accounted_for(name: str) -> None:
-    """Exactness: every vertex cell is a node or an edge label, every edge cell an edge."""
+    """Exactness: every vertex cell is a node, an edge label or a group, every edge cell an
+    edge."""
     for page in decode((FIXTURES / name).read_bytes(), name):
         if page.model is None:
             continue
@@ -133,6 +164,6 @@ def test_fixture_cells_are_all_accounted_for(name: str) -> None:
         cells = list(page.model.iter("mxCell"))
         edge_ids = {c.get("id") for c in cells if c.get("edge") == "1"}
         vertices = [c for c in cells if c.get("vertex") == "1"
-                    and c.get("parent") not in edge_ids]
+                    and c.get("parent") not in edge_ids and not is_group(c)]
         assert len(g.nodes) == len(vertices)
         assert len(g.edges) == len(edge_ids)

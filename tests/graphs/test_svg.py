@@ -200,3 +200,18 @@ def test_entities_refused_but_plain_doctype_read() -> None:
     assert svg_graph('<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "x.dtd">'
                      '<svg xmlns="http://www.w3.org/2000/svg"><text x="1" y="20">ok</text>'
                      '</svg>').nodes[0].text == "ok"
+
+
+def test_a_symbol_is_fitted_into_its_use() -> None:
+    """A ``<symbol viewBox>`` drawn by ``<use width height>`` is scaled into that box
+    (uniformly and centred by default, stretched with ``preserveAspectRatio="none"``)."""
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">'
+           '<defs><symbol id="s" viewBox="0 0 30 20"><rect width="30" height="20"/></symbol>'
+           '<symbol id="t" viewBox="0 0 30 20" preserveAspectRatio="none">'
+           '<rect width="30" height="20"/></symbol></defs>'
+           '<use xlink:href="#s" x="100" y="80" width="60" height="20"/>'
+           '<text x="130" y="93" font-size="5" text-anchor="middle">Store</text>'
+           '<use xlink:href="#t" x="0" y="0" width="60" height="20"/>'
+           '<text x="30" y="13" font-size="5" text-anchor="middle">Log</text></svg>')
+    boxes = {n.text: n.bbox for n in svg_graph(svg).nodes}
+    assert boxes == {"Store": [115, 80, 30, 20], "Log": [0, 0, 60, 20]}
