@@ -80,7 +80,7 @@ class AugmentStage(RendersFormats, Stage):
     writes = tuple(AUGMENT_SCHEMA.names)
     expands = True
     funnel: ClassVar[bool] = False
-    param_sections: ClassVar[tuple[str, ...]] = ("augment", "render")
+    param_sections: ClassVar[tuple[str, ...]] = ("augment", "render", "formats")
     code = ("augment", "edits", "formats", "graphs", "sandbox.py", "synth/llm", "cache.py",
             "filters/tokens.py")
     inputs = ("package-lock.json",)

@@ -140,7 +140,7 @@ class CrawlStage(TableStage):
     writes = tuple(SOURCE_SCHEMA.names)
     param_sections = ("crawl", "licences")
     code = ("builders/arxiv.py", "builders/arxiv_http.py", "builders/polite.py",
-            "builders/repos.py", "licences.py")
+            "builders/repos.py", "licences.py", "formats/registry.py", "formats/handlers")
     inputs = ("samples/arxiv", "samples/repos")
 
     def run_table(self, table: None, log: StageLog) -> list[dict]:

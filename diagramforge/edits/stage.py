@@ -127,7 +127,7 @@ class EditStage(RendersFormats, Stage):
     reads = ("id", "format", "code", "image", "split")
     writes = tuple(EDIT_SCHEMA.names)
     expands = True
-    param_sections: ClassVar[tuple[str, ...]] = ("edit", "render")
+    param_sections: ClassVar[tuple[str, ...]] = ("edit", "render", "formats")
     code = ("edits", "formats", "graphs", "sandbox.py")
     inputs = ("package-lock.json",)
     task_configs: ClassVar[tuple[str, ...]] = ()

@@ -2,8 +2,9 @@
 
 Extract and render never branch on a format name: they ask the registry for the handler of a
 record's ``format`` (or of a file's name) and call the protocol. Adding a format = one handler
-module under ``formats/handlers/`` that calls :func:`register` (found by package scan) + its
-params section + tests + samples.
+module under ``formats/handlers/`` that calls :func:`register` (found by package scan) and
+declares its params model (``params_model``: validated as ``formats.<name>`` of
+``params.yaml``) + that section in ``params.yaml`` + tests + samples.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from diagramforge.records import Rejection, Unit
 
 if TYPE_CHECKING:
     from diagramforge.graphs.model import Graph
-    from diagramforge.params import Params
+    from diagramforge.params import FormatSection, Params
     from diagramforge.stage import Outcome
 
 Locator = Callable[[dict], str]
@@ -32,10 +33,18 @@ class DiagramFormat(ABC):
     suffixes: ClassVar[tuple[str, ...]] = ()
     """File names this format extracts from repository files (lower-case suffixes)."""
     not_suffixes: ClassVar[tuple[str, ...]] = ()
+    params_model: ClassVar[type[FormatSection] | None] = None
+    """The format's own params section (``formats.<name>`` in ``params.yaml``), declared
+    here by the handler and validated with the rest of the params."""
 
     def __init__(self, params: Params, locator: Locator):
         self.params = params
         self.locator = locator
+
+    @property
+    def section(self) -> FormatSection:
+        """This format's parsed ``formats.<name>`` section (see :attr:`params_model`)."""
+        return self.params.formats.section(self.name)  # type: ignore[return-value]
 
     # -- extract -------------------------------------------------------------------------
     @classmethod
