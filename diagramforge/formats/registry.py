@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
-from diagramforge.records import Rejection, Unit
+from diagramforge.records import Refusal, Rejection, Unit
 
 if TYPE_CHECKING:
     from diagramforge.graphs.model import Graph
@@ -95,6 +95,12 @@ class DiagramFormat(ABC):
         format's tool produced when geometry needs it (TikZ: the PDF).  ``None``: the format
         cannot say.  May raise: the caller nulls the graph and counts the reason."""
         return None
+
+    def export_svg(self, rows: list[dict]) -> list[str | Refusal]:
+        """Each rendered diagram as SVG drawn by the format's own engine (sanitised), or why
+        not: the *SVG twin* of a diagram (``diagramforge.twins``).  Rows are records that
+        rendered; one answer per row, in order."""
+        raise NotImplementedError(f"{self.name} has no SVG export")
 
     def apply_edit(self, code: str, edit: dict) -> str:
         """One atomic edit, by ``diagramforge.edits.<format>``: looked up when called, so

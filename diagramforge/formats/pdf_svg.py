@@ -1,0 +1,38 @@
+"""A compiled TikZ picture as SVG: its PDF page, cropped as the render crops it, through
+PyMuPDF's SVG device with text kept as ``<text>`` (``text_as_path=False``).
+
+Chosen over ``dvisvgm`` by measurement (``benchmarks/svg_twin_fidelity.py``, 67 figures of
+a real TikZ corpus): every figure converts (dvisvgm: 61, six SVGs malformed), text is kept
+as text (all words; dvisvgm 96 %), the render agrees with the PDF's as well (mean absolute
+grey difference 0.024 vs 0.030 over the ink box), the structure graph matches the source's
+as often (16 vs 15), and it needs no second TeX run in DVI mode (29 ms vs 650 ms).  Glyph
+outlines (``text_as_path=True``) agree better in pixels (0.014) but leave no text, so no
+graph.
+"""
+
+from __future__ import annotations
+
+import pymupdf
+
+from diagramforge.formats import svg as svgfmt
+from diagramforge.formats.raster import drawn_clip
+
+
+def pdf_svg(pdf: bytes, margin_pt: float = 2.0, caps: svgfmt.Caps | None = None) -> str:
+    """The first page's drawing as sanitised SVG (viewBox = the render's crop, in pt).
+    Raises :class:`~.svg.SvgError`."""
+    try:
+        doc = pymupdf.open("pdf", pdf)
+    except Exception as exc:  # noqa: BLE001 - a corrupt PDF is a reason, not a crash
+        raise svgfmt.SvgError(svgfmt.SvgReason.MALFORMED, f"PDF: {exc!r}"[:300]) from None
+    try:
+        page = doc[0]
+        clip = drawn_clip(page, margin_pt)
+        if clip is None:
+            raise svgfmt.SvgError(svgfmt.SvgReason.MALFORMED, "nothing drawn on the page")
+        page.set_cropbox(clip)
+        raw = page.get_svg_image(text_as_path=False)
+    finally:
+        doc.close()
+    return svgfmt.clean(raw, caps or svgfmt.Caps(max_bytes=20_000_000, max_elements=200_000,
+                                                 max_path_chars=5_000_000)).code
