@@ -538,6 +538,29 @@ class EditParams(_Section):
     """A target render must differ from the source render in at least this many pixels."""
 
 
+class TwinParams(_Section):
+    """The ``twin`` stage: every split diagram re-expressed in the other diagram languages,
+    each twin compiled by its real engine and kept only when its structure graph equals
+    the source's (the ``translation`` config; ``diagramforge/twins/``)."""
+
+    targets: list[str] = ["svg", "dot", "mermaid", "tikz", "mxgraph"]
+    """Target languages (registered formats); a diagram's own format is skipped.  ``svg``
+    is the source engine's own SVG export; the others are written from the structure
+    graph."""
+    max_nodes: Annotated[int, Field(ge=1)] = 200
+    """A source graph with more nodes gets no twin (ledgered ``twin_too_large``)."""
+
+    @model_validator(mode="after")
+    def _known(self) -> TwinParams:
+        from diagramforge.formats.registry import handlers
+
+        unknown = sorted(set(self.targets) - {str(n) for n in handlers()})
+        if unknown:
+            raise ValueError(f"unknown target format(s) {unknown}; known: "
+                             f"{sorted(map(str, handlers()))}")
+        return self
+
+
 # -- synth: LLM backends and the language tasks (diagramforge.synth) ---------------------
 
 LLMBackend = Literal["offline", "openai", "gemini"]
@@ -709,6 +732,7 @@ class Params(_Section):
     graph: GraphParams = GraphParams()
     edit: EditParams = EditParams()
     augment: AugmentParams = AugmentParams()
+    twin: TwinParams = Field(default_factory=TwinParams)
     synth: SynthParams = SynthParams()
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)

@@ -30,6 +30,7 @@ STAGES: tuple[str, ...] = (
     "diagramforge.edits.stage:EditStage",
     "diagramforge.augment.stage:AugmentStage",
     "diagramforge.augment.repair:RepairStage",
+    "diagramforge.twins.stage:TwinStage",
     "diagramforge.synth.stage:SynthStage",
     "diagramforge.cards.validate:ValidateStage",
     "diagramforge.cards.publish:PublishStage",
