@@ -165,6 +165,9 @@ def split_graphs(text: str) -> list[str]:
 
 
 # -- running the engine -------------------------------------------------------------------
+_LATIN1 = re.compile(r"\bcharset\s*=\s*\"?(?:latin-?1|iso-?8859-?1|l1)\b", re.I)
+
+
 def _env(tmp: Path) -> dict[str, str]:
     locked = tmp / "no-files"
     locked.mkdir(exist_ok=True)
@@ -182,7 +185,9 @@ def run_dot(code: str, outputs: tuple[str, ...], *, layout: bool = True,
         raise DotError(DotReason.NOT_INSTALLED, "graphviz `dot` not on PATH (./dev setup)")
     with tempfile.TemporaryDirectory(prefix="df-dot-") as tmp:
         work = Path(tmp)
-        (work / "in.gv").write_text(code, encoding="utf-8")
+        # the bytes the graph says it is in (Graphviz reads them by its charset attribute)
+        enc = "latin-1" if _LATIN1.search(code) else "utf-8"
+        (work / "in.gv").write_bytes(code.encode(enc, "replace"))
         argv = [exe, *([] if layout else ["-Knop"])]
         for fmt in outputs:
             argv += [f"-T{fmt}", "-o", f"out.{fmt}"]

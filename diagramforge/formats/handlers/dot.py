@@ -5,6 +5,7 @@ layout), its SVG rasterised like any SVG."""
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Annotated, ClassVar
 
 from pydantic import Field
@@ -31,6 +32,12 @@ class DotParams(FormatSection):
     """Per graph; the process group is killed past it."""
     memory_mb: Annotated[int, Field(ge=64)] = 1024
     batch_size: Annotated[int, Field(ge=1)] = 16
+
+
+def _points(svg: str) -> tuple[float, float] | None:
+    """Width and height Graphviz declares (pt)."""
+    m = re.search(r'<svg\b[^>]*?\swidth="([0-9.]+)pt"[^>]*?\sheight="([0-9.]+)pt"', svg)
+    return (float(m.group(1)), float(m.group(2))) if m else None
 
 
 def _decode(data: bytes) -> str | None:
@@ -102,7 +109,13 @@ class DotFormat(DiagramFormat):
                                                 id=row["id"]))
                 continue
             before = len(out.records)
-            png_record(row, cleaned, "graphviz", self.params, self.locator, out)
+            # a layout larger than max_side at the pipeline's dpi is drawn smaller to fit, as
+            # draw.io's are, not refused: its size is the engine's choice, not the author's
+            rp, size = self.params.render.raster, _points(cleaned)
+            scale = rp.dpi / 96.0
+            if size and max(size) * 4 / 3 * scale > rp.max_side_px:
+                scale = rp.max_side_px / (max(size) * 4 / 3) * 0.999
+            png_record(row, cleaned, "graphviz", self.params, self.locator, out, scale=scale)
             if len(out.records) > before:
                 rec = out.records[-1]
                 rec.update(graph_columns(lambda g=drawn.graph: g, out.extra))
