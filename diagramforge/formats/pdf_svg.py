@@ -12,6 +12,8 @@ graph.
 
 from __future__ import annotations
 
+import re
+
 import pymupdf
 
 from diagramforge.formats import svg as svgfmt
@@ -34,5 +36,12 @@ def pdf_svg(pdf: bytes, margin_pt: float = 2.0, caps: svgfmt.Caps | None = None)
         raw = page.get_svg_image(text_as_path=False)
     finally:
         doc.close()
-    return svgfmt.clean(raw, caps or svgfmt.Caps(max_bytes=20_000_000, max_elements=200_000,
+    code = svgfmt.clean(raw, caps or svgfmt.Caps(max_bytes=20_000_000, max_elements=200_000,
                                                  max_path_chars=5_000_000)).code
+    # PyMuPDF's user units are pt, its size unitless: said so, the SVG draws at the size of
+    # the page (a 28 pt picture is 37 px at 96 dpi, not 28)
+    head = re.match(r"<svg\b[^>]*>", code)
+    if head:
+        tag = re.sub(r'(\s(?:width|height)="[0-9.]+)"', r'\1pt"', head.group(0))
+        code = tag + code[head.end():]
+    return code

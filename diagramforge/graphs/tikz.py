@@ -113,7 +113,8 @@ _SYMBOLS = {
     "textbackslash": "\\", "&": "&", "%": "%", "_": "_", "#": "#", "$": "$", "{": "{",
     "}": "}", "textendash": "–", "textemdash": "—", "S": "§", "ss": "ß", "euro": "€",
 }
-_SYMBOLS.update({"textasciicircum": "^", "textasciitilde": "~", "^": "^", "~": "~"})
+_SYMBOLS.update({"textasciicircum": "^", "textasciitilde": "~", "^": "^", "~": "~",
+                 "textminus": "\u2212"})
 _ESCAPED = {c: chr(0xE000 + k) for k, c in enumerate("_{}^~&$%#\\")}
 """Characters that are markup when bare and text when escaped (``\\_``, ``\\{``…), held
 as private-use marks while the markup is stripped."""

@@ -4,9 +4,10 @@ and each edge's ends (by text) and direction.
 
 Ids differ between languages (``n3`` in DOT, a cell id in draw.io), so edges are compared by
 the texts of their ends; text is compared as the scorers compare it
-(:func:`~diagramforge.graphs.score.normalise_text`: case, Unicode form, punctuation and
-spacing do not count).  Edge labels, shapes, colours and positions are not compared: a
-structure twin does not claim them (a method's ``preserves`` says what else it keeps).
+(:func:`~diagramforge.graphs.score.normalise_text`: case, Unicode form and punctuation do
+not count) and without spaces (:func:`key`).  Edge labels, shapes, colours and positions are
+not compared: a structure twin does not claim them (a method's ``preserves`` says what else
+it keeps).
 """
 
 from __future__ import annotations
@@ -25,12 +26,19 @@ class Mismatch:
     EDGES = "edges"
 
 
+def key(text: str) -> str:
+    """A node text as compared: normalised as the scorers do, and without spaces — where a
+    word gap falls is typography (an SVG reader finds ``expert 1`` drawn as glyph runs
+    ``expert1``), the words are the same."""
+    return normalise_text(text).replace(" ", "")
+
+
 def _texts(g: Graph) -> Counter:
-    return Counter(normalise_text(n.text) for n in g.nodes)
+    return Counter(key(n.text) for n in g.nodes)
 
 
 def _edges(g: Graph) -> Counter:
-    text = {n.id: normalise_text(n.text) for n in g.nodes}
+    text = {n.id: key(n.text) for n in g.nodes}
     out: Counter = Counter()
     for e in g.edges:
         a, b = text.get(e.source or ""), text.get(e.target or "")

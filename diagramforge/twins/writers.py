@@ -14,6 +14,7 @@ escapes, XML attribute escapes.  Ids are the target's own (``n0``, ``n1``…).
 
 from __future__ import annotations
 
+import math
 import re
 from xml.sax.saxutils import quoteattr
 
@@ -43,7 +44,9 @@ def to_dot(g: Graph) -> str:
     """``digraph`` with Graphviz's own layout; undirected edges as ``dir=none``."""
     check_expressible(g)
     ids = _ids(g)
-    lines = ["digraph twin {", "  node [fontname=\"DejaVu Sans\"];"]
+    # components packed in an array: a graph of many small parts is not one long row
+    lines = ["digraph twin {", '  pack=true; packmode="array_u";',
+             '  node [fontname="DejaVu Sans"];']
     for n in g.nodes:
         attrs = [f"label={_dot_str(n.text)}", f"shape={_DOT_SHAPES.get(n.shape, 'box')}"]
         if n.shape == "rounded":
@@ -93,7 +96,21 @@ def to_mermaid(g: Graph) -> str:
         arrow = "-->" if e.directed else "---"
         label = f"|{_mermaid_str(e.label)}|" if e.label.strip() else ""
         lines.append(f"  {ids[e.source]} {arrow}{label} {ids[e.target]}")  # type: ignore[index]
+    # many separate parts: invisible links (laid out, never drawn, not in the graph) stack
+    # them in columns, so the drawing is a grid rather than one long row
+    order = {n.id: k for k, n in enumerate(g.nodes)}
+    heads = [ids[min(c, key=order.__getitem__)] for c in _components(g)]
+    cols = math.ceil(math.sqrt(len(heads)))
+    lines += [f"  {heads[k]} ~~~ {heads[k + cols]}" for k in range(len(heads) - cols)]
     return "\n".join(lines) + "\n"
+
+
+def _components(g: Graph) -> list[set[str]]:
+    import networkx as nx
+
+    order = {n.id: k for k, n in enumerate(g.nodes)}
+    comps = nx.weakly_connected_components(g.to_networkx())
+    return sorted(comps, key=lambda c: min(order[n] for n in c))
 
 
 # -- TikZ -----------------------------------------------------------------------------------
@@ -107,8 +124,31 @@ TIKZ_WIDTH_PT = 460.0
 """A twin wider than this (a page's text width) is scaled down to fit."""
 
 
+def _math_symbols() -> dict[str, str]:
+    from diagramforge.graphs.tikz import _SYMBOLS
+
+    return {c: rf"\{name}{{}}" if name.startswith("text") else rf"\ensuremath{{\{name}}}"
+            for name, c in sorted(_SYMBOLS.items())
+            if len(c) == 1 and ord(c) > 0xFF and name.isalpha()}
+
+
+_MATH = _math_symbols()
+r"""Symbols pdflatex has no text glyph for, as the math commands the TikZ reader maps back
+(∈ → ``\in``)."""
+
+
+def _tex_char(c: str) -> str:
+    if c in _TEX_ESCAPES:
+        return _TEX_ESCAPES[c]
+    if ord(c) <= 0xFF:  # Latin-1: T1 and utf8 input have it
+        return c
+    if c in _MATH:
+        return _MATH[c]
+    raise WriteError(UNEXPRESSIBLE, f"pdflatex has no glyph for {c!r} (U+{ord(c):04X})")
+
+
 def _tex(s: str) -> str:
-    lines = ["".join(_TEX_ESCAPES.get(c, c) for c in ln) for ln in s.split("\n")]
+    lines = ["".join(_tex_char(c) for c in ln) for ln in s.split("\n")]
     return r" \\ ".join(lines)
 
 

@@ -13,13 +13,21 @@ from diagramforge.graphs.record import graph_columns
 from diagramforge.graphs.score import normalise_text
 from diagramforge.twins.compare import differences
 from diagramforge.twins.layout import WriteError
-from diagramforge.twins.writers import LAYOUT, STRUCTURE, WRITERS, preserves, to_mermaid
+from diagramforge.twins.writers import (
+    LAYOUT,
+    STRUCTURE,
+    WRITERS,
+    preserves,
+    to_mermaid,
+    to_tikz,
+)
 from tests.conftest import make_params, needs_browser, needs_tex
 
 GRAPH = Graph(
     nodes=[Node(id="a", text="Load data", shape="rectangle", bbox=[0, 0, 120, 40]),
            Node(id="b", text="Is x > 5 & y_1?", shape="rhombus", bbox=[0, 90, 120, 60]),
            Node(id="c", text="two\nlines", shape="ellipse", bbox=[220, 90, 100, 50]),
+           Node(id="m", text="x ∈ A − 1", shape="rectangle", bbox=[400, 0, 80, 40]),
            Node(id="d", text="50% {done} #1 ~ ^ \\", shape="rounded", bbox=[220, 0, 110, 40])],
     edges=[Edge(source="a", target="b", label="next"), Edge(source="b", target="c",
                                                            directed=False),
@@ -71,8 +79,11 @@ def test_layout_writers_keep_where_things_are(handlers, target):
     assert preserves("dot", GRAPH) == STRUCTURE
 
 
-def test_mermaid_refuses_what_it_cannot_draw_instead_of_altering_it():
+def test_what_a_language_cannot_draw_is_refused_not_altered():
     for text in ['say "hi"', "x #35; y", "`code` first"]:
         with pytest.raises(WriteError) as e:
             to_mermaid(Graph(nodes=[Node(id="a", text=text)]))
         assert e.value.reason == "twin_text_unexpressible"
+    with pytest.raises(WriteError) as e:  # no glyph in pdflatex's fonts, no math command
+        to_tikz(Graph(nodes=[Node(id="a", text="日本")]))
+    assert e.value.reason == "twin_text_unexpressible"
