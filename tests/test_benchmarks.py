@@ -23,3 +23,14 @@ def test_benchmark_runs(script, args):
                          cwd=REPO / "benchmarks", capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-2000:]
     assert "/s" in res.stdout or "compile standalone" in res.stdout
+
+
+@pytest.mark.parametrize("script, args, marker", [
+    ("twins.py", ["--limit", "2", "--targets", "svg", "dot", "mermaid"], "coverage"),
+    ("svg_twin_fidelity.py", ["--limit", "2"], "variant"),
+])
+def test_twin_benchmarks_run(script, args, marker):
+    res = subprocess.run([sys.executable, str(REPO / "benchmarks" / script), *args],
+                         cwd=REPO / "benchmarks", capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert marker in res.stdout
