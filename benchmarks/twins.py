@@ -108,7 +108,10 @@ def main() -> None:
     sources: dict[str, list[dict]] = {}
     ledger: dict[str, Counter] = defaultdict(Counter)
     t0 = time.perf_counter()
-    if args.tikz and args.tikz.exists():
+    for flag, folder in (("--tikz", args.tikz), ("--drawio", args.drawio)):
+        if not folder.exists():  # a missing default corpus must not pass for an absent row
+            print(f"{folder} not found: skipped (pass {flag} DIR)", file=sys.stderr)
+    if args.tikz.exists():
         sources["tikz"] = tikz_sources(args.tikz, args.limit)
     if args.drawio.exists():
         files = sorted(p for p in args.drawio.rglob("*") if handlers["mxgraph"].claims(p.name))
