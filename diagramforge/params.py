@@ -125,6 +125,9 @@ class RepoCrawlParams(_Section):
     repositories: list[RepoSpec] = []
     cache_dir: str = "data/cache/repos"
     include: list[str] = ["*.drawio", "*.drawio.xml", "*.xml", "*.svg", "*.drawio.png"]
+    include_claimed: bool = True
+    """Also every file a format handler claims (``.dot``, ``.mmd``, Markdown…): a new
+    format's files are crawled without being listed in ``include``."""
     exclude: list[str] = [".git/*", "node_modules/*"]
     max_file_bytes: Annotated[int, Field(ge=1)] = 5_000_000
     timeout_s: Annotated[float, Field(gt=0)] = 300.0
@@ -513,6 +516,48 @@ class FilterParams(BaseModel):
         return (self.__pydantic_extra__ or {})[name]
 
 
+class FormatSection(BaseModel):
+    """Base of a format's own params section (``formats.<name>``), declared by its handler
+    (``formats/handlers/<name>.py``: ``params_model = ...``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class FormatsParams(BaseModel):
+    """``formats``: one section per format handler that declares a params model, validated
+    by that model — so a new format brings its own numbers without touching this module
+    (handlers are found by package scan, as extract and render find them).  The older
+    formats' numbers stay where they were (``extract.svg``, ``render.tikz``, ...)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    @model_validator(mode="after")
+    def _sections(self) -> FormatsParams:
+        from diagramforge.formats.registry import handlers
+
+        models = {n: h.params_model for n, h in handlers().items() if h.params_model}
+        extra = self.__pydantic_extra__ if self.__pydantic_extra__ is not None else {}
+        stray = sorted(set(extra) - set(models))
+        if stray:
+            raise ValueError(f"unknown key(s) {[f'formats.{n}' for n in stray]} (no format "
+                             f"declares them); formats with params: {sorted(models)}")
+        problems = []
+        for name, model in models.items():
+            raw = extra.get(name) or {}
+            try:
+                extra[name] = raw if isinstance(raw, model) else model.model_validate(raw)
+            except ValidationError as exc:
+                problems += [f"formats.{name}." + ".".join(map(str, e["loc"])) + f": {e['msg']}"
+                             for e in exc.errors()]
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    def section(self, name: str) -> BaseModel:
+        """The parsed params section of format ``name``."""
+        return (self.__pydantic_extra__ or {})[name]
+
+
 class NearDupCodeParams(_Section):
     threshold: Annotated[float, Field(gt=0, le=1)] = 0.8
     """Estimated Jaccard similarity of code shingles at which two diagrams are one."""
@@ -612,7 +657,13 @@ class SplitParams(_Section):
 
 class ValidateParams(_Section):
     min_rows: Annotated[int, Field(ge=0)] = 1
-    formats: list[str] = ["tikz", "mxgraph", "svg"]
+    formats: list[str] | None = None
+    """Formats a published diagram may have; ``null``: every registered format handler."""
+
+    def format_names(self) -> list[str]:
+        from diagramforge.formats.registry import handlers
+
+        return list(self.formats) if self.formats is not None else sorted(map(str, handlers()))
 
 
 class PublishParams(_Section):
@@ -675,6 +726,29 @@ class ReferentParams(_Section):
     within this of its nearest name."""
     anchors_per_side: Annotated[int, Field(ge=0)] = 2
     """Labelled neighbours tried on each side of an element ("below 'Artist:'")."""
+
+
+class TwinParams(_Section):
+    """The ``twin`` stage: every split diagram re-expressed in the other diagram languages,
+    each twin compiled by its real engine and kept only when its structure graph equals
+    the source's (the ``translation`` config; ``diagramforge/twins/``)."""
+
+    targets: list[str] = ["svg", "dot", "mermaid", "tikz", "mxgraph"]
+    """Target languages (registered formats); a diagram's own format is skipped.  ``svg``
+    is the source engine's own SVG export; the others are written from the structure
+    graph."""
+    max_nodes: Annotated[int, Field(ge=1)] = 200
+    """A source graph with more nodes gets no twin (ledgered ``twin_too_large``)."""
+
+    @model_validator(mode="after")
+    def _known(self) -> TwinParams:
+        from diagramforge.formats.registry import handlers
+
+        unknown = sorted(set(self.targets) - {str(n) for n in handlers()})
+        if unknown:
+            raise ValueError(f"unknown target format(s) {unknown}; known: "
+                             f"{sorted(map(str, handlers()))}")
+        return self
 
 
 # -- synth: LLM backends and the language tasks (diagramforge.synth) ---------------------
@@ -896,6 +970,7 @@ class Params(_Section):
     render: RenderParams = RenderParams()
     classifier: ClassifierTrainParams = ClassifierTrainParams()
     filter: FilterParams = Field(default_factory=FilterParams)
+    formats: FormatsParams = Field(default_factory=FormatsParams)
     split: SplitParams = SplitParams()
     validate_: ValidateParams = Field(ValidateParams(), alias="validate")
     publish: PublishParams = PublishParams()
@@ -903,6 +978,7 @@ class Params(_Section):
     edit: EditParams = EditParams()
     referents: ReferentParams = ReferentParams()
     augment: AugmentParams = AugmentParams()
+    twin: TwinParams = Field(default_factory=TwinParams)
     synth: SynthParams = SynthParams()
     select: dict[str, ConfigSelection] = DEFAULT_SELECT
     """Per published config (``generation``, ``sketch``, ``editing``…): the diagram types and

@@ -30,6 +30,7 @@ STAGES: tuple[str, ...] = (
     "diagramforge.edits.stage:EditStage",
     "diagramforge.augment.stage:AugmentStage",
     "diagramforge.augment.repair:RepairStage",
+    "diagramforge.twins.stage:TwinStage",
     "diagramforge.synth.stage:SynthStage",
     "diagramforge.cards.validate:ValidateStage",
     "diagramforge.cards.publish:PublishStage",
@@ -39,9 +40,11 @@ STAGES: tuple[str, ...] = (
 
 SPINE: tuple[str, ...] = ("runner.py", "stage.py", "paths.py", "params.py", "records.py",
                           "shards.py", "stats.py", "atomic.py", "cache.py", "pipeline.py",
-                          "executors", "filters/base.py")
-"""Modules every stage's output depends on (package-relative). ``filters/base.py`` is here
-because params validation finds the filters through it."""
+                          "executors", "filters/base.py", "formats/registry.py",
+                          "graphs/model.py")
+"""Modules every stage's output depends on (package-relative). ``filters/base.py`` and
+``formats/registry.py`` (with the graph model its protocol names) are here because params
+validation finds the filters and the format handlers' sections through them."""
 
 
 def load(spec: str) -> type:

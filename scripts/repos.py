@@ -1,4 +1,4 @@
-"""Files of the two embedded template repositories (used by make_samples.py)."""
+"""Files of the embedded template repositories (used by make_samples.py)."""
 
 from __future__ import annotations
 
@@ -214,6 +214,100 @@ SVG_BLANK = """<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100" 
 </svg>
 """
 
+# -- text diagram languages: Graphviz DOT and Mermaid -------------------------------------
+APACHE_HEADER = "SPDX-License-Identifier: Apache-2.0\n\nCopyright 2024 Text Diagrams contributors\n"
+
+DOT_PIPELINE = """// the build pipeline, as the team draws it
+digraph pipeline {
+  rankdir=LR;
+  node [shape=box, style=rounded];
+  fetch [label="Fetch sources"];
+  build [label="Build"];
+  test [label="Run tests"];
+  deploy [label="Deploy", shape=ellipse];
+  subgraph cluster_ci {
+    label="CI";
+    build; test;
+  }
+  fetch -> build -> test;
+  test -> deploy [label="green"];
+  test -> build [label="retry", style=dashed];
+}
+"""
+
+DOT_NETWORK = """graph network {
+  router [shape=diamond];
+  router -- switch1;
+  router -- switch2;
+  switch1 -- "host a";
+  switch1 -- "host b";
+  switch2 -- "host c" [label="10G"];
+}
+"""
+
+DOT_TWO = """digraph first { a -> b; b -> c; }
+/* a second graph in the same file */
+digraph second { x -> y [dir=back]; y -> z [dir=both]; }
+"""
+
+DOT_HOSTILE = """digraph leak {
+  a [image="/etc/passwd", label="A"];
+  b [label=<<TABLE><TR><TD><IMG SRC="/etc/hostname"/></TD></TR></TABLE>>];
+  a -> b;
+}
+"""
+
+DOT_HUGE = "digraph huge {\n" + "".join(f"  n{i} -> n{i + 1};\n" for i in range(2500)) + "}\n"
+
+MMD_FLOW = """flowchart TD
+  A[Request] --> B{Cached?}
+  B -->|yes| C[Serve from cache]
+  B -->|no| D[Query database]
+  D --> E[(Store)]
+  E --> C
+"""
+
+MMD_STATES = """stateDiagram-v2
+  [*] --> Idle
+  Idle --> Running : start
+  Running --> Idle : stop
+  Running --> [*]
+"""
+
+MMD_HOSTILE = """%%{init: {"securityLevel": "loose", "htmlLabels": true}}%%
+flowchart LR
+  A["<img src=x onerror=alert(1)> click me"] --> B
+  click A call alert("pwned")
+  click B "javascript:alert(2)"
+"""
+
+MMD_BROKEN = "flowchart LR\n  A -->\n"
+
+TEXT_README = """# Text diagrams
+
+Diagrams kept as text next to the code.
+
+```mermaid
+sequenceDiagram
+  Client->>Server: GET /items
+  Server-->>Client: 200 OK
+```
+
+Some code that is not a diagram:
+
+```python
+print("hello")
+```
+
+~~~mermaid
+flowchart LR
+  ingest[Ingest] --> clean[Clean]
+  clean --> train[Train model]
+  train --> eval[Evaluate]
+  eval -.->|"retrain"| train
+~~~
+"""
+
 REPOS: list[dict] = [
     {
         "name": "flowchart-templates",
@@ -261,6 +355,28 @@ REPOS: list[dict] = [
                     "diagrams/hostile.svg": SVG_HOSTILE,
                     "diagrams/blank.svg": SVG_BLANK,
                     "notes.txt": "Not a diagram.\n",
+                },
+            },
+        ],
+    },
+    {
+        "name": "text-diagrams",
+        "commits": [
+            {
+                "message": "Graphviz and Mermaid diagrams",
+                "tag": "v0.1.0",
+                "files": {
+                    "LICENSE": APACHE_HEADER,
+                    "README.md": TEXT_README,
+                    "graphs/pipeline.dot": DOT_PIPELINE,
+                    "graphs/network.gv": DOT_NETWORK,
+                    "graphs/two.gv": DOT_TWO,
+                    "graphs/hostile.dot": DOT_HOSTILE,
+                    "graphs/huge.dot": DOT_HUGE,
+                    "docs/flow.mmd": MMD_FLOW,
+                    "docs/states.mmd": MMD_STATES,
+                    "docs/hostile.mmd": MMD_HOSTILE,
+                    "docs/broken.mmd": MMD_BROKEN,
                 },
             },
         ],

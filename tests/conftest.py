@@ -58,6 +58,7 @@ needs_browser = pytest.mark.skipif(_browser_missing() is not None,
 SAMPLE_REPOS = [
     {"url": str(SAMPLES / "repos" / "flowchart-templates.bundle"), "ref": "v1.0"},
     {"url": str(SAMPLES / "repos" / "svg-diagram-kit.bundle"), "ref": "v0.3.0"},
+    {"url": str(SAMPLES / "repos" / "text-diagrams.bundle"), "ref": "v0.1.0"},
 ]
 
 

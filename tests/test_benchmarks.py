@@ -95,3 +95,14 @@ def test_classifier_real_runs_on_a_tiny_index(tmp_path):
                          cwd=REPO, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-2000:]
     assert "6 held-out real figures" in res.stdout and (tmp_path / "sheet.png").is_file()
+
+
+@pytest.mark.parametrize("script, args, marker", [
+    ("twins.py", ["--limit", "2", "--targets", "svg", "dot", "mermaid"], "coverage"),
+    ("svg_twin_fidelity.py", ["--limit", "2"], "variant"),
+])
+def test_twin_benchmarks_run(script, args, marker):
+    res = subprocess.run([sys.executable, str(REPO / "benchmarks" / script), *args],
+                         cwd=REPO / "benchmarks", capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert marker in res.stdout

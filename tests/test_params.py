@@ -89,3 +89,41 @@ def test_every_key_is_written_in_params_yaml():
     written = _leaves(yaml.safe_load((REPO / "params.yaml").read_text()))
     defaults = _leaves(parse_params({}).model_dump(by_alias=True))
     assert not sorted(set(defaults) - set(written))
+
+
+def test_a_format_brings_its_own_params_section():
+    """``formats.<name>`` is validated by the model the handler declares: a new format adds
+    its numbers without touching params.py."""
+    from typing import Annotated
+
+    from pydantic import Field
+
+    from diagramforge.formats.registry import REGISTRY, DiagramFormat, handlers, register
+    from diagramforge.params import FormatSection
+
+    class ToyParams(FormatSection):
+        max_nodes: Annotated[int, Field(ge=1)] = 10
+
+    class ToyFormat(DiagramFormat):
+        name = "toy"
+        params_model = ToyParams
+
+        def render(self, rows):  # noqa: ANN001, ANN201
+            raise NotImplementedError
+
+    handlers()
+    register(ToyFormat)
+    try:
+        p = parse_params({"formats": {"toy": {"max_nodes": 3}}})
+        assert p.formats.section("toy").max_nodes == 3
+        assert ToyFormat(p, lambda r: r["id"]).section.max_nodes == 3
+        assert parse_params({}).formats.section("toy").max_nodes == 10  # defaults filled
+        with pytest.raises(ParamsError, match=r"formats\.toy\.max_nodes"):
+            parse_params({"formats": {"toy": {"max_nodes": 0}}})
+        with pytest.raises(ParamsError, match=r"formats\.toy\.max_node"):
+            parse_params({"formats": {"toy": {"max_node": 3}}})
+        with pytest.raises(ParamsError, match=r"formats\.toyy"):
+            parse_params({"formats": {"toyy": {}}})
+        assert "toy" in parse_params({}).validate_.format_names()  # publishable by default
+    finally:
+        REGISTRY.pop("toy", None)

@@ -58,7 +58,8 @@ def test_published_dataset_loads_with_datasets(built):
     assert total == json.loads(metrics_path(params, "split").read_text())["out"]
     row = ds["train"][0]
     assert row["image"].size[0] > 16  # decoded as a PIL image: a real Image feature
-    starts = {"tikz": "\\documentclass", "mxgraph": "<mxGraphModel", "svg": "<svg"}
+    starts = {"tikz": "\\documentclass", "mxgraph": "<mxGraphModel", "svg": "<svg",
+              "dot": ("digraph", "graph", "strict"), "mermaid": ""}
     assert row["code"].startswith(starts[row["format"]]) and row["licence"]
     groups = {s: set(ds[s]["group"]) for s in ds}
     assert not (groups["train"] & groups["test"]) and not (groups["train"] &
@@ -66,7 +67,7 @@ def test_published_dataset_loads_with_datasets(built):
     by_config = load_dataset(str(out), "generation")
     assert sum(len(by_config[s]) for s in by_config) == total
     per_format = 0
-    for fmt in ("tikz", "mxgraph", "svg"):
+    for fmt in ("tikz", "mxgraph", "svg", "dot", "mermaid"):
         one = load_dataset(str(out), fmt)  # only the splits this format reaches
         rows = sum(len(one[s]) for s in one)
         assert rows > 0 and all(set(one[s]["format"]) == {fmt} for s in one)
@@ -78,8 +79,8 @@ def test_card_licences_and_report(built):
     _, out = built
     card = (out / "README.md").read_text()
     meta = yaml.safe_load(card.split("---")[1])
-    assert [c["config_name"] for c in meta["configs"]] == ["generation", "mxgraph", "svg",
-                                                           "tikz"]
+    assert [c["config_name"] for c in meta["configs"]] == ["generation", "dot", "mermaid",
+                                                           "mxgraph", "svg", "tikz"]
     assert meta["license"] == "other" and meta["license_link"] == "LICENSES.md"
     assert "books balance" in card
     lic = (out / "LICENSES.md").read_text()
@@ -94,7 +95,8 @@ def test_audit_totals_match_the_inputs(built):
     crawl, extract, render, filt, split = audit.stages
     listed = len(parse_listing((SAMPLES / "arxiv" / "listing.xml").read_bytes())[0])
     assert crawl.n_in == listed + crawl.extra["repo_files"] + crawl.extra["pdf_files"]
-    assert crawl.extra["repo_files"] == 12 and crawl.extra["pdf_files"] == 4  # papers' PDFs
+    # 12 draw.io/SVG files, 10 DOT/Mermaid/Markdown files, the other repository's README
+    assert crawl.extra["repo_files"] == 23 and crawl.extra["pdf_files"] == 4  # papers' PDFs
     assert crawl.n_out + crawl.n_rejected == crawl.n_in
     assert extract.n_in == crawl.n_out
     assert extract.inputs_with_output + extract.rejected_inputs == extract.n_in
@@ -106,6 +108,9 @@ def test_audit_totals_match_the_inputs(built):
         extract.by_reason)
     # \write18 and \input{/etc/passwd} are refused before they reach a compiler (and a user)
     assert extract.by_reason["unsafe_code"] == 2
+    # DOT that reads files and a 2,500-node graph; a README with no Mermaid block
+    assert extract.by_reason["dot_unsafe"] == extract.by_reason["dot_too_large"] == 1
+    assert extract.by_reason["mermaid_no_blocks"] == 1
     assert {"compile_timeout", "compile_undefined_control_sequence",
             "compile_tikz_error"} <= set(render.by_reason)
     # the preamble ladder: most pictures compile minimal; body-level setup is the top rung
@@ -121,6 +126,7 @@ def test_audit_totals_match_the_inputs(built):
     pages, ok = render.extra["mxgraph_pages"], render.extra["mxgraph_rendered"]
     assert (pages, ok) == (8, 7) and render.by_reason["mxgraph_invalid"] == 1
     assert render.by_reason["blank_render"] == 1  # the blank SVG
+    assert render.by_reason["mermaid_render_failed"] == 1  # the broken Mermaid file
     # every rendered diagram got its structure graph (none null)
     assert render.extra["graph_built"] == render.n_out
     # the fast path was taken: batched runs over a precompiled format

@@ -82,7 +82,7 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
     writes = tuple(AUGMENT_SCHEMA.names)
     expands = True
     funnel: ClassVar[bool] = False
-    param_sections: ClassVar[tuple[str, ...]] = ("augment", "render", "select")
+    param_sections: ClassVar[tuple[str, ...]] = ("augment", "render", "select", "formats")
     code = ("augment", "edits", "formats", "graphs", "sandbox.py", "landlock.py", "synth/llm",
             "cache.py", "filters/tokens.py", "curation/select.py")
     inputs = ("package-lock.json",)

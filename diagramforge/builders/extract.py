@@ -31,7 +31,7 @@ class ExtractStage(Stage, UsesFormats):
     writes = ("id", "format", "code", "source", "source_id", "source_url", "group", "licence",
               "licence_url", "attribution", "title", "caption", "label", "context", "meta")
     expands = True
-    param_sections: ClassVar[tuple[str, ...]] = ("extract",)
+    param_sections: ClassVar[tuple[str, ...]] = ("extract", "formats")
     # the format handlers it dispatches to also build graphs (in render): "graphs" comes along
     code = ("builders/tikz_extract.py", "builders/tikz_ladder.py", "builders/archives.py",
             "formats", "sandbox.py", "landlock.py", "graphs", "builders/pdf_extract.py",

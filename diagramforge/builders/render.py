@@ -28,7 +28,7 @@ class RenderStage(RendersFormats, Stage):
     reads = ("id", "format", "code", "group")
     writes = ("image", "width", "height", "render_status", "render_engine", "render_error",
               *GRAPH_COLUMNS)
-    param_sections: ClassVar[tuple[str, ...]] = ("render", "graph")
+    param_sections: ClassVar[tuple[str, ...]] = ("render", "formats", "graph")
     code = ("formats", "sandbox.py", "landlock.py", "graphs")
     inputs = ("package-lock.json",)
 

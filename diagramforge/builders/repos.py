@@ -132,7 +132,11 @@ def find_licence(root: Path) -> tuple[str, str | None, float]:
 
 
 def list_files(root: Path, cfg: RepoCrawlParams) -> list[str]:
-    """Repository-relative paths matching ``include`` and not ``exclude`` (no links)."""
+    """Repository-relative paths matching ``include`` (or, with ``include_claimed``, claimed
+    by a format handler) and not ``exclude`` (no links)."""
+    from diagramforge.formats.registry import handlers
+
+    claimers = list(handlers().values()) if cfg.include_claimed else []
     out = []
     for p in sorted(root.rglob("*")):
         if p.is_symlink() or not p.is_file():
@@ -142,6 +146,7 @@ def list_files(root: Path, cfg: RepoCrawlParams) -> list[str]:
             continue
         if any(fnmatch.fnmatch(rel, pat) for pat in cfg.exclude):
             continue
-        if any(fnmatch.fnmatch(rel, pat) for pat in cfg.include):
+        if any(fnmatch.fnmatch(rel, pat) for pat in cfg.include) \
+                or any(h.claims(rel) for h in claimers):
             out.append(rel)
     return out

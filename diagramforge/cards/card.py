@@ -30,12 +30,14 @@ TASK_CATEGORIES = {"generation": ["image-to-text", "text-generation"],
                    "captioning": ["image-to-text"], "qa": ["visual-question-answering"],
                    "editing": ["image-text-to-text", "text-generation"],
                    "sketch": ["image-to-text"], "degraded": ["image-to-text"],
-                   "variation": ["image-to-text"], "repair": ["text-generation"]}
+                   "variation": ["image-to-text"], "repair": ["text-generation"],
+                   "translation": ["text-generation", "translation"]}
 
 TASK_TEXT = {"generation": "image → code (every format)", "captioning": "image → caption",
              "qa": "image + question → answer", "editing": "code + instruction → code",
              "sketch": "hand-drawn sketch → code", "degraded": "degraded render → code",
-             "variation": "code variation + its render", "repair": "broken code → fixed code"}
+             "variation": "code variation + its render", "repair": "broken code → fixed code",
+             "translation": "code in one language → the same diagram in another"}
 
 CITATIONS = """\
 - Belouadi et al., *AutomaTikZ: Text-Guided Synthesis of Scientific Vector Graphics with
@@ -187,8 +189,9 @@ def _sources(params: Params, inputs: CardInputs | None = None) -> str:
                      f"{a.until_date or '…'}, at most {a.max_papers} papers; e-print TikZ "
                      f"and SVG, licences from OAI-PMH.")
     for spec in r.repositories:
-        lines.append(f"- Repository `{spec.name or spec.url}` pinned at `{spec.ref}`: draw.io "
-                     f"and SVG files, licence read from its licence files.")
+        lines.append(f"- Repository `{spec.name or spec.url}` pinned at `{spec.ref}`: diagram "
+                     f"files (draw.io, SVG, Graphviz DOT, Mermaid…), licence read from its "
+                     f"licence files.")
     if st.enabled:
         lines.append(f"- The Stack (`{st.dataset}`"
                      f"{f' at `{st.revision}`' if st.revision else ''}), subsets "
@@ -245,6 +248,19 @@ def _selection_section(params: Params, inputs: CardInputs) -> str:
             "rejected: it stays in every config that takes it, typed (`diagram_type`) and "
             "tiered (`difficulty`). The per-format configs are views of `generation`.\n\n"
             + "\n".join(lines) + "\n")
+
+
+def _twins_text(configs: list[dict]) -> str:
+    if not any(c["config_name"] == "translation" for c in configs):
+        return ""
+    return """
+`translation` pairs each diagram with its twins in other languages: its own engine's SVG
+(`layout+style`), and DOT, Mermaid, TikZ and mxGraph written from its structure graph
+(`structure`, or `layout` when positions, sizes and shapes are kept). Each twin was compiled
+by its language's real engine and kept only when its structure graph has the source's node
+texts, edge count and edge directions; `method` and `preserves` say how it was made and
+what it keeps. A twin sits in its diagram's split; the statistics below count it per
+language pair (`source->target`)."""
 
 
 def _stats_section(inputs: CardInputs) -> str:
@@ -307,11 +323,12 @@ Sources:
 
 Rendering: TikZ with {" / ".join(rt.tikz.engines)} (the engine its preamble needs, else
 tried in that order; no shell escape, paranoid file access; the engine of each record is
-its `render_engine`), mxGraph
-validated and drawn by draw.io's own engine in headless Chromium, SVG sanitized and drawn
-with {rt.svg.engine}; rasterized at {rt.raster.dpi} dpi. A record that does not render is not
-a diagram. Token counts with tiktoken `{tk.encoding}`; the pool keeps, per format:
-{_pool_caps(params)}.
+its `render_engine`), mxGraph validated and drawn by draw.io's own engine in headless
+Chromium, Mermaid by Mermaid's own library in the same browser, Graphviz DOT by Graphviz,
+SVG sanitized and drawn with {rt.svg.engine}; rasterized at {rt.raster.dpi} dpi. A record
+that does not render is not a diagram. Token counts with tiktoken `{tk.encoding}`; the pool
+keeps, per format: {_pool_caps(params)}.
+{_twins_text(configs)}
 
 Filters, in order, with their thresholds (`params.yaml`):
 

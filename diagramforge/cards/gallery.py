@@ -19,7 +19,7 @@ from PIL import Image
 
 THUMB_PX = 160
 TASK_FIELDS = ("instruction", "question", "answer", "options", "caption", "text",
-               "target_code", "difficulty")
+               "target_code", "difficulty", "pair", "method")
 FILTERS = ("format", "difficulty", "diagram_type", "licence")
 
 

@@ -17,6 +17,10 @@ import pandas as pd
 
 from diagramforge import atomic
 
+SLICE_COLUMNS = ("pair", "format")
+"""What a config's statistics are sliced by within a split: its language pair
+(``translation``: ``tikz->dot``…) when it has one, else its format."""
+
 CATEGORICAL = {"difficulty": "difficulty", "diagram_type": "diagram_types", "licence": "licences"}
 
 
@@ -93,7 +97,8 @@ def compute(frames: dict[str, pd.DataFrame], skip: set[str] = frozenset()) -> di
     for config, df in sorted(frames.items()):
         if config in skip or not len(df):
             continue
-        fmt = df["format"].fillna("(none)") if "format" in df else pd.Series(["(none)"] * len(df))
+        col = next((c for c in SLICE_COLUMNS if c in df), None)
+        fmt = df[col].fillna("(none)") if col else pd.Series(["(none)"] * len(df))
         per = configs.setdefault(config, {})
         for (split, f), part in df.groupby([df["split"], fmt], sort=True):
             per.setdefault(split, {})[f] = cell(part)
@@ -193,7 +198,9 @@ def compare(old: dict, new: dict) -> list[tuple[str, float | None, float | None]
 
 def format_stats(stats: dict) -> str:
     """Table for ``diagramforge stats``."""
-    lines = [f"{'config':<12} {'split':<10} {'format':<8} {'rows':>5} {'tokens':>8} "
+    w = max([8, *(len(f) for splits in stats["configs"].values()
+                  for fmts in splits.values() for f in fmts)])
+    lines = [f"{'config':<12} {'split':<10} {'format':<{w}} {'rows':>5} {'tokens':>8} "
              f"{'entropy':>7} {'nodes':>6}  difficulty / types"]
     for c, splits in stats["configs"].items():
         for s, fmts in splits.items():
@@ -202,7 +209,7 @@ def format_stats(stats: dict) -> str:
                     return "-" if v is None else f"{v:g}"
                 tiers = ",".join(f"{k}={v}" for k, v in (x["difficulty"] or {}).items())
                 types = ",".join(f"{k}={v}" for k, v in (x["diagram_types"] or {}).items())
-                lines.append(f"{c:<12} {s:<10} {f:<8} {x['rows']:>5} "
+                lines.append(f"{c:<12} {s:<10} {f:<{w}} {x['rows']:>5} "
                              f"{show(x['tokens_total']):>8} {show(x['colour_entropy_mean']):>7} "
                              f"{show(x['graph_nodes_mean']):>6}  {tiers or '-'} / {types or '-'}")
     return "\n".join(lines)

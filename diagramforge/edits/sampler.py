@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
 
+from diagramforge.edits import dot as dot_edits
 from diagramforge.edits import mxgraph as mx_edits
 from diagramforge.edits import svg as svg_edits
 from diagramforge.edits import tikz as tikz_edits
@@ -83,6 +84,7 @@ FORMATS: dict[str, FormatEdits] = {
     "mxgraph": FormatEdits(mx_edits, _mx_graph, _mx_valid),
     "svg": FormatEdits(svg_edits, _svg_graph, _svg_valid),
     "tikz": FormatEdits(tikz_edits, _tikz_graph, _tikz_valid),
+    "dot": FormatEdits(dot_edits, dot_edits.graph, dot_edits.validate),
 }
 
 

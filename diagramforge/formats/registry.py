@@ -2,8 +2,9 @@
 
 Extract and render never branch on a format name: they ask the registry for the handler of a
 record's ``format`` (or of a file's name) and call the protocol. Adding a format = one handler
-module under ``formats/handlers/`` that calls :func:`register` (found by package scan) + its
-params section + tests + samples.
+module under ``formats/handlers/`` that calls :func:`register` (found by package scan) and
+declares its params model (``params_model``: validated as ``formats.<name>`` of
+``params.yaml``) + that section in ``params.yaml`` + tests + samples.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
-from diagramforge.records import Rejection, Unit
+from diagramforge.records import Refusal, Rejection, Unit
 
 if TYPE_CHECKING:
     from diagramforge.graphs.model import Graph
-    from diagramforge.params import Params
+    from diagramforge.params import FormatSection, Params
     from diagramforge.stage import Outcome
 
 Locator = Callable[[dict], str]
@@ -32,10 +33,18 @@ class DiagramFormat(ABC):
     suffixes: ClassVar[tuple[str, ...]] = ()
     """File names this format extracts from repository files (lower-case suffixes)."""
     not_suffixes: ClassVar[tuple[str, ...]] = ()
+    params_model: ClassVar[type[FormatSection] | None] = None
+    """The format's own params section (``formats.<name>`` in ``params.yaml``), declared
+    here by the handler and validated with the rest of the params."""
 
     def __init__(self, params: Params, locator: Locator):
         self.params = params
         self.locator = locator
+
+    @property
+    def section(self) -> FormatSection:
+        """This format's parsed ``formats.<name>`` section (see :attr:`params_model`)."""
+        return self.params.formats.section(self.name)  # type: ignore[return-value]
 
     # -- extract -------------------------------------------------------------------------
     @classmethod
@@ -96,6 +105,12 @@ class DiagramFormat(ABC):
         format's tool produced when geometry needs it (TikZ: the PDF).  ``None``: the format
         cannot say.  May raise: the caller nulls the graph and counts the reason."""
         return None
+
+    def export_svg(self, rows: list[dict]) -> list[str | Refusal]:
+        """Each rendered diagram as SVG drawn by the format's own engine (sanitised), or why
+        not: the *SVG twin* of a diagram (``diagramforge.twins``).  Rows are records that
+        rendered; one answer per row, in order."""
+        raise NotImplementedError(f"{self.name} has no SVG export")
 
     def apply_edit(self, code: str, edit: dict) -> str:
         """One atomic edit, by ``diagramforge.edits.<format>``: looked up when called, so

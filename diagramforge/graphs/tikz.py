@@ -113,6 +113,11 @@ _SYMBOLS = {
     "textbackslash": "\\", "&": "&", "%": "%", "_": "_", "#": "#", "$": "$", "{": "{",
     "}": "}", "textendash": "–", "textemdash": "—", "S": "§", "ss": "ß", "euro": "€",
 }
+_SYMBOLS.update({"textasciicircum": "^", "textasciitilde": "~", "^": "^", "~": "~",
+                 "textminus": "\u2212"})
+_ESCAPED = {c: chr(0xE000 + k) for k, c in enumerate("_{}^~&$%#\\")}
+"""Characters that are markup when bare and text when escaped (``\\_``, ``\\{``…), held
+as private-use marks while the markup is stripped."""
 _DROP_WITH_ARG = ("color", "label", "nodepart", "pgfuseimage", "pgfimage", "usebox", "vspace",
                   "hspace", "includegraphics", "ref", "cite", "setlength", "rule", "raisebox",
                   "tikz", "phantom", "hphantom", "vphantom", "pgfmathparse",
@@ -131,12 +136,15 @@ def latex_text(s: str) -> str:
     def cs(m: re.Match) -> str:
         name = m.group(1)
         if name in _SYMBOLS:
-            return _SYMBOLS[name]
+            # an escaped character is text: kept from the markup clean-up below
+            return _ESCAPED.get(_SYMBOLS[name], _SYMBOLS[name])
         return " " if name in ("quad", "qquad", ",", ";", ":", "!", " ") else ""
 
     s = re.sub(r"\\([A-Za-z]+|.)\s*", cs, s)
     s = s.replace("~", " ").replace("$", "").replace("{", "").replace("}", "")
     s = s.replace("^", "").replace("_", "").replace("&", " ")
+    for char, mark in _ESCAPED.items():
+        s = s.replace(mark, char)
     lines = [" ".join(line.split()) for line in s.split("\n")]
     return "\n".join(line for line in lines if line)
 

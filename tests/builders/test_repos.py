@@ -68,7 +68,8 @@ def test_crawl_and_extract_repository_files(tmp_path):
                                           "repos": {"repositories": SAMPLE_REPOS,
                                                     "cache_dir": str(tmp_path / "repos")}})
     stats = run_named("crawl", params)
-    assert stats.n_in == 12 and stats.n_out == 12  # 7 draw.io/xml files + 5 SVGs
+    # 7 draw.io/xml files + 5 SVGs + README.md (Markdown: the Mermaid handler claims it)
+    assert stats.n_in == 13 and stats.n_out == 13
     rows = ShardSet(stage_paths(params, "crawl").records, SOURCE_SCHEMA).read_all().to_pylist()
     one = next(r for r in rows if r["title"] == "templates/flows.drawio")
     assert one["id"].startswith("flowchart-templates@") and ":templates/flows.drawio" in one["id"]
@@ -81,9 +82,9 @@ def test_crawl_and_extract_repository_files(tmp_path):
     assert {r["format"] for r in by.values()} == {"mxgraph", "svg"}
     assert by[next(k for k in by if "hostile.svg" in k)]["code"].count("script") == 0
     assert ex.n_out == 8 + 5  # 8 pages from 7 draw.io files (one has two pages), 5 SVGs
-    assert ex.n_rejected == 0
+    assert dict(ex.by_reason) == {"mermaid_no_blocks": 1}  # the README has no diagram
     ledger = ShardSet(stage_paths(params, "extract").rejections, REJECTION_SCHEMA)
-    assert ledger.count() == 0
+    assert ledger.count() == 1
 
 
 def test_a_tag_is_not_confused_with_a_branch_ending_like_it(tmp_path):
@@ -111,3 +112,13 @@ def test_a_tag_is_not_confused_with_a_branch_ending_like_it(tmp_path):
     co = checkout(RepoSpec(url=str(repo), ref="v1.0"), tmp_path / "cache")
     assert co.commit == tagged
     assert not (co.root / "b.svg").exists()
+
+
+def test_files_a_format_claims_are_listed_without_an_include_pattern(tmp_path):
+    for name in ("a.dot", "b.gv", "c.mmd", "README.md", "d.drawio", "e.txt", "f.dio"):
+        (tmp_path / name).write_text("x")
+    only = RepoCrawlParams(include=["*.drawio"], include_claimed=False)
+    assert list_files(tmp_path, only) == ["d.drawio"]
+    claimed = RepoCrawlParams(include=["*.drawio"])
+    assert list_files(tmp_path, claimed) == ["README.md", "a.dot", "b.gv", "c.mmd",
+                                             "d.drawio", "f.dio"]

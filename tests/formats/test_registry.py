@@ -3,7 +3,7 @@ from tests.conftest import make_params
 
 
 def test_every_format_is_registered_and_claims_its_files():
-    assert set(handlers()) == {"tikz", "mxgraph", "svg", "raster"}
+    assert {"tikz", "mxgraph", "svg", "raster", "dot", "mermaid"} <= set(handlers())
     claims = {p: [n for n, h in handlers().items() if h.claims(p)]
               for p in ("a.drawio", "b.drawio.svg", "c.svg", "d.DRAWIO.PNG", "e.txt")}
     assert claims == {"a.drawio": ["mxgraph"], "b.drawio.svg": ["mxgraph"],

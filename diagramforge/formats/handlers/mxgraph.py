@@ -19,7 +19,7 @@ from diagramforge.formats.drawio_render import (
 )
 from diagramforge.formats.raster import check_extremes
 from diagramforge.formats.registry import DiagramFormat, register
-from diagramforge.records import Format, Rejection, Unit, empty_record, make_id
+from diagramforge.records import Format, Refusal, Rejection, Unit, empty_record, make_id
 from diagramforge.stage import Outcome
 from diagramforge.stats import RenderCounter as RC
 
@@ -108,6 +108,27 @@ class MxGraphFormat(DiagramFormat):
         if self._renderer is not None:
             self._renderer.close()
         self._renderer = None
+
+    def export_svg(self, rows: list[dict]) -> list[str | Refusal]:
+        """draw.io's own SVG (``Graph.getSvg``, plain-text labels), sanitised."""
+        from diagramforge.formats import svg as svgfmt
+
+        try:
+            results = self._drawio().render_many([mxgraph.for_render(r["code"]) for r in rows],
+                                                 svg=True, png=False)
+        except Exception as exc:  # noqa: BLE001 - a dead browser fails this batch only
+            self.close()
+            return [Refusal("mxgraph_render_failed", repr(exc)[:300])] * len(rows)
+        out: list[str | Refusal] = []
+        for res in results:
+            if not res.ok or not res.svg:
+                out.append(Refusal("mxgraph_render_failed", res.error or "no SVG"))
+                continue
+            try:
+                out.append(svgfmt.clean(res.svg).code)
+            except svgfmt.SvgError as exc:
+                out.append(exc)
+        return out
 
     def render(self, rows: list[dict]) -> Outcome:
         """Validate, render with draw.io (PNG in the browser), check extremes.

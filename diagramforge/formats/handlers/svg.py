@@ -31,13 +31,14 @@ def svg_record(data: bytes, path: str, base: dict, locator: str, cfg: SvgExtract
     )], []
 
 
-def png_record(row: dict, svg_text: str, engine: str, params, locator, out: Outcome  # noqa: ANN001
-               ) -> None:
-    """Rasterize an SVG and check its extremes: a record on ``out``, or a rejection."""
+def png_record(row: dict, svg_text: str, engine: str, params, locator, out: Outcome,  # noqa: ANN001
+               scale: float | None = None) -> None:
+    """Rasterize an SVG (at the pipeline's dpi, or ``scale``) and check its extremes: a
+    record on ``out``, or a rejection."""
     rp = params.render.raster
     try:
-        png = svg.render_png(svg_text, rp.dpi / 96.0, params.render.svg.engine,
-                             max_side=rp.max_side_px)
+        png = svg.render_png(svg_text, rp.dpi / 96.0 if scale is None else scale,
+                             params.render.svg.engine, max_side=rp.max_side_px)
     except svg.SvgError as exc:
         out.rejections.append(Rejection(locator(row), exc.reason, exc.detail, id=row["id"]))
         return

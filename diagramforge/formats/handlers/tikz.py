@@ -21,7 +21,7 @@ from diagramforge.formats.texcompile import (
 )
 from diagramforge.formats.texengines import Engine, allowed, choose_engines, sandbox_level
 from diagramforge.formats.tikz import Standalone
-from diagramforge.records import Format, Rejection, Unit, make_id
+from diagramforge.records import Format, Refusal, Rejection, Unit, make_id
 from diagramforge.stage import Outcome
 from diagramforge.stats import RenderCounter as RC
 
@@ -135,6 +135,25 @@ class TikzFormat(DiagramFormat):
         from diagramforge.graphs.tikz import tikz_graph
 
         return tikz_graph(record["code"], rendered, self.params.graph)
+
+    def export_svg(self, rows: list[dict]) -> list[str | Refusal]:
+        """The compiled page (from the compile cache when it rendered) as SVG with text as
+        ``<text>``, cropped as the render is (``formats/pdf_svg.py`` says why PyMuPDF)."""
+        from diagramforge.formats import svg as svgfmt
+        from diagramforge.formats.pdf_svg import pdf_svg
+
+        results = self.compiler().compile_many([standalone(r) for r in rows],
+                                               self.batch_size())
+        out: list[str | Refusal] = []
+        for res in results:
+            if not res.ok or res.pdf is None:
+                out.append(Refusal(f"compile_{res.reason}", res.error or ""))
+                continue
+            try:
+                out.append(pdf_svg(res.pdf, self.params.render.raster.margin_pt))
+            except svgfmt.SvgError as exc:
+                out.append(exc)
+        return out
 
     def batch_key(self, record: dict) -> str:
         """Pictures that can share a pdflatex run (same packages, whatever their source)."""

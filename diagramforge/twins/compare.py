@@ -1,0 +1,83 @@
+"""When is a twin the same diagram as its source?  When their structure graphs agree on what
+the issue of cross-format controls needs: the multiset of node texts, the number of edges,
+and each edge's ends (by text) and direction.
+
+Ids differ between languages (``n3`` in DOT, a cell id in draw.io), so edges are compared by
+the texts of their ends; text is compared as the scorers compare it
+(:func:`~diagramforge.graphs.score.normalise_text`: case, Unicode form and punctuation do
+not count) and without spaces (:func:`key`).  Edge labels, shapes, colours and positions are
+not compared: a structure twin does not claim them (a method's ``preserves`` says what else
+it keeps).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from diagramforge.graphs.model import Graph
+from diagramforge.graphs.score import normalise_text
+
+
+class Mismatch:
+    """Why a twin's graph is not its source's (the ledger's ``detail`` starts with one)."""
+
+    TEXTS = "texts"
+    EDGE_COUNT = "edge_count"
+    EDGES = "edges"
+
+
+def key(text: str) -> str:
+    """A node text as compared: normalised as the scorers do, and without spaces — where a
+    word gap falls is typography (an SVG reader finds ``expert 1`` drawn as glyph runs
+    ``expert1``), the words are the same."""
+    return normalise_text(text).replace(" ", "")
+
+
+def _texts(g: Graph) -> Counter:
+    return Counter(key(n.text) for n in g.nodes)
+
+
+def _edges(g: Graph) -> Counter:
+    text = {n.id: key(n.text) for n in g.nodes}
+    out: Counter = Counter()
+    for e in g.edges:
+        a, b = text.get(e.source or ""), text.get(e.target or "")
+        out[(a, b, True) if e.directed else (*sorted([a or "", b or ""]), False)] += 1
+    return out
+
+
+def _show(c: Counter, limit: int = 4) -> str:
+    items = sorted(c.elements(), key=str)
+    return ", ".join(map(repr, items[:limit])) + (f" (+{len(items) - limit})"
+                                                   if len(items) > limit else "")
+
+
+def differences(source: Graph, twin: Graph) -> list[str]:
+    """Empty when ``twin`` is the same diagram as ``source``; else what differs, each item
+    starting with a :class:`Mismatch` kind."""
+    out = []
+    a, b = _texts(source), _texts(twin)
+    if a != b:
+        out.append(f"{Mismatch.TEXTS}: missing {_show(a - b)}; extra {_show(b - a)}")
+    if len(source.edges) != len(twin.edges):
+        out.append(f"{Mismatch.EDGE_COUNT}: {len(source.edges)} in the source, "
+                   f"{len(twin.edges)} in the twin")
+    ea, eb = _edges(source), _edges(twin)
+    if not out and ea != eb:
+        out.append(f"{Mismatch.EDGES}: missing {_show(ea - eb)}; extra {_show(eb - ea)}")
+    return out
+
+
+def same(source: Graph, twin: Graph) -> bool:
+    return not differences(source, twin)
+
+
+def as_text_nodes(g: Graph) -> Graph:
+    """The graph as a reader that takes every text for a node (DiagramEval's SVG rules)
+    sees it: each edge label is also a node of its own.  An SVG twin is compared with this:
+    an SVG has no notion of an edge's label, only of text near a line."""
+    from diagramforge.graphs.model import Node
+
+    extra = [Node(id=f"label:{k}", text=e.label, shape="text")
+             for k, e in enumerate(g.edges) if e.label.strip()]
+    return g.model_copy(update={"nodes": [*g.nodes, *extra]}) if extra else g

@@ -1,0 +1,43 @@
+"""A compiled TikZ page as SVG: text stays text, cropped as the render crops."""
+
+from __future__ import annotations
+
+import re
+
+import pymupdf
+
+from diagramforge.formats import svg as svgfmt
+from diagramforge.formats.pdf_svg import pdf_svg
+from diagramforge.formats.raster import drawn_clip, rasterize_pdf
+from diagramforge.formats.texcompile import TexCompiler
+from diagramforge.formats.tikz import Standalone
+from diagramforge.graphs.svg import svg_graph
+from tests.conftest import needs_tex
+
+pytestmark = needs_tex
+
+DOC = Standalone([r"\usepackage{tikz}"], r"""\begin{tikzpicture}
+\node[draw] (a) at (0,0) {Hello};
+\node[draw] (b) at (3,0) {World};
+\draw[->] (a) -- (b);
+\end{tikzpicture}""")
+
+
+def test_the_page_becomes_svg_with_text_as_text(tmp_path):
+    res = TexCompiler(cache_dir=str(tmp_path / "tex")).compile_one(DOC)
+    assert res.ok, res.error
+    svg = pdf_svg(res.pdf)
+    assert "<text" in svg and "<script" not in svg
+    page = pymupdf.open("pdf", res.pdf)[0]
+    clip = drawn_clip(page, 2.0)
+    m = re.search(r'<svg[^>]*\swidth="([0-9.]+)pt"[^>]*\sheight="([0-9.]+)pt"', svg)
+    assert m, svg[:200]
+    w, h = float(m.group(1)), float(m.group(2))
+    assert abs(w - clip.width) < 1 and abs(h - clip.height) < 1  # the render's crop, in pt
+    g = svg_graph(svg)
+    assert sorted(n.text for n in g.nodes) == ["Hello", "World"] and len(g.edges) == 1
+    # drawn at the size of the PDF render by the pipeline's scale (px at 96 per inch)
+    png = svgfmt.render_png(svg, 150 / 96)
+    ras = rasterize_pdf(res.pdf, dpi=150, margin_pt=2.0, min_side=1, max_side=4096,
+                        max_aspect=100, min_ink=0)
+    assert abs(svgfmt.png_ink(png)[0] - ras.width) <= 2

@@ -1,0 +1,31 @@
+import pytest
+
+from diagramforge.graphs.model import Edge, Graph, Node
+from diagramforge.twins.layout import DANGLING, EMPTY, WriteError, check_expressible, place
+
+
+def test_the_source_layout_is_kept_shifted_to_the_origin():
+    g = Graph(nodes=[Node(id="a", bbox=[100, 50, 40, 20]), Node(id="b", bbox=[300, 90, 40, 0])])
+    p = place(g)
+    assert p.from_source and p.boxes == {"a": (0, 0, 40, 20), "b": (200, 40, 40, 1.0)}
+
+
+def test_without_boxes_nodes_go_on_layers_of_the_structure():
+    g = Graph(nodes=[Node(id=i) for i in "abcd"],
+              edges=[Edge(source="a", target="b"), Edge(source="b", target="c"),
+                     Edge(source="c", target="b"), Edge(source="a", target="d")])
+    p = place(g)
+    assert not p.from_source
+    ys = {k: v[1] for k, v in p.boxes.items()}
+    assert ys["a"] < ys["b"] == ys["c"] and ys["d"] == ys["b"]  # a cycle is one layer
+    xs = sorted(v[0] for k, v in p.boxes.items() if k != "a")
+    assert len(set(xs)) == 3  # side by side, not on top of each other
+
+
+def test_what_no_language_here_can_draw():
+    with pytest.raises(WriteError) as e:
+        check_expressible(Graph(nodes=[Node(id="a")], edges=[Edge(source="a", target=None)]))
+    assert e.value.reason == DANGLING
+    with pytest.raises(WriteError) as e:
+        check_expressible(Graph())
+    assert e.value.reason == EMPTY

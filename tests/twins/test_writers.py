@@ -1,0 +1,89 @@
+"""Each writer's code, compiled by its language's real engine, has the source's graph —
+including text that is syntax in that language — and the layout writers keep positions."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from diagramforge.formats.registry import instantiate
+from diagramforge.graphs.model import Edge, Graph, Node
+from diagramforge.graphs.record import graph_columns
+from diagramforge.graphs.score import normalise_text
+from diagramforge.twins.compare import differences
+from diagramforge.twins.layout import WriteError
+from diagramforge.twins.writers import (
+    LAYOUT,
+    STRUCTURE,
+    WRITERS,
+    preserves,
+    to_mermaid,
+    to_tikz,
+)
+from tests.conftest import make_params, needs_browser, needs_tex
+
+GRAPH = Graph(
+    nodes=[Node(id="a", text="Load data", shape="rectangle", bbox=[0, 0, 120, 40]),
+           Node(id="b", text="Is x > 5 & y_1?", shape="rhombus", bbox=[0, 90, 120, 60]),
+           Node(id="c", text="two\nlines", shape="ellipse", bbox=[220, 90, 100, 50]),
+           Node(id="m", text="x ∈ A − 1", shape="rectangle", bbox=[400, 0, 80, 40]),
+           Node(id="d", text="50% {done} #1 ~ ^ \\", shape="rounded", bbox=[220, 0, 110, 40])],
+    edges=[Edge(source="a", target="b", label="next"), Edge(source="b", target="c",
+                                                           directed=False),
+           Edge(source="c", target="a"), Edge(source="a", target="c"),
+           Edge(source="d", target="d"), Edge(source="b", target="d", label="yes|no")])
+
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz not installed")
+ENGINES = {"dot": needs_dot, "mermaid": needs_browser, "tikz": needs_tex,
+           "mxgraph": needs_browser}
+
+
+@pytest.fixture(scope="module")
+def handlers(tmp_path_factory):
+    hs = instantiate(make_params(tmp_path_factory.mktemp("w")), lambda r: r["id"])
+    yield hs
+    for h in hs.values():
+        h.close()
+
+
+def _rendered_graph(handler, code: str) -> tuple[Graph, dict]:  # noqa: ANN001
+    out = handler.render([{"id": "t", "code": code, "format": handler.name, "meta": None,
+                           "group": None, "source_id": "t"}])
+    assert not out.rejections, out.rejections
+    rec = out.records[0]
+    if not handler.graphs_in_render:
+        rec.update(graph_columns(lambda: handler.to_graph(rec), {}))
+    return Graph.from_json(rec["graph"]), rec
+
+
+@pytest.mark.parametrize("target", [pytest.param(t, marks=m) for t, m in ENGINES.items()])
+def test_a_written_twin_has_the_source_graph(handlers, target):
+    code = WRITERS[target](GRAPH)
+    twin, rec = _rendered_graph(handlers[target], code)
+    assert differences(GRAPH, twin) == []
+    assert rec["image"][:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("target", [pytest.param("tikz", marks=needs_tex),
+                                    pytest.param("mxgraph", marks=needs_browser)])
+def test_layout_writers_keep_where_things_are(handlers, target):
+    twin, _ = _rendered_graph(handlers[target], WRITERS[target](GRAPH))
+    box = {normalise_text(n.text): n.bbox for n in twin.nodes}
+    assert box["load data"][0] < box["two lines"][0]  # left of
+    assert box["load data"][1] < box[normalise_text("Is x > 5 & y_1?")][1]  # above
+    assert preserves(target, GRAPH) == LAYOUT
+    no_layout = GRAPH.model_copy(update={"nodes": [n.model_copy(update={"bbox": None})
+                                                   for n in GRAPH.nodes]})
+    assert preserves(target, no_layout) == STRUCTURE
+    assert preserves("dot", GRAPH) == STRUCTURE
+
+
+def test_what_a_language_cannot_draw_is_refused_not_altered():
+    for text in ['say "hi"', "x #35; y", "`code` first"]:
+        with pytest.raises(WriteError) as e:
+            to_mermaid(Graph(nodes=[Node(id="a", text=text)]))
+        assert e.value.reason == "twin_text_unexpressible"
+    with pytest.raises(WriteError) as e:  # no glyph in pdflatex's fonts, no math command
+        to_tikz(Graph(nodes=[Node(id="a", text="日本")]))
+    assert e.value.reason == "twin_text_unexpressible"
