@@ -184,17 +184,21 @@ def compose(code: str, fmt: str, n_ops: int, rng: random.Random,
                  and not (c["op"] in _DELETES and c["target"]["id"] in edited)]
         settle = getattr(fe.module, "settle", None)
         for ed in _draws(cands, used, rng):
-            if namer is not None:
+            try:
+                if settle is not None:  # parameters the format's reading confirms
+                    ed = settle(current, graph, ed, tol)
+            except EditError:  # a precondition the proposal could not see: try another
+                out.skipped[ed["op"]] = out.skipped.get(ed["op"], 0) + 1
+                continue
+            if namer is not None:  # named as settled (a redirect's settled new end)
                 refs = namer(current, graph, ed)
                 if refs is None:
                     out.unnamed[ed["op"]] = out.unnamed.get(ed["op"], 0) + 1
                     continue
                 ed = {**ed, "refs": refs}
             try:
-                if settle is not None:  # parameters the format's reading confirms
-                    ed = settle(current, graph, ed, tol)
                 after = apply(current, ed)
-            except EditError:  # a precondition the proposal could not see: try another
+            except EditError:
                 out.skipped[ed["op"]] = out.skipped.get(ed["op"], 0) + 1
                 continue
             bad = verify_step(fe, current, graph, ed, after, tol)
