@@ -271,3 +271,19 @@ def test_classify_names_kernel_refusals_and_lua_errors():
                              "[\\directlua]:1: attempt to call a nil value (global 'nope')")
     assert classify("! Unable to load picture or PDF file '/home/a/x.png'.\nl.3 x")[0] == \
         CompileReason.FORBIDDEN_IO
+
+
+def test_a_command_cleared_before_it_is_redefined_compiles_in_a_shared_run(tex):
+    """``\\let\\Im\\relax`` then ``\\DeclareMathOperator{\\Im}{Im}`` (issue 21's class): in a
+    batch the page-local ``\\let`` used to land after the preamble-only declaration."""
+    ops = [r"\usepackage{amsmath}", r"\usepackage{tikz}", r"\let\Re\relax",
+           r"\DeclareMathOperator{\Re}{Re}", r"\let\Im\relax",
+           r"\DeclareMathOperator{\Im}{Im}"]
+    a = pic(r"\node {$\Im z$};", ops)
+    b = pic(r"\node {$\Re z + \cc$};", [*ops, r"\newcommand{\cc}{c}"])
+    assert batch_key(a) == batch_key(b)
+    runs = _counting(tex)
+    ra, rb = tex.compile_many([a, b])
+    assert ra.ok and rb.ok, (ra.error, rb.error)
+    assert runs == [(2, True)] and ra.mode == rb.mode == "format/batch"
+    assert "Im" in pymupdf.open("pdf", ra.pdf)[0].get_text()
