@@ -57,10 +57,16 @@ def drawn_clip(page: pymupdf.Page, margin_pt: float) -> pymupdf.Rect | None:
     """What was drawn on the page plus a margin (the crop of every render and of the SVG
     twin), or None for a blank page."""
     log = [pymupdf.Rect(b[1]) for b in page.get_bboxlog()]
-    # a picture may draw outside the bounding box it declares (``\useasboundingbox``, an
-    # overlay, a ``\smash``ed arrow): the page is that box, so grow it to what is drawn
+    # a picture may draw outside the bounding box it declares (``\useasboundingbox`` at a
+    # point, an overlay): the page is that box and would be blank, so grow it to what is
+    # drawn. Only then: a page with drawing on it is the author's choice (plain pdfLaTeX
+    # shows it so), and the log's boxes ignore clipping — a clipped 3D plot's paths reach
+    # far past its page, and growing to them gave 68,000-pixel renders of small figures
     drawn = [b for b in log if not b.is_empty and not b.is_infinite]
-    if any(b not in page.rect + (-0.01, -0.01, 0.01, 0.01) for b in drawn):
+    tiny = min(page.rect.width, page.rect.height) < DEGENERATE_PAGE_PT
+    on_page = any(b.intersects(page.rect) for b in drawn)
+    if (tiny or not on_page) and \
+            any(b not in page.rect + (-0.01, -0.01, 0.01, 0.01) for b in drawn):
         grown = pymupdf.Rect(page.rect)
         for b in drawn:
             grown |= b
@@ -80,6 +86,11 @@ def drawn_clip(page: pymupdf.Page, margin_pt: float) -> pymupdf.Rect | None:
     for b in boxes[1:]:
         clip |= b
     return (clip + (-margin_pt, -margin_pt, margin_pt, margin_pt)) & page.rect
+
+
+DEGENERATE_PAGE_PT = 8.0
+"""A page narrower than this (in pt) holds no picture: a bounding box declared at a point or
+a line, plus the standalone border; what the picture draws decides its page instead."""
 
 
 def rasterize_pdf(pdf: bytes, *, dpi: int, margin_pt: float, min_side: int, max_side: int,
