@@ -134,13 +134,41 @@ def _declared(el: etree._Element, prop: str) -> str | None:
     return m.group(1).strip() if m else el.get(prop)
 
 
+def _attr(el: etree._Element, name: str) -> float:
+    try:
+        return float(re.sub(r"[a-z%]+$", "", (el.get(name) or "0").strip()) or 0)
+    except ValueError:
+        return 0.0
+
+
+def local_box(el: etree._Element) -> list[float] | None:
+    """The box a basic shape declares in its own user units (``None``: not a basic shape,
+    or a polygon without points): what a reader sees as the shape's extent."""
+    t = etree.QName(el).localname
+    if t == "rect":
+        return [_attr(el, "x"), _attr(el, "y"), _attr(el, "width"), _attr(el, "height")]
+    if t == "circle":
+        r = _attr(el, "r")
+        return [_attr(el, "cx") - r, _attr(el, "cy") - r, 2 * r, 2 * r]
+    if t == "ellipse":
+        rx, ry = _attr(el, "rx"), _attr(el, "ry")
+        return [_attr(el, "cx") - rx, _attr(el, "cy") - ry, 2 * rx, 2 * ry]
+    if t == "polygon":
+        nums = [float(v) for v in re.findall(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?",
+                                             el.get("points") or "")]
+        if len(nums) < 2:
+            return None
+        xs, ys = nums[0::2][:len(nums) // 2], nums[1::2]
+        return [min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)]
+    return None
+
+
 def svg_fills(code: str) -> list[tuple[list[float], str, str]]:
     """(box in root user units, fill, stroke as written) of every drawn shape, in drawing
     order: ``fill``/``stroke`` inherited through groups, transforms applied as the graph
     extractor does."""
     import svgelements
 
-    from diagramforge.edits.svg import local_box
     from diagramforge.graphs.svg import IDENTITY, apply, mul, parse_transform
 
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)

@@ -57,7 +57,7 @@ class TwinStage(RendersFormats, Stage):
     expands = True
     funnel: ClassVar[bool] = False
     param_sections: ClassVar[tuple[str, ...]] = ("twin", "render", "formats", "graph")
-    code = ("twins", "formats", "graphs", "sandbox.py")
+    code = ("twins", "formats", "graphs", "sandbox.py", "landlock.py")
     inputs = ("package-lock.json",)
     task_configs: ClassVar[tuple[str, ...]] = ("translation",)
 

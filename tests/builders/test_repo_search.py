@@ -110,6 +110,7 @@ def test_listed_repositories_are_crawled_pinned_and_every_one_accounted_for(
     acme = f"repo_search:acme/flows@{sha['acme/flows'][:12]}"
     assert set(by) == {f"{acme}:flows/a.drawio", f"{acme}:flows/b.drawio",
                        f"{acme}:docs/overview.svg",  # a neighbour the search did not list
+                       f"{acme}:diagram.mmd",  # a Mermaid file: the mermaid format takes it
                        f"repo_search:big/repo@{sha['big/repo'][:12]}:arch/a.dio"}
     a = by[f"{acme}:flows/a.drawio"]
     assert a["version"] == sha["acme/flows"] and a["licence"] == "MIT"
@@ -118,7 +119,6 @@ def test_listed_repositories_are_crawled_pinned_and_every_one_accounted_for(
         by[f"{acme}:docs/overview.svg"]["meta"])["hit"]
     rej = ledger(params)
     assert {k: r["reason"] for k, r in rej.items()} == {
-        f"{acme}:diagram.mmd": "no_handler",  # a hit no format takes (yet)
         f"repo_search:solo/nolicence@{sha['solo/nolicence'][:12]}:x.drawio":
             "licence_missing",
         "repo_search:old/stale": "repo_out_of_range",
@@ -129,7 +129,7 @@ def test_listed_repositories_are_crawled_pinned_and_every_one_accounted_for(
 
     ex = run_stage(ExtractStage(params))
     recs = ShardSet(stage_paths(params, "extract").records, RECORD_SCHEMA).read_all()
-    assert ex.n_out == 4 and {r["source"] for r in recs.to_pylist()} == {"repo_search"}
+    assert ex.n_out == 5 and {r["source"] for r in recs.to_pylist()} == {"repo_search"}
     rec = next(r for r in recs.to_pylist() if r["title"] == "flows/a.drawio")
     assert rec["group"] == "repo:acme/flows" and rec["licence"] == "MIT"
     assert rec["source_url"] == f"{srv.url}/acme/flows/blob/{sha['acme/flows']}/flows/a.drawio"
@@ -156,13 +156,13 @@ def test_a_listing_cut_short_by_the_rate_limit_resumes_in_the_next_run(tmp_path,
         assert [(e["query"]["q"], e["page"]) for e in resumed][:2] == \
             [("extension:drawio", 2), ("extension:drawio", 3)]  # page 1 not asked again
         assert "search_listing_paused" not in second.extra
-        assert second.n_in == 8 and second.n_out == 4
+        assert second.n_in == 8 and second.n_out == 5
 
         n_log = len(srv.log)
         third = run_named("crawl", params_for(tmp_path, srv.url, relist=True))
         again = srv.log[n_log:]
         assert again and all(e["conditional"] and e["status"] == 304 for e in again)
-        assert third.n_out == 4  # the same files, from the cache and the checkouts
+        assert third.n_out == 5  # the same files, from the cache and the checkouts
 
 
 def test_hits_name_their_commit_or_the_default_branch_is_asked_for(tmp_path, clock):

@@ -68,8 +68,9 @@ def test_crawl_and_extract_repository_files(tmp_path):
                                           "repos": {"repositories": SAMPLE_REPOS,
                                                     "cache_dir": str(tmp_path / "repos")}})
     stats = run_named("crawl", params)
-    # 7 draw.io/xml files + 5 SVGs + README.md (Markdown: the Mermaid handler claims it)
-    assert stats.n_in == 13 and stats.n_out == 13
+    # flowchart-templates: 7 draw.io/xml files + README.md (Markdown: Mermaid's by name);
+    # svg-diagram-kit: 5 SVGs; text-diagrams: 5 DOT files, 4 .mmd files and a README
+    assert stats.n_in == 23 and stats.n_out == 23
     rows = ShardSet(stage_paths(params, "crawl").records, SOURCE_SCHEMA).read_all().to_pylist()
     one = next(r for r in rows if r["title"] == "templates/flows.drawio")
     assert one["id"].startswith("flowchart-templates@") and ":templates/flows.drawio" in one["id"]
@@ -79,12 +80,15 @@ def test_crawl_and_extract_repository_files(tmp_path):
     by = {r["source_id"]: r for r in recs.to_pylist()}
     pages = [k for k in by if "flows.drawio" in k]
     assert sorted(p.rsplit("#", 1)[1] for p in pages) == ["page1", "page2"]
-    assert {r["format"] for r in by.values()} == {"mxgraph", "svg"}
+    assert {r["format"] for r in by.values()} == {"mxgraph", "svg", "dot", "mermaid"}
     assert by[next(k for k in by if "hostile.svg" in k)]["code"].count("script") == 0
-    assert ex.n_out == 8 + 5  # 8 pages from 7 draw.io files (one has two pages), 5 SVGs
-    assert dict(ex.by_reason) == {"mermaid_no_blocks": 1}  # the README has no diagram
+    # 8 pages from 7 draw.io files (one has two pages), 5 SVGs, 4 DOT graphs (two in one
+    # file; the hostile and the huge one refused), 4 .mmd files + 2 README blocks
+    assert ex.n_out == 8 + 5 + 4 + 6
+    # the templates' README holds no mermaid block: not a diagram on a closer look
+    assert dict(ex.by_reason) == {"not_a_diagram": 1, "dot_unsafe": 1, "dot_too_large": 1}
     ledger = ShardSet(stage_paths(params, "extract").rejections, REJECTION_SCHEMA)
-    assert ledger.count() == 1
+    assert ledger.count() == 3
 
 
 def test_a_tag_is_not_confused_with_a_branch_ending_like_it(tmp_path):

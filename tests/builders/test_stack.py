@@ -43,8 +43,11 @@ ROWS = [
     ("data/xml", "ops/site", "site.drawio", drawio("Client", "Server"), ["BSD-3-Clause"], ""),
     ("data/tex", "lab/paper", "figs/pipeline.tex", tex(), ["CC-BY-4.0"], ""),
     ("data/tex", "lab/paper", "notes.tex", PLAIN_TEX, ["CC-BY-4.0"], "not_a_diagram"),
-    ("data/graphviz-(dot)", "graphs/dots", "g.dot", DOT, ["MIT"], "no_handler"),
-    ("data/markdown", "docs/site", "README.md", MERMAID_MD, ["MIT"], "no_handler"),
+    ("data/xml", "java/app", "schema.xsd", POM, ["MIT"], "no_handler"),
+    ("data/graphviz-(dot)", "graphs/dots", "g.dot", DOT, ["MIT"], ""),
+    ("data/markdown", "docs/site", "README.md", MERMAID_MD, ["MIT"], ""),
+    ("data/markdown", "docs/site", "USAGE.md", "# Usage\n\nRun `make`.\n", ["MIT"],
+     "not_a_diagram"),  # Markdown is Mermaid's only with a mermaid block in it
 ]
 
 
@@ -81,7 +84,7 @@ def test_every_row_is_a_record_or_a_ledger_row_with_its_reason(tmp_path, monkeyp
 
     assert stats.n_in == len(ROWS)
     kept = {r[2] for r in ROWS if not r[5]}
-    assert stats.n_out == len(kept) == 5
+    assert stats.n_out == len(kept) == 7
     paths = stage_paths(params, "crawl")
     ledger = ShardSet(paths.rejections, REJECTION_SCHEMA)
     assert len(ledger.indices()) > 1 and ledger.count() == stats.n_rejected
@@ -121,7 +124,7 @@ def test_extracted_records_carry_repository_commit_path_and_licence(tmp_path):
     ex = run_stage(ExtractStage(params))
     recs = ShardSet(stage_paths(params, "extract").records, RECORD_SCHEMA).read_all()
     by = {json.loads(r["meta"]).get("file") or r["title"]: r for r in recs.to_pylist()}
-    assert ex.n_rejected == 0 and ex.n_out == 5
+    assert ex.n_rejected == 0 and ex.n_out == 7
     flow = by["docs/flow.svg"]
     commit = v1_row(ACME, "x", "", None)["max_stars_repo_head_hexsha"]
     assert flow["format"] == "svg" and flow["source"] == "stack"

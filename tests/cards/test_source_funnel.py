@@ -17,14 +17,14 @@ def test_each_kind_has_its_own_books(tmp_path):
     per = source_funnel(params)
     assert set(per) == {"stack"}
     crawl, extract = per["stack"]
-    assert (crawl.stage, crawl.n_in, crawl.n_out) == ("crawl", len(ROWS), 5)
+    assert (crawl.stage, crawl.n_in, crawl.n_out) == ("crawl", len(ROWS), 7)
     assert crawl.reasons == {"licence_missing": 1, "licence_unknown": 1, "file_too_large": 1,
-                             "licence_not_allowed": 1, "no_content": 1, "not_a_diagram": 2,
-                             "no_handler": 2}
+                             "licence_not_allowed": 1, "no_content": 1, "not_a_diagram": 3,
+                             "no_handler": 1}
     assert (extract.stage, extract.n_in, extract.n_out, extract.rejected) == \
-        ("extract", 5, 5, 0)
+        ("extract", 7, 7, 0)
     text = format_source_funnel(per)
-    assert "stack        crawl" in text and f"stack        {len(ROWS)} listed → 5 kept" in text
+    assert "stack        crawl" in text and f"stack        {len(ROWS)} listed → 7 kept" in text
 
 
 def test_kinds_side_by_side(tmp_path):
@@ -41,5 +41,5 @@ def test_kinds_side_by_side(tmp_path):
     per = source_funnel(params)
     assert set(per) == {"stack", "repo"}
     assert [(r.stage, r.n_in, r.n_out) for r in per["repo"]] == \
-        [("crawl", 12, 12), ("extract", 12, 13)]  # one draw.io file has two pages
-    assert per["stack"][0].n_out == 5
+        [("crawl", 23, 23), ("extract", 23, 23)]  # test_repos counts them
+    assert per["stack"][0].n_out == 7

@@ -34,8 +34,10 @@ def test_claims_by_name_and_content_say_why_not(tmp_path):
         ("inline.tex", rb"see \tikz \draw (0,0) circle (1pt); here"): "tikz",
         ("style.tex", rb"\tikzset{every node/.style={draw}}"): "not_a_diagram",
         ("prose.tex", rb"\section{Intro} words"): "not_a_diagram",
-        ("g.dot", b"digraph { a -> b }"): "no_handler",  # until a Graphviz format exists
-        ("README.md", b"```mermaid\ngraph TD; A-->B\n```"): "no_handler",
+        ("g.dot", b"digraph { a -> b }"): "dot",
+        ("README.md", b"```mermaid\ngraph TD; A-->B\n```"): "mermaid",
+        ("NOTES.md", b"# Notes\n\n```python\nprint(1)\n```"): "not_a_diagram",
+        ("data.csv", b"a,b\n1,2\n"): "no_handler",
     }
     got = {}
     for (path, data), _ in cases.items():
