@@ -6,10 +6,11 @@ path points, chains, matrices) so that referring expressions can say "the leftmo
 circle" or "the box below 'Input'". This checks those places against the truth: each
 figure of the shared TikZ corpus is compiled with real pdfLaTeX, its page read into a
 geometry graph, and source nodes matched to page nodes by text and structure (the graph
-stage's matcher). For every pair of matched, placed nodes that the page separates clearly
-along an axis (centres more than ``--sep`` pt apart), the layout's order along that axis
-must be the page's; a pair the layout calls level (within the referents' margin) is counted
-apart — the resolver treats level pairs as ties, so those can never name wrongly.
+stage's matcher; only nodes whose text is unique, where matching is sure). For every pair of
+matched, placed nodes that the page separates clearly along an axis (centres more than
+``--sep`` pt apart), the layout's order along that axis must be the page's; a pair the
+layout calls level (within the referents' margin) is counted apart — the resolver treats
+level pairs as ties, so those can never name wrongly.
 
 Prints: figures compiled, nodes placed / matched, pairs compared per axis, agreement,
 pairs the layout calls level, and the figures with the most disagreements.
@@ -72,8 +73,11 @@ def main() -> None:
         source = tikz_source_graphs(code, params)[0][0]
         match = match_by_text_and_structure(source, pages[0], params.match_threshold)
         boxes = {n.id: n.bbox for n in pages[0].nodes if n.bbox}
+        # only nodes the matcher can be trusted on: a text no other node shows
+        texts = Counter(n.text.strip() for n in source.nodes)
+        sure = {n.id for n in source.nodes if n.text.strip() and texts[n.text.strip()] == 1}
         pts = {s: ((b[0] + b[2] / 2), (b[1] + b[3] / 2)) for s, g in match.items()
-               if s in layout and (b := boxes.get(g))}
+               if s in layout and s in sure and (b := boxes.get(g))}
         c["nodes matched"] += len(pts)
         bad = 0
         for a, b in combinations(sorted(pts), 2):

@@ -602,6 +602,7 @@ class _PathReader:
         self.frame: lay.Frame | None = lay.Frame()
         self.at: str | None = None      # the last node's ``at`` coordinate
         self.unplaced = False           # nodes read now get no place (matrix bodies)
+        self.depth = 0                  # tree level being read
 
     # -- nodes ---------------------------------------------------------------------------
     def _new_node(self, name: str | None, keys: list[str], text: str,
@@ -642,8 +643,8 @@ class _PathReader:
             self.pic.chain = name
         p = lay.placed(allk, nk, own, self.pic.places, self.pic.sizes)
         if p is False:
-            p = lay.point(self.at, self.pic.places, self.frame) if self.at is not None \
-                else here
+            p = lay.point(self._expand_macros(self.at), self.pic.places, self.frame) \
+                if self.at is not None else here
             if p is not None:
                 off = lay.anchor_offset(nk, own)
                 p = (p[0] + off[0], p[1] + off[1])
@@ -654,6 +655,14 @@ class _PathReader:
             return
         self.pic.places[name] = shift.apply(p)
         self.pic.sizes[name] = own
+
+    def _expand_macros(self, coord: str) -> str:
+        """A coordinate with the document's constant macros (``\\newcommand{\\n}{3}``)
+        written out, so ``{(\\n-1)*2}`` can be computed."""
+        if "\\" not in coord:
+            return coord
+        return re.sub(r"\\([A-Za-z@]+)", lambda m: self.r.macros.get(m.group(1), m.group(0)),
+                      coord)
 
     def _initial(self, name: str, keys: list[str]) -> None:
         """An automaton state with ``initial`` has the arrow TikZ draws into it, from the
@@ -801,9 +810,14 @@ class _PathReader:
             self.pic.sizes[cells[rc]] = sizes[rc]
 
     def _path(self, toks: list[tuple[str, str]], keys: list[str], drawn: bool,
-              parent: str | None) -> str | None:
-        """Read one path; returns the first node it created (a tree child's node)."""
+              parent: str | None, origin: tuple[float, float] | None | str = "frame"
+              ) -> str | None:
+        """Read one path; returns the first node it created (a tree child's node).
+        ``origin``: where a node placed before any coordinate lands (a tree child's
+        place; ``"frame"``: the origin of the frame in force)."""
         first_node: str | None = None
+        n_children = sum(1 for t in toks if t == ("kw", "child"))
+        child_k = 0
         start: _Point | None = None      # where the current chain of segments started
         cur: _Point | None = None        # the current point
         path_first: _Point | None = None
@@ -854,6 +868,8 @@ class _PathReader:
                     here = None
                 elif cur is not None:
                     here = cur.xy
+                elif origin != "frame":
+                    here = origin  # type: ignore[assignment]
                 else:  # a path's first node with no coordinate: the origin
                     here = self.frame.apply((0.0, 0.0)) if self.frame else None
                 created = self._new_node(name, nkeys, text, here) if has_text or name \
@@ -872,7 +888,9 @@ class _PathReader:
                     cur = start = path_first = _Point(created, self.pic.places.get(created))
                 continue
             if kind == "kw" and val == "child":
-                k = self._child(toks, k + 1, keys, cur.node if cur else None)
+                child_k += 1
+                k = self._child(toks, k + 1, keys, cur.node if cur else None,
+                                (cur.xy if cur else None, child_k, n_children))
                 continue
             if kind == "kw" and val == "edge from parent":
                 k += 1  # read by _child, with its options and label node
@@ -931,7 +949,7 @@ class _PathReader:
                 elif node is not None:
                     xy = self.pic.places.get(node)
                 else:
-                    xy = lay.point(val, self.pic.places, self.frame)
+                    xy = lay.point(self._expand_macros(val), self.pic.places, self.frame)
                 pt = _Point(node, xy)
                 if pending is None:
                     cur = start = pt
@@ -996,7 +1014,9 @@ class _PathReader:
         return e
 
     def _child(self, toks: list[tuple[str, str]], k: int, keys: list[str],
-               parent: str | None) -> int:
+               parent: str | None,
+               slot: tuple[tuple[float, float] | None, int, int] = (None, 1, 1)) -> int:
+        """A ``child``; ``slot``: (parent's place, which child, of how many)."""
         ckeys: list[str] = []
         while k < len(toks) and toks[k][0] == "opt":
             ckeys += split_top(toks[k][1])
@@ -1016,7 +1036,14 @@ class _PathReader:
                 if m < len(body) and body[m] == ("kw", "node"):
                     _, _, text, _, _ = self._read_node(body, m + 1)
                     elabel = latex_text(text)
-        child = self._path(body, keys + ckeys, True, parent)
+        self.depth += 1
+        level = [f"level {self.depth}"] if f"level {self.depth}" in self.r.styles else []
+        here = lay.tree_child(slot[0], slot[1], slot[2],
+                              _expand(self.in_force + keys + level + ckeys, self.r.styles))
+        try:
+            child = self._path(body, keys + ckeys, True, parent, origin=here)
+        finally:
+            self.depth -= 1
         missing = any(x.strip() == "missing" for x in ckeys)
         allkeys = keys + ["edge from parent"] + ckeys + ekeys
         hidden = any(x.replace(" ", "") in ("draw=none", "edgefromparentpath={}")

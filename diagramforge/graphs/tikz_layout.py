@@ -42,11 +42,46 @@ Point = tuple[float, float]
 Size = tuple[float, float]
 
 
+_ARITH = re.compile(r"[\d.+\-*/() ]+")
+
+
+def _arith(expr: str) -> float | None:
+    """The value of a plain arithmetic expression (``(3-1)*2``), as PGF's math would
+    compute it; ``None`` for anything else (functions, units, macros)."""
+    import ast
+    import operator
+
+    ops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.USub: operator.neg, ast.UAdd: operator.pos}
+
+    def ev(n: ast.AST) -> float:
+        if isinstance(n, ast.Constant) and isinstance(n.value, int | float):
+            return float(n.value)
+        if isinstance(n, ast.BinOp) and type(n.op) in ops:
+            return ops[type(n.op)](ev(n.left), ev(n.right))
+        if isinstance(n, ast.UnaryOp) and type(n.op) in ops:
+            return ops[type(n.op)](ev(n.operand))
+        raise ValueError(n)
+
+    if not _ARITH.fullmatch(expr) or len(expr) > 80:
+        return None
+    try:
+        return ev(ast.parse(expr.strip(), mode="eval").body)
+    except (SyntaxError, ValueError, ZeroDivisionError, RecursionError):
+        return None
+
+
 def length(s: str, bare: float = 1.0) -> float | None:
-    """A TikZ length in cm (a bare number counts ``bare`` cm); ``None`` if not a plain one."""
+    """A TikZ length in cm (a bare number counts ``bare`` cm, as does a braced plain
+    arithmetic expression); ``None`` if not a plain one."""
+    t = s.strip()
+    if t.startswith("{") and t.endswith("}"):
+        v = _arith(t[1:-1])
+        return None if v is None else v * bare
     m = _LEN.fullmatch(s)
     if not m:
-        return None
+        v = _arith(t)  # an unbraced expression: PGF's math reads it too
+        return None if v is None else v * bare
     unit = m.group(2)
     if unit is not None and unit not in _UNITS:
         return None
@@ -200,6 +235,17 @@ def point(coord: str, places: dict[str, Point], f: Frame | None) -> Point | None
     """The point a coordinate names: ``x,y`` (in frame ``f``), ``angle:radius``, a node
     (any anchor counts as its centre), ``p -| q``, ``p |- q``, ``$(p)!t!(q)$``."""
     c = coord.strip()
+    plus = re.fullmatch(r"\$\s*\(([^()]*)\)\s*([+-])\s*\(([^()]*)\)\s*\$", c)
+    if plus:
+        p = point(plus.group(1), places, f)
+        d = point(plus.group(3), {}, None if f is None else Frame(f.sx, f.sy))
+        if p is None or d is None:
+            return None
+        sign = 1 if plus.group(2) == "+" else -1
+        return (p[0] + sign * d[0], p[1] + sign * d[1])
+    one = re.fullmatch(r"\$\s*\(([^()]*)\)\s*\$", c)
+    if one:
+        return point(one.group(1), places, f)
     calc = re.fullmatch(r"\$\s*\(([^()]*)\)\s*!\s*([\d.]+)\s*!\s*\(([^()]*)\)\s*\$", c)
     if calc:
         p, q = point(calc.group(1), places, f), point(calc.group(3), places, f)
@@ -240,6 +286,35 @@ def relative(coord: str, cur: Point | None, f: Frame | None) -> Point | None:
         return None
     d = point(coord, {}, Frame(f.sx, f.sy))
     return None if d is None else (cur[0] + d[0], cur[1] + d[1])
+
+
+def tree_child(parent: Point | None, index: int, count: int, keys: list[str]
+               ) -> Point | None:
+    """Centre of child ``index`` (from 1) of ``count`` in TikZ's default tree layout:
+    ``level distance`` away in the growth direction, siblings ``sibling distance`` apart
+    centred on the parent (``grow`` down, up, left or right; anything else: unknown)."""
+    if parent is None:
+        return None
+    level, sibling, grow, flip = 1.5, 1.5, "down", False
+    for name, val in _kv(keys):
+        if name in ("level distance", "sibling distance"):
+            v = length(val)
+            if v is None:
+                return None
+            level, sibling = (v, sibling) if name == "level distance" else (level, v)
+        elif name in ("grow", "grow'"):
+            grow, flip = val.strip(), name == "grow'"
+        elif name in ("grow via three points", "grow cyclic", "clockwise from",
+                      "counterclockwise from", "growth function"):
+            return None
+    if grow not in ("down", "up", "left", "right", "south", "north", "west", "east"):
+        return None
+    off = (index - (count + 1) / 2) * sibling * (-1 if flip else 1)
+    px, py = parent
+    return {"down": (px + off, py - level), "south": (px + off, py - level),
+            "up": (px + off, py + level), "north": (px + off, py + level),
+            "right": (px + level, py - off), "east": (px + level, py - off),
+            "left": (px - level, py - off), "west": (px - level, py - off)}[grow]
 
 
 def matrix_cells(cells: dict[tuple[int, int], Size], keys: list[str], at: Point

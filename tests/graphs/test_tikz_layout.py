@@ -74,3 +74,27 @@ def test_what_cannot_be_followed_has_no_place():
     assert set(p) == {"a"}
     two = pic(r"\node (a) {A};") + pic(r"\node (b) {B};")
     assert tikz_source_layout(two) == {}
+
+
+def test_trees_follow_tikz_default_layout():
+    p = centres(pic(r"""\node (r) {R}
+  child {node (a) {A} child {node (a1) {A1}} child {node (a2) {A2}}}
+  child[missing]
+  child {node (b) {B}};""", "level 1/.style={sibling distance=3cm}, level distance=1cm"))
+    assert p["r"] == (0, 0)
+    assert p["a"] == (-3, 1) and p["b"] == (3, 1)  # the missing child keeps its slot
+    assert p["a1"] == (-3.75, 2) and p["a2"] == (-2.25, 2)  # default sibling distance
+    right = centres(pic(r"\node (r) {R} child {node (a) {A}} child {node (b) {B}};",
+                        "grow=right"))
+    assert right["a"][0] == right["b"][0] > 0 and right["a"][1] < right["b"][1]
+
+
+def test_plain_arithmetic_calc_sums_and_constant_macros():
+    p = centres(r"""\newcommand{\n}{3}
+""" + pic(r"""\node (a) at (0,{(\n-1)*2}) {A};
+\node (b) at ($(a)+(2,1)$) {B};
+\node (c) at (0.5*3 + 2, 1) {C};
+\node (d) at ($(a)!0.5!(b)$) {D};
+\node (e) at (\undefined, 1) {E};"""))
+    assert p["a"] == (0, -4) and p["b"] == (2, -5) and p["c"] == (3.5, -1)
+    assert p["d"] == (1, -4.5) and "e" not in p
