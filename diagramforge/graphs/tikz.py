@@ -1038,8 +1038,9 @@ class _PathReader:
                     elabel = latex_text(text)
         self.depth += 1
         level = [f"level {self.depth}"] if f"level {self.depth}" in self.r.styles else []
-        here = lay.tree_child(slot[0], slot[1], slot[2],
-                              _expand(self.in_force + keys + level + ckeys, self.r.styles))
+        generic = split_top(self.r.styles.get("level", "").replace("#1", str(self.depth)))
+        here = lay.tree_child(slot[0], slot[1], slot[2], _expand(
+            self.in_force + keys + generic + level + ckeys, self.r.styles))
         try:
             child = self._path(body, keys + ckeys, True, parent, origin=here)
         finally:

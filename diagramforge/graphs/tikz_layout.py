@@ -80,6 +80,13 @@ def length(s: str, bare: float = 1.0) -> float | None:
         return None if v is None else v * bare
     m = _LEN.fullmatch(s)
     if not m:
+        scaled = re.fullmatch(r"([-+]?[\d.]+)\s*([a-z]{2})\s*([*/])\s*([\d.+\-*/() ]+)", t)
+        if scaled and scaled.group(2) in _UNITS:  # 80mm/2, as PGF's math reads it
+            a, k = _arith(scaled.group(1)), _arith(scaled.group(4))
+            if a is None or k is None or (scaled.group(3) == "/" and k == 0):
+                return None
+            a *= _UNITS[scaled.group(2)]
+            return a * k if scaled.group(3) == "*" else a / k
         v = _arith(t)  # an unbraced expression: PGF's math reads it too
         return None if v is None else v * bare
     unit = m.group(2)

@@ -98,3 +98,11 @@ def test_plain_arithmetic_calc_sums_and_constant_macros():
 \node (e) at (\undefined, 1) {E};"""))
     assert p["a"] == (0, -4) and p["b"] == (2, -5) and p["c"] == (3.5, -1)
     assert p["d"] == (1, -4.5) and "e" not in p
+
+
+def test_a_generic_level_style_is_applied_per_level():
+    p = centres(pic(r"""\node (r) {R} child {node (a) {A} child {node (a1) {A1}}
+  child {node (a2) {A2}}} child {node (b) {B}};""", "level/.style={sibling distance=80mm/#1}"))
+    assert p["a"] == (-4, 1.5) and p["b"] == (4, 1.5)
+    assert p["a1"] == (-6, 3) and p["a2"] == (-2, 3)
+    assert length("80mm/2") == 4 and length("80mm/#1") is None
