@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import pymupdf
 
 from diagramforge.formats import latex
+from diagramforge.graphs import tikz_layout as lay
 from diagramforge.graphs.geometry import PathItem, TextItem, bbox, build_graph
 from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.graphs.params import GraphParams
@@ -293,6 +294,9 @@ class SourceInfo:
     """Statements or macro calls it could not turn into nodes and edges (custom macros,
     loops over computed lists, ``\\graph``, ``\\pic``)."""
     pictures: int = 0
+    places: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
+    """Per node of the (last) picture whose place the source determines: estimated centre
+    and size in cm, TikZ's orientation (see :mod:`.tikz_layout`)."""
 
 
 class _Reader:
@@ -569,6 +573,7 @@ _LABEL_POS = re.compile(r"^(?:midway|pos|near start|near end|very near start|ver
 @dataclass
 class _Point:
     node: str | None  # the node it names, or None for a waypoint
+    xy: tuple[float, float] | None = None  # where it is, when the source says
 
 
 @dataclass
@@ -578,6 +583,9 @@ class _Picture:
     coordinates: set[str] = field(default_factory=set)
     declared: set[str] = field(default_factory=set)
     anon: int = 0
+    places: dict[str, tuple[float, float]] = field(default_factory=dict)
+    sizes: dict[str, tuple[float, float]] = field(default_factory=dict)
+    chain: str | None = None  # the last node put ``on chain``
 
 
 _INITIAL_KEYS = {"initial", "initial by arrow", "initial left", "initial right",
@@ -590,9 +598,15 @@ class _PathReader:
     def __init__(self, reader: _Reader, pic: _Picture) -> None:
         self.r = reader
         self.pic = pic
+        self.in_force: list[str] = []   # the statement's inherited options
+        self.frame: lay.Frame | None = lay.Frame()
+        self.at: str | None = None      # the last node's ``at`` coordinate
+        self.unplaced = False           # nodes read now get no place (matrix bodies)
+        self.depth = 0                  # tree level being read
 
     # -- nodes ---------------------------------------------------------------------------
-    def _new_node(self, name: str | None, keys: list[str], text: str) -> str | None:
+    def _new_node(self, name: str | None, keys: list[str], text: str,
+                  here: tuple[float, float] | None = None) -> str | None:
         styles = self.r.styles
         shape = _shape(keys, styles)
         if shape == "coordinate":
@@ -607,7 +621,48 @@ class _PathReader:
             name = f"_{self.pic.anon}"
         self.pic.nodes[name] = Node(id=name, text=label, shape=shape)
         self._initial(name, keys)
+        if not self.unplaced:
+            self._place(name, keys, label, shape, here)
         return name
+
+    def _place(self, name: str, keys: list[str], label: str, shape: str,
+               here: tuple[float, float] | None) -> None:
+        """Where the node lands: a positioning key, else its ``at``, else ``here`` (the
+        path's current point); shifted by its anchor."""
+        nk = _expand(keys, self.r.styles)
+        allk = _expand(self.in_force, self.r.styles) + nk
+        own = lay.size(allk, label, shape)
+        if any(k.strip() == "on chain" or k.strip().startswith("on chain=") for k in nk):
+            going = "right"
+            for k in allk:
+                m = re.search(r"start chain\s*=.*going\s+(above|below|left|right)", k)
+                if m:
+                    going = m.group(1)
+            if self.pic.chain is not None:
+                nk = nk + [f"{going}=of {self.pic.chain}"]
+            self.pic.chain = name
+        p = lay.placed(allk, nk, own, self.pic.places, self.pic.sizes)
+        if p is False:
+            p = lay.point(self._expand_macros(self.at), self.pic.places, self.frame) \
+                if self.at is not None else here
+            if p is not None:
+                off = lay.anchor_offset(nk, own)
+                p = (p[0] + off[0], p[1] + off[1])
+        if p is None:
+            return
+        shift = lay.frame([k for k in nk if k.strip().startswith(("xshift", "yshift"))])
+        if shift is None:
+            return
+        self.pic.places[name] = shift.apply(p)
+        self.pic.sizes[name] = own
+
+    def _expand_macros(self, coord: str) -> str:
+        """A coordinate with the document's constant macros (``\\newcommand{\\n}{3}``)
+        written out, so ``{(\\n-1)*2}`` can be computed."""
+        if "\\" not in coord:
+            return coord
+        return re.sub(r"\\([A-Za-z@]+)", lambda m: self.r.macros.get(m.group(1), m.group(0)),
+                      coord)
 
     def _initial(self, name: str, keys: list[str]) -> None:
         """An automaton state with ``initial`` has the arrow TikZ draws into it, from the
@@ -644,6 +699,7 @@ class _PathReader:
         text = ""
         has_text = False
         at = False
+        self.at = None
         while k < len(toks):
             kind, val = toks[k]
             if kind == "opt":
@@ -651,6 +707,8 @@ class _PathReader:
             elif kind == "coord":
                 if not at:
                     name = val.strip()
+                else:
+                    self.at = val
                 at = False
             elif kind == "kw" and val == "at":
                 at = True
@@ -682,6 +740,8 @@ class _PathReader:
     def statement(self, st: _Stmt) -> None:
         styles = self.r.styles
         toks = _tokens(st.text)
+        self.in_force = st.opts.keys
+        self.frame = lay.frame(st.opts.keys)
         if st.cmd in ("graph", "pic", "scoped", "skip"):
             self.r.info.unresolved += 1
             return
@@ -707,21 +767,57 @@ class _PathReader:
             sub: list[_Stmt] = []
             self.r.statements(text.replace("&", " ").replace("\\\\", " "), st.opts, sub)
             self.declare(sub)
-            for s in sub:
-                self.statement(s)
+            self.unplaced = True  # cells of a matrix of statements: places not worked out
+            try:
+                for s in sub:
+                    self.statement(s)
+            finally:
+                self.unplaced = False
             return
+        at = self.at
+        cells: dict[tuple[int, int], str] = {}
         for r, row in enumerate(re.split(r"\\\\(?:\s*\[[^\]]*\])?", text), start=1):
             if not row.strip():
                 continue
             for c, cell in enumerate(split_top(row, "&") if "&" in row else [row], start=1):
                 cell = re.sub(r"^\s*\|[^|]*\|", "", cell).strip()
                 if cell and name:
-                    self._new_node(f"{name}-{r}-{c}", ["rectangle"], cell)
+                    self.unplaced = True
+                    try:
+                        if self._new_node(f"{name}-{r}-{c}", ["rectangle"], cell):
+                            cells[(r, c)] = f"{name}-{r}-{c}"
+                    finally:
+                        self.unplaced = False
+        self._place_matrix(cells, keys, at)
+
+    def _place_matrix(self, cells: dict[tuple[int, int], str], keys: list[str],
+                      at: str | None) -> None:
+        """Cells in columns and rows around the matrix's place (its ``at``, else the
+        origin; a positioning key on a matrix is not followed)."""
+        allk = _expand(self.in_force + keys, self.r.styles)
+        if not cells or any(k.strip() == "anchor" or k.strip().startswith("anchor=")
+                            for k in allk) or lay.placed(allk, allk, (0, 0), {}, {}) \
+                is not False:
+            return
+        centre = lay.point(at, self.pic.places, self.frame) if at is not None \
+            else (self.frame.apply((0.0, 0.0)) if self.frame else None)
+        if centre is None:
+            return
+        sizes = {rc: lay.size(allk, self.pic.nodes[n].text, "rectangle")
+                 for rc, n in cells.items()}
+        for rc, xy in lay.matrix_cells(sizes, allk, centre).items():
+            self.pic.places[cells[rc]] = xy
+            self.pic.sizes[cells[rc]] = sizes[rc]
 
     def _path(self, toks: list[tuple[str, str]], keys: list[str], drawn: bool,
-              parent: str | None) -> str | None:
-        """Read one path; returns the first node it created (a tree child's node)."""
+              parent: str | None, origin: tuple[float, float] | None | str = "frame"
+              ) -> str | None:
+        """Read one path; returns the first node it created (a tree child's node).
+        ``origin``: where a node placed before any coordinate lands (a tree child's
+        place; ``"frame"``: the origin of the frame in force)."""
         first_node: str | None = None
+        n_children = sum(1 for t in toks if t == ("kw", "child"))
+        child_k = 0
         start: _Point | None = None      # where the current chain of segments started
         cur: _Point | None = None        # the current point
         path_first: _Point | None = None
@@ -768,7 +864,16 @@ class _PathReader:
                         elif last_edge is not None:
                             last_edge.label = "\n".join(x for x in (last_edge.label, lab) if x)
                     continue
-                created = self._new_node(name, nkeys, text) if has_text or name else None
+                if on_segment or pending is not None:
+                    here = None
+                elif cur is not None:
+                    here = cur.xy
+                elif origin != "frame":
+                    here = origin  # type: ignore[assignment]
+                else:  # a path's first node with no coordinate: the origin
+                    here = self.frame.apply((0.0, 0.0)) if self.frame else None
+                created = self._new_node(name, nkeys, text, here) if has_text or name \
+                    else None
                 if created and first_node is None:
                     first_node = created
                 if created and cur is not None and cur.node is None and pending is None \
@@ -780,10 +885,12 @@ class _PathReader:
                         start = cur
                         reached = None
                 if created and cur is None:
-                    cur = start = path_first = _Point(created)
+                    cur = start = path_first = _Point(created, self.pic.places.get(created))
                 continue
             if kind == "kw" and val == "child":
-                k = self._child(toks, k + 1, keys, cur.node if cur else None)
+                child_k += 1
+                k = self._child(toks, k + 1, keys, cur.node if cur else None,
+                                (cur.xy if cur else None, child_k, n_children))
                 continue
             if kind == "kw" and val == "edge from parent":
                 k += 1  # read by _child, with its options and label node
@@ -837,7 +944,13 @@ class _PathReader:
                 if kind == "coord" and node is None and any(
                         ch in val for ch in "\\") and not val.strip().startswith("$"):
                     self.r.info.unresolved += 1
-                pt = _Point(node)
+                if kind == "rel":
+                    xy = lay.relative(val, cur.xy if cur else None, self.frame)
+                elif node is not None:
+                    xy = self.pic.places.get(node)
+                else:
+                    xy = lay.point(self._expand_macros(val), self.pic.places, self.frame)
+                pt = _Point(node, xy)
                 if pending is None:
                     cur = start = pt
                     reached = None
@@ -901,7 +1014,9 @@ class _PathReader:
         return e
 
     def _child(self, toks: list[tuple[str, str]], k: int, keys: list[str],
-               parent: str | None) -> int:
+               parent: str | None,
+               slot: tuple[tuple[float, float] | None, int, int] = (None, 1, 1)) -> int:
+        """A ``child``; ``slot``: (parent's place, which child, of how many)."""
         ckeys: list[str] = []
         while k < len(toks) and toks[k][0] == "opt":
             ckeys += split_top(toks[k][1])
@@ -921,7 +1036,15 @@ class _PathReader:
                 if m < len(body) and body[m] == ("kw", "node"):
                     _, _, text, _, _ = self._read_node(body, m + 1)
                     elabel = latex_text(text)
-        child = self._path(body, keys + ckeys, True, parent)
+        self.depth += 1
+        level = [f"level {self.depth}"] if f"level {self.depth}" in self.r.styles else []
+        generic = split_top(self.r.styles.get("level", "").replace("#1", str(self.depth)))
+        here = lay.tree_child(slot[0], slot[1], slot[2], _expand(
+            self.in_force + keys + generic + level + ckeys, self.r.styles))
+        try:
+            child = self._path(body, keys + ckeys, True, parent, origin=here)
+        finally:
+            self.depth -= 1
         missing = any(x.strip() == "missing" for x in ckeys)
         allkeys = keys + ["edge from parent"] + ckeys + ekeys
         hidden = any(x.replace(" ", "") in ("draw=none", "edgefromparentpath={}")
@@ -1120,6 +1243,8 @@ def tikz_source_graphs(code: str, params: GraphParams | None = None
         for st in stmts:
             pr.statement(st)
         graphs.append(Graph(nodes=list(pic.nodes.values()), edges=pic.edges))
+        reader.info.places = {n: (*xy, *pic.sizes[n]) for n, xy in pic.places.items()
+                              if n in pic.nodes}
     operators = {m.group(1): m.group(2).strip() for m in re.finditer(
         r"\\DeclareMathOperator\*?\s*\{?\\([A-Za-z@]+)\}?\s*\{([^{}#]*)\}", code)}
     cds = tikzcd_graphs(code, {**reader.macros, **operators})
@@ -1132,6 +1257,17 @@ def tikz_source_graph(code: str, params: GraphParams | None = None) -> Graph:
     """All pictures of ``code`` as one graph (ids prefixed ``p<k>:`` when there are several)."""
     graphs, _ = tikz_source_graphs(code, params)
     return combine(graphs)
+
+
+def tikz_source_layout(code: str, params: GraphParams | None = None
+                       ) -> dict[str, tuple[float, float, float, float]]:
+    """Node id → (centre x, centre y, width, height) in cm on the page (y down) for the
+    nodes whose place the source determines (:mod:`.tikz_layout`); empty when the code has
+    several pictures (their relative places on the page are unknown)."""
+    graphs, info = tikz_source_graphs(code, params)
+    if len(graphs) != 1:
+        return {}
+    return {n: (x, -y, w, h) for n, (x, y, w, h) in info.places.items()}
 
 
 def combine(graphs: list[Graph]) -> Graph:

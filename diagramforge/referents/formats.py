@@ -286,7 +286,16 @@ def _tikz_node(nid: str, text: str, shape: str, keys: list[str] | None, uncertai
 
 
 def _tikz_scene(code: str, graph: Graph, margin: float) -> Scene:
+    from diagramforge.graphs.tikz import tikz_source_layout
+
     opts = _tikz_opts(code)
+    # where the source places nodes (``at``, ``right=of a``, paths, chains, matrices):
+    # each a point — their sizes are estimates, good for order and level, not for
+    # containment — with the estimated typical node size as the scene's unit
+    try:
+        layout = tikz_source_layout(code) if not any(n.bbox for n in graph.nodes) else {}
+    except Exception:  # noqa: BLE001 - an unreadable layout: no places, no position words
+        layout = {}
     # styles for every node (or shapes set far away) make each node's look uncertain
     uncertain = bool(re.search(r"every\s+node|every\s+state|every\s+shape", code))
     scene = Scene()
@@ -295,9 +304,14 @@ def _tikz_scene(code: str, graph: Graph, margin: float) -> Scene:
         el = _tikz_node(n.id, one_line(n.text), n.shape, keys, uncertain, margin)
         if n.bbox:
             el.bbox = tuple(n.bbox)  # type: ignore[assignment]
+        elif n.id in layout:
+            el.bbox = (layout[n.id][0], layout[n.id][1], 0.0, 0.0)
         elif at is not None:
             el.bbox = (at[0], at[1], 0.0, 0.0)
         scene.nodes[n.id] = el
+    sides = sorted(min(w, h) for _, _, w, h in layout.values())
+    if sides:
+        scene._median = sides[len(sides) // 2]
     return scene
 
 

@@ -167,3 +167,46 @@ def test_boxes_touching_at_a_corner_are_diagonal_not_beside():
     _, scene = describer("mxgraph", code)
     assert resolve(parse('the box to the left of "Head"'), scene) == set()
     assert resolve(parse('the box below "Head"'), scene) == {"d"}
+
+
+RELATIVE = r"""\begin{tikzpicture}[node distance=1cm]
+  \node[draw] (in) {Input};
+  \node[draw, circle, right=of in] (c1) {};
+  \node[draw, circle, right=of c1] (c2) {};
+  \node[draw, circle, below=of c1] (c3) {};
+  \node[draw, right=of c2] (out) {Output};
+  \draw[->] (in) -- (c1); \draw[->] (c1) -- (c2); \draw[->] (c2) -- (out);
+  \draw[->] (c1) -- (c3);
+\end{tikzpicture}"""
+
+
+@pytest.mark.parametrize(("node", "want", "kind"), [
+    ("c1", 'the circle to the right of "Input"', "neighbour"),
+    ("c2", 'the circle to the left of "Output"', "neighbour"),
+    ("c3", "the bottommost circle", "position"),
+    ("e3", 'the arrow from the circle to the right of "Input" to the bottommost circle',
+     "edge_ends"),
+])
+def test_tikz_nodes_placed_relative_to_others_are_named_by_place(node, want, kind):
+    d, scene = describer("tikz", RELATIVE)
+    got = d.describe(node)
+    assert (got.text, got.kind) == (want, kind)
+    assert resolve(parse(want), scene) == {node}
+
+
+def test_tikz_matrix_cells_are_named_by_row_and_place():
+    code = r"""\begin{tikzpicture}
+  \matrix (m) [matrix of nodes, column sep=5mm, row sep=5mm] { x & x & x \\ x & x & x \\ };
+\end{tikzpicture}"""
+    d, _ = describer("tikz", code)
+    assert d.describe("m-1-2").text == 'the second node "x" from the left in the top row'
+    assert d.describe("m-2-3").text == 'the rightmost node "x" in the bottom row'
+
+
+def test_tikz_nodes_without_a_readable_place_are_not_named_by_place():
+    # the same picture, drawn in a rotated scope: where the circles land is not worked out
+    code = RELATIVE.replace(r"\node[draw] (in)", r"\begin{scope}[rotate=90]\node[draw] (in)"
+                            ).replace(r"\draw[->] (in)", r"\end{scope}\draw[->] (in)")
+    d, scene = describer("tikz", code)
+    assert all(n.bbox is None for n in scene.nodes.values())
+    assert d.describe("c3") is None
