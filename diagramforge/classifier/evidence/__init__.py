@@ -2,7 +2,8 @@
 
 A pgfplots ``axis`` is a chart, ``tikzcd`` a commutative diagram, ``circuitikz`` a circuit, an
 mxGraph ``umlLifeline`` a UML diagram, matplotlib's SVG a chart.  Each format has an ordered
-list of named rules (``tikz.py``, ``mxgraph.py``, ``svg.py``); the first that fires decides,
+list of named rules (``tikz.py``, ``mxgraph.py``, ``svg.py``, ``text_languages.py`` for
+DOT and Mermaid); the first that fires decides,
 and its name travels with the label (``diagram_type_source``), so every decision can be
 traced to one rule.  Rules are conservative: when nothing fires the code "says nothing" and
 the image classifier names the kind.
@@ -42,7 +43,7 @@ PDF_SOURCE = "pdf"
 def code_evidence(record: dict) -> Evidence | None:
     """The evidence in ``record``'s code, or ``None`` when it has no author's code
     (a raster figure, or any figure cut out of a PDF)."""
-    from diagramforge.classifier.evidence import mxgraph, svg, tikz
+    from diagramforge.classifier.evidence import mxgraph, svg, text_languages, tikz
 
     code = record.get("code") or ""
     if not code or record.get("source") == PDF_SOURCE:
@@ -54,6 +55,10 @@ def code_evidence(record: dict) -> Evidence | None:
         return mxgraph.evidence(code)
     if fmt == "svg":
         return svg.evidence(code, record.get("graph"))
+    if fmt == "dot":
+        return text_languages.dot_evidence(code)
+    if fmt == "mermaid":
+        return text_languages.mermaid_evidence(code)
     return None
 
 

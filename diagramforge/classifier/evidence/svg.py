@@ -19,7 +19,7 @@ HEAD = 60000
 """Characters read: signatures sit in the first groups; a huge path list adds nothing."""
 
 _MERMAID = R(r'aria-roledescription="([\w-]+)"')
-_MERMAID_KINDS = {
+MERMAID_KINDS = {
     "flowchart": "flowchart", "flowchart-v2": "flowchart", "sequence": "uml",
     "classDiagram": "uml", "class": "uml", "stateDiagram": "uml", "state": "uml",
     "er": "er_diagram", "gantt": "gantt_chart", "pie": "pie_chart", "mindmap": "mind_map",
@@ -81,8 +81,8 @@ def evidence(code: str, graph: str | None = None) -> Evidence:
     text = code[:HEAD]
     drawn = _RASTER.search(code) is None
     m = _MERMAID.search(text)
-    if m and m.group(1) in _MERMAID_KINDS:
-        return Evidence(_MERMAID_KINDS[m.group(1)], f"svg.mermaid_{m.group(1)}", drawn)
+    if m and m.group(1) in MERMAID_KINDS:
+        return Evidence(MERMAID_KINDS[m.group(1)], f"svg.mermaid_{m.group(1)}", drawn)
     if _MATPLOTLIB.search(text):
         label, rule = _matplotlib(text)
         return Evidence(label, rule, drawn)

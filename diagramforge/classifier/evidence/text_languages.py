@@ -1,0 +1,50 @@
+"""Evidence for the text diagram languages: Graphviz DOT and Mermaid say what they draw.
+
+A DOT file is a graph by construction (its language has nothing else); a Mermaid diagram
+opens with its kind (``flowchart``, ``sequenceDiagram``, ``erDiagram``, ``pie``…), the same
+kinds Mermaid's own SVG names in ``aria-roledescription`` (``svg.py`` reads those). Neither
+embeds a raster image, so both are drawn. Without these rules the image classifier alone
+typed them and, unsure, dropped real graphs and flowcharts from the pool.
+"""
+
+from __future__ import annotations
+
+import re
+
+from diagramforge.classifier.evidence import Evidence
+from diagramforge.classifier.evidence.svg import MERMAID_KINDS
+
+_DOT_RECORD = re.compile(r"\bshape\s*=\s*\"?M?record\b", re.I)
+_MERMAID_FRONT = re.compile(r"\A\s*---\n.*?\n---\s*\n", re.S)
+_MERMAID_SKIP = re.compile(r"\A(?:\s*(?:%%[^\n]*)?\n)*\s*")
+_MERMAID_KEYWORD = re.compile(r"([A-Za-z][\w-]*)")
+
+MERMAID_KEYWORDS = {
+    "graph": "flowchart", "flowchart": "flowchart", "sequenceDiagram": "sequence",
+    "classDiagram": "classDiagram", "classDiagram-v2": "classDiagram",
+    "stateDiagram": "stateDiagram", "stateDiagram-v2": "stateDiagram", "erDiagram": "er",
+    "gantt": "gantt", "pie": "pie", "mindmap": "mindmap", "gitGraph": "gitGraph",
+    "requirementDiagram": "requirement", "C4Context": "c4", "C4Container": "c4",
+    "C4Component": "c4", "C4Dynamic": "c4", "C4Deployment": "c4", "xychart-beta": "xychart",
+    "quadrantChart": "quadrantChart", "sankey-beta": "sankey", "block-beta": "block",
+    "timeline": "timeline", "journey": "journey",
+}
+"""A Mermaid diagram's opening keyword → the diagram kind its SVG names (``MERMAID_KINDS``)."""
+
+
+def dot_evidence(code: str) -> Evidence:
+    """Every DOT file draws a graph; record-shaped nodes are graph nodes too (the data
+    structures and class boxes people draw with them are still node-and-edge drawings)."""
+    rule = "dot.record_graph" if _DOT_RECORD.search(code) else "dot.graph"
+    return Evidence("graph", rule)
+
+
+def mermaid_evidence(code: str) -> Evidence:
+    """The kind a Mermaid diagram declares on its first line (after front matter and
+    ``%%`` directives); ``mermaid.silent`` for a kind this vocabulary has no name for."""
+    body = _MERMAID_SKIP.sub("", _MERMAID_FRONT.sub("", code, count=1), count=1)
+    m = _MERMAID_KEYWORD.match(body)
+    kind = MERMAID_KEYWORDS.get(m.group(1)) if m else None
+    if kind is None or kind not in MERMAID_KINDS:
+        return Evidence(None, "mermaid.silent")
+    return Evidence(MERMAID_KINDS[kind], f"mermaid.{kind}")
