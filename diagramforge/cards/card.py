@@ -224,7 +224,7 @@ filter on the `licence` column if your use needs either."""
 
 def _pool_caps(params: Params) -> str:
     tk = params.filter.tokens
-    fmts = sorted(set(params.validate_.formats) | set(tk.formats))
+    fmts = sorted(set(params.validate_.format_names()) | set(tk.formats))
     return ", ".join(f"{f} {tk.window(f)[0]:,}–{tk.window(f)[1]:,}" for f in fmts)
 
 
