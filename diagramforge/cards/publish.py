@@ -44,7 +44,8 @@ OPTIONAL_COLUMNS = {"difficulty": "string", "diagram_type": "string",
                     "diagram_type_image": "string", "diagram_type_disagree": "bool",
                     "colour_entropy": "float64",
                     "graph": "string", "graph_nodes": "int32", "graph_edges": "int32",
-                    "graph_components": "int32", "graph_longest_path": "int32"}
+                    "graph_components": "int32", "graph_longest_path": "int32",
+                    "contamination": "string"}
 """Filter and graph columns, published when the record schema has them (they land as the
 stages that fill them do); null where a stage could not compute them."""
 
