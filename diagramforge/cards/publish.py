@@ -133,10 +133,12 @@ class PublishStage(TableStage):
     reads = ("id", "format", "code", "image", "split", "licence")
     output_schema = None
     funnel = False
-    param_sections = ("publish", "licences", "filter", "crawl", "render", "select")
+    param_sections = ("publish", "licences", "filter", "crawl", "render", "select",
+                      "split")
     code = ("cards/card.py", "cards/audit.py", "cards/tasks.py", "cards/statistics.py",
             "cards/licence_audit.py", "cards/manifest.py", "cards/gallery.py",
-            "licences.py", "curation/select.py", "cards/source_funnel.py")
+            "licences.py", "curation/select.py", "cards/source_funnel.py",
+            "cards/nested.py", "cards/contamination.py")
     outputs = ("data/published",)
     inputs = _TaskStageOutputs()
     extra_metrics = ("dataset.json",)
