@@ -641,9 +641,10 @@ class DecontamParams(_Section):
     ignored) that counts as contamination."""
     min_shared: Annotated[int, Field(ge=1)] = 1
     """A test item is contaminated when at least this many of its n-grams occur elsewhere."""
-    boilerplate_docs: Annotated[int, Field(ge=2)] = 20
-    """An n-gram found in this many distinct reference documents is boilerplate (preambles,
-    template headers), not contamination, and is ignored."""
+    boilerplate_docs: Annotated[int, Field(ge=2)] = 5
+    """An n-gram found in this many distinct documents of the pool (every split, plus the
+    external sets) is boilerplate — a format's page header, a common preamble — not
+    contamination, and is ignored."""
     action: Literal["flag", "move"] = "flag"
     """``flag``: keep the item in test with the reason in ``contamination``; ``move``: its
     whole leakage component goes to train (the reason stays in ``contamination``)."""

@@ -74,8 +74,11 @@ class Index:
     """Shingles dropped as boilerplate."""
 
     @classmethod
-    def build(cls, docs: Iterable[tuple[str, str, str | None]], cfg: DecontamParams) -> Index:
-        """``docs``: (reference set, id, code)."""
+    def build(cls, docs: Iterable[tuple[str, str, str | None]], cfg: DecontamParams,
+              others: Iterable[np.ndarray] = ()) -> Index:
+        """``docs``: (reference set, id, code). ``others``: shingles of the documents being
+        checked, counted towards document frequency only — boilerplate is what many
+        documents of the whole pool carry (a format's page header), whichever split."""
         parts, owners, names = [], [], []
         for against, id_, code in docs:
             sh = shingles(code, cfg.ngram)
@@ -87,10 +90,12 @@ class Index:
         if not parts:
             return cls(np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64), names)
         allh, alld = np.concatenate(parts), np.concatenate(owners)
+        hashes, first = np.unique(allh, return_index=True)
         # shingles are unique per document, so a hash's count is its document frequency
-        hashes, first, counts = np.unique(allh, return_index=True, return_counts=True)
-        keep = counts < cfg.boilerplate_docs
-        return cls(hashes[keep], alld[first[keep]], names, int((~keep).sum()))
+        df_h, df_n = np.unique(np.concatenate([allh, *others]), return_counts=True)
+        common = df_h[df_n >= cfg.boilerplate_docs]
+        keep = ~np.isin(hashes, common)
+        return cls(hashes[keep], alld[first[keep]], names, int(common.size))
 
     def lookup(self, code: str | None, n: int) -> tuple[int, int, tuple[str, str] | None]:
         """(shared shingles, the item's shingles, the reference document sharing most)."""
@@ -160,7 +165,8 @@ def find(rows: list[dict], cfg: DecontamParams,
     """Test rows of ``rows`` (``split`` assigned) contaminated by train rows or ``external``."""
     train = ((Against.TRAIN, str(r["id"]), r.get("code")) for r in rows
              if r.get("split") == "train")
-    index = Index.build(chain(train, external), cfg)
+    rest = [shingles(r.get("code"), cfg.ngram) for r in rows if r.get("split") != "train"]
+    index = Index.build(chain(train, external), cfg, rest)
     hits = []
     for r in rows:
         if r.get("split") != "test":

@@ -9,7 +9,7 @@ from diagramforge.curation import decontam
 from diagramforge.params import DecontamParams
 from tests.filters.test_split import tikz
 
-CFG = DecontamParams(ngram=20, boilerplate_docs=3)
+CFG = DecontamParams(ngram=20, boilerplate_docs=4)
 
 
 def test_shingles_ignore_whitespace_and_need_n_tokens():
@@ -47,6 +47,16 @@ def test_boilerplate_shared_by_many_train_items_is_not_contamination():
     found = decontam.find(rs, CFG)
     assert not found.hits and found.boilerplate > 0
     assert decontam.find(rs, DecontamParams(ngram=20, boilerplate_docs=10)).hits
+
+
+
+def test_boilerplate_is_counted_over_every_split():
+    # a page header two train and two test documents carry: four documents of the pool
+    head = " ".join(f"<mxCell id=\"{k}\" parent=\"0\"/>" for k in range(12))
+    rs = [{"id": f"t{i}", "split": "train", "code": head + tikz(i)} for i in range(2)]
+    rs += [{"id": f"q{i}", "split": "test", "code": head + tikz(90 + i)} for i in range(2)]
+    assert not decontam.find(rs, DecontamParams(ngram=20, boilerplate_docs=4)).hits
+    assert len(decontam.find(rs, DecontamParams(ngram=20, boilerplate_docs=5)).hits) == 2
 
 
 def test_external_parquet_is_a_reference_set(tmp_path):
