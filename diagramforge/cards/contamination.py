@@ -24,6 +24,8 @@ def section(params: Params) -> str:
            if cfg.test_after else "No date cut (`split.test_after` is off).")
     path = stage_paths(params, "split").root / "contamination.json"
     rep = json.loads(path.read_text()) if path.exists() else {}
+    if not rep:
+        return f"### Evaluation splits\n\n{cut} The split stage wrote no decontamination report.\n"
     if not rep.get("enabled"):
         return f"### Evaluation splits\n\n{cut} Decontamination is off.\n"
     hits = rep.get("hits", [])
