@@ -104,3 +104,27 @@ def test_clean_splits_report_nothing():
     _, record, _ = run(paper_rows(30), SplitParams(decontaminate=DecontamParams(enabled=False)))
     assert record["contamination"] == {"enabled": False}
 
+
+
+def test_the_stage_reads_crawl_dates_and_writes_its_report(tmp_path):
+    from diagramforge.paths import metrics_path, stage_paths
+    from diagramforge.records import RECORD_SCHEMA, SOURCE_SCHEMA, empty_record
+    from diagramforge.runner import run_named
+    from diagramforge.shards import ShardSet
+    from tests.conftest import make_params, seed_stage
+
+    params = make_params(tmp_path, split={"test_after": "2023-06-30"})
+    rows = dated_rows()
+    seed_stage(params, "filter", [empty_record(**r) for r in rows])
+    # the crawl dates every paper in May 2023, whatever its identifier's month
+    srcs = [{"id": g.split(":")[1], "kind": "arxiv", "date": "2023-05-01"}
+            for g in sorted({r["group"] for r in rows})]
+    seed_stage(params, "crawl", srcs, schema=SOURCE_SCHEMA)
+    run_named("split", params)
+    out = ShardSet(stage_paths(params, "split").records, RECORD_SCHEMA).read_all().to_pylist()
+    assert len(out) == len(rows) and not any(r["split"] == "test" for r in out)
+    assert "contamination" in out[0]
+    report = json.loads((stage_paths(params, "split").root / "contamination.json").read_text())
+    assert report["enabled"] and report["test_items"] == 0
+    extra = json.loads(metrics_path(params, "split").read_text())["extra"]
+    assert extra["date_cut_rows_after"] == 0 and extra["decontam_hits"] == 0
