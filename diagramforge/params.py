@@ -7,6 +7,7 @@ key path and what was expected.
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -630,6 +631,29 @@ class DifficultyParams(_Section):
         return {"mxgraph": self.mxgraph, "tikz": self.tikz, "svg": self.svg}
 
 
+class DecontamParams(_Section):
+    """Test items whose code shares a long token run with train or with named external
+    datasets (:mod:`diagramforge.curation.decontam`)."""
+
+    enabled: bool = True
+    ngram: Annotated[int, Field(ge=4)] = 50
+    """Shared run length in code tokens (identifiers, numbers, single symbols; whitespace
+    ignored) that counts as contamination."""
+    min_shared: Annotated[int, Field(ge=1)] = 1
+    """A test item is contaminated when at least this many of its n-grams occur elsewhere."""
+    boilerplate_docs: Annotated[int, Field(ge=2)] = 5
+    """An n-gram found in this many distinct documents of the pool (every split, plus the
+    external sets) is boilerplate — a format's page header, a common preamble — not
+    contamination, and is ignored."""
+    action: Literal["flag", "move"] = "flag"
+    """``flag``: keep the item in test with the reason in ``contamination``; ``move``: its
+    whole leakage component goes to train (the reason stays in ``contamination``)."""
+    against: list[str] = []
+    """External datasets: a local Parquet file or directory, or a Hub id, read through
+    ``datasets`` (offline: from its cache); every split, column ``code_column``."""
+    code_column: str = "code"
+
+
 class SplitParams(_Section):
     seed: int = 1234
     train: Annotated[float, Field(ge=0, le=1)] = 0.8
@@ -646,6 +670,10 @@ class SplitParams(_Section):
     aside): its groups and ids keep their split and its quantile tiers are reused."""
     near_dup: NearDupParams = NearDupParams()
     difficulty: DifficultyParams = DifficultyParams()
+    test_after: date | None = None
+    """Test items only from sources dated after this day (DaTikZ); older or undated sources
+    go to train/validation. ``null``: off."""
+    decontaminate: DecontamParams = DecontamParams()
 
     @model_validator(mode="after")
     def _sums(self) -> SplitParams:

@@ -63,6 +63,7 @@ RECORD_SCHEMA = pa.schema(
         pa.field("graph_longest_path", pa.int32()),
         pa.field("split", pa.string()),
         pa.field("dup_cluster", pa.string()),
+        pa.field("contamination", pa.string()),
         pa.field("meta", pa.string()),
     ]
 )

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from diagramforge.cards.contamination import section as contamination_section
 from diagramforge.cards.licence_audit import LicenceAudit, card_licence
 from diagramforge.params import ConfigSelection, Params
 
@@ -315,6 +316,11 @@ Splits are assigned per source (`group`) and near-duplicate cluster (`dup_cluste
 paper, repository or duplicate family appears in two splits; every task item sits in the
 split of its diagram.
 
+List and record columns (`choices`, `referents`, `operations`, `graph`, `source_graph`,
+`target_graph`) are nested features: `datasets` returns them as Python lists and dicts (an
+operation's `params` stay a JSON string, their keys differ per operation).
+
+{contamination_section(params)}
 ## How it was built
 
 Sources:

@@ -24,6 +24,8 @@ from diagramforge.cards.card import CardInputs, render_card, render_licences
 from diagramforge.cards.gallery import write_gallery
 from diagramforge.cards.licence_audit import audit_frames, format_audit
 from diagramforge.cards.manifest import build_manifest
+from diagramforge.cards.nested import convert as nested_values
+from diagramforge.cards.nested import feature as nested_feature
 from diagramforge.cards.source_funnel import format_source_funnel, source_funnel
 from diagramforge.cards.tasks import TaskTables, load_tasks, write_task_config
 from diagramforge.cards.tasks import features as task_features
@@ -42,7 +44,8 @@ OPTIONAL_COLUMNS = {"difficulty": "string", "diagram_type": "string",
                     "diagram_type_image": "string", "diagram_type_disagree": "bool",
                     "colour_entropy": "float64",
                     "graph": "string", "graph_nodes": "int32", "graph_edges": "int32",
-                    "graph_components": "int32", "graph_longest_path": "int32"}
+                    "graph_components": "int32", "graph_longest_path": "int32",
+                    "contamination": "string"}
 """Filter and graph columns, published when the record schema has them (they land as the
 stages that fill them do); null where a stage could not compute them."""
 
@@ -56,7 +59,7 @@ def _features(columns: tuple[str, ...] = GENERATION_COLUMNS):  # noqa: ANN202 - 
     from datasets import Features, Image, Value
 
     types = {"tokens": Value("int64"), "width": Value("int32"), "height": Value("int32"),
-             **{c: Value(t) for c, t in OPTIONAL_COLUMNS.items()}}
+             **{c: nested_feature(c) or Value(t) for c, t in OPTIONAL_COLUMNS.items()}}
     return Features({c: Image() if c == "image" else types.get(c, Value("string"))
                      for c in columns})
 
@@ -79,7 +82,8 @@ def write_generation(df: pd.DataFrame, out: Path, config: str = "generation") ->
             part = df[(df["split"] == split) & (df["format"] == fmt)]
             if not len(part):  # a split a format does not reach (its sources went elsewhere)
                 continue
-            cols = {c: [None if isinstance(v, float) and v != v else v for v in part[c]]
+            cols = {c: nested_values(c, [None if isinstance(v, float) and v != v else v
+                                         for v in part[c]])
                     for c in columns if c != "image"}
             cols["image"] = [{"bytes": b, "path": None} for b in part["image"]]
             ds = Dataset.from_dict({c: cols[c] for c in columns}, features=feats)
@@ -129,10 +133,12 @@ class PublishStage(TableStage):
     reads = ("id", "format", "code", "image", "split", "licence")
     output_schema = None
     funnel = False
-    param_sections = ("publish", "licences", "filter", "crawl", "render", "select")
+    param_sections = ("publish", "licences", "filter", "crawl", "render", "select",
+                      "split")
     code = ("cards/card.py", "cards/audit.py", "cards/tasks.py", "cards/statistics.py",
             "cards/licence_audit.py", "cards/manifest.py", "cards/gallery.py",
-            "licences.py", "curation/select.py", "cards/source_funnel.py")
+            "licences.py", "curation/select.py", "cards/source_funnel.py",
+            "cards/nested.py", "cards/contamination.py")
     outputs = ("data/published",)
     inputs = _TaskStageOutputs()
     extra_metrics = ("dataset.json",)

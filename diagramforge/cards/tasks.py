@@ -17,6 +17,8 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
+from diagramforge.cards.nested import convert as nested_values
+from diagramforge.cards.nested import feature as nested_feature
 from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
 from diagramforge.records import SPLITS, Rejection, Unit
@@ -147,7 +149,8 @@ def _missing(value: object) -> bool:
 
 def features(schema: pa.Schema):  # noqa: ANN201 - datasets.Features
     """Hub features of a task table: its Arrow types, with ``*image`` binary columns as
-    ``Image`` so the viewer and ``load_dataset`` decode them."""
+    ``Image`` so the viewer and ``load_dataset`` decode them, and the JSON text columns as
+    nested lists and records (:mod:`diagramforge.cards.nested`)."""
     from datasets import Features, Image
 
     feats = Features.from_arrow_schema(schema)
@@ -155,6 +158,8 @@ def features(schema: pa.Schema):  # noqa: ANN201 - datasets.Features
         t = schema.field(name).type
         if name.endswith("image") and (pa.types.is_binary(t) or pa.types.is_large_binary(t)):
             feats[name] = Image()
+        elif (nested := nested_feature(name)) is not None and pa.types.is_string(t):
+            feats[name] = nested
     return feats
 
 
@@ -174,6 +179,8 @@ def write_task_config(config: str, df: pd.DataFrame, schema: pa.Schema, out: Pat
                       if name in part.columns else [None] * len(part))
             if isinstance(feats[name], Image):
                 values = [None if b is None else {"bytes": b, "path": None} for b in values]
+            elif nested_feature(name) is not None:
+                values = nested_values(name, values)
             cols[name] = values
         path = out / config / f"{split}-00000-of-00001.parquet"
         path.parent.mkdir(parents=True, exist_ok=True)

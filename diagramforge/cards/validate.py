@@ -154,7 +154,8 @@ class ValidateStage(TableStage):
     output_schema = None
     funnel = False
     param_sections = ("validate", "licences", "filter.tokens", "render.raster")
-    code = ("licences.py", "cards/tasks.py", "filters/tokens.py")
+    code = ("licences.py", "cards/tasks.py", "cards/nested.py",
+            "filters/tokens.py")
     inputs = _TaskStageOutputs()
 
     def run_table(self, table: pa.Table | None, log: StageLog) -> list[dict]:

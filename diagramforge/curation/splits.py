@@ -84,6 +84,8 @@ class Component:
     u: float = 0.0
     split: str = "train"
     pinned: bool = False
+    test_ok: bool = True
+    """False when a row of it is not dated after ``split.test_after`` (never in test)."""
 
 
 @dataclass
@@ -123,10 +125,23 @@ def _components(units: list[str], clusters: Sequence[str | None]) -> dict[str, C
     return comps
 
 
+def not_test(u: float, cfg: SplitParams) -> str:
+    """Train or validation for a component the date cut keeps out of test: its own hash
+    rescaled over the test interval, so the choice is as stable as the hash itself."""
+    lo = cfg.train + cfg.validation
+    if lo <= 0:
+        return "train"
+    v = (u - lo) / cfg.test if u >= lo and cfg.test > 0 else u / lo
+    return "train" if v < cfg.train / lo else "validation"
+
+
 def assign(rows: list[dict], cfg: SplitParams, pinned_units: dict[str, str] | None = None,
-           pinned_ids: dict[str, str] | None = None) -> Assignment:
+           pinned_ids: dict[str, str] | None = None,
+           test_ok: Sequence[bool] | None = None) -> Assignment:
     """Split of every row (``rows`` carry ``id``, ``group``, ``source``, ``source_id``,
-    ``format``, ``difficulty`` and ``dup_cluster``)."""
+    ``format``, ``difficulty`` and ``dup_cluster``). ``test_ok``: per row, whether it may be
+    in test (the date cut); a component goes to test only if every row of it may — the cut
+    wins over a test pin (a raised cut means an older test item is no longer held out)."""
     pinned_units, pinned_ids = pinned_units or {}, pinned_ids or {}
     units = [unit_key(r, cfg) for r in rows]
     comps = _components(units, [r.get("dup_cluster") for r in rows])
@@ -135,6 +150,8 @@ def assign(rows: list[dict], cfg: SplitParams, pinned_units: dict[str, str] | No
     for i, (r, u) in enumerate(zip(rows, units, strict=True)):
         c = comp_of_unit[u]
         c.rows.append(i)
+        if test_ok is not None and not test_ok[i]:
+            c.test_ok = False
         fmt = str(r.get("format"))
         c.levels |= {("stratum", fmt, r.get("difficulty") or ""), ("format", fmt), ("all",)}
     for c in comps.values():
@@ -147,6 +164,12 @@ def assign(rows: list[dict], cfg: SplitParams, pinned_units: dict[str, str] | No
             stats["split_pin_conflicts"] += len(pins) > 1
         else:
             c.split = hashed_split(c.u, cfg)
+        if c.split == "test" and not c.test_ok:
+            c.split = not_test(c.u, cfg)
+            key = "split_date_cut_pins" if c.pinned else "split_date_cut_moves"
+            stats[key] = stats.get(key, 0) + 1
+    if test_ok is not None:
+        stats["split_date_cut_eligible"] = sum(c.test_ok for c in comps.values())
     stats["split_coverage_moves"] = _cover(list(comps.values()), cfg)
     stats["split_components"] = len(comps)
     stats["split_pinned_components"] = sum(c.pinned for c in comps.values())
@@ -175,7 +198,8 @@ def _cover(comps: list[Component], cfg: SplitParams) -> int:
         for s in ("test", "validation", "train"):
             if count[(lv, s)]:
                 continue
-            movable = [c for c in by_level[lv] if not c.pinned and c.split != s and all(
+            movable = [c for c in by_level[lv] if not c.pinned and c.split != s
+                       and (s != "test" or c.test_ok) and all(
                 count[(x, c.split)] > 1 for x in c.levels if x in big)]
             if not movable:
                 continue

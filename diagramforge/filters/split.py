@@ -15,6 +15,12 @@ In order, over the whole table (it needs a global view):
 3. **Difficulty** per format from token counts (:mod:`diagramforge.curation.difficulty`).
 4. **Splits** per leakage unit, stratified, stable (:mod:`diagramforge.curation.splits`
    explains how hashing, minimum coverage and pins combine). ``group`` becomes the unit.
+   With ``split.test_after`` a component reaches test only if every source in it is dated
+   after the cut (:mod:`diagramforge.curation.dates`; dates joined from the crawl records).
+5. **Decontamination** (:mod:`diagramforge.curation.decontam`): test items sharing a long
+   code-token run with train or a named external dataset get the reason in
+   ``contamination``; with ``action: move`` their whole component goes to train. What was
+   found is written to ``data/split/contamination.json`` (the card's section) and metrics.
 
 Everything a later version needs to reproduce this one — unit and id assignments, tier cut
 points — is written to ``data/split/assignments.json`` (name it in ``split.pinned`` when
@@ -25,19 +31,23 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from dataclasses import asdict
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 
 from diagramforge import atomic
-from diagramforge.curation import difficulty, near_dup, pdf_match, splits
-from diagramforge.params import SplitParams
+from diagramforge.curation import dates, decontam, difficulty, near_dup, pdf_match, splits
+from diagramforge.params import DecontamParams, SplitParams
 from diagramforge.paths import stage_paths
-from diagramforge.records import SPLITS, Rejection
+from diagramforge.records import SOURCE_SCHEMA, SPLITS, Rejection
+from diagramforge.shards import ShardSet
 from diagramforge.stage import StageLog, TableStage
 
 ASSIGNMENTS = "assignments.json"
+CONTAMINATION = "contamination.json"
 
 
 class Reason:
@@ -162,9 +172,45 @@ def _tiers(rows: list[dict], log_: StageLog, cfg: SplitParams,
     return cuts
 
 
+def _decontaminate(rows: list[dict], log_: StageLog, cfg: DecontamParams) -> dict:
+    """Flag (or move to train) contaminated test items; returns the report."""
+    for r in rows:
+        r["contamination"] = None
+    if not cfg.enabled:
+        return {"enabled": False}
+    external = chain.from_iterable(decontam.external_docs(s, cfg.code_column)
+                                   for s in cfg.against)
+    found = decontam.find(rows, cfg, external)
+    by_id = {str(r["id"]): r for r in rows}
+    moved_groups = set()
+    for h in found.hits:
+        by_id[h.id]["contamination"] = h.reason(cfg.ngram)
+        if cfg.action == "move":
+            moved_groups.add(by_id[h.id]["group"])
+    moved = [r for r in rows if r["group"] in moved_groups]
+    for r in moved:  # the whole component: its other members must not stay in test alone
+        r["split"] = "train"
+    against = Counter(h.against for h in found.hits)
+    log_.stats.extra["decontam_test_items"] = found.tested
+    log_.stats.extra["decontam_hits"] = len(found.hits)
+    log_.stats.extra["decontam_moved"] = len(moved)
+    log_.stats.extra["decontam_boilerplate_ngrams"] = found.boilerplate
+    for name, n in against.items():
+        log_.stats.extra[f"decontam_hits_{name}"] = n
+    return {"enabled": True, "ngram": cfg.ngram, "min_shared": cfg.min_shared,
+            "action": cfg.action, "against": ["train", *cfg.against],
+            "test_items": found.tested, "reference_docs": found.references,
+            "boilerplate_ngrams": found.boilerplate, "moved": len(moved),
+            "hits": [{**asdict(h), "reason": h.reason(cfg.ngram)}
+                     for h in sorted(found.hits, key=lambda h: h.id)]}
+
+
 def split_table(table: pa.Table, log_: StageLog, cfg: SplitParams,
-                pins: dict | None = None) -> tuple[list[dict], dict]:
-    """The stage's work on a table; returns the output rows and the assignments record."""
+                pins: dict | None = None, sources: list[dict] | None = None
+                ) -> tuple[list[dict], dict]:
+    """The stage's work on a table; returns the output rows and the assignments record
+    (its ``contamination`` entry is the decontamination report). ``sources``: the crawl
+    records, read for their dates when ``split.test_after`` is set."""
     pins = pins or {}
     pinned_ids = pins.get("ids", {})
     rows = sorted(table.to_pylist(), key=lambda r: (r.get("group") or "",
@@ -172,17 +218,26 @@ def split_table(table: pa.Table, log_: StageLog, cfg: SplitParams,
     rows, papers = _exact(rows, log_)
     rows = _near(rows, log_, cfg, pinned_ids, papers)
     cuts = _tiers(rows, log_, cfg, pins.get("tiers"))
-    a = splits.assign(rows, cfg, pins.get("units"), pinned_ids)
+    test_ok = None
+    if cfg.test_after is not None:
+        known = dates.source_dates(sources or [])
+        test_ok = [dates.after_cut(r.get("group"), known, cfg.test_after) for r in rows]
+        log_.stats.extra["date_cut_rows_after"] = sum(test_ok)
+    unit_of = [splits.unit_key(r, cfg) for r in rows]
+    a = splits.assign(rows, cfg, pins.get("units"), pinned_ids, test_ok)
     for r, s, g in zip(rows, a.splits, a.groups, strict=True):
         r["split"], r["group"] = s, g
     log_.stats.extra.update(a.stats)
+    report = _decontaminate(rows, log_, cfg.decontaminate)
+    units = {u: r["split"] for u, r in zip(unit_of, rows, strict=True)}  # after any move
     for k in SPLITS:
         log_.stats.extra[f"split_{k}"] = sum(1 for r in rows if r["split"] == k)
     for (fmt, s), n in Counter((r["format"], r["split"]) for r in rows).items():
         log_.stats.extra[f"split_{fmt}_{s}"] = n
     record = {"seed": cfg.seed, "tiers": {f: list(c) for f, c in sorted(cuts.items())},
-              "units": dict(sorted(a.units.items())),
-              "ids": {r["id"]: r["split"] for r in sorted(rows, key=lambda r: r["id"])}}
+              "units": dict(sorted(units.items())),
+              "ids": {r["id"]: r["split"] for r in sorted(rows, key=lambda r: r["id"])},
+              "contamination": report}
     return rows, record
 
 
@@ -195,13 +250,21 @@ class SplitStage(TableStage):
     upstream = "filter"
     reads = ("id", "group", "source_id", "code", "image")
     """``tokens`` too when the tokens filter ran; without it ``difficulty`` stays null."""
-    writes = ("split", "dup_cluster", "difficulty", "group")
+    writes = ("split", "dup_cluster", "difficulty", "group", "contamination")
     param_sections = ("split",)
     code = ("curation",)
+    inputs = ("data/crawl",)
+    """The sources' dates (``split.test_after``)."""
 
     def run_table(self, table: pa.Table | None, log: StageLog) -> list[dict]:
         assert table is not None
         cfg = self.params.split
-        rows, record = split_table(table, log, cfg, load_pins(cfg.pinned))
-        atomic.write_json(stage_paths(self.params, self.name).root / ASSIGNMENTS, record)
+        sources = None
+        if cfg.test_after is not None:
+            crawl = ShardSet(stage_paths(self.params, "crawl").records, SOURCE_SCHEMA)
+            sources = crawl.read_all(columns=["id", "kind", "date", "url", "meta"]).to_pylist()
+        rows, record = split_table(table, log, cfg, load_pins(cfg.pinned), sources)
+        root = stage_paths(self.params, self.name).root
+        atomic.write_json(root / CONTAMINATION, record.pop("contamination"))
+        atomic.write_json(root / ASSIGNMENTS, record)
         return rows
