@@ -1,0 +1,65 @@
+"""Editing (source code + instruction → edited code): Execution Success and the edit
+verified by code.
+
+``edit_verified`` is the deterministic form of what VCG-Bench's decomposed-requirements
+metric asks an LLM: the prediction's structure graph equals the source graph with the
+item's ``operations`` applied (:func:`diagramforge.edits.base.expected_graph`, folded over
+the operations) and nothing else changed (:func:`~diagramforge.edits.base.graph_diff`,
+node boxes within ``edit.bbox_tolerance`` — the check the edit stage kept the reference
+with).  It is read only from outputs that passed :mod:`.compile` (the same containment as
+rendering), with the edit layer's graph readers (``edits.sampler.FORMATS``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from diagramforge.edits.base import expected_graph, graph_diff
+from diagramforge.edits.sampler import FORMATS
+from diagramforge.evaluate.compile import Compiler
+from diagramforge.graphs.model import Graph
+from diagramforge.params import Params
+
+METRICS = ("execution_success", "edit_verified")
+GROUP_BY = "difficulty"
+
+
+class EditEvalReason:
+    NO_EDIT_READER = "edit_unsupported_format"
+    GRAPH_ERROR = "edit_graph_unreadable"
+    MISMATCH = "edit_graph_mismatch"
+
+
+def expected(ref: dict[str, Any]) -> Graph:
+    """The graph the edit should produce: the operations applied to the source graph."""
+    fmt = str(ref["format"])
+    g = Graph.from_json(ref["source_graph"]) if ref.get("source_graph") \
+        else FORMATS[fmt].graph(str(ref["source_code"]))
+    for op in json.loads(ref["operations"]):
+        g = expected_graph(g, op)
+    return g
+
+
+def score_item(ref: dict[str, Any], output: str | None, compiler: Compiler,
+               params: Params) -> dict[str, Any]:
+    fmt = str(ref["format"])
+    c = compiler.compile(str(ref["id"]), fmt, output)
+    row: dict[str, Any] = {"id": ref["id"], "format": fmt,
+                           GROUP_BY: ref.get(GROUP_BY) or "",
+                           "execution_success": float(c.ok), "edit_verified": 0.0,
+                           "reason": c.reason, "detail": c.detail}
+    if not c.ok:
+        return row
+    fe = FORMATS.get(fmt)
+    if fe is None:
+        return row | {"reason": EditEvalReason.NO_EDIT_READER, "edit_verified": None}
+    try:
+        got = fe.graph(str(output))
+        diff = graph_diff(expected(ref), got, params.edit.bbox_tolerance)
+    except Exception as exc:  # noqa: BLE001 - an unreadable prediction fails its item
+        return row | {"reason": EditEvalReason.GRAPH_ERROR,
+                      "detail": f"{type(exc).__name__}: {exc}"[:500]}
+    if diff:
+        return row | {"reason": EditEvalReason.MISMATCH, "detail": "; ".join(diff[:5])}
+    return row | {"edit_verified": 1.0}
