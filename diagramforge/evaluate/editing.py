@@ -2,12 +2,17 @@
 verified by code.
 
 ``edit_verified`` is the deterministic form of what VCG-Bench's decomposed-requirements
-metric asks an LLM: the prediction's structure graph equals the source graph with the
-item's ``operations`` applied (:func:`diagramforge.edits.base.expected_graph`, folded over
-the operations) and nothing else changed (:func:`~diagramforge.edits.base.graph_diff`,
-node boxes within ``edit.bbox_tolerance`` — the check the edit stage kept the reference
-with).  It is read only from outputs that passed :mod:`.compile` (the same containment as
-rendering), with the edit layer's graph readers (``edits.sampler.FORMATS``).
+metric asks an LLM: the prediction's structure graph equals the graph the operations
+produce, nothing else changed (:func:`~diagramforge.edits.base.graph_diff`, ids ignored,
+node boxes within ``edit.bbox_tolerance``).  The graph the operations produce is the
+reference target's, read by the edit layer's readers (``edits.sampler.FORMATS``): the edit
+stage kept that target only after checking each step against
+:func:`~diagramforge.edits.base.expected_graph` on the graph *of the previous step's code*.
+Folding ``expected_graph`` over the source graph alone is right only where node ids are
+names (DOT, mxGraph, TikZ); SVG numbers nodes by position, so a step's ids name the
+previous step's nodes (measured: 3 of 7 published SVG edits fail the fold).  The fold is
+the fallback for a row without ``target_code``.  Graphs are read only from outputs that
+passed :mod:`.compile` (the same containment as rendering).
 """
 
 from __future__ import annotations
@@ -32,8 +37,11 @@ class EditEvalReason:
 
 
 def expected(ref: dict[str, Any]) -> Graph:
-    """The graph the edit should produce: the operations applied to the source graph."""
+    """The graph the edit should produce: the verified target's, else the operations
+    applied to the source graph."""
     fmt = str(ref["format"])
+    if ref.get("target_code"):
+        return FORMATS[fmt].graph(str(ref["target_code"]))
     g = Graph.from_json(ref["source_graph"]) if ref.get("source_graph") \
         else FORMATS[fmt].graph(str(ref["source_code"]))
     for op in json.loads(ref["operations"]):

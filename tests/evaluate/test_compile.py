@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from diagramforge.evaluate.compile import CompileReason, Compiler
+from diagramforge.evaluate.compile import Compiler, CompileReason
 from tests.conftest import make_params, needs_tex
 from tests.evaluate.conftest import GENERATION
 
@@ -29,11 +29,12 @@ def compiler(tmp_path: Path):
 
 @pytest.mark.parametrize(("fmt", "code"), [("mxgraph", MX_BOMB), ("svg", SVG_BOMB)])
 def test_xml_bombs_do_not_expand(compiler: Compiler, fmt: str, code: str) -> None:
+    """The extractors refuse them before any renderer sees them (mxGraph refuses a DTD;
+    the SVG parser stops the amplification)."""
     got = compiler.compile("x", fmt, code)
-    if got.ok:  # the sanitiser dropped the DTD: nothing was expanded into the drawing
-        assert "lol" not in got.code
-    else:
-        assert got.reason and got.image is None
+    assert not got.ok and got.image is None
+    assert got.reason == {"mxgraph": "xml_doctype_forbidden", "svg": "svg_malformed"}[fmt]
+    assert fmt == "mxgraph" or "amplification" in got.detail
 
 
 @needs_tex

@@ -115,3 +115,24 @@ def test_parquet_predictions(published: dict, tmp_path) -> None:
                    published["root"])
     assert json.dumps(res)  # the result is JSON as written
     assert {r["id"]: r["option"] for r in res["items"]}["q1"] == 1.0
+
+
+def test_cli_writes_json_and_markdown(published: dict, tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from diagramforge.cli import app
+
+    preds = write_predictions(tmp_path / "p.jsonl", {"q1": "3", "q2": "Load"})
+    res = CliRunner().invoke(app, ["evaluate", str(preds), "--config", "qa", "--split",
+                                   "test", "--published", str(published["root"]),
+                                   "--out", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.output
+    result = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert result["aggregate"]["all"]["exact"] == 0.25  # q1 right of 4 (q3, q4 missing)
+    assert result["aggregate"]["reasons"] == {"no_prediction": 2}
+    table = (tmp_path / "out" / "results.md").read_text()
+    assert "| counting | 1 | 1.000 | 1.000 | 1.000 |" in table
+    assert "| identification | 1 | 0.000 | 0.000 | 0.000 |" in table
+    bad = CliRunner().invoke(app, ["evaluate", str(preds), "--config", "nope",
+                                   "--published", str(published["root"])])
+    assert bad.exit_code == 2 and "no config" in bad.output
