@@ -13,6 +13,12 @@ names (DOT, mxGraph, TikZ); SVG numbers nodes by position, so a step's ids name 
 previous step's nodes (measured: 3 of 7 published SVG edits fail the fold).  The fold is
 the fallback for a row without ``target_code``.  Graphs are read only from outputs that
 passed :mod:`.compile` (the same containment as rendering).
+
+The graph does not see colour or line style, so an output that leaves the picture as it
+was (the source's render, pixel for pixel) is not the edit either — the check the edit
+stage keeps its targets with (``edit_render_unchanged``); a colour edit is thus verified
+as "the structure is the intended one and the picture changed".  ``ssim``/``pixel`` compare
+the prediction's render with the reference target's.
 """
 
 from __future__ import annotations
@@ -23,10 +29,11 @@ from typing import Any
 from diagramforge.edits.base import expected_graph, graph_diff
 from diagramforge.edits.sampler import FORMATS
 from diagramforge.evaluate.compile import Compiler
+from diagramforge.evaluate.images import same_picture, similarity
 from diagramforge.graphs.model import Graph
 from diagramforge.params import Params
 
-METRICS = ("execution_success", "edit_verified")
+METRICS = ("execution_success", "edit_verified", "ssim", "pixel")
 GROUP_BY = "difficulty"
 
 
@@ -34,6 +41,7 @@ class EditEvalReason:
     NO_EDIT_READER = "edit_unsupported_format"
     GRAPH_ERROR = "edit_graph_unreadable"
     MISMATCH = "edit_graph_mismatch"
+    SAME_RENDER = "edit_render_unchanged"
 
 
 def expected(ref: dict[str, Any]) -> Graph:
@@ -56,9 +64,13 @@ def score_item(ref: dict[str, Any], output: str | None, compiler: Compiler,
     row: dict[str, Any] = {"id": ref["id"], "format": fmt,
                            GROUP_BY: ref.get(GROUP_BY) or "",
                            "execution_success": float(c.ok), "edit_verified": 0.0,
-                           "reason": c.reason, "detail": c.detail}
+                           "ssim": 0.0, "pixel": 0.0, "reason": c.reason, "detail": c.detail}
     if not c.ok:
         return row
+    if ref.get("target_image") and c.image:
+        row |= similarity(c.image, ref["target_image"])
+    else:
+        row |= {"ssim": None, "pixel": None}
     fe = FORMATS.get(fmt)
     if fe is None:
         return row | {"reason": EditEvalReason.NO_EDIT_READER, "edit_verified": None}
@@ -70,4 +82,7 @@ def score_item(ref: dict[str, Any], output: str | None, compiler: Compiler,
                       "detail": f"{type(exc).__name__}: {exc}"[:500]}
     if diff:
         return row | {"reason": EditEvalReason.MISMATCH, "detail": "; ".join(diff[:5])}
+    if ref.get("source_image") and c.image and same_picture(c.image, ref["source_image"]):
+        return row | {"reason": EditEvalReason.SAME_RENDER,
+                      "detail": "the render is the source's"}
     return row | {"edit_verified": 1.0}

@@ -36,3 +36,10 @@ def similarity(pred_png: bytes, ref_png: bytes) -> dict[str, float]:
         structural_similarity(pred, ref, data_range=255.0, win_size=max(win, 3)))
     pixel = 1.0 - float(np.abs(pred - ref).mean()) / 255.0
     return {"ssim": ssim, "pixel": pixel}
+
+
+def same_picture(a_png: bytes, b_png: bytes) -> bool:
+    """Whether two renders show the same pixels (on white, in grey): an edit whose render
+    is its source's did nothing visible, whatever its code says."""
+    a, b = _grey(a_png), _grey(b_png)
+    return a.shape == b.shape and bool(np.array_equal(a, b))

@@ -14,6 +14,9 @@ import yaml
 
 from diagramforge.cards.publish import GENERATION_COLUMNS, write_generation
 from diagramforge.cards.tasks import write_task_config
+from diagramforge.edits import dot as dot_edits
+from diagramforge.edits.base import Op
+from diagramforge.edits.base import edit as edit_op
 from diagramforge.edits.sampler import compose
 from diagramforge.evaluate.compile import Compiler
 from diagramforge.evaluate.generation import count_tokens
@@ -89,12 +92,21 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
     done = compose(DOT_SOURCE, "dot", 2, random.Random(3))
     assert done.ok and len(done.edits) == 2, done.reason
-    edit = {"id": "e1", "diagram_id": "d1", "config": "editing", "split": "test",
-            "format": "dot", "source_code": DOT_SOURCE, "target_code": done.target_code,
-            "operations": json.dumps(done.edits, sort_keys=True), "difficulty": "easy",
-            "source_graph": done.source_graph.to_json(),
-            "target_graph": done.target_graph.to_json() if done.target_graph else None,
-            "instruction": "edit it"}
+    colour = edit_op(Op.NODE_COLOUR, "a", "Start", "node", node="a", colour="#f8cecc")
+    edits = []
+    with Compiler(params) as c:
+        source_image = c.compile("src", "dot", DOT_SOURCE).image
+        for eid, ops, target in (
+                ("e1", done.edits, done.target_code),
+                ("e2", [colour], dot_edits.apply_edit(DOT_SOURCE, colour))):
+            edits.append({
+                "id": eid, "diagram_id": "d1", "config": "editing", "split": "test",
+                "format": "dot", "source_code": DOT_SOURCE, "target_code": target,
+                "source_image": source_image, "target_image": c.compile(eid, "dot",
+                                                                        target).image,
+                "operations": json.dumps(ops, sort_keys=True),
+                "difficulty": "easy" if len(ops) < 2 else "medium",
+                "source_graph": done.source_graph.to_json(), "instruction": "edit it"})
     qa = [{"id": i, "diagram_id": "g2", "config": "qa", "split": "test", "format": "svg",
            "code": GENERATION["g2"], "qa_type": t, "question": f"question {i}?",
            "answer": a, "choices": json.dumps(ch), "answer_option": o}
@@ -102,7 +114,7 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> dict:
     cap = [{"id": i, "diagram_id": "g2", "config": "captioning", "split": "test",
             "format": "svg", "code": GENERATION["g2"], "caption": c, "description": d}
            for i, (c, d) in CAPTIONS.items()]
-    refs = {"generation": gen, "editing": [edit], "qa": qa, "captioning": cap}
+    refs = {"generation": gen, "editing": edits, "qa": qa, "captioning": cap}
     for name in ("editing", "qa", "captioning"):
         df = _task_rows(refs[name])
         configs.append(write_task_config(name, df, _schema(df), root))

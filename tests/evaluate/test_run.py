@@ -60,16 +60,22 @@ def test_generation_crafted_errors(published: dict, tmp_path) -> None:
 
 
 def test_editing_crafted_errors(published: dict, tmp_path) -> None:
-    """The unchanged source renders but is not the edit; broken DOT does not render."""
-    preds = write_predictions(tmp_path / "p.jsonl", {"e1": DOT_SOURCE})
+    """The unchanged source renders: for e1 (structural edits) its graph is not the
+    target's; for e2 (a colour) the graph cannot tell, but the render is the source's.
+    Broken DOT does not render.  By hand: ES 2/2 then 0/2; edit verified 0 throughout."""
+    preds = write_predictions(tmp_path / "p.jsonl", {"e1": DOT_SOURCE, "e2": DOT_SOURCE})
     res = evaluate(published["params"], preds, "editing", "test", published["root"])
-    (item,) = res["items"]
-    assert item["execution_success"] == 1.0 and item["edit_verified"] == 0.0
-    assert item["reason"] == "edit_graph_mismatch" and item["detail"]
-    preds = write_predictions(tmp_path / "p.jsonl", {"e1": "digraph { a -> "})
-    (item,) = evaluate(published["params"], preds, "editing", "test",
-                       published["root"])["items"]
-    assert item["execution_success"] == 0.0 and item["edit_verified"] == 0.0
+    items = {r["id"]: r for r in res["items"]}
+    assert [items[k]["execution_success"] for k in ("e1", "e2")] == [1.0, 1.0]
+    assert [items[k]["edit_verified"] for k in ("e1", "e2")] == [0.0, 0.0]
+    assert items["e1"]["reason"] == "edit_graph_mismatch" and items["e1"]["detail"]
+    assert items["e2"]["reason"] == "edit_render_unchanged"
+    assert 0.0 < items["e2"]["ssim"] < 1.0
+    assert res["aggregate"]["all"]["edit_verified"] == 0.0
+    preds = write_predictions(tmp_path / "p.jsonl", {"e1": "digraph { a -> ", "e2": ""})
+    res = evaluate(published["params"], preds, "editing", "test", published["root"])
+    assert res["aggregate"]["all"]["execution_success"] == 0.0
+    assert res["aggregate"]["reasons"]["empty_prediction"] == 1
 
 
 def test_qa_crafted_errors(published: dict, tmp_path) -> None:
