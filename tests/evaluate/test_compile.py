@@ -70,3 +70,13 @@ def test_a_handler_crash_is_one_items_reason(compiler: Compiler, monkeypatch) ->
     monkeypatch.setattr(h, "render", boom)
     got = compiler.compile("x", "svg", GENERATION["g1"])
     assert got.reason == CompileReason.CRASH and "MemoryError" in got.detail
+
+
+def test_external_entities_are_not_read(compiler: Compiler) -> None:
+    """An SVG naming a local file as an entity: the sanitiser drops the entity, so what
+    renders holds none of the file."""
+    xxe = ('<?xml version="1.0"?><!DOCTYPE s [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+           '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50">'
+           '<rect width="80" height="30"/><text y="40">&x;</text></svg>')
+    got = compiler.compile("x", "svg", xxe)
+    assert got.code is None or ("root:" not in got.code and "passwd" not in got.code)
