@@ -18,7 +18,8 @@ The graph does not see colour or line style, so an output that leaves the pictur
 was (the source's render, pixel for pixel) is not the edit either — the check the edit
 stage keeps its targets with (``edit_render_unchanged``); a colour edit is thus verified
 as "the structure is the intended one and the picture changed".  ``ssim``/``pixel`` compare
-the prediction's render with the reference target's.
+the prediction's render with the reference target's; ``style_preserved`` (:mod:`.styles`)
+the style of the elements the reference edit left alone.
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ from diagramforge.edits.base import expected_graph, graph_diff
 from diagramforge.edits.sampler import FORMATS
 from diagramforge.evaluate.compile import Compiler
 from diagramforge.evaluate.images import same_picture, similarity
+from diagramforge.evaluate.styles import style_preserved
 from diagramforge.graphs.model import Graph
 from diagramforge.params import Params
 
-METRICS = ("execution_success", "edit_verified", "ssim", "pixel")
+METRICS = ("execution_success", "edit_verified", "style_preserved", "ssim", "pixel")
 GROUP_BY = "difficulty"
 
 
@@ -64,13 +66,21 @@ def score_item(ref: dict[str, Any], output: str | None, compiler: Compiler,
     row: dict[str, Any] = {"id": ref["id"], "format": fmt,
                            GROUP_BY: ref.get(GROUP_BY) or "",
                            "execution_success": float(c.ok), "edit_verified": 0.0,
-                           "ssim": 0.0, "pixel": 0.0, "reason": c.reason, "detail": c.detail}
+                           "style_preserved": 0.0, "ssim": 0.0, "pixel": 0.0,
+                           "reason": c.reason, "detail": c.detail}
     if not c.ok:
         return row
     if ref.get("target_image") and c.image:
         row |= similarity(c.image, ref["target_image"])
     else:
         row |= {"ssim": None, "pixel": None}
+    row["style_preserved"] = None
+    if ref.get("source_code") and ref.get("target_code"):
+        try:
+            row["style_preserved"] = style_preserved(fmt, str(ref["source_code"]),
+                                                     str(ref["target_code"]), str(output))
+        except Exception as exc:  # noqa: BLE001 - unreadable styles fail the item's score
+            row |= {"style_preserved": 0.0, "detail": f"styles: {type(exc).__name__}"}
     fe = FORMATS.get(fmt)
     if fe is None:
         return row | {"reason": EditEvalReason.NO_EDIT_READER, "edit_verified": None}

@@ -70,6 +70,7 @@ def test_editing_crafted_errors(published: dict, tmp_path) -> None:
     assert [items[k]["edit_verified"] for k in ("e1", "e2")] == [0.0, 0.0]
     assert items["e1"]["reason"] == "edit_graph_mismatch" and items["e1"]["detail"]
     assert items["e2"]["reason"] == "edit_render_unchanged"
+    assert items["e2"]["style_preserved"] == 1.0  # it left everything as it was
     assert 0.0 < items["e2"]["ssim"] < 1.0
     assert res["aggregate"]["all"]["edit_verified"] == 0.0
     preds = write_predictions(tmp_path / "p.jsonl", {"e1": "digraph { a -> ", "e2": ""})
