@@ -12,7 +12,9 @@ tokens.
 An output that does not render recovers nothing: its graph and similarity scores are 0 (a
 model is not rewarded for skipping hard items).  An item whose reference has no graph
 (the format's extractor could not build one) has no graph scores (``None``, left out of the
-mean and counted as such).
+mean and counted as such).  DiagramEval's path alignment compares reachability among
+*aligned* nodes, so with no node aligned it is undefined: ``None`` there too (the scorer's
+convention of 1 for two empty sides would give a wholly wrong diagram a perfect path score).
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ def score_item(ref: dict[str, Any], output: str | None, compiler: Compiler,
     elif c.ok and c.graph is not None:
         scores = score_graphs(c.graph, ref_graph, params=params.graph)
         row |= {k: float(scores[k]) for k in GRAPH_METRICS}
+        if not scores["node_tp"] and ref_graph.nodes:
+            row["path_f1"] = None  # no aligned node: path alignment says nothing
     else:
         row |= dict.fromkeys(GRAPH_METRICS, 0.0)
     ref_image = ref.get("image")

@@ -41,14 +41,17 @@ def _cell(v: Any) -> str:
 def markdown(result: dict[str, Any]) -> str:
     metrics, group_by, agg = result["metrics"], result["group_by"], result["aggregate"]
     head = f"| {group_by} | n | " + " | ".join(metrics) + " |"
+    note = "A mean over fewer items than n shows how many in parentheses (the rest could " \
+           "not be scored: no reference graph, nothing quoted, no aligned node)."
     lines = [f"# {result['config']} / {result['split']} ({result['task']})", "",
              f"Predictions: `{result['predictions']}`; items: {agg[ALL]['n']}; "
              f"predictions for unknown ids: {len(result['unknown_ids'])}; duplicate ids: "
-             f"{len(result['duplicate_ids'])}.", "", head,
+             f"{len(result['duplicate_ids'])}. {note}", "", head,
              "|" + "---|" * (len(metrics) + 2)]
     for name, m in [*agg[group_by].items(), (f"**{ALL}**", agg[ALL])]:
-        lines.append(f"| {name} | {m['n']} | " + " | ".join(_cell(m[k]) for k in metrics)
-                     + " |")
+        cells = [_cell(m[k]) + (f" ({m[k + '_scored']})" if k + "_scored" in m else "")
+                 for k in metrics]
+        lines.append(f"| {name} | {m['n']} | " + " | ".join(cells) + " |")
     if agg["reasons"]:
         lines += ["", "| reason | items |", "|---|---|"]
         lines += [f"| {k} | {v} |" for k, v in agg["reasons"].items()]

@@ -143,3 +143,19 @@ def test_cli_writes_json_and_markdown(published: dict, tmp_path) -> None:
     bad = CliRunner().invoke(app, ["evaluate", str(preds), "--config", "nope",
                                    "--published", str(published["root"])])
     assert bad.exit_code == 2 and "no config" in bad.output
+
+
+def test_no_aligned_node_leaves_path_alignment_unscored(published: dict, tmp_path) -> None:
+    """g1 predicted as a diagram sharing no label: node and edge F1 0, path F1 undefined
+    (left out of the mean, counted in the table)."""
+    preds = write_predictions(tmp_path / "p.jsonl", {
+        **{k: v for k, v in GENERATION.items() if k != "g1"},
+        "g1": svg(["Q", "R"], [("Q", "R")])})
+    res = evaluate(published["params"], preds, "generation", "test", published["root"])
+    g1 = next(r for r in res["items"] if r["id"] == "g1")
+    assert (g1["node_f1"], g1["edge_f1"], g1["path_f1"]) == (0.0, 0.0, None)
+    agg = res["aggregate"]["all"]
+    assert agg["path_f1"] == 1.0 and agg["path_f1_scored"] == 3
+    from diagramforge.evaluate.report import markdown
+
+    assert "| 1.000 (3) |" in markdown(res)
