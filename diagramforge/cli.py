@@ -170,6 +170,36 @@ def score(pred: Annotated[Path, typer.Argument(help="Predicted graph JSON or dia
                           sort_keys=True))
 
 
+@app.command()
+def evaluate(
+        predictions: Annotated[Path, typer.Argument(
+            help="JSON lines or Parquet: `id` and `prediction` (or `output`) per item.")],
+        config: Annotated[str, typer.Option(help="Published config, e.g. generation, qa.")],
+        split: Annotated[str, typer.Option(help="train, validation or test.")] = "test",
+        published: Annotated[Path | None, typer.Option(
+            help="Published dataset dir (default: publish.out_dir/publish.name).")] = None,
+        out: Annotated[Path | None, typer.Option(
+            help="Where results.json and results.md go (default: next to PREDICTIONS).")
+        ] = None) -> None:
+    """Score a model's outputs on a published config/split with the seeds' metrics
+    (generation: Execution Success through the render handlers' sandbox, graph F1, SSIM,
+    tokens; editing: Execution Success, edit verified by graph diff; qa: exact/inclusion/
+    option accuracy; captioning: BLEU/chrF, grounding). Writes JSON and a Markdown table."""
+    from diagramforge.evaluate.inputs import InputError
+    from diagramforge.evaluate.report import markdown, write
+    from diagramforge.evaluate.run import evaluate as run_evaluate
+
+    try:
+        result = run_evaluate(_params(), predictions, config, split, published)
+    except (InputError, OSError) as exc:
+        typer.secho(str(exc), fg="red", err=True)
+        raise typer.Exit(2) from None
+    js, md = write(result, out or predictions.with_name(
+        f"{predictions.stem}.eval-{config}-{split}"))
+    typer.echo(markdown(result))
+    typer.echo(f"wrote {js} and {md}")
+
+
 @app.command(name="dvc-yaml")
 def dvc_yaml(check: Annotated[bool, typer.Option(
         help="Exit 1 if dvc.yaml differs from the stage declarations.")] = False) -> None:

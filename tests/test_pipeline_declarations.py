@@ -85,7 +85,8 @@ def test_cli_has_exactly_one_command_per_stage_plus_utilities():
     stages = list(stage_classes())
     assert set(stages) <= set(commands)
     assert set(commands) - set(stages) == {"audit", "check-params", "dvc-yaml", "lock-diff",
-                                           "score", "classifier",  # `classifier train`
+                                           "score", "evaluate",
+                                           "classifier",  # `classifier train`
                                            "stats", "push"}
     for spec, name in zip(STAGES, stages, strict=True):
         assert commands[name].help == docstring(spec) != ""

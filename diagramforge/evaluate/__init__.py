@@ -1,0 +1,13 @@
+"""``diagramforge evaluate``: score a model's outputs on a published config and split.
+
+The seeds' metrics over a whole split, computed by code: generation (Execution Success with
+the rendering handlers and sandbox, structure-graph F1 and path alignment through
+``graphs.score``, render similarity, token count), editing (Execution Success and the edit
+verified as a graph diff through ``edits.base``), QA (exact, inclusion and option accuracy
+per question type) and captioning (sentence BLEU/chrF via sacrebleu, quoted-label
+grounding).  LLM-judged and embedding metrics are not here.
+
+Modules: :mod:`.inputs` (predictions and the published references), :mod:`.compile` (a
+prediction through the format handlers, contained), :mod:`.images` (render similarity), one
+module per task, :mod:`.report` (aggregation, JSON and Markdown) and :mod:`.run`.
+"""
