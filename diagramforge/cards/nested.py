@@ -94,3 +94,17 @@ def convert(name: str, values: list[Any]) -> list[Any]:
         except ValueError as e:  # json and pydantic errors both subclass ValueError
             raise ValueError(f"column {name!r}: not the JSON its stage writes: {e}") from e
     return out
+
+
+def stored(name: str, value: Any) -> Any:
+    """A published value of column ``name`` back in the form the stages store it (JSON
+    text), for code that reads the published dataset as its reference — ``evaluate`` reads
+    what users download, and scores it with the stages' own functions."""
+    if name not in NESTED or value is None or isinstance(value, str | bytes):
+        return value
+    if name == "operations":
+        value = [{"op": op.get("op"), "target": op.get("target") or {},
+                  "params": json.loads(op.get("params") or "{}"),
+                  "refs": {r["role"]: {"text": r.get("text"), "kind": r.get("kind")}
+                           for r in op.get("refs") or []}} for op in value]
+    return json.dumps(value, ensure_ascii=False)

@@ -14,6 +14,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import yaml
 
+from diagramforge.cards.nested import stored
+
 ID_COLUMN = "id"
 OUTPUT_COLUMNS = ("prediction", "output")
 """Where a predictions row holds the model's output (the first present wins)."""
@@ -91,4 +93,6 @@ def reference_rows(root: Path, config: str, split: str) -> list[dict]:
         for k, v in r.items():
             if isinstance(v, dict) and set(v) == {"bytes", "path"}:
                 r[k] = v["bytes"]
+            else:  # nested published columns back to the stages' JSON text
+                r[k] = stored(k, v)
     return rows

@@ -130,3 +130,18 @@ def test_text_that_is_not_the_stage_json_fails_with_the_column_named():
         nested.convert("operations", ["not json"])
     assert nested.convert("code", ["x"]) == ["x"]
     assert nested.convert("choices", [None, '["a"]']) == [None, ["a"]]
+
+
+def test_published_values_read_back_as_the_stages_stored_them():
+    """``evaluate`` reads the published dataset and scores with the stages' functions:
+    every nested column must come back to equivalent JSON text."""
+    import json as _json
+
+    from diagramforge.cards.nested import convert, stored
+
+    ops = [{"op": "move_node", "target": {"id": "n1", "text": "A", "kind": "node"},
+            "params": {"dx": 1.5}, "refs": {"target": {"text": "the box 'A'", "kind": "label"}}}]
+    for name, text in [("choices", '["a", "b"]'), ("operations", _json.dumps(ops))]:
+        back = stored(name, convert(name, [text])[0])
+        assert isinstance(back, str) and _json.loads(back) == _json.loads(text)
+    assert stored("caption", "as is") == "as is" and stored("graph", None) is None
