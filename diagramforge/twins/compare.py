@@ -90,7 +90,7 @@ def as_text_nodes(g: Graph) -> Graph:
     from any SVG is left out."""
     from diagramforge.graphs.model import Node
 
-    blank = {n.id for n in g.nodes if not key(n.text)}
+    blank = {n.id for n in g.nodes if not n.text.strip()}  # ";" is a text, "" none
     nodes = [n for n in g.nodes if n.id not in blank]
     edges = []
     for e in g.edges:
@@ -101,5 +101,5 @@ def as_text_nodes(g: Graph) -> Graph:
         edges.append(e if (src, tgt) == (e.source, e.target)
                      else e.model_copy(update={"source": src, "target": tgt}))
     extra = [Node(id=f"label:{k}", text=e.label, shape="text")
-             for k, e in enumerate(g.edges) if key(e.label)]
+             for k, e in enumerate(g.edges) if e.label.strip()]
     return g.model_copy(update={"nodes": [*nodes, *extra], "edges": edges})
