@@ -258,11 +258,12 @@ class _Collector:
 
     # -- text ---------------------------------------------------------------------------
     def _emit(self, text: str, x: float, y: float, size: float, anchor: str, m: Matrix,
-              src: etree._Element | None = None) -> None:
+              src: etree._Element | None = None, width: float | None = None) -> None:
         text = " ".join(text.split())
         if not text:
             return
-        w = self.params.svg_char_width_em * size * len(text)
+        # the writer's own advance (``textLength``) when it gave one, else an estimate
+        w = width if width and width > 0 else self.params.svg_char_width_em * size * len(text)
         x -= {"middle": w / 2, "end": w}.get(anchor.strip(), 0.0)
         corners = [apply(m, cx, cy) for cx, cy in ((x, y - 0.8 * size), (x + w, y - 0.8 * size),
                                                    (x, y + 0.2 * size), (x + w, y + 0.2 * size))]
@@ -276,13 +277,15 @@ class _Collector:
         x += _first(el.get("dx")) or 0.0
         y += _first(el.get("dy")) or 0.0
         # lines: the text's own leading text, then each positioned tspan starts a new line
+        own = _first(el.get("textLength")) if len(el) == 0 else None  # else it spans all
         lines: list[list] = [[x, y, float(p["font-size"]), p.get("text-anchor", "start"),
-                              el.text or ""]]
+                              el.text or "", own]]
         for child in el:
             if _local(child.tag) in ("tspan", "a", "textPath"):
                 cp = self.props(child, "tspan", p)
                 if cp.get("display", "").strip() == "none":
                     lines[-1][4] += child.tail or ""
+                    lines[-1][5] = None if (child.tail or "").strip() else lines[-1][5]
                     continue
                 nx, ny = _first(child.get("x")), _first(child.get("y"))
                 dy = _first(child.get("dy")) or 0.0
@@ -291,12 +294,15 @@ class _Collector:
                     lines.append([nx if nx is not None else cur[0],
                                   (ny if ny is not None else cur[1]) + dy,
                                   float(cp["font-size"]), cp.get("text-anchor", cur[3]),
-                                  "".join(child.itertext())])
+                                  "".join(child.itertext()), _first(child.get("textLength"))])
                 else:
+                    cur[5] = None if cur[4].strip() else _first(child.get("textLength"))
                     cur[4] += "".join(child.itertext())
                 lines[-1][4] += child.tail or ""
-        for lx, ly, size, anchor, text in lines:
-            self._emit(text, lx, ly, size, anchor, m, src)
+                if (child.tail or "").strip():
+                    lines[-1][5] = None  # more text than the given length covers
+        for lx, ly, size, anchor, text, width in lines:
+            self._emit(text, lx, ly, size, anchor, m, src, width)
 
     def _foreign(self, el: etree._Element, m: Matrix, p: dict[str, str],
                  src: etree._Element | None = None) -> None:

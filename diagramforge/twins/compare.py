@@ -38,7 +38,7 @@ def _texts(g: Graph) -> Counter:
 
 
 def _edges(g: Graph) -> Counter:
-    text = {n.id: key(n.text) for n in g.nodes}
+    text = {n.id: key(n.text) for n in g.nodes}  # a free end (None) stays None
     out: Counter = Counter()
     for e in g.edges:
         a, b = text.get(e.source or ""), text.get(e.target or "")
@@ -73,11 +73,33 @@ def same(source: Graph, twin: Graph) -> bool:
 
 
 def as_text_nodes(g: Graph) -> Graph:
-    """The graph as a reader that takes every text for a node (DiagramEval's SVG rules)
-    sees it: each edge label is also a node of its own.  An SVG twin is compared with this:
-    an SVG has no notion of an edge's label, only of text near a line."""
+    """The graph as a reader that finds nodes by their text (DiagramEval's SVG rules) sees
+    it.  An SVG twin is compared with this, since an SVG has no notion of a node, only of
+    text, shapes and lines:
+
+    * each edge label is also a node of its own (text near a line);
+    * a node without text is no node: a box with nothing written in it is never a node
+      to such a reader.  An edge's end at one is a free end (``None``), which the twin's
+      reader also finds (a line ending at a shape that is no node), so such an edge is
+      still compared, by its labelled end and its direction;
+    * an undirected edge with a free end is no edge: to the reader an undecorated stroke
+      that does not join two nodes is a border or a divider.
+
+    Everything the reader can see is still compared exactly (every text, every edge
+    between labelled nodes with its direction); only what no text-based reader can read
+    from any SVG is left out."""
     from diagramforge.graphs.model import Node
 
+    blank = {n.id for n in g.nodes if not n.text.strip()}  # ";" is a text, "" none
+    nodes = [n for n in g.nodes if n.id not in blank]
+    edges = []
+    for e in g.edges:
+        src = None if e.source in blank else e.source
+        tgt = None if e.target in blank else e.target
+        if not e.directed and (src is None or tgt is None):
+            continue
+        edges.append(e if (src, tgt) == (e.source, e.target)
+                     else e.model_copy(update={"source": src, "target": tgt}))
     extra = [Node(id=f"label:{k}", text=e.label, shape="text")
              for k, e in enumerate(g.edges) if e.label.strip()]
-    return g.model_copy(update={"nodes": [*g.nodes, *extra]}) if extra else g
+    return g.model_copy(update={"nodes": [*nodes, *extra], "edges": edges})

@@ -41,3 +41,18 @@ def test_the_page_becomes_svg_with_text_as_text(tmp_path):
     ras = rasterize_pdf(res.pdf, dpi=150, margin_pt=2.0, min_side=1, max_side=4096,
                         max_aspect=100, min_ink=0)
     assert abs(svgfmt.png_ink(png)[0] - ras.width) <= 2
+
+
+def test_font_runs_carry_their_advance_so_a_math_label_reads_as_one(tmp_path):
+    doc = Standalone([r"\usepackage{tikz}"], r"""\begin{tikzpicture}
+\node (a) at (0,0) {$f(x,y)$};
+\node (b) at (3,0) {0.25};
+\end{tikzpicture}""")
+    res = TexCompiler(cache_dir=str(tmp_path / "tex")).compile_one(doc)
+    assert res.ok, res.error
+    svg = pdf_svg(res.pdf)
+    lengths = [float(v) for v in re.findall(r'textLength="([0-9.]+)"', svg)]
+    # every run has one, as wide as the PDF draws it (a glyph is under an em of 10 pt)
+    assert len(lengths) == svg.count("<tspan") and all(0 < v < 10 * 4 for v in lengths)
+    texts = sorted(n.text.replace(" ", "") for n in svg_graph(svg).nodes)
+    assert texts == ["0.25", "f(x,y)"]

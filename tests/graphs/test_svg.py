@@ -215,3 +215,21 @@ def test_a_symbol_is_fitted_into_its_use() -> None:
            '<text x="30" y="13" font-size="5" text-anchor="middle">Log</text></svg>')
     boxes = {n.text: n.bbox for n in svg_graph(svg).nodes}
     assert boxes == {"Store": [115, 80, 30, 20], "Log": [0, 0, 60, 20]}
+
+
+def test_glyph_runs_join_by_their_given_text_length() -> None:
+    # "f(x,y)" as a PDF export writes it: one run per font, glyph positions, no widths.
+    # Estimated at 0.6 em a glyph, "(" overlaps "x,y" and the runs do not join
+    runs = [("3.5", "f"), ("9.5", "("), ("13.3 19.0 23.5", "x,y"), ("28.7", ")")]
+    widths = ["4.9", "3.9", "15.0", "3.9"]
+    plain = "".join(f"<text font-size='10'><tspan x='{x}' y='40'>{t}</tspan></text>"
+                    for x, t in runs)
+    sized = "".join(f"<text font-size='10'><tspan x='{x}' y='40' textLength='{w}'>{t}"
+                    "</tspan></text>" for (x, t), w in zip(runs, widths, strict=True))
+    svg = f"{HEAD}{{}}</svg>"
+    assert [n.text for n in svg_graph(svg.format(plain)).nodes] != ["f (x,y)"]
+    assert [n.text for n in svg_graph(svg.format(sized)).nodes] == ["f (x,y)"]
+    # a length given for one piece of a line is not taken for the whole line
+    mixed = ("<text font-size='10' x='3.5' y='40'>a very long label<tspan textLength='1'>"
+             "!</tspan></text><text font-size='10' x='112' y='40'>over</text>")
+    assert [n.text for n in svg_graph(svg.format(mixed)).nodes] == ["a very long label!over"]

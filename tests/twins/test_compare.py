@@ -31,7 +31,34 @@ def test_texts_edge_count_and_direction_are_reported():
 
 
 def test_an_svg_reader_sees_edge_labels_as_text_nodes():
-    seen = as_text_nodes(SRC)
-    assert sorted(n.text for n in seen.nodes) == ["", "Load data", "Train", "next"]
-    assert seen.edges == SRC.edges and as_text_nodes(seen.model_copy(
+    src = g([("a", "Load data"), ("b", "Train"), ("c", "Test")],
+            [("a", "b", True, "next"), ("b", "c", False, "")])
+    seen = as_text_nodes(src)
+    assert sorted(n.text for n in seen.nodes) == ["Load data", "Test", "Train", "next"]
+    assert seen.edges == src.edges and as_text_nodes(seen.model_copy(
         update={"edges": []})).nodes == seen.nodes
+
+
+def test_an_svg_reader_sees_no_node_in_a_box_without_text():
+    src = g([("a", "Start"), ("b", " "), ("c", "End"), ("d", ""), ("e", "|")],
+            [("a", "b", True, ""), ("b", "c", True, "go"), ("c", "d", False, "")])
+    seen = as_text_nodes(src)
+    # (a text of punctuation only is still a text the reader finds)
+    assert sorted(n.text for n in seen.nodes) == ["End", "Start", "go", "|"]
+    seen = seen.model_copy(update={"nodes": [n for n in seen.nodes if n.id != "e"]})
+    # edges at a blank box keep their labelled end and direction; an undirected stroke
+    # to it is a divider to the reader, so it is not expected
+    assert [(e.source, e.target, e.directed) for e in seen.edges] == [
+        ("a", None, True), (None, "c", True)]
+    # what a text reader finds in the twin: free ends where the blank box is
+    twin = Graph(nodes=[Node(id="n0", text="start"), Node(id="n1", text="end"),
+                        Node(id="n2", text="go", shape="text")],
+                 edges=[Edge(source="n0"), Edge(target="n1")])
+    assert same(seen, twin)
+    # …and still nothing else passes: the direction, a lost labelled node, an edge more
+    flipped = twin.model_copy(update={"edges": [Edge(target="n0"), Edge(target="n1")]})
+    assert differences(seen, flipped)[0].startswith(Mismatch.EDGES)
+    lost = twin.model_copy(update={"nodes": twin.nodes[1:]})
+    assert differences(seen, lost)[0].startswith(Mismatch.TEXTS)
+    more = twin.model_copy(update={"edges": [*twin.edges, Edge(source="n0", target="n1")]})
+    assert differences(seen, more)[0].startswith(Mismatch.EDGE_COUNT)
