@@ -31,7 +31,7 @@ from diagramforge.params import Params
 from diagramforge.paths import environment_path, metrics_path, stage_paths
 from diagramforge.pipeline import code_fingerprint
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection
-from diagramforge.shards import ShardSet, clear_dir
+from diagramforge.shards import ShardSet, Upstream, clear_dir
 from diagramforge.stage import Outcome, Stage, StageLog, TableStage, WorkUnit, check_contract
 from diagramforge.stats import StageStats
 
@@ -225,13 +225,15 @@ def _with_source(rej: Rejection, rows: list[dict], locate: Callable[[dict], str]
     return dataclasses.replace(rej, source=kind) if kind else rej
 
 
-def _ledger_sources(rows: list[dict], table: pa.Table | None) -> None:
+def _ledger_sources(rows: list[dict], table: pa.Table | Upstream | None) -> None:
     """Fill the source kind of a whole-table stage's rejections from the input table (by
     ``source_id``, the usual locator, else by id)."""
     missing = [r for r in rows if r.get("source") is None]
     if not missing or table is None:
         return
     names = table.column_names
+    if isinstance(table, Upstream):  # streamed input: read only the small key columns
+        table = table.read([n for n in names if n in LEDGER_KEY_COLUMNS])
     col = "source" if "source" in names else "kind" if "kind" in names else None
     if col is None:
         return
@@ -261,7 +263,8 @@ def _projection(stage: TableStage) -> list[str] | None:
 
 
 def _run_table(stage: TableStage) -> StageStats:
-    """A whole-table stage: read all of upstream, run, commit records (if any).
+    """A whole-table stage: read all of upstream (or hand a ``streams_input`` stage the
+    shards to read as it goes), run, commit records (if any).
 
     A stage that returns a list has done its work when ``run_table`` returns; one that
     returns an iterator (a streaming source) works while the runner writes its rows, a shard
@@ -269,8 +272,11 @@ def _run_table(stage: TableStage) -> StageStats:
     params = stage.params
     t0 = time.perf_counter()
     provided = check_contract(stage.name, stage.reads, stage.upstream, params)
-    table = ShardSet(stage_paths(params, stage.upstream).records, stage.input_schema) \
-        .read_all(_projection(stage)) if stage.upstream else None
+    table: pa.Table | Upstream | None = None
+    if stage.upstream:
+        upstream = ShardSet(stage_paths(params, stage.upstream).records, stage.input_schema)
+        table = Upstream(upstream, _projection(stage)) if stage.streams_input \
+            else upstream.read_all(_projection(stage))
     log_ = StageLog(stage.name, expands=stage.expands)
     log_.stats.n_in = table.num_rows if table is not None else 0
     rows = stage.run_table(table, log_)

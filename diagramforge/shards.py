@@ -77,6 +77,11 @@ class ShardSet:
     def count(self) -> int:
         return sum(pq.ParquetFile(self.path(i)).metadata.num_rows for i in self.indices())
 
+    def iter_rows(self, columns: Sequence[str] | None = None) -> Iterator[dict]:
+        """Row by row as dicts, one shard in memory at a time."""
+        for _, t in self.iter_tables(columns):
+            yield from t.to_pylist()
+
     def clear(self) -> None:
         clear_dir(self.dir)
 
@@ -86,3 +91,57 @@ def clear_dir(directory: Path) -> None:
     if directory.exists():
         shutil.rmtree(directory)
     directory.mkdir(parents=True, exist_ok=True)
+
+
+class Upstream:
+    """A whole-table stage's input, read lazily: shard by shard, or a few columns at once.
+
+    Why: a stage handed one ``pa.Table`` holds every column of every row (PNGs included)
+    before it starts, which is what made the whole-table stages grow with the corpus. A
+    stage that declares ``streams_input`` gets this instead and decides what it holds:
+    small columns for a global decision (ids, groups, hashes), then the shards again, one
+    at a time, to write its rows."""
+
+    def __init__(self, shards: ShardSet, columns: Sequence[str] | None = None):
+        self.shards = shards
+        self.columns = list(columns) if columns is not None else None
+        self._num_rows: int | None = None
+
+    @property
+    def schema(self) -> pa.Schema:
+        if self.columns is None:
+            return self.shards.schema
+        return pa.schema([self.shards.schema.field(c) for c in self.columns])
+
+    @property
+    def column_names(self) -> list[str]:
+        return list(self.schema.names)
+
+    @property
+    def num_rows(self) -> int:
+        """From the shards' footers: no data is read."""
+        if self._num_rows is None:
+            self._num_rows = self.shards.count()
+        return self._num_rows
+
+    def _cols(self, columns: Sequence[str] | None) -> list[str] | None:
+        if columns is None:
+            return self.columns
+        missing = [c for c in columns if c not in self.column_names]
+        if missing:
+            raise KeyError(f"upstream has no columns {missing}")
+        return list(columns)
+
+    def tables(self, columns: Sequence[str] | None = None) -> Iterator[pa.Table]:
+        """Each shard as a table (of ``columns``), in shard order."""
+        for _, t in self.shards.iter_tables(self._cols(columns)):
+            yield t
+
+    def rows(self, columns: Sequence[str] | None = None) -> Iterator[dict]:
+        """Every row as a dict, one shard in memory at a time."""
+        for t in self.tables(columns):
+            yield from t.to_pylist()
+
+    def read(self, columns: Sequence[str]) -> pa.Table:
+        """The named (small) columns of every row as one table: for global decisions."""
+        return self.shards.read_all(self._cols(columns))

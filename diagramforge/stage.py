@@ -179,6 +179,11 @@ class TableStage(_Declared, ABC):
     row — a stage that needs three columns of the split table must not hold its PNGs.
     ``None``: every column."""
 
+    streams_input: ClassVar[bool] = False
+    """True: ``run_table`` gets a :class:`diagramforge.shards.Upstream` (shards read on
+    demand) instead of one ``pa.Table`` holding every upstream row — the stage then keeps
+    in memory only what it chooses to (issue 26: no stage holds the corpus)."""
+
     @abstractmethod
     def run_table(self, table: pa.Table | None, log: StageLog) -> Iterable[dict]:
         """Produce the stage's rows (ignored when ``output_schema`` is ``None``): a list, or

@@ -13,7 +13,7 @@ import pytest
 from diagramforge.paths import metrics_path, stage_paths
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection, empty_record
 from diagramforge.runner import run_stage
-from diagramforge.shards import ShardSet
+from diagramforge.shards import ShardSet, Upstream
 from diagramforge.stage import ContractError, Outcome, Stage, TableStage, WorkUnit
 from tests.conftest import make_params, seed_stage
 
@@ -359,3 +359,40 @@ def test_a_whole_table_stage_reads_only_the_columns_it_declares(tmp_path):
 
     with pytest.raises(ValueError, match="no_such_column"):
         run_stage(Wrong(params))
+
+
+class ReadsShards(TableStage):
+    """Reads its input shard by shard and rejects one row by id."""
+
+    name = "reads-shards"
+    upstream = "seed"
+    reads = ("id", "format")
+    streams_input = True
+    output_schema = None
+
+    def run_table(self, table, log):  # noqa: ANN001, ANN201
+        self.kind = type(table).__name__
+        self.n_in = table.num_rows
+        self.per_shard = [t.num_rows for t in table.tables(["id"])]
+        for row in table.rows(["id", "format"]):
+            if row["id"] == "r3":
+                log.reject(Rejection("reads-shards", "r3", "test_reason"))
+            yield row
+
+
+def test_a_streaming_table_stage_gets_the_shards_not_one_table(tmp_path):
+    params = make_params(tmp_path)
+    rows = [{**empty_record(), "id": f"r{k}", "source": "arxiv", "format": "tikz"}
+            for k in range(5)]
+    seed_stage(params, "seed", rows, shard_size=2)
+    stage = ReadsShards(params)
+    stats = run_stage(stage)
+    assert stage.kind == "Upstream"
+    assert stage.n_in == 5 and stage.per_shard == [2, 2, 1]
+    assert stats.n_in == 5 and stats.n_out == 4
+    ledger = ShardSet(stage_paths(params, "reads-shards").rejections, REJECTION_SCHEMA).read_all()
+    # the ledger's source kind is found from the key columns alone
+    assert ledger.to_pylist()[0]["source"] == "arxiv"
+    with pytest.raises(KeyError, match="nope"):
+        next(Upstream(ShardSet(stage_paths(params, "seed").records, RECORD_SCHEMA),
+                      ["id"]).tables(["nope"]))
