@@ -34,14 +34,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from diagramforge.formats.drawio_render import (
-    CHROMIUM_ARGS,
-    PackageServer,
-    acquire_playwright,
-    find_chromium,
-    lockdown_args,
-    release_playwright,
-)
+from diagramforge.formats.browser import LockedBrowser
 
 SECURE_KEYS = ["secure", "securityLevel", "startOnLoad", "maxTextSize", "maxEdges",
                "suppressErrorRendering", "htmlLabels", "deterministicIds",
@@ -310,50 +303,30 @@ class MermaidOutcome:
     error: str | None = None
 
 
-class MermaidRenderer:
+class MermaidRenderer(LockedBrowser):
     """One Chromium with one page running Mermaid.  Not thread-safe; one per process."""
+
+    package_hint = "mermaid"
 
     def __init__(self, dist: Path | None = None, chromium: str | None = None,
                  timeout_s: float = 60.0, max_text_size: int = 50_000, max_edges: int = 500):
-        self.dist = dist or find_mermaid()
-        self.chromium = chromium or find_chromium()
-        self.timeout_ms = int(timeout_s * 1000)
+        super().__init__(dist or find_mermaid(), chromium, timeout_s)
         self.config = {
             "startOnLoad": False, "securityLevel": "strict", "htmlLabels": False,
             "flowchart": {"htmlLabels": False}, "maxTextSize": max_text_size,
             "maxEdges": max_edges, "suppressErrorRendering": True, "deterministicIds": True,
             "deterministicIDSeed": "df", "secure": SECURE_KEYS}
-        self._pw = self._browser = self._page = None
-        self._server: PackageServer | None = None
-
-    def available(self) -> str | None:
-        if self.dist is None:
-            return "mermaid not installed (npm ci, see ./dev setup)"
-        if self.chromium is None:
-            return "chromium not installed"
-        return None
+        self._page = None
 
     @property
-    def blocked(self) -> list[str]:
-        """What the page asked for outside the package, refused (the first 200)."""
-        return self._server.blocked if self._server is not None else []
+    def dist(self) -> Path | None:
+        return self.package_dir
 
     def start(self) -> None:
         if self._page is not None:
             return
-        why = self.available()
-        if why:
-            raise RuntimeError(why)
-        assert self.dist is not None
-        self._server = PackageServer(self.dist, pages={"/render.html": _PAGE})
-        self._pw = acquire_playwright()
-        self._browser = self._pw.chromium.launch(
-            executable_path=self.chromium, headless=True,
-            args=CHROMIUM_ARGS + lockdown_args(self._server.netloc))
-        ctx = self._browser.new_context(java_script_enabled=True, service_workers="block")
-        self._page = ctx.new_page()
-        self._page.set_default_timeout(self.timeout_ms)
-        self._page.goto(f"{self._server.origin}/render.html")
+        self._launch({"/render.html": _PAGE})
+        self._page = self._open("/render.html")
         try:
             self._page.evaluate("c => window.dfInit(c)", self.config)
         except Exception as exc:
@@ -384,13 +357,5 @@ class MermaidRenderer:
                 kind=r.get("type"), graph=r.get("graph")))
         return out
 
-    def close(self) -> None:
-        for obj in (self._browser, self._server):
-            try:
-                if obj is not None:
-                    obj.close()
-            except Exception:  # noqa: BLE001, S110 - best effort at shutdown
-                pass
-        if self._pw is not None:
-            release_playwright()
-        self._pw = self._browser = self._page = self._server = None
+    def _forget_pages(self) -> None:
+        self._page = None
