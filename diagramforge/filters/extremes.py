@@ -1,7 +1,7 @@
 """Size and structure extremes: the render's scale and aspect, and element caps per format.
 
 The render stage already rejects blank, tiny, huge and sliver-shaped renders
-(``render.raster``); this filter applies the same policy (``formats.raster.check_extremes``,
+(``render.raster``); this filter applies the same policy (``formats.raster.check_render``,
 same params) to every record that reaches it, whatever produced it, and adds what a render
 cannot see: a diagram with thousands of nodes, edges or path commands is a data dump, not a
 diagram anyone would draw or a model could learn to write.  Counts come from the graph stats
@@ -19,7 +19,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from diagramforge.filters.base import FilterFn, FilterSection, Verdict, register
-from diagramforge.formats.raster import check_extremes
+from diagramforge.formats.raster import check_render
 from diagramforge.params import Params
 
 
@@ -84,8 +84,7 @@ def make_extremes_filter(cfg: ExtremesParams, params: Params) -> FilterFn:
     def check(record: dict) -> Verdict:
         w, h = record.get("width"), record.get("height")
         if cfg.check_scale and w and h:
-            bad = check_extremes(w, h, 1.0, min_side=rp.min_side_px, max_side=rp.max_side_px,
-                                 max_aspect=rp.max_aspect, min_ink=0.0)
+            bad = check_render(w, h, 1.0, rp, ink_checked=False)
             if bad:
                 return Verdict.reject(*bad)
         caps = cfg.caps.get(record.get("format") or "")

@@ -26,6 +26,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -107,10 +108,10 @@ def _skip(text: str, i: int) -> int | None:
     return None
 
 
-def html_strings(text: str) -> list[str]:
-    """The HTML-like strings (``<…>`` values, nested) of DOT text: where ``<IMG>`` means an
-    image file, as opposed to a quoted label that merely mentions one."""
-    out: list[str] = []
+def _braces(text: str) -> Iterator[tuple[str, int, int]]:
+    """The structure of DOT text, skipping strings and comments: ``("{", i, depth)`` and
+    ``("}", i, depth)`` (depth outside the brace), and ``("<>", start, end)`` for each
+    HTML-like string inside a graph (``<…>``, nested; braces inside it do not count)."""
     i, depth, angle, start = 0, 0, 0, 0
     while i < len(text):
         nxt = _skip(text, i) if angle == 0 else None
@@ -125,13 +126,20 @@ def html_strings(text: str) -> list[str]:
         elif angle and c == ">":
             angle -= 1
             if angle == 0:
-                out.append(text[start:i + 1])
+                yield "<>", start, i + 1
         elif angle == 0 and c == "{":
+            yield "{", i, depth
             depth += 1
-        elif angle == 0 and c == "}":
-            depth = max(0, depth - 1)
+        elif angle == 0 and c == "}" and depth > 0:
+            depth -= 1
+            yield "}", i, depth
         i += 1
-    return out
+
+
+def html_strings(text: str) -> list[str]:
+    """The HTML-like strings (``<…>`` values, nested) of DOT text: where ``<IMG>`` means an
+    image file, as opposed to a quoted label that merely mentions one."""
+    return [text[a:b] for kind, a, b in _braces(text) if kind == "<>"]
 
 
 def split_graphs(text: str) -> list[str]:
@@ -139,28 +147,14 @@ def split_graphs(text: str) -> list[str]:
     from its header to its closing brace.  Braces inside strings, comments and HTML
     labels (``<…>``, nested) do not count."""
     out: list[str] = []
-    i, depth, angle, start, prev = 0, 0, 0, 0, 0
-    while i < len(text):
-        nxt = _skip(text, i) if angle == 0 else None
-        if nxt is not None:
-            i = nxt
-            continue
-        c = text[i]
-        if depth > 0 and c == "<":
-            angle += 1
-        elif angle and c == ">":
-            angle -= 1
-        elif angle == 0 and c == "{":
-            if depth == 0:
-                heads = list(_HEADER.finditer(text, prev, i))
-                start = heads[-1].start() if heads else i
-            depth += 1
-        elif angle == 0 and c == "}" and depth > 0:
-            depth -= 1
-            if depth == 0:
-                out.append(text[start:i + 1])
-                prev = i + 1
-        i += 1
+    start = prev = 0
+    for kind, i, depth in _braces(text):
+        if kind == "{" and depth == 0:
+            heads = list(_HEADER.finditer(text, prev, i))
+            start = heads[-1].start() if heads else i
+        elif kind == "}" and depth == 0:
+            out.append(text[start:i + 1])
+            prev = i + 1
     return [g for g in out if _HEADER.match(g)]
 
 

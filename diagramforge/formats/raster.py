@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pymupdf
+
+if TYPE_CHECKING:
+    from diagramforge.params import RasterParams
 
 
 class RasterReason(StrEnum):
@@ -51,6 +55,17 @@ def check_extremes(width: int, height: int, ink: float, *, min_side: int, max_si
     if aspect > max_aspect:
         return RasterReason.EXTREME_ASPECT, f"aspect {aspect:.1f} > {max_aspect}"
     return None
+
+
+def check_render(width: int, height: int, ink: float, rp: RasterParams,
+                 *, ink_checked: bool = True) -> tuple[str, str] | None:
+    """:func:`check_extremes` with the limits of ``render.raster``: every format's render
+    handler checks its pictures against the same params, so they are read in one place.
+    ``ink_checked=False`` skips the blank check (a filter re-checking sizes only)."""
+    return check_extremes(width, height, ink if ink_checked else 1.0,
+                          min_side=rp.min_side_px, max_side=rp.max_side_px,
+                          max_aspect=rp.max_aspect,
+                          min_ink=rp.min_ink_fraction if ink_checked else 0.0)
 
 
 def drawn_clip(page: pymupdf.Page, margin_pt: float) -> pymupdf.Rect | None:

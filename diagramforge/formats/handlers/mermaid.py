@@ -12,7 +12,7 @@ from pydantic import Field
 
 from diagramforge.formats import svg as svgfmt
 from diagramforge.formats.mermaid_render import MermaidRenderer, find_mermaid, mermaid_version
-from diagramforge.formats.raster import check_extremes
+from diagramforge.formats.raster import check_render
 from diagramforge.formats.registry import DiagramFormat, register
 from diagramforge.params import FormatSection
 from diagramforge.records import Refusal, Rejection, Unit, empty_record, make_id
@@ -161,9 +161,7 @@ class MermaidFormat(DiagramFormat):
                                                 id=row["id"]))
                 continue
             w, h = int(res.width), int(res.height)
-            bad = check_extremes(w, h, res.ink, min_side=rp.min_side_px,
-                                 max_side=rp.max_side_px, max_aspect=rp.max_aspect,
-                                 min_ink=rp.min_ink_fraction)
+            bad = check_render(w, h, res.ink, rp)
             if bad:
                 out.rejections.append(Rejection(self.locator(row), bad[0], bad[1],
                                                 id=row["id"]))

@@ -17,7 +17,7 @@ from diagramforge.formats.drawio_render import (
     find_chromium,
     find_drawio,
 )
-from diagramforge.formats.raster import check_extremes
+from diagramforge.formats.raster import check_render
 from diagramforge.formats.registry import DiagramFormat, register
 from diagramforge.records import Format, Refusal, Rejection, Unit, empty_record, make_id
 from diagramforge.stage import Outcome
@@ -167,9 +167,7 @@ class MxGraphFormat(DiagramFormat):
                                                     res.error or "no PNG", id=row["id"]))
                     continue
                 w, h = int(res.width), int(res.height)
-                bad = check_extremes(w, h, res.ink, min_side=rp.min_side_px,
-                                     max_side=rp.max_side_px, max_aspect=rp.max_aspect,
-                                     min_ink=rp.min_ink_fraction)
+                bad = check_render(w, h, res.ink, rp)
                 if bad:
                     out.rejections.append(Rejection(self.locator(row), bad[0], bad[1],
                                                     id=row["id"]))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any
 
-from diagramforge.formats.raster import check_extremes
+from diagramforge.formats.raster import check_render
 from diagramforge.formats.registry import DiagramFormat, register
 from diagramforge.records import Format, Rejection
 from diagramforge.stage import Outcome
@@ -59,8 +59,7 @@ class RasterFormat(DiagramFormat):
                 out.rejections.append(Rejection(self.locator(row), "raster_unreadable",
                                                 repr(exc)[:300], id=row["id"]))
                 continue
-            bad = check_extremes(w, h, ink, min_side=rp.min_side_px, max_side=rp.max_side_px,
-                                 max_aspect=rp.max_aspect, min_ink=rp.min_ink_fraction)
+            bad = check_render(w, h, ink, rp)
             if bad:
                 out.rejections.append(Rejection(self.locator(row), bad[0], bad[1],
                                                 id=row["id"]))

@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING
 
 from diagramforge.formats import svg
-from diagramforge.formats.raster import check_extremes
+from diagramforge.formats.raster import check_render
 from diagramforge.formats.registry import DiagramFormat, register
 from diagramforge.params import SvgExtractParams
 from diagramforge.records import Format, Rejection, Unit, empty_record, make_id
@@ -43,8 +43,7 @@ def png_record(row: dict, svg_text: str, engine: str, params, locator, out: Outc
         out.rejections.append(Rejection(locator(row), exc.reason, exc.detail, id=row["id"]))
         return
     w, h, ink = svg.png_ink(png)
-    bad = check_extremes(w, h, ink, min_side=rp.min_side_px, max_side=rp.max_side_px,
-                         max_aspect=rp.max_aspect, min_ink=rp.min_ink_fraction)
+    bad = check_render(w, h, ink, rp)
     if bad:
         out.rejections.append(Rejection(locator(row), bad[0], bad[1], id=row["id"]))
         return
