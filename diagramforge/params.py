@@ -499,22 +499,28 @@ class FilterParams(BaseModel):
         if stray:
             raise ValueError(f"unknown key(s) {[f'filter.{n}' for n in stray]} "
                              f"(not a filter; a typo?); known filters: {sorted(registry)}")
-        problems = []
-        for name, spec in registry.items():
-            raw = extra.get(name) or {}
-            try:
-                extra[name] = raw if isinstance(raw, spec.params_model) else \
-                    spec.params_model.model_validate(raw)
-            except ValidationError as exc:
-                problems += [f"filter.{name}." + ".".join(map(str, e["loc"])) + f": {e['msg']}"
-                             for e in exc.errors()]
-        if problems:
-            raise ValueError("; ".join(problems))
+        _validate_sections(extra, {n: s.params_model for n, s in registry.items()}, "filter")
         return self
 
     def section(self, name: str) -> BaseModel:
         """The parsed params section of filter ``name``."""
         return (self.__pydantic_extra__ or {})[name]
+
+
+def _validate_sections(extra: dict, models: dict[str, type[BaseModel]], prefix: str) -> None:
+    """Parse each plug-in's section of ``extra`` (in place) with the model its plug-in
+    declares — filters and formats bring their own params — and report every problem at
+    once, each with its full key (``filter.tokens.max``), as one params error."""
+    problems = []
+    for name, model in models.items():
+        raw = extra.get(name) or {}
+        try:
+            extra[name] = raw if isinstance(raw, model) else model.model_validate(raw)
+        except ValidationError as exc:
+            problems += [f"{prefix}.{name}." + ".".join(map(str, e["loc"])) + f": {e['msg']}"
+                         for e in exc.errors()]
+    if problems:
+        raise ValueError("; ".join(problems))
 
 
 class FormatSection(BaseModel):
@@ -542,16 +548,7 @@ class FormatsParams(BaseModel):
         if stray:
             raise ValueError(f"unknown key(s) {[f'formats.{n}' for n in stray]} (no format "
                              f"declares them); formats with params: {sorted(models)}")
-        problems = []
-        for name, model in models.items():
-            raw = extra.get(name) or {}
-            try:
-                extra[name] = raw if isinstance(raw, model) else model.model_validate(raw)
-            except ValidationError as exc:
-                problems += [f"formats.{name}." + ".".join(map(str, e["loc"])) + f": {e['msg']}"
-                             for e in exc.errors()]
-        if problems:
-            raise ValueError("; ".join(problems))
+        _validate_sections(extra, models, "formats")
         return self
 
     def section(self, name: str) -> BaseModel:
