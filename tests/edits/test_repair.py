@@ -78,7 +78,7 @@ def test_repair_stage(tmp_path):
     stage = RepairStage(params)
     table = pq.read_table(sorted(stage_paths(params, "split").records.glob("*.parquet")))
     log = StageLog("repair", expands=True)
-    rows = stage.run_table(table, log)
+    rows = list(stage.run_table(table, log))
     assert log.stats.n_in == 4  # compile failures only
     by_id = {r["diagram_id"]: r for r in rows}
     assert set(by_id) == {"r1", "r2"}  # r2: \weird defined away, Gamma kept
