@@ -119,7 +119,7 @@ class Plan:
 class EditIndex:
     """Where each edit row lives — diagram id → ``(shard file, row, edit id)`` — read from
     two small columns, so synth fetches an input shard's edits (PNGs included) only when it
-    plans that shard instead of holding every edit row (≈ 100 B per edit row, not ≈ 100 KB).
+    plans that shard instead of holding every edit row (≈ 200 B per edit row, not ≈ 100 KB).
     Empty when the edit stage has not run (synth works without it)."""
 
     def __init__(self, params: Params | None):
