@@ -19,7 +19,9 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from typing import ClassVar
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -29,8 +31,12 @@ from diagramforge.edits.sampler import FORMATS
 from diagramforge.formats.registry import UsesFormats
 from diagramforge.paths import stage_paths
 from diagramforge.records import Rejection, item_id
+from diagramforge.shards import Upstream
 from diagramforge.stage import StageLog, TableStage
 from diagramforge.synth.llm import Request
+
+if TYPE_CHECKING:
+    from diagramforge.synth.llm import LLM
 
 SCHEMA = {"type": "object", "properties": {"code": {"type": "string"}},
           "required": ["code"], "additionalProperties": False}
@@ -158,6 +164,9 @@ REPAIR_SCHEMA = pa.schema([
 
 
 CONFIG = "repair"
+EXTRACT_COLUMNS = ("id", "format", "code", "group", "licence", "licence_url", "attribution",
+                   "source_id")
+"""What repair takes from an extracted row."""
 
 
 class RepairReason:
@@ -179,6 +188,8 @@ class RepairStage(TableStage, UsesFormats):
     upstream = "split"
     reads = ("id", "group", "split")
     input_columns = reads  # the split table's PNGs are not needed here: read 3 columns
+    streams_input = True
+    """Batches of render's failures go through shard by shard (docs/SCALE.md §4 #8)."""
     output_schema: ClassVar[pa.Schema] = REPAIR_SCHEMA
     writes = tuple(REPAIR_SCHEMA.names)
     expands = True
@@ -195,37 +206,87 @@ class RepairStage(TableStage, UsesFormats):
     def environment(self) -> dict:
         return {"tikz": self.formats()["tikz"].environment()}
 
-    def _failed(self) -> list[dict]:
+    def _failures(self) -> Iterator[dict]:
+        """Render's compile failures, one ledger shard in memory at a time."""
         rej = stage_paths(self.params, "render").rejections
-        files = sorted(rej.glob("*.parquet")) if rej.exists() else []
-        rows = pq.read_table(files).to_pylist() if files else []
-        return [r for r in rows if str(r["reason"]).startswith("compile_")]
+        for f in sorted(rej.glob("*.parquet")) if rej.exists() else []:
+            t = pq.read_table(f, columns=["id", "locator", "reason", "detail"])
+            yield from (r for r in t.to_pylist() if str(r["reason"]).startswith("compile_"))
 
-    def _extracted(self, ids: set[str]) -> dict[str, dict]:
+    def _index(self, ids: set[str]) -> tuple[dict[str, tuple[Path, int]], set[str | None]]:
+        """Where the extracted rows of ``ids`` are (shard, row) and their paper groups, from
+        the ``id`` and ``group`` columns: the code is fetched per batch of failures."""
         recs = stage_paths(self.params, "extract").records
-        files = sorted(recs.glob("*.parquet")) if recs.exists() else []
-        out = {}
-        for f in files:
-            t = pq.read_table(f, columns=["id", "format", "code", "group", "licence",
-                                          "licence_url", "attribution", "source_id"])
-            out.update({r["id"]: r for r in t.to_pylist() if r["id"] in ids})
+        where: dict[str, tuple[Path, int]] = {}
+        groups: set[str | None] = set()
+        for f in sorted(recs.glob("*.parquet")) if recs.exists() else []:
+            t = pq.read_table(f, columns=["id", "group"])
+            for k, (i, g) in enumerate(zip(t.column("id").to_pylist(),
+                                           t.column("group").to_pylist(), strict=True)):
+                if i in ids:
+                    where[i] = (f, k)  # a later shard wins, as the old dict update did
+                    groups.add(g)
+        return where, groups
+
+    @staticmethod
+    def _fetch(where: dict[str, tuple[Path, int]], ids: list[str]) -> dict[str, dict]:
+        """The extracted rows of ``ids``, each extract shard read once (a few columns)."""
+        by_file: dict[Path, list[int]] = {}
+        for i in dict.fromkeys(ids):
+            if i in where:
+                by_file.setdefault(where[i][0], []).append(where[i][1])
+        out: dict[str, dict] = {}
+        for f, ks in sorted(by_file.items()):
+            t = pq.read_table(f, columns=list(EXTRACT_COLUMNS)).take(ks)
+            out.update({r["id"]: r for r in t.to_pylist()})
         return out
 
-    def run_table(self, table: pa.Table | None, log: StageLog) -> list[dict]:
+    def run_table(self, table: pa.Table | Upstream | None, log: StageLog) -> Iterator[dict]:
         """Inputs are render's compile failures (the split table only gives each paper's
-        split), so the books are kept over those."""
+        split), so the books are kept over those. Streamed: the failures' ids and groups,
+        and the split of those groups, are held; code, fixes and renders go a batch of
+        ``runner.shard_size`` failures at a time."""
         cfg = self.params.augment.repair
+        ids: set[str] = set()
+        log.stats.n_in = 0
+        for r in self._failures() if cfg.enabled else []:
+            ids.add(r["id"])
+            log.stats.n_in += 1
+        where, groups = self._index(ids)
         splits: dict[str, Counter] = {}
-        for r in (table.select(["group", "split"]).to_pylist() if table is not None else []):
-            splits.setdefault(r["group"], Counter())[r["split"]] += 1
-        failed = self._failed() if cfg.enabled else []
-        code = self._extracted({r["id"] for r in failed})
-        log.stats.n_in = len(failed)
+        if table is not None:
+            tables = table.tables(["group", "split"]) if isinstance(table, Upstream) \
+                else [table.select(["group", "split"])]
+            for t in tables:
+                for r in t.to_pylist():
+                    if r["group"] in groups:
+                        splits.setdefault(r["group"], Counter())[r["split"]] += 1
         from diagramforge.synth.llm import LLM
-        from diagramforge.synth.llm.tokens import text_tokens
 
         llm = LLM.from_params(self.params.augment.llm)
         selector = Selector(self.params)
+        size = self.params.runner.shard_size
+        batch: list[dict] = []
+        try:
+            for r in self._failures() if cfg.enabled else []:
+                batch.append(r)
+                if len(batch) >= size:
+                    yield from self._repair(batch, self._fetch(where, [x["id"] for x in batch]),
+                                            llm, selector, splits, log)
+                    batch = []
+            if batch:
+                yield from self._repair(batch, self._fetch(where, [x["id"] for x in batch]),
+                                        llm, selector, splits, log)
+        finally:
+            if self._formats is not None:
+                self.formats()["tikz"].close()
+
+    def _repair(self, failed: list[dict], code: dict[str, dict], llm: LLM,
+                selector: Selector, splits: dict[str, Counter], log: StageLog) -> list[dict]:
+        """One batch of failures: asked, checked, rendered."""
+        from diagramforge.synth.llm.tokens import text_tokens
+
+        cfg = self.params.augment.repair
         candidates: list[tuple[dict, dict]] = []
         for r in failed:
             rec = code.get(r["id"])
@@ -280,8 +341,7 @@ class RepairStage(TableStage, UsesFormats):
         rows = [{"id": item_id(c["fixed"]), "format": "tikz",
                  "code": c["fixed"], "source_id": r["locator"], "meta": None, "group": None}
                 for r, c in ok]
-        done = h.render(rows) if rows else None
-        h.close()
+        done = h.render(rows) if rows else None  # closed by run_table when all are done
         images = {x["source_id"]: x["image"] for x in done.records} if done else {}
         why = {x.locator: x.detail for x in done.rejections} if done else {}
         for (r, c), row in zip(ok, rows, strict=True):

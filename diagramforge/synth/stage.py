@@ -16,9 +16,14 @@ kill or a budget stop pays only for what was not answered yet.
 
 from __future__ import annotations
 
+import contextlib
+import heapq
 import logging
+import shutil
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pyarrow as pa
@@ -30,6 +35,7 @@ from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
 from diagramforge.pipeline import STAGES, stage_name
 from diagramforge.records import Rejection, Unit
+from diagramforge.shards import Upstream, rows_to_table
 from diagramforge.stage import StageLog, TableStage
 from diagramforge.synth import captioning, editing, qa
 from diagramforge.synth.facts import Facts, facts_of
@@ -96,26 +102,114 @@ def _edit_declared() -> bool:
 
 @dataclass
 class Plan:
-    """Every item to ask for, and what was ledgered while planning."""
+    """One input shard's items to ask for, and what was ledgered while planning them."""
 
     items: list[Item] = field(default_factory=list)
     rejections: list[Rejection] = field(default_factory=list)
     diagrams: dict[str, dict[str, Any]] = field(default_factory=dict)
-    limited: list[dict[str, Any]] = field(default_factory=list)
+    limited: list[str] = field(default_factory=list)
+    """Ids of the shard's diagrams past ``max_diagrams``."""
     not_selected: set[str] = field(default_factory=set)
     """Diagrams none of the stage's configs takes (``select``): no item, no rejection."""
-    not_selected_counts: dict[str, int] = field(default_factory=dict)
 
     def requests(self) -> list[Request]:
         return [i.request for i in self.items]
 
 
-def load_edits(params: Params) -> list[dict[str, Any]]:
-    """The edit stage's rows, or none when it has not run (synth works without it)."""
-    if not read_state(params, EDIT_STAGE).get("complete"):
-        return []
-    d = stage_paths(params, EDIT_STAGE).records
-    return [r for p in sorted(d.glob("part-*.parquet")) for r in pq.read_table(p).to_pylist()]
+class EditIndex:
+    """Where each edit row lives — diagram id → ``(shard file, row, edit id)`` — read from
+    two small columns, so synth fetches an input shard's edits (PNGs included) only when it
+    plans that shard instead of holding every edit row (≈ 200 B per edit row, not ≈ 100 KB).
+    Empty when the edit stage has not run (synth works without it)."""
+
+    def __init__(self, params: Params | None):
+        """``None``: no edits wanted (the editing task is off)."""
+        self.where: dict[str, list[tuple[Path, int, str | None]]] = defaultdict(list)
+        if params is None or not read_state(params, EDIT_STAGE).get("complete"):
+            return
+        d = stage_paths(params, EDIT_STAGE).records
+        for path in sorted(d.glob("part-*.parquet")):
+            t = pq.read_table(path, columns=["id", "diagram_id"])
+            for k, (eid, did) in enumerate(zip(t.column("id").to_pylist(),
+                                               t.column("diagram_id").to_pylist(),
+                                               strict=True)):
+                self.where[str(did)].append((path, k, eid))
+
+    def fetch(self, diagram_ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+        """The edit rows of ``diagram_ids`` (in the edit table's order), each edit shard read
+        once; the rows fetched are forgotten by the index (what is left are orphans)."""
+        wanted = [(did, loc) for did in diagram_ids for loc in self.where.pop(did, [])]
+        by_file: dict[Path, list[int]] = defaultdict(list)
+        for _, (path, k, _) in wanted:
+            by_file[path].append(k)
+        got: dict[tuple[Path, int], dict[str, Any]] = {}
+        for path, ks in sorted(by_file.items()):
+            for k, row in zip(ks, pq.read_table(path).take(ks).to_pylist(), strict=True):
+                got[(path, k)] = row
+        out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for did, (path, k, _) in wanted:
+            out[did].append(got[(path, k)])
+        return out
+
+
+@dataclass
+class Scope:
+    """What one run of synth decides across shards (ids and counters, no rows)."""
+
+    edits: EditIndex
+    selector: Selector
+    limit: bool = False
+    cutoff: str | None = None
+    """The largest id ``max_diagrams`` keeps (``None`` with ``limit``: it keeps none)."""
+    orphans: list[Rejection] = field(default_factory=list)
+    not_selected_counts: dict[str, int] = field(default_factory=dict)
+
+    def keeps(self, diagram_id: str) -> bool:
+        return not self.limit or (self.cutoff is not None and diagram_id <= self.cutoff)
+
+
+class Spill:
+    """The output rows of each config, appended shard by shard to one Parquet file per
+    config (a row group per input shard), read back config by config: the table comes out
+    grouped by config as before without being held. Outside the stage's outputs (under
+    ``data/.runner``), removed when the run ends."""
+
+    def __init__(self, directory: Path):
+        self.dir = directory
+        shutil.rmtree(self.dir, ignore_errors=True)  # a killed run's leftovers
+        self.dir.mkdir(parents=True)
+        self.writers: dict[str, pq.ParquetWriter] = {}
+
+    def add(self, rows: list[dict[str, Any]]) -> None:
+        """Rows sorted by config (then diagram and item id)."""
+        for config in dict.fromkeys(r["config"] for r in rows):
+            if config not in self.writers:
+                self.writers[config] = pq.ParquetWriter(self.dir / f"{config}.parquet",
+                                                        SYNTH_SCHEMA)
+            self.writers[config].write_table(
+                rows_to_table([r for r in rows if r["config"] == config], SYNTH_SCHEMA))
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        for config in sorted(self.writers):
+            self.writers[config].close()
+            f = pq.ParquetFile(self.dir / f"{config}.parquet")
+            for g in range(f.num_row_groups):
+                yield from f.read_row_group(g).to_pylist()
+
+    def close(self) -> None:
+        for w in self.writers.values():
+            with contextlib.suppress(Exception):  # the run is failing: remove what it left
+                w.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _tables(table: pa.Table | Upstream, columns: list[str] | None = None
+            ) -> Iterator[pa.Table]:
+    """The input shard by shard (a plain table is one shard)."""
+    if isinstance(table, Upstream):
+        yield from table.tables(columns)
+    else:
+        yield table.select(columns) if columns is not None else table
 
 
 class SynthStage(TableStage):
@@ -138,28 +232,64 @@ class SynthStage(TableStage):
     balanced by the runner — each diagram yields items or is ledgered — but the audit
     funnel follows diagrams from crawl to split, not items."""
     inputs = ("data/edit",) if _edit_declared() else ()
+    streams_input = True
+    """Planned, asked and written shard by shard (issue 26, docs/SCALE.md §4 #4)."""
     task_configs: ClassVar[tuple[str, ...]] = (captioning.CONFIG, qa.CONFIG, editing.CONFIG)
 
     def llm(self) -> LLM:
         return LLM.from_params(self.params.synth.llm())
 
     # -- planning -------------------------------------------------------------------------
-    def plan(self, table: pa.Table) -> Plan:
-        """Every item (with its request) for the diagrams of ``table`` and the edit rows."""
+    def scope(self, table: pa.Table | Upstream) -> Scope:
+        """The run's global decisions, taken over the ``id`` column alone before any shard
+        is planned: which diagrams ``max_diagrams`` keeps (the smallest ids, as before) and
+        which edits have no planned diagram (ledgered once, not per shard)."""
         p = self.params.synth
-        plan = Plan()
-        rows = sorted(table.to_pylist(), key=lambda r: r["id"])
-        if p.max_diagrams is not None:
-            rows, plan.limited = rows[:p.max_diagrams], rows[p.max_diagrams:]
-        edits: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        if editing.CONFIG in p.tasks:
-            for e in load_edits(self.params):
-                edits[str(e.get("diagram_id"))].append(e)
-        selector = Selector(self.params)
+        edits = EditIndex(self.params if editing.CONFIG in p.tasks else None)
+        present: set[str] = set()
+
+        def ids() -> Iterator[str]:
+            for t in _tables(table, ["id"]):
+                for i in t.column("id").to_pylist():
+                    if i in edits.where:
+                        present.add(i)
+                    yield i
+
+        scope = Scope(edits=edits, selector=Selector(self.params))
+        if p.max_diagrams is None:
+            for _ in ids():
+                pass
+        else:
+            kept = heapq.nsmallest(p.max_diagrams, ids())
+            scope.limit, scope.cutoff = True, (kept[-1] if kept else None)
+        for diagram_id in sorted(edits.where):
+            if diagram_id in present and scope.keeps(diagram_id):
+                continue  # fetched with its shard
+            reason, detail = (LIMIT, f"synth.max_diagrams={p.max_diagrams}") \
+                if diagram_id in present else \
+                (ORPHAN, "the edited diagram is not among the split's diagrams")
+            for _, _, edit_id in edits.where.pop(diagram_id):
+                scope.orphans.append(self._candidate(diagram_id, editing.CONFIG, edit_id,
+                                                     reason, detail))
+        return scope
+
+    def plans(self, table: pa.Table | Upstream, scope: Scope) -> Iterator[Plan]:
+        """One plan per input shard: its diagrams in id order, their items and edits."""
+        for t in _tables(table):
+            rows = sorted(t.to_pylist(), key=lambda r: r["id"])
+            plan = Plan(limited=[r["id"] for r in rows if not scope.keeps(r["id"])])
+            rows = [r for r in rows if scope.keeps(r["id"])]
+            edits = scope.edits.fetch(r["id"] for r in rows)
+            self._plan_rows(plan, rows, edits, scope)
+            yield plan
+
+    def _plan_rows(self, plan: Plan, rows: list[dict[str, Any]],
+                   edits: dict[str, list[dict[str, Any]]], scope: Scope) -> None:
+        p = self.params.synth
         for row in rows:
             plan.diagrams[row["id"]] = row
             taken = [t for t in (captioning, qa) if t.CONFIG in p.tasks
-                     and selector.takes(t.CONFIG, row, plan.not_selected_counts)]
+                     and scope.selector.takes(t.CONFIG, row, scope.not_selected_counts)]
             if not taken and not edits.get(row["id"]) and any(
                     t.CONFIG in p.tasks for t in (captioning, qa, editing)):
                 plan.not_selected.add(row["id"])  # no config of this stage takes it
@@ -173,15 +303,6 @@ class SynthStage(TableStage):
                     plan.items += task.items(row, facts, p)
             for e in edits.pop(row["id"], []):
                 self._add_edit(plan, e, facts)
-        limited = {r["id"] for r in plan.limited}
-        for diagram_id, orphans in sorted(edits.items()):
-            reason, detail = (LIMIT, f"synth.max_diagrams={p.max_diagrams}") \
-                if diagram_id in limited else \
-                (ORPHAN, "the edited diagram is not among the split's diagrams")
-            for e in orphans:
-                plan.rejections.append(self._candidate(diagram_id, editing.CONFIG,
-                                                       e.get("id"), reason, detail))
-        return plan
 
     def _add_edit(self, plan: Plan, edit: dict[str, Any], facts: Facts | None) -> None:
         got = editing.items(edit, facts, self.params.synth, self.params.referents)
@@ -200,14 +321,23 @@ class SynthStage(TableStage):
 
     # -- running --------------------------------------------------------------------------
     def dry_run(self) -> dict[str, Any]:
-        """How many calls the stage would make and their estimated cost; nothing is sent."""
+        """How many calls the stage would make and their estimated cost; nothing is sent.
+        Planned shard by shard: only the requests (text, no images) are kept."""
         from diagramforge.shards import ShardSet
         from diagramforge.stage import check_contract
 
         check_contract(self.name, self.reads, self.upstream, self.params)
-        table = ShardSet(stage_paths(self.params, self.upstream).records,
-                         self.input_schema).read_all()
-        plan = self.plan(table)
+        upstream = Upstream(ShardSet(stage_paths(self.params, self.upstream).records,
+                                     self.input_schema))
+        scope = self.scope(upstream)
+        requests: list[Request] = []
+        items: Counter[str] = Counter()
+        planning: Counter[str] = Counter()
+        for plan in self.plans(upstream, scope):
+            requests += plan.requests()
+            items.update(i.config for i in plan.items)
+            planning.update(r.reason for r in plan.rejections)
+        planning.update(r.reason for r in scope.orphans)
         try:
             llm = self.llm()
             key_missing = False
@@ -216,17 +346,36 @@ class SynthStage(TableStage):
 
             params = self.params.synth.llm()
             llm, key_missing = LLM(params, OfflineBackend(params)), True
-        out = llm.dry_run(plan.requests())
+        out = llm.dry_run(requests)
         out["key_missing"] = key_missing
-        out["items"] = dict(Counter(i.config for i in plan.items))
-        out["planning_rejections"] = dict(Counter(r.reason for r in plan.rejections))
+        out["items"] = dict(items)
+        out["planning_rejections"] = dict(planning)
         out["budget_usd"] = self.params.synth.budget_usd
         return out
 
-    def run_table(self, table: pa.Table | None, log: StageLog) -> list[dict]:
+    def run_table(self, table: pa.Table | Upstream | None, log: StageLog) -> Iterator[dict]:
+        """Shard by shard: plan, ask the LLM for that shard's items (one bounded batch), check,
+        spill the rows per config; then the rows config by config. Only the LLM's cache
+        and budget, the edit index and a few counters outlive a shard."""
         assert table is not None
-        plan = self.plan(table)
+        scope = self.scope(table)
         llm = self.llm()
+        spill = Spill(Path(self.params.project.data_dir) / ".runner" / f"{self.name}.spill")
+        tally: Counter[str] = Counter()
+        try:
+            for rej in scope.orphans:
+                log.reject(rej)
+            for plan in self.plans(table, scope):
+                spill.add(self._run_plan(plan, llm, log, tally))
+            log.stats.extra.update(scope.not_selected_counts)
+            self._metrics(log, llm, tally)
+            yield from spill.rows()
+        finally:
+            spill.close()
+
+    def _run_plan(self, plan: Plan, llm: LLM, log: StageLog, tally: Counter[str]
+                  ) -> list[dict[str, Any]]:
+        """One shard's items asked, checked and ledgered; its rows in output order."""
         outcomes = llm.complete_many(plan.requests())
         rows: list[dict[str, Any]] = []
         kept: Counter[str] = Counter()
@@ -251,13 +400,13 @@ class SynthStage(TableStage):
                 why = ", ".join(f"{k}={v}" for k, v in sorted(lost[did].items()))
                 log.reject(Rejection(locator=did, reason=NO_ITEMS, id=did,
                                      detail=f"no task item survived ({why or 'none planned'})"))
-        for row in plan.limited:
-            log.reject(Rejection(locator=row["id"], reason=LIMIT, id=row["id"],
+        for did in plan.limited:
+            log.reject(Rejection(locator=did, reason=LIMIT, id=did,
                                  detail=f"synth.max_diagrams={self.params.synth.max_diagrams}"))
-        log.stats.inputs_with_output = sum(1 for d in plan.diagrams if kept[d])
-        log.stats.not_selected_inputs = len(plan.not_selected)
-        log.stats.extra.update(plan.not_selected_counts)
-        self._metrics(log, llm, rows, plan)
+        log.stats.inputs_with_output += sum(1 for d in plan.diagrams if kept[d])
+        log.stats.not_selected_inputs += len(plan.not_selected)
+        tally.update(f"items_{r['config']}" for r in rows)
+        tally["items_planned"] += len(plan.items)
         return sorted(rows, key=lambda r: (r["config"], r["diagram_id"], r["id"]))
 
     @staticmethod
@@ -281,7 +430,7 @@ class SynthStage(TableStage):
         return row
 
     @staticmethod
-    def _metrics(log: StageLog, llm: LLM, rows: list[dict[str, Any]], plan: Plan) -> None:
+    def _metrics(log: StageLog, llm: LLM, tally: Counter[str]) -> None:
         """Tokens and dollars per task (flat keys, so ``dvc metrics show`` lists them)."""
         usage = llm.meter.as_dict()
         for task, u in usage.items():
@@ -293,6 +442,7 @@ class SynthStage(TableStage):
         asked = total["calls"] + total["cache_hits"]
         log.stats.extra["llm_cache_hit_rate"] = round(total["cache_hits"] / asked, 4) \
             if asked else 0.0
-        for config, n in Counter(r["config"] for r in rows).items():
-            log.stats.extra[f"items_{config}"] = n
-        log.stats.extra["items_planned"] = len(plan.items)
+        for key, n in tally.items():  # items_<config> as first met, items_planned last
+            if key != "items_planned":
+                log.stats.extra[key] = n
+        log.stats.extra["items_planned"] = tally["items_planned"]

@@ -78,7 +78,7 @@ def test_repair_stage(tmp_path):
     stage = RepairStage(params)
     table = pq.read_table(sorted(stage_paths(params, "split").records.glob("*.parquet")))
     log = StageLog("repair", expands=True)
-    rows = stage.run_table(table, log)
+    rows = list(stage.run_table(table, log))
     assert log.stats.n_in == 4  # compile failures only
     by_id = {r["diagram_id"]: r for r in rows}
     assert set(by_id) == {"r1", "r2"}  # r2: \weird defined away, Gamma kept
@@ -87,3 +87,75 @@ def test_repair_stage(tmp_path):
     reasons = {r["id"]: r["reason"] for r in log.rejections}
     assert reasons == {"r3": "repair_licence", "r4": "repair_not_a_compile_error"}
     assert log.stats.inputs_with_output + log.stats.rejected_inputs == log.stats.n_in
+
+
+def _streaming_corpus(params) -> None:  # noqa: ANN001
+    """Five pictures missing a semicolon (papers 0–4), one that timed out and one whose code
+    is gone, over several extract, ledger and split shards."""
+    recs = [empty_record(id=f"r{k}", format="tikz", group=f"arxiv:{k}", licence="MIT",
+                         source_id=f"p{k}#1",
+                         code=doc(f"\\begin{{tikzpicture}}\n  \\node[draw] (a) {{Alpha {k}}};\n"
+                                  f"  \\node[draw] (b) at (2,0) {{Beta {k}}}\n"
+                                  "  \\draw[->] (a) -- (b);\n\\end{tikzpicture}"))
+            for k in range(6)]
+    seed_stage(params, "extract", recs, shard_size=2)
+    seed_stage(params, "split", [empty_record(id=f"s{k}", format="tikz", group=f"arxiv:{k % 3}",
+                                              split="test" if k % 3 == 1 else "validation")
+                                 for k in range(7)], shard_size=2)
+    rej = [{"id": f"r{k}", "locator": f"p{k}#1", "stage": "render",
+            "reason": "compile_tikz_error" if k != 5 else "compile_timeout",
+            "detail": "! Package tikz Error: Giving up on this path. Did you forget a "
+                      "semicolon?. | l.6" if k != 5 else "killed", "unit": "input"}
+           for k in range(6)]
+    rej.append({"id": "gone", "locator": "p9#1", "stage": "render",
+                "reason": "compile_tikz_error", "detail": "", "unit": "input"})
+    ledger = ShardSet(stage_paths(params, "render").rejections, REJECTION_SCHEMA)
+    ledger.write(0, rej[:4])
+    ledger.write(1, rej[4:])
+
+
+@needs_tex
+def test_repair_streams_in_batches_and_writes_what_the_whole_table_writes(tmp_path,
+                                                                          monkeypatch):
+    from collections import Counter
+
+    from diagramforge.runner import LEDGER_KEY_COLUMNS, run_stage
+
+    def run(root, shard_size: int) -> tuple[list, Counter, dict]:  # noqa: ANN001
+        params = make_params(root, runner={"shard_size": shard_size},
+                             augment={"llm": {"cache_dir": str(root / "llm")}})
+        _streaming_corpus(params)
+        stats = run_stage(RepairStage(params))
+        paths = stage_paths(params, "repair")
+        rows = pq.read_table(paths.records).to_pylist()
+        rej = Counter((r["id"], r["reason"], r["locator"])
+                      for r in pq.read_table(paths.rejections).to_pylist())
+        return rows, rej, {"in": stats.n_in, "out": stats.n_out,
+                           "with_output": stats.inputs_with_output}
+
+    with monkeypatch.context() as m:  # the reference: one table, one batch
+        m.setattr(RepairStage, "streams_input", False)
+        ref = run(tmp_path / "whole", 64)
+    batches: list[int] = []
+    real_repair, real_read_all = RepairStage._repair, ShardSet.read_all
+
+    def counted(self, failed, *a):  # noqa: ANN001, ANN002, ANN202
+        batches.append(len(failed))
+        return real_repair(self, failed, *a)
+
+    def guarded(self, columns=None):  # noqa: ANN001, ANN202
+        if columns is None or not set(columns) <= set(LEDGER_KEY_COLUMNS):
+            raise AssertionError(f"read every row of {self.dir}")
+        return real_read_all(self, columns)
+
+    monkeypatch.setattr(RepairStage, "_repair", counted)
+    monkeypatch.setattr(ShardSet, "read_all", guarded)
+    rows, rej, stats = run(tmp_path / "streamed", 2)
+    monkeypatch.setattr(ShardSet, "read_all", real_read_all)
+    assert batches == [2, 2, 2, 1]  # 7 failures, never more than a shard's worth at once
+    assert (rows, rej, stats) == ref
+    assert {r["diagram_id"] for r in rows} == {f"r{k}" for k in range(5)}
+    # each repair takes its paper's split, read from split shards other than its own
+    assert {r["diagram_id"]: r["split"] for r in rows} == {
+        "r0": "validation", "r1": "test", "r2": "validation", "r3": "train", "r4": "train"}
+    assert stats == {"in": 7, "out": 5, "with_output": 5}
