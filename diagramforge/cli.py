@@ -191,7 +191,8 @@ def evaluate(
     """Score a model's outputs on a published config/split with the seeds' metrics
     (generation: Execution Success through the render handlers' sandbox, graph F1, SSIM,
     tokens; editing: Execution Success, edit verified by graph diff; qa: exact/inclusion/
-    option accuracy; captioning: BLEU/chrF, grounding). Writes JSON and a Markdown table."""
+    option accuracy; captioning: BLEU/chrF, grounding). Writes JSON and a Markdown table.
+    --judge adds the model-judged metrics (evaluate.judge), reported in their own table."""
     from diagramforge.evaluate.inputs import InputError
     from diagramforge.evaluate.report import markdown, write
     from diagramforge.evaluate.run import evaluate as run_evaluate

@@ -217,3 +217,28 @@ def test_generation_style_on_the_seed_scale(published: dict, tmp_path, server,
     assert len(server.requests) == len(refs)
     assert res["judge"]["metrics"] == [STYLE]
     assert all(r[STYLE] == pytest.approx(0.8) and REQ not in r for r in res["items"])
+
+
+def test_cli_flags(published: dict, tmp_path) -> None:
+    """``--judge-dry-run`` writes the requests beside the results; ``--judge`` turns the
+    (offline) judge on although params leave it off."""
+    from typer.testing import CliRunner
+
+    from diagramforge.cli import app
+
+    refs = published["refs"]["editing"]
+    preds = write_predictions(tmp_path / "p.jsonl", {r["id"]: r["target_code"] for r in refs})
+    yml = tmp_path / "params.yaml"
+    yml.write_text(f"evaluate:\n  judge:\n    cache_dir: {tmp_path / 'cache'}\n")
+    base = ["--params", str(yml), "evaluate", str(preds), "--config", "editing",
+            "--published", str(published["root"])]
+    res = CliRunner().invoke(app, [*base, "--out", str(tmp_path / "dry"), "--judge-dry-run"])
+    assert res.exit_code == 0, res.output
+    assert len((tmp_path / "dry" / REQUESTS_FILE).read_text().splitlines()) == 4
+    res = CliRunner().invoke(app, [*base, "--out", str(tmp_path / "on"), "--judge"])
+    assert res.exit_code == 0, res.output
+    assert f"{REQ} (judged)" in res.output
+    on = json.loads((tmp_path / "on" / "results.json").read_text())
+    assert on["judge"]["aggregate"]["all"][REQ] == pytest.approx(1.0)
+    res = CliRunner().invoke(app, [*base, "--out", str(tmp_path / "off")])
+    assert "judge" not in json.loads((tmp_path / "off" / "results.json").read_text())
