@@ -180,22 +180,37 @@ def evaluate(
             help="Published dataset dir (default: publish.out_dir/publish.name).")] = None,
         out: Annotated[Path | None, typer.Option(
             help="Where results.json and results.md go (default: next to PREDICTIONS).")
-        ] = None) -> None:
+        ] = None,
+        judge: Annotated[bool | None, typer.Option(
+            "--judge/--no-judge", help="Add the model-judged metrics (decomposed "
+            "requirements, style consistency) through the LLM of evaluate.judge "
+            "(default: evaluate.judge.enabled).")] = None,
+        judge_dry_run: Annotated[bool, typer.Option(
+            help="Write the judge's exact requests to judge-requests.jsonl in the output "
+            "dir with their estimated cost; send nothing.")] = False) -> None:
     """Score a model's outputs on a published config/split with the seeds' metrics
     (generation: Execution Success through the render handlers' sandbox, graph F1, SSIM,
     tokens; editing: Execution Success, edit verified by graph diff; qa: exact/inclusion/
-    option accuracy; captioning: BLEU/chrF, grounding). Writes JSON and a Markdown table."""
+    option accuracy; captioning: BLEU/chrF, grounding). Writes JSON and a Markdown table.
+    --judge adds the model-judged metrics (evaluate.judge), reported in their own table."""
     from diagramforge.evaluate.inputs import InputError
     from diagramforge.evaluate.report import markdown, write
     from diagramforge.evaluate.run import evaluate as run_evaluate
 
+    out_dir = out or predictions.with_name(f"{predictions.stem}.eval-{config}-{split}")
+    requests = None
+    if judge_dry_run:
+        from diagramforge.evaluate.judge import REQUESTS_FILE
+
+        out_dir.mkdir(parents=True, exist_ok=True)
+        requests = out_dir / REQUESTS_FILE
     try:
-        result = run_evaluate(_params(), predictions, config, split, published)
+        result = run_evaluate(_params(), predictions, config, split, published, judge=judge,
+                              judge_requests=requests)
     except (InputError, OSError) as exc:
         typer.secho(str(exc), fg="red", err=True)
         raise typer.Exit(2) from None
-    js, md = write(result, out or predictions.with_name(
-        f"{predictions.stem}.eval-{config}-{split}"))
+    js, md = write(result, out_dir)
     typer.echo(markdown(result))
     typer.echo(f"wrote {js} and {md}")
 

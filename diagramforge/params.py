@@ -865,6 +865,31 @@ class SynthParams(LLMParams):
         return LLMParams(**self.model_dump(include=set(LLMParams.model_fields)))
 
 
+JudgeMetric = Literal["requirements", "style"]
+
+
+class JudgeParams(LLMParams):
+    """``evaluate.judge``: VCG-Bench's model-judged metrics (decomposed requirements, style
+    consistency) through the synth LLM layer — same backends, cache, budget and dry-run.
+    Off by default: they cost money and are a model's opinion, not a check by code."""
+
+    enabled: bool = False
+    """``diagramforge evaluate --judge`` turns it on for one run."""
+    metrics: list[JudgeMetric] = ["requirements", "style"]
+    max_code_chars: Annotated[int, Field(ge=200)] = 12000
+    """Each code shown to the judge is cut to this many characters (the prompt says so)."""
+
+    def llm(self) -> LLMParams:
+        """The LLM layer's own params (the judge knobs stripped)."""
+        return LLMParams(**self.model_dump(include=set(LLMParams.model_fields)))
+
+
+class EvaluateParams(_Section):
+    """``diagramforge evaluate`` (scores a model; never part of ``dvc repro``)."""
+
+    judge: JudgeParams = JudgeParams()
+
+
 class SketchParams(_Section):
     """Hand-drawn versions from the real engines (config ``sketch``: sketch image → code)."""
 
@@ -1005,6 +1030,7 @@ class Params(_Section):
     augment: AugmentParams = AugmentParams()
     twin: TwinParams = Field(default_factory=TwinParams)
     synth: SynthParams = SynthParams()
+    evaluate: EvaluateParams = EvaluateParams()
     select: dict[str, ConfigSelection] = DEFAULT_SELECT
     """Per published config (``generation``, ``sketch``, ``editing``…): the diagram types and
     token windows it takes from the pool (``diagramforge.curation.select``). A config left

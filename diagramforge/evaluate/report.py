@@ -55,7 +55,35 @@ def markdown(result: dict[str, Any]) -> str:
     if agg["reasons"]:
         lines += ["", "| reason | items |", "|---|---|"]
         lines += [f"| {k} | {v} |" for k, v in agg["reasons"].items()]
+    lines += _judged(result.get("judge") or {}, group_by)
     return "\n".join(lines) + "\n"
+
+
+def _judged(judge: dict[str, Any], group_by: str) -> list[str]:
+    """The model-judged metrics in their own table, marked as such (never mixed with the
+    metrics computed by code)."""
+    if "dry_run" in judge:
+        d = judge["dry_run"]
+        return ["", f"Model-judged metrics: dry run — {d['calls']} request(s) written to "
+                f"`{judge['requests']}` ({d['cached']} cached), est. ≤ ${d['est_cost_usd']}; "
+                "nothing sent."]
+    metrics, agg = judge.get("metrics") or [], judge.get("aggregate")
+    if not metrics or not agg:
+        return []
+    lines = ["", f"## Model-judged metrics (LLM judge: {judge['backend']} / {judge['model']})",
+             "", "A model's opinion read from the code, not a check by code: the verified "
+             "metrics above are primary. Unset where the judge's answer was unusable or the "
+             "budget ran out (see reasons).", "",
+             f"| {group_by} | n | " + " | ".join(f"{m} (judged)" for m in metrics) + " |",
+             "|" + "---|" * (len(metrics) + 2)]
+    for name, m in [*agg[group_by].items(), (f"**{ALL}**", agg[ALL])]:
+        cells = [_cell(m[k]) + (f" ({m[k + '_scored']})" if k + "_scored" in m else "")
+                 for k in metrics]
+        lines.append(f"| {name} | {m['n']} | " + " | ".join(cells) + " |")
+    if agg["reasons"]:
+        lines += ["", "| judge reason | items |", "|---|---|"]
+        lines += [f"| {k} | {v} |" for k, v in agg["reasons"].items()]
+    return lines
 
 
 def write(result: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:

@@ -36,9 +36,12 @@ def task_of(config: str, rows: list[dict[str, Any]]) -> str:
 
 
 def evaluate(params: Params, predictions: str | Path, config: str, split: str,
-             root: Path | None = None) -> dict[str, Any]:
+             root: Path | None = None, *, judge: bool | None = None,
+             judge_requests: Path | None = None) -> dict[str, Any]:
     """Score every item of ``config``/``split`` against ``predictions``; the result dict
-    :mod:`.report` writes."""
+    :mod:`.report` writes.  ``judge`` (default ``evaluate.judge.enabled``) adds the
+    model-judged metrics (:mod:`.judge`); ``judge_requests`` writes the judge's requests
+    there instead of sending them."""
     refs = reference_rows(root or published_root(params), config, split)
     preds = read_predictions(predictions)
     task = task_of(config, refs)
@@ -52,10 +55,16 @@ def evaluate(params: Params, predictions: str | Path, config: str, split: str,
             items = [module.score_item(r, preds.outputs.get(str(r["id"])), compiler, params)
                      for r in refs]
     known = {str(r["id"]) for r in refs}
-    return {"config": config, "split": split, "task": task, "predictions": str(predictions),
+    result = {"config": config, "split": split, "task": task, "predictions": str(predictions),
             "metrics": list(module.METRICS), "group_by": module.GROUP_BY,
             "aggregate": aggregate(items, module.METRICS, module.GROUP_BY),
             "unknown_ids": sorted(set(preds.outputs) - known),
             "duplicate_ids": sorted(set(preds.duplicates)), "items": items,
             "not_computed": ["LLM-judged metrics (style consistency, decomposed requirements)",
                              "embedding similarity (SigLIP/CLIP)"]}
+    if judge_requests is not None or (params.evaluate.judge.enabled if judge is None
+                                      else judge):
+        from diagramforge.evaluate.judge import attach
+
+        attach(result, refs, preds.outputs, params, requests_path=judge_requests)
+    return result
