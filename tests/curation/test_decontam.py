@@ -81,3 +81,42 @@ def test_a_dataset_directory_is_loaded_as_a_hub_repository_is(tmp_path):
 def test_an_unloadable_reference_names_the_param(tmp_path):
     with pytest.raises(ValueError, match="split.decontaminate.against"):
         list(decontam.external_docs("nobody/no-such-dataset-offline", "code"))
+
+
+def multi_config_dir(root):
+    """A published-version layout: one directory per config, the card's YAML ``configs:``
+    block naming each config's files per split (as ``cards.publish`` writes it)."""
+    tables = {("generation", "train"): {"id": ["g1"], "code": [tikz(51)]},
+              ("generation", "test"): {"id": ["g2"], "code": [tikz(60)]},
+              ("qa", "test"): {"id": ["q1"], "code": [tikz(50)], "answer": ["3"]},
+              ("editing", "test"): {"id": ["e1"], "source_code": [tikz(51)]}}
+    configs = {}
+    for (config, split), cols in tables.items():
+        (root / config).mkdir(parents=True, exist_ok=True)
+        pq.write_table(pa.table(cols), root / config / f"{split}.parquet")
+        configs.setdefault(config, []).append(
+            f"  - split: {split}\n    path: {config}/{split}.parquet")
+    (root / "README.md").write_text("---\nconfigs:\n" + "".join(
+        f"- config_name: {c}\n  data_files:\n" + "\n".join(fs) + "\n"
+        for c, fs in configs.items()) + "---\n# a published version\n")
+    return root
+
+
+def test_every_config_of_a_multi_config_repository_is_a_reference_set(tmp_path):
+    from datasets import load_dataset
+
+    d = multi_config_dir(tmp_path / "pub")
+    with pytest.raises(ValueError, match="(?i)config"):  # what a plain load_dataset does
+        load_dataset(str(d))
+    docs = list(decontam.external_docs(str(d), "code"))
+    assert {(a, i) for a, i, _ in docs} == {
+        (f"{d}/generation/train", "g1"), (f"{d}/generation/test", "g2"),
+        (f"{d}/qa/test", "q1")}  # editing has no `code`: skipped
+    found = decontam.find(rows(), CFG, iter(docs))
+    # leak is tikz(50) (all of q1) plus a few lines of t7: q1 shares more, so it is named
+    assert {(h.id, h.against, h.match) for h in found.hits} == {
+        ("clean", f"{d}/generation/train", "g1"), ("leak", f"{d}/qa/test", "q1")}
+    assert list(decontam.external_docs(str(d), "source_code")) == [
+        (f"{d}/editing/test", "e1", tikz(51))]
+    with pytest.raises(ValueError, match="no column 'tex' in any config"):
+        list(decontam.external_docs(str(d), "tex"))
