@@ -989,6 +989,25 @@ DEFAULT_SELECT: dict[str, ConfigSelection] = {
 """What each config takes from the pool (``params.yaml`` states the same)."""
 
 
+class EmbeddingParams(_Section):
+    """Optional embedding similarity of predicted and reference renders
+    (:mod:`diagramforge.evaluate.embed`): an image–text model of the CLIP/SigLIP family."""
+
+    checkpoint: str | None = None
+    """A local model directory or a Hub id (loaded by ``transformers``); ``null``: off."""
+    local_files_only: bool = True
+    """Load only what is on disk (the directory, or the Hub cache): a run never downloads
+    weights midway, and the scores belong to the checkpoint that was pinned there."""
+    batch_size: Annotated[int, Field(ge=1)] = 16
+    device: Annotated[str, Field(pattern=r"^(cpu|cuda(:\d+)?|mps)$")] = "cpu"
+
+
+class EvaluateParams(_Section):
+    """``diagramforge evaluate``'s optional, model-based metrics."""
+
+    embedding: EmbeddingParams = EmbeddingParams()
+
+
 class Params(_Section):
     project: ProjectParams = ProjectParams()
     runner: RunnerParams = RunnerParams()
@@ -1008,6 +1027,7 @@ class Params(_Section):
     augment: AugmentParams = AugmentParams()
     twin: TwinParams = Field(default_factory=TwinParams)
     synth: SynthParams = SynthParams()
+    evaluate: EvaluateParams = EvaluateParams()
     select: dict[str, ConfigSelection] = DEFAULT_SELECT
     """Per published config (``generation``, ``sketch``, ``editing``…): the diagram types and
     token windows it takes from the pool (``diagramforge.curation.select``). A config left
