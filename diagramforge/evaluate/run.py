@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from diagramforge.evaluate import captioning, editing, generation, qa
+from diagramforge.evaluate import captioning, editing, embed, generation, qa
 from diagramforge.evaluate.compile import Compiler
 from diagramforge.evaluate.inputs import InputError, read_predictions, reference_rows
 from diagramforge.evaluate.report import aggregate
@@ -43,19 +43,34 @@ def evaluate(params: Params, predictions: str | Path, config: str, split: str,
     preds = read_predictions(predictions)
     task = task_of(config, refs)
     items: list[dict[str, Any]] = []
+    metrics: tuple[str, ...]
+    extra: dict[str, Any] = {}
+    not_computed = ["LLM-judged metrics (style consistency, decomposed requirements)"]
     if task in TEXT_TASKS:
         module = TEXT_TASKS[task]
         items = [module.score_item(r, preds.outputs.get(str(r["id"]))) for r in refs]
+        metrics = module.METRICS
     else:
         module = CODE_TASKS.get(task, generation)
-        with Compiler(params) as compiler:
+        metrics = module.METRICS
+        cfg = params.evaluate.embedding
+        embedder = embed.Embedder(cfg) if cfg.checkpoint else None  # fails before rendering
+        tap = embed.RenderTap(params) if embedder else None
+        with tap or Compiler(params) as compiler:
             items = [module.score_item(r, preds.outputs.get(str(r["id"])), compiler, params)
                      for r in refs]
+        if embedder is not None and tap is not None:
+            embed.score(embedder, task, refs, tap.renders, items)
+            metrics = (*metrics, embed.METRIC)
+            extra["embedding"] = embedder.describe()
+    if embed.METRIC not in metrics:
+        not_computed.append("embedding similarity (SigLIP/CLIP): " + (
+            "compares renders; this task has none" if task in TEXT_TASKS
+            else f"off ({embed.PARAM} not set)"))
     known = {str(r["id"]) for r in refs}
     return {"config": config, "split": split, "task": task, "predictions": str(predictions),
-            "metrics": list(module.METRICS), "group_by": module.GROUP_BY,
-            "aggregate": aggregate(items, module.METRICS, module.GROUP_BY),
+            "metrics": list(metrics), "group_by": module.GROUP_BY,
+            "aggregate": aggregate(items, metrics, module.GROUP_BY),
             "unknown_ids": sorted(set(preds.outputs) - known),
             "duplicate_ids": sorted(set(preds.duplicates)), "items": items,
-            "not_computed": ["LLM-judged metrics (style consistency, decomposed requirements)",
-                             "embedding similarity (SigLIP/CLIP)"]}
+            "not_computed": not_computed, **extra}
