@@ -120,3 +120,49 @@ def test_every_config_of_a_multi_config_repository_is_a_reference_set(tmp_path):
         (f"{d}/editing/test", "e1", tikz(51))]
     with pytest.raises(ValueError, match="no column 'tex' in any config"):
         list(decontam.external_docs(str(d), "tex"))
+
+
+SPY = """
+import json, datasets
+from diagramforge.curation import decontam
+streamed, real = [], datasets.load_dataset
+def spy(*a, **k):
+    streamed.append(bool(k.get("streaming")))
+    return real(*a, **k)
+datasets.load_dataset = spy
+docs = [d[:2] for d in decontam.external_docs("lab/ext", "code")]
+print(json.dumps({"docs": docs, "streamed": streamed}))
+"""
+
+
+def test_a_multi_config_hub_id_is_streamed_from_a_loopback_hub(tmp_path, monkeypatch):
+    """The same repository pushed to the loopback Hub (tests/hub) and read by Hub id through
+    ``HF_ENDPOINT``: the real ``datasets``/``huggingface_hub`` clients, every config
+    streamed.  A child process, because both libraries read the endpoint at import."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import huggingface_hub.constants as hf_constants
+    from huggingface_hub import HfApi
+
+    from tests.hub.loopback_hub import LoopbackHub
+
+    monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", False)
+    d = multi_config_dir(tmp_path / "pub")
+    with LoopbackHub() as hub:
+        api = HfApi(endpoint=hub.endpoint, token=hub.state.token)
+        api.create_repo("lab/ext", repo_type="dataset")
+        api.upload_folder(folder_path=str(d), repo_id="lab/ext", repo_type="dataset")
+        env = {**os.environ, "HF_ENDPOINT": hub.endpoint, "HF_HUB_OFFLINE": "0",
+               "HF_DATASETS_OFFLINE": "0", "HF_TOKEN": hub.state.token,
+               "HF_HOME": str(tmp_path / "hf-home")}
+        out = subprocess.run([sys.executable, "-c", SPY], env=env, capture_output=True,
+                             text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert sorted(map(tuple, got["docs"])) == [
+        ("lab/ext/generation/test", "g2"), ("lab/ext/generation/train", "g1"),
+        ("lab/ext/qa/test", "q1")]
+    assert got["streamed"] == [True, True, True]  # one streamed load per config
