@@ -17,6 +17,13 @@ prediction embedded in the same batch.  Renders are flattened onto white first, 
 
 Like the other render scores, an output that does not render scores 0 (a model is not
 rewarded for skipping hard items); an item without a reference render has no score.
+
+Captioning, when the checkpoint also has a text tower and a tokenizer:
+``caption_image_cosine`` is the cosine of the predicted caption's text embedding and the
+published picture's image embedding — CLIPScore (Hessel et al. 2021) without its 2.5 × max(·,
+0) rescaling, so values from different checkpoints are not comparable, only models scored
+with one checkpoint.  Texts are padded to the text tower's length (SigLIP was trained on
+padded text) and truncated there; a missing or empty caption scores 0.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from diagramforge.evaluate.inputs import InputError
 from diagramforge.params import EmbeddingParams, Params
 
 METRIC = "embedding_cosine"
+CAPTION_METRIC = "caption_image_cosine"
 PARAM = "evaluate.embedding.checkpoint"
 REFERENCE_IMAGE = {"generation": "image", "editing": "target_image"}
 """Per task, the reference render a prediction's render is compared with."""
@@ -88,6 +96,40 @@ class Embedder:
             raise EmbeddingError(f"evaluate.embedding.device: {cfg.device!r} "
                                  f"({type(e).__name__}: {e})") from e
 
+    def text_unavailable(self) -> str | None:
+        """Why this checkpoint cannot embed captions (``None`` when it can): no text tower,
+        or no tokenizer saved with it."""
+        from transformers import AutoTokenizer
+
+        if not callable(getattr(self.model, "get_text_features", None)):
+            return f"{type(self.model).__name__} has no text tower"
+        if not hasattr(self, "tokenizer"):
+            try:
+                self.tokenizer = AutoTokenizer.from_pretrained(
+                    self.cfg.checkpoint, local_files_only=self.cfg.local_files_only)
+            except Exception as e:  # noqa: BLE001 - no tokenizer files, a broken one
+                return f"no tokenizer in {self.cfg.checkpoint!r} ({type(e).__name__})"
+        return None
+
+    def embed_texts(self, texts: list[str]) -> np.ndarray:
+        """Unit-norm float64 text embeddings (call :meth:`text_unavailable` first)."""
+        import torch
+
+        cfg = getattr(self.model.config, "text_config", self.model.config)
+        length = int(getattr(cfg, "max_position_embeddings", 64))
+        out = []
+        with _one_thread(), torch.inference_mode():
+            for i in range(0, len(texts), self.cfg.batch_size):
+                x = self.tokenizer(texts[i:i + self.cfg.batch_size], padding="max_length",
+                                   truncation=True, max_length=length, return_tensors="pt")
+                kw = {k: x[k].to(self.cfg.device) for k in ("input_ids", "attention_mask")
+                      if k in x}
+                f = self.model.get_text_features(**kw)
+                f = getattr(f, "pooler_output", f)
+                out.append(f.detach().to("cpu", torch.float64).numpy())
+        e = np.concatenate(out)
+        return e / np.maximum(np.linalg.norm(e, axis=1, keepdims=True), 1e-12)
+
     def describe(self) -> dict[str, Any]:
         return {"checkpoint": self.cfg.checkpoint, "model": type(self.model).__name__,
                 "device": self.cfg.device}
@@ -139,7 +181,7 @@ def score(embedder: Embedder, task: str, refs: list[dict[str, Any]],
     todo: list[int] = []
     for k, (ref, item) in enumerate(zip(refs, items, strict=True)):
         ref_png, pred_png = ref.get(column), renders.get(str(ref["id"]))
-        item[METRIC] = None if not ref_png else 0.0 if not pred_png else None
+        item[METRIC] = 0.0 if ref_png and not pred_png else None  # set below when both
         if ref_png and pred_png:
             todo.append(k)
     step = max(1, embedder.cfg.batch_size // 2)
@@ -149,3 +191,53 @@ def score(embedder: Embedder, task: str, refs: list[dict[str, Any]],
                                 for k in chunk])
         for k, cos in zip(chunk, got, strict=True):
             items[k][METRIC] = cos
+
+
+def score_captions(embedder: Embedder, refs: list[dict[str, Any]],
+                   outputs: dict[str, str | None], items: list[dict[str, Any]]) -> None:
+    """Add ``caption_image_cosine`` to each captioning item, in place (``None`` without a
+    published picture, 0 for a missing or empty caption)."""
+    todo = []
+    for k, (ref, item) in enumerate(zip(refs, items, strict=True)):
+        text = outputs.get(str(ref["id"]))
+        has_text = isinstance(text, str) and bool(text.strip())
+        item[CAPTION_METRIC] = 0.0 if ref.get("image") and not has_text else None
+        if ref.get("image") and has_text:
+            todo.append((k, str(text)))
+    for i in range(0, len(todo), embedder.cfg.batch_size):
+        chunk = todo[i:i + embedder.cfg.batch_size]
+        t = embedder.embed_texts([text for _, text in chunk])
+        v = embedder.embed([refs[k]["image"] for k, _ in chunk])
+        for (k, _), cos in zip(chunk, np.clip(np.einsum("ij,ij->i", t, v), -1, 1),
+                               strict=True):
+            items[k][CAPTION_METRIC] = float(cos)
+
+
+def for_task(cfg: EmbeddingParams, task: str) -> Embedder | None:
+    """The loaded embedder when ``cfg`` names a checkpoint and ``task`` has pictures to
+    compare (not qa); loading here, before any item is scored, makes a bad checkpoint fail
+    the run at once."""
+    return Embedder(cfg) if cfg.checkpoint and task != "qa" else None
+
+
+def add_scores(embedder: Embedder | None, cfg: EmbeddingParams, task: str,
+               refs: list[dict[str, Any]], outputs: dict[str, str | None],
+               renders: dict[str, bytes], items: list[dict[str, Any]],
+               not_computed: list[str]) -> tuple[str, ...]:
+    """Score ``items`` in place with the embedding metric ``task`` has; returns the metric
+    names added and says in ``not_computed`` what was not."""
+    if not cfg.checkpoint:
+        not_computed.append(f"embedding similarity (SigLIP/CLIP): off ({PARAM} not set)")
+        return ()
+    if embedder is None:
+        not_computed.append(f"embedding similarity (SigLIP/CLIP): not defined for {task}")
+        return ()
+    if task in REFERENCE_IMAGE:
+        score(embedder, task, refs, renders, items)
+        return (METRIC,)
+    why = embedder.text_unavailable()
+    if why is not None:
+        not_computed.append(f"caption-image similarity: {why}")
+        return ()
+    score_captions(embedder, refs, outputs, items)
+    return (CAPTION_METRIC,)

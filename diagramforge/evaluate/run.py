@@ -43,30 +43,21 @@ def evaluate(params: Params, predictions: str | Path, config: str, split: str,
     preds = read_predictions(predictions)
     task = task_of(config, refs)
     items: list[dict[str, Any]] = []
-    metrics: tuple[str, ...]
-    extra: dict[str, Any] = {}
     not_computed = ["LLM-judged metrics (style consistency, decomposed requirements)"]
+    embedder = embed.for_task(params.evaluate.embedding, task)  # a bad checkpoint fails here
+    tap = embed.RenderTap(params) if embedder and task not in TEXT_TASKS else None
     if task in TEXT_TASKS:
         module = TEXT_TASKS[task]
         items = [module.score_item(r, preds.outputs.get(str(r["id"]))) for r in refs]
-        metrics = module.METRICS
     else:
         module = CODE_TASKS.get(task, generation)
-        metrics = module.METRICS
-        cfg = params.evaluate.embedding
-        embedder = embed.Embedder(cfg) if cfg.checkpoint else None  # fails before rendering
-        tap = embed.RenderTap(params) if embedder else None
         with tap or Compiler(params) as compiler:
             items = [module.score_item(r, preds.outputs.get(str(r["id"])), compiler, params)
                      for r in refs]
-        if embedder is not None and tap is not None:
-            embed.score(embedder, task, refs, tap.renders, items)
-            metrics = (*metrics, embed.METRIC)
-            extra["embedding"] = embedder.describe()
-    if embed.METRIC not in metrics:
-        not_computed.append("embedding similarity (SigLIP/CLIP): " + (
-            "compares renders; this task has none" if task in TEXT_TASKS
-            else f"off ({embed.PARAM} not set)"))
+    metrics = (*module.METRICS, *embed.add_scores(
+        embedder, params.evaluate.embedding, task, refs, preds.outputs,
+        tap.renders if tap else {}, items, not_computed))
+    extra = {"embedding": embedder.describe()} if embedder else {}
     known = {str(r["id"]) for r in refs}
     return {"config": config, "split": split, "task": task, "predictions": str(predictions),
             "metrics": list(metrics), "group_by": module.GROUP_BY,

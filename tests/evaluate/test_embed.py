@@ -32,13 +32,15 @@ TEXT = {**TOWER, "vocab_size": 99, "max_position_embeddings": 16}
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """``save_pretrained`` directories of a tiny CLIP and a tiny SigLIP with their image
-    processors, and of a text-only BERT (a real checkpoint, but not an image model)."""
+    processors (CLIP also with a character-level tokenizer built here, so its text tower
+    is usable), and of a text-only BERT (a real checkpoint, but not an image model)."""
     from transformers import (
         BertConfig,
         BertModel,
         CLIPConfig,
         CLIPImageProcessor,
         CLIPModel,
+        CLIPTokenizer,
         SiglipConfig,
         SiglipImageProcessor,
         SiglipModel,
@@ -51,6 +53,11 @@ def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     clip.save_pretrained(root / "clip")
     CLIPImageProcessor(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32}
                        ).save_pretrained(root / "clip")
+    vocab = {"<|startoftext|>": 0, "<|endoftext|>": 1}  # one token per letter, no merges
+    for ch in "abcdefghijklmnopqrstuvwxyz0123456789.,\"'-":
+        vocab.setdefault(ch, len(vocab))
+        vocab.setdefault(ch + "</w>", len(vocab))
+    CLIPTokenizer(vocab=vocab, merges=[]).save_pretrained(root / "clip")
     siglip = SiglipModel(SiglipConfig(vision_config=VISION, text_config=TEXT))
     siglip.save_pretrained(root / "siglip")
     SiglipImageProcessor(size={"height": 32, "width": 32}).save_pretrained(root / "siglip")
@@ -160,12 +167,54 @@ def test_a_bad_checkpoint_fails_before_rendering(published: dict, checkpoints: d
                  published["root"])
 
 
-def test_text_tasks_do_not_load_the_model(published: dict, tmp_path) -> None:
+def test_qa_does_not_load_the_model(published: dict, tmp_path) -> None:
     params = with_embedding(published["params"], tmp_path / "nope")
     preds = write_predictions(tmp_path / "p.jsonl", {"q1": "3"})
     res = evaluate(params, preds, "qa", "test", published["root"])
-    assert embed.METRIC not in res["metrics"]
-    assert any("this task has none" in x for x in res["not_computed"])
+    assert embed.METRIC not in res["metrics"] and "embedding" not in res
+    assert any("not defined for qa" in x for x in res["not_computed"])
+
+
+def direct_text_image_cosine(checkpoint: Path, text: str, png: bytes) -> float:
+    """CLIP's own forward pass on (text, picture): ``logits_per_text`` is the cosine
+    times the learnt temperature ``exp(logit_scale)``."""
+    from transformers import AutoImageProcessor, AutoModel, AutoTokenizer
+
+    model = AutoModel.from_pretrained(checkpoint).eval()
+    x = AutoTokenizer.from_pretrained(checkpoint)([text], padding="max_length",
+                                                  max_length=16, truncation=True,
+                                                  return_tensors="pt")
+    px = AutoImageProcessor.from_pretrained(checkpoint)(images=[embed._rgb(png)],
+                                                       return_tensors="pt")
+    with torch.inference_mode():
+        out = model(input_ids=x["input_ids"], attention_mask=x["attention_mask"],
+                    pixel_values=px["pixel_values"])
+        return float(out.logits_per_text[0, 0] / model.logit_scale.exp())
+
+
+def test_captions_are_compared_with_the_picture(published: dict, checkpoints: dict,
+                                                tmp_path) -> None:
+    """c1's description against its diagram's picture, computed as CLIP's forward pass
+    does; an empty caption scores 0; a checkpoint without a text tokenizer says so."""
+    ref = published["refs"]["captioning"][0]
+    image = next(r["image"] for r in published["refs"]["generation"] if r["id"] == "g2")
+    assert ref["diagram_id"] == "g2"
+    rows = {ref["id"]: ref["description"]}
+    preds = write_predictions(tmp_path / "p.jsonl", rows)
+    res = evaluate(with_embedding(published["params"], checkpoints["clip"]), preds,
+                   "captioning", "test", published["root"])
+    assert embed.CAPTION_METRIC in res["metrics"]
+    got = by_id(res)[ref["id"]][embed.CAPTION_METRIC]
+    assert got == pytest.approx(direct_text_image_cosine(
+        checkpoints["clip"], ref["description"], image), abs=1e-5)
+    empty = write_predictions(tmp_path / "e.jsonl", {ref["id"]: "  "})
+    res = evaluate(with_embedding(published["params"], checkpoints["clip"]), empty,
+                   "captioning", "test", published["root"])
+    assert by_id(res)[ref["id"]][embed.CAPTION_METRIC] == 0.0
+    res = evaluate(with_embedding(published["params"], checkpoints["siglip"]), preds,
+                   "captioning", "test", published["root"])
+    assert embed.CAPTION_METRIC not in res["metrics"]
+    assert any("no tokenizer" in x for x in res["not_computed"])
 
 
 def test_params_are_validated() -> None:
@@ -175,3 +224,19 @@ def test_params_are_validated() -> None:
     for bad in ({"device": "gpu"}, {"batch_size": 0}, {"checkpoints": "x"}):
         with pytest.raises(ParamsError):
             parse_params({"evaluate": {"embedding": bad}})
+
+
+def test_cli_names_the_param_of_a_bad_checkpoint(published: dict, tmp_path) -> None:
+    import yaml
+    from typer.testing import CliRunner
+
+    from diagramforge.cli import app
+
+    conf = {"evaluate": {"embedding": {"checkpoint": str(tmp_path / "nope")}}}
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(conf))
+    preds = write_predictions(tmp_path / "p.jsonl", {"g1": GENERATION["g1"]})
+    res = CliRunner().invoke(app, ["-p", str(tmp_path / "params.yaml"), "evaluate",
+                                   str(preds), "--config", "generation",
+                                   "--published", str(published["root"])])
+    assert res.exit_code == 2 and f"{embed.PARAM}: cannot load" in res.output
+    assert not (tmp_path / "p.eval-generation-test").exists()
