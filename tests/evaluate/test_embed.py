@@ -240,3 +240,25 @@ def test_cli_names_the_param_of_a_bad_checkpoint(published: dict, tmp_path) -> N
                                    "--published", str(published["root"])])
     assert res.exit_code == 2 and f"{embed.PARAM}: cannot load" in res.output
     assert not (tmp_path / "p.eval-generation-test").exists()
+
+
+def test_a_hub_id_loads_from_the_hub_cache(published: dict, checkpoints: dict, tmp_path,
+                                           monkeypatch) -> None:
+    """``lab/tiny-clip`` laid out as ``huggingface_hub`` caches a download (refs/main →
+    snapshots/<commit>/…): loaded offline by id, no request made."""
+    import shutil
+
+    import huggingface_hub.constants as hf_constants
+
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "hub" / "models--lab--tiny-clip"
+    shutil.copytree(checkpoints["clip"], repo / "snapshots" / commit)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    monkeypatch.setattr(hf_constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    rows = published["refs"]["generation"]
+    preds = write_predictions(tmp_path / "p.jsonl", {r["id"]: r["code"] for r in rows})
+    res = evaluate(with_embedding(published["params"], "lab/tiny-clip"), preds, "generation",
+                   "test", published["root"])
+    assert res["embedding"]["checkpoint"] == "lab/tiny-clip"
+    assert res["aggregate"]["all"][embed.METRIC] == pytest.approx(1.0, abs=1e-6)
