@@ -122,6 +122,24 @@ def test_every_config_of_a_multi_config_repository_is_a_reference_set(tmp_path):
         list(decontam.external_docs(str(d), "tex"))
 
 
+
+def test_code_repeated_across_configs_is_one_reference_document(tmp_path):
+    """A published version repeats a diagram's code in its views, task and variant configs;
+    counted once per config it would reach ``boilerplate_docs`` (4 here) and be ignored."""
+    root = tmp_path / "pub"
+    names = ["generation", "tikz", "qa", "captioning", "sketch", "degraded"]
+    for c in names:
+        (root / c).mkdir(parents=True)
+        pq.write_table(pa.table({"id": [f"{c}-1"], "code": [tikz(51)]}),
+                       root / c / "test.parquet")
+    (root / "README.md").write_text("---\nconfigs:\n" + "".join(
+        f"- config_name: {c}\n  data_files:\n  - split: test\n    path: {c}/test.parquet\n"
+        for c in names) + "---\n")
+    docs = list(decontam.external_docs(str(root), "code"))
+    assert [(a, i) for a, i, _ in docs] == [(f"{root}/generation/test", "generation-1")]
+    found = decontam.find(rows(), CFG, iter(docs))
+    assert ("clean", f"{root}/generation/test") in {(h.id, h.against) for h in found.hits}
+
 SPY = """
 import json, datasets
 from diagramforge.curation import decontam
