@@ -884,12 +884,6 @@ class JudgeParams(LLMParams):
         return LLMParams(**self.model_dump(include=set(LLMParams.model_fields)))
 
 
-class EvaluateParams(_Section):
-    """``diagramforge evaluate`` (scores a model; never part of ``dvc repro``)."""
-
-    judge: JudgeParams = JudgeParams()
-
-
 class SketchParams(_Section):
     """Hand-drawn versions from the real engines (config ``sketch``: sketch image → code)."""
 
@@ -1009,6 +1003,27 @@ DEFAULT_SELECT: dict[str, ConfigSelection] = {
     "editing": ConfigSelection(tokens=VECTORGYM_SVG),  # mxGraph: every VCG-Bench tier
 }
 """What each config takes from the pool (``params.yaml`` states the same)."""
+
+
+class EmbeddingParams(_Section):
+    """Optional embedding similarity of predicted and reference renders
+    (:mod:`diagramforge.evaluate.embed`): an image–text model of the CLIP/SigLIP family."""
+
+    checkpoint: str | None = None
+    """A local model directory or a Hub id (loaded by ``transformers``); ``null``: off."""
+    local_files_only: bool = True
+    """Load only what is on disk (the directory, or the Hub cache): a run never downloads
+    weights midway, and the scores belong to the checkpoint that was pinned there."""
+    batch_size: Annotated[int, Field(ge=1)] = 16
+    device: Annotated[str, Field(pattern=r"^(cpu|cuda(:\d+)?|mps)$")] = "cpu"
+
+
+class EvaluateParams(_Section):
+    """``diagramforge evaluate`` (scores a model; never part of ``dvc repro``): its optional,
+    model-based metrics."""
+
+    judge: JudgeParams = JudgeParams()
+    embedding: EmbeddingParams = EmbeddingParams()
 
 
 class Params(_Section):

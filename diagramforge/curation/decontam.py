@@ -125,30 +125,83 @@ class Hit:
                 f"{self.against} item {self.match}")
 
 
+PARAM = "split.decontaminate.against"
+
+
+def _param_error(spec: str, what: str, e: Exception) -> ValueError:
+    return ValueError(f"{PARAM}: cannot {what} {spec!r} ({type(e).__name__}: {e})")
+
+
+def _config_parts(spec: str, config: str) -> dict:
+    """One config's splits, streamed where ``datasets`` can (a local directory, a reachable
+    Hub): a large reference set is never held whole.  Offline, a Hub id streams nothing, so
+    the cached (Arrow, memory-mapped) copy is read instead."""
+    from datasets import load_dataset
+
+    try:
+        return dict(load_dataset(spec, config, streaming=True))
+    except Exception:  # noqa: BLE001 - not streamable here; the cached copy may still load
+        try:
+            return dict(load_dataset(spec, config))
+        except Exception as e:  # noqa: BLE001 - datasets raises many kinds; say which param
+            raise _param_error(spec, f"load config {config!r} of", e) from e
+
+
+def _columns(ds: object) -> list[str]:
+    names = getattr(ds, "column_names", None)
+    if names is None:  # a stream whose features are unknown until read
+        first = next(iter(ds), None)  # type: ignore[call-overload]
+        names = list(first) if first else []
+    return list(names)
+
+
 def external_docs(spec: str, column: str) -> Iterator[tuple[str, str, str | None]]:
     """Rows of an external dataset named in ``split.decontaminate.against``: a local Parquet
     file (streamed), or a Hub id or a local dataset directory (a Hub snapshot, a published
     diagramforge version) loaded by ``datasets`` as a repository — offline, the Hub id comes
-    from the ``datasets`` cache."""
-    from datasets import load_dataset
+    from the ``datasets`` cache.
+
+    A repository may hold several configs (a published diagramforge version has one per
+    task and format view; ``load_dataset(spec)`` refuses those without a config name), so
+    every config is read (``get_dataset_config_names``) with every split, and a hit names
+    where it came from as ``spec/config/split``.  Configs without ``column`` are skipped
+    (an editing config has ``source_code``, not ``code``); none having it is an error.
+
+    A code text is yielded once per ``spec``, under the first config/split holding it: a
+    published version repeats each diagram's code in its views (``tikz``), its task configs
+    (``qa``, ``captioning``) and its image variants (``sketch``, ``degraded``), and counted
+    that often it would pass ``boilerplate_docs`` and be dropped as boilerplate — measured
+    on the samples' own published version: 2 of 9 test items found before, all after."""
+    from datasets import get_dataset_config_names, load_dataset
 
     p = Path(spec)
     if p.is_file():
-        parts = {"all": load_dataset("parquet", data_files=str(p), split="train",
-                                     streaming=True)}
+        parts = {spec: load_dataset("parquet", data_files=str(p), split="train",
+                                    streaming=True)}
+        named = {spec: "all"}
     else:
         try:
-            parts = load_dataset(spec)
+            configs = get_dataset_config_names(spec)
         except Exception as e:  # noqa: BLE001 - datasets raises many kinds; say which param
-            raise ValueError(f"split.decontaminate.against: cannot load {spec!r} "
-                             f"({type(e).__name__}: {e})") from e
-    for split, ds in parts.items():
-        if column not in (ds.column_names or []):
-            raise ValueError(f"split.decontaminate.against: {spec} has no column {column!r} "
-                             f"(set split.decontaminate.code_column)")
-        for k, row in enumerate(ds.select_columns([column, *(
-                ["id"] if "id" in (ds.column_names or []) else [])])):
-            yield spec, str(row.get("id") or f"{split}:{k}"), row[column]
+            raise _param_error(spec, "load", e) from e
+        parts, named = {}, {}
+        for config in configs:
+            for split, ds in _config_parts(spec, config).items():
+                parts[f"{spec}/{config}/{split}"] = ds
+                named[f"{spec}/{config}/{split}"] = split
+    usable = {k: ds for k, ds in parts.items() if column in _columns(ds)}
+    if not usable:
+        raise ValueError(f"{PARAM}: {spec} has no column {column!r} in any config "
+                         f"(set split.decontaminate.code_column)")
+    seen: set[bytes] = set()
+    for against, ds in usable.items():
+        has_id = "id" in _columns(ds)
+        for k, row in enumerate(ds.select_columns([column, *(["id"] if has_id else [])])):
+            digest = hashlib.blake2b(str(row[column]).encode(), digest_size=16).digest()
+            if digest in seen:
+                continue
+            seen.add(digest)
+            yield against, str(row.get("id") or f"{named[against]}:{k}"), row[column]
 
 
 @dataclass

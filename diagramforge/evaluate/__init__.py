@@ -5,8 +5,9 @@ the rendering handlers and sandbox, structure-graph F1 and path alignment throug
 ``graphs.score``, render similarity, token count), editing (Execution Success and the edit
 verified as a graph diff through ``edits.base``), QA (exact, inclusion and option accuracy
 per question type) and captioning (sentence BLEU/chrF via sacrebleu, quoted-label
-grounding).  Optional model-judged metrics (:mod:`.judge`, through the synth LLM
-layer) are reported apart; embedding metrics are not here.
+grounding).  Optional: model-judged metrics (:mod:`.judge`, through the synth LLM layer,
+reported apart), embedding similarity of renders and caption–image similarity through a
+CLIP/SigLIP checkpoint (:mod:`.embed`).
 
 Modules: :mod:`.inputs` (predictions and the published references), :mod:`.compile` (a
 prediction through the format handlers, contained), :mod:`.images` (render similarity), one

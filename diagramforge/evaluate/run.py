@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from diagramforge.evaluate import captioning, editing, generation, qa
+from diagramforge.evaluate import captioning, editing, embed, generation, qa
 from diagramforge.evaluate.compile import Compiler
 from diagramforge.evaluate.inputs import InputError, read_predictions, reference_rows
 from diagramforge.evaluate.report import aggregate
@@ -46,22 +46,28 @@ def evaluate(params: Params, predictions: str | Path, config: str, split: str,
     preds = read_predictions(predictions)
     task = task_of(config, refs)
     items: list[dict[str, Any]] = []
+    not_computed = ["LLM-judged metrics (style consistency, decomposed requirements)"]
+    embedder = embed.for_task(params.evaluate.embedding, task)  # a bad checkpoint fails here
+    tap = embed.RenderTap(params) if embedder and task not in TEXT_TASKS else None
     if task in TEXT_TASKS:
         module = TEXT_TASKS[task]
         items = [module.score_item(r, preds.outputs.get(str(r["id"]))) for r in refs]
     else:
         module = CODE_TASKS.get(task, generation)
-        with Compiler(params) as compiler:
+        with tap or Compiler(params) as compiler:
             items = [module.score_item(r, preds.outputs.get(str(r["id"])), compiler, params)
                      for r in refs]
+    metrics = (*module.METRICS, *embed.add_scores(
+        embedder, params.evaluate.embedding, task, refs, preds.outputs,
+        tap.renders if tap else {}, items, not_computed))
+    extra = {"embedding": embedder.describe()} if embedder else {}
     known = {str(r["id"]) for r in refs}
     result = {"config": config, "split": split, "task": task, "predictions": str(predictions),
-            "metrics": list(module.METRICS), "group_by": module.GROUP_BY,
-            "aggregate": aggregate(items, module.METRICS, module.GROUP_BY),
-            "unknown_ids": sorted(set(preds.outputs) - known),
-            "duplicate_ids": sorted(set(preds.duplicates)), "items": items,
-            "not_computed": ["LLM-judged metrics (style consistency, decomposed requirements)",
-                             "embedding similarity (SigLIP/CLIP)"]}
+              "metrics": list(metrics), "group_by": module.GROUP_BY,
+              "aggregate": aggregate(items, metrics, module.GROUP_BY),
+              "unknown_ids": sorted(set(preds.outputs) - known),
+              "duplicate_ids": sorted(set(preds.duplicates)), "items": items,
+              "not_computed": not_computed, **extra}
     if judge_requests is not None or (params.evaluate.judge.enabled if judge is None
                                       else judge):
         from diagramforge.evaluate.judge import attach

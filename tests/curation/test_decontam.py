@@ -81,3 +81,106 @@ def test_a_dataset_directory_is_loaded_as_a_hub_repository_is(tmp_path):
 def test_an_unloadable_reference_names_the_param(tmp_path):
     with pytest.raises(ValueError, match="split.decontaminate.against"):
         list(decontam.external_docs("nobody/no-such-dataset-offline", "code"))
+
+
+def multi_config_dir(root):
+    """A published-version layout: one directory per config, the card's YAML ``configs:``
+    block naming each config's files per split (as ``cards.publish`` writes it)."""
+    tables = {("generation", "train"): {"id": ["g1"], "code": [tikz(51)]},
+              ("generation", "test"): {"id": ["g2"], "code": [tikz(60)]},
+              ("qa", "test"): {"id": ["q1"], "code": [tikz(50)], "answer": ["3"]},
+              ("editing", "test"): {"id": ["e1"], "source_code": [tikz(51)]}}
+    configs = {}
+    for (config, split), cols in tables.items():
+        (root / config).mkdir(parents=True, exist_ok=True)
+        pq.write_table(pa.table(cols), root / config / f"{split}.parquet")
+        configs.setdefault(config, []).append(
+            f"  - split: {split}\n    path: {config}/{split}.parquet")
+    (root / "README.md").write_text("---\nconfigs:\n" + "".join(
+        f"- config_name: {c}\n  data_files:\n" + "\n".join(fs) + "\n"
+        for c, fs in configs.items()) + "---\n# a published version\n")
+    return root
+
+
+def test_every_config_of_a_multi_config_repository_is_a_reference_set(tmp_path):
+    from datasets import load_dataset
+
+    d = multi_config_dir(tmp_path / "pub")
+    with pytest.raises(ValueError, match="(?i)config"):  # what a plain load_dataset does
+        load_dataset(str(d))
+    docs = list(decontam.external_docs(str(d), "code"))
+    assert {(a, i) for a, i, _ in docs} == {
+        (f"{d}/generation/train", "g1"), (f"{d}/generation/test", "g2"),
+        (f"{d}/qa/test", "q1")}  # editing has no `code`: skipped
+    found = decontam.find(rows(), CFG, iter(docs))
+    # leak is tikz(50) (all of q1) plus a few lines of t7: q1 shares more, so it is named
+    assert {(h.id, h.against, h.match) for h in found.hits} == {
+        ("clean", f"{d}/generation/train", "g1"), ("leak", f"{d}/qa/test", "q1")}
+    assert list(decontam.external_docs(str(d), "source_code")) == [
+        (f"{d}/editing/test", "e1", tikz(51))]
+    with pytest.raises(ValueError, match="no column 'tex' in any config"):
+        list(decontam.external_docs(str(d), "tex"))
+
+
+
+def test_code_repeated_across_configs_is_one_reference_document(tmp_path):
+    """A published version repeats a diagram's code in its views, task and variant configs;
+    counted once per config it would reach ``boilerplate_docs`` (4 here) and be ignored."""
+    root = tmp_path / "pub"
+    names = ["generation", "tikz", "qa", "captioning", "sketch", "degraded"]
+    for c in names:
+        (root / c).mkdir(parents=True)
+        pq.write_table(pa.table({"id": [f"{c}-1"], "code": [tikz(51)]}),
+                       root / c / "test.parquet")
+    (root / "README.md").write_text("---\nconfigs:\n" + "".join(
+        f"- config_name: {c}\n  data_files:\n  - split: test\n    path: {c}/test.parquet\n"
+        for c in names) + "---\n")
+    docs = list(decontam.external_docs(str(root), "code"))
+    assert [(a, i) for a, i, _ in docs] == [(f"{root}/generation/test", "generation-1")]
+    found = decontam.find(rows(), CFG, iter(docs))
+    assert ("clean", f"{root}/generation/test") in {(h.id, h.against) for h in found.hits}
+
+SPY = """
+import json, datasets
+from diagramforge.curation import decontam
+streamed, real = [], datasets.load_dataset
+def spy(*a, **k):
+    streamed.append(bool(k.get("streaming")))
+    return real(*a, **k)
+datasets.load_dataset = spy
+docs = [d[:2] for d in decontam.external_docs("lab/ext", "code")]
+print(json.dumps({"docs": docs, "streamed": streamed}))
+"""
+
+
+def test_a_multi_config_hub_id_is_streamed_from_a_loopback_hub(tmp_path, monkeypatch):
+    """The same repository pushed to the loopback Hub (tests/hub) and read by Hub id through
+    ``HF_ENDPOINT``: the real ``datasets``/``huggingface_hub`` clients, every config
+    streamed.  A child process, because both libraries read the endpoint at import."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import huggingface_hub.constants as hf_constants
+    from huggingface_hub import HfApi
+
+    from tests.hub.loopback_hub import LoopbackHub
+
+    monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", False)
+    d = multi_config_dir(tmp_path / "pub")
+    with LoopbackHub() as hub:
+        api = HfApi(endpoint=hub.endpoint, token=hub.state.token)
+        api.create_repo("lab/ext", repo_type="dataset")
+        api.upload_folder(folder_path=str(d), repo_id="lab/ext", repo_type="dataset")
+        env = {**os.environ, "HF_ENDPOINT": hub.endpoint, "HF_HUB_OFFLINE": "0",
+               "HF_DATASETS_OFFLINE": "0", "HF_TOKEN": hub.state.token,
+               "HF_HOME": str(tmp_path / "hf-home")}
+        out = subprocess.run([sys.executable, "-c", SPY], env=env, capture_output=True,
+                             text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert sorted(map(tuple, got["docs"])) == [
+        ("lab/ext/generation/test", "g2"), ("lab/ext/generation/train", "g1"),
+        ("lab/ext/qa/test", "q1")]
+    assert got["streamed"] == [True, True, True]  # one streamed load per config

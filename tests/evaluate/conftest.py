@@ -112,7 +112,8 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> dict:
            "answer": a, "choices": json.dumps(ch), "answer_option": o}
           for i, t, a, ch, o in QA]
     cap = [{"id": i, "diagram_id": "g2", "config": "captioning", "split": "test",
-            "format": "svg", "code": GENERATION["g2"], "caption": c, "description": d}
+            "format": "svg", "code": GENERATION["g2"], "image": gen[1]["image"],
+            "caption": c, "description": d}
            for i, (c, d) in CAPTIONS.items()]
     refs = {"generation": gen, "editing": edits, "qa": qa, "captioning": cap}
     for name in ("editing", "qa", "captioning"):

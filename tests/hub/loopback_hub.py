@@ -52,6 +52,28 @@ class HubState:
         self.requests: list[tuple[str, str]] = []
 
 
+def _listing(tree: dict[str, bytes], sub: str, recursive: bool) -> list[dict]:
+    """The Hub's tree entries under folder ``sub``: files and folders, one level unless
+    ``recursive``."""
+    prefix = sub.rstrip("/") + "/" if sub else ""
+    files, dirs = {}, set()
+    for p, b in tree.items():
+        if not p.startswith(prefix):
+            continue
+        parts = p[len(prefix):].split("/")
+        for k in range(1, len(parts)):
+            dirs.add(prefix + "/".join(parts[:k]))
+        if recursive or len(parts) == 1:
+            files[p] = b
+    if not recursive:
+        dirs = {d for d in dirs if "/" not in d[len(prefix):]}
+    out = [{"type": "directory", "path": d, "oid": hashlib.sha1(d.encode()).hexdigest()}
+           for d in dirs]
+    out += [{"type": "file", "path": p, "size": len(b), "oid": git_blob_id(b)}
+            for p, b in files.items()]
+    return sorted(out, key=lambda e: e["path"])
+
+
 def _handler(state: HubState) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -73,7 +95,8 @@ def _handler(state: HubState) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(data)
 
         def _error(self, code: int, code_name: str, msg: str) -> None:
-            self._send(code, {"error": msg}, {"X-Error-Code": code_name, "X-Error-Message": msg})
+            self._send(code, {"error": msg}, {"X-Error-Code": code_name, "X-Error-Message": msg},
+                       head=self.command == "HEAD")  # a HEAD answer has no body
 
         def _body(self) -> bytes:
             n = int(self.headers.get("Content-Length") or 0)
@@ -143,16 +166,26 @@ def _handler(state: HubState) -> type[BaseHTTPRequestHandler]:
             if method == "POST" and not self._authorized():
                 return self._error(401, "Unauthorized", "invalid token")
             rev = "/".join(rest) if rest else "main"
+            sub = ""  # tree/<rev>/<path>: a folder's listing (datasets' HfFileSystem)
+            if op in {"tree", "paths-info"} and len(rest) > 1:
+                rev, sub = rest[0], "/".join(rest[1:])
             sha = repo.resolve(rev)
-            if op in {"revision", "tree", "tag", "preupload", "commit"} and sha is None:
+            if op in {"revision", "tree", "paths-info", "tag", "preupload", "commit"} \
+                    and sha is None:
                 return self._error(404, "RevisionNotFound", f"Invalid rev id: {rev}")
             tree = repo.commits[sha][1]
             if op == "revision":
                 return self._send(200, {"id": rid, "sha": sha, "private": repo.private,
                                         "siblings": [{"rfilename": p} for p in sorted(tree)]})
             if op == "tree":
-                return self._send(200, [{"type": "file", "path": p, "size": len(b),
-                                         "oid": git_blob_id(b)} for p, b in sorted(tree.items())])
+                recursive = query.get("recursive", ["false"])[0].lower() == "true"
+                if sub and not any(p.startswith(sub + "/") for p in tree):
+                    return self._error(404, "EntryNotFound", f"{sub} does not exist")
+                return self._send(200, _listing(tree, sub, recursive))
+            if op == "paths-info":
+                asked = parse_qs(self._body().decode()).get("paths", [])
+                return self._send(200, [e for e in _listing(tree, "", True)
+                                        if e["path"] in asked])
             if op == "tag":
                 name = json.loads(self._body())["tag"]
                 if name in repo.tags:
@@ -206,8 +239,15 @@ def _handler(state: HubState) -> type[BaseHTTPRequestHandler]:
             if path not in tree:
                 return self._error(404, "EntryNotFound", f"{path} does not exist at {rev}")
             data = tree[path]
-            self._send(200, raw=data, head=method == "HEAD",
-                       headers={"X-Repo-Commit": sha, "ETag": f'"{git_blob_id(data)}"'})
+            headers = {"X-Repo-Commit": sha, "ETag": f'"{git_blob_id(data)}"',
+                       "Accept-Ranges": "bytes"}
+            ask = self.headers.get("Range", "")
+            if ask.startswith("bytes=") and method == "GET":  # streamed Parquet reads
+                lo, _, hi = ask[6:].partition("-")
+                a, b = int(lo or 0), min(int(hi) if hi else len(data) - 1, len(data) - 1)
+                return self._send(206, raw=data[a:b + 1], headers={
+                    **headers, "Content-Range": f"bytes {a}-{b}/{len(data)}"})
+            self._send(200, raw=data, head=method == "HEAD", headers=headers)
 
     return Handler
 
