@@ -31,7 +31,7 @@ class BatchedValidation:
     whole table's result."""
 
     def __init__(self, source, name: str, suite,  # noqa: ANN001 - GX datasource, suite
-                 duplicates: Mapping[str, set] | None = None):
+                 duplicates: Mapping[str, set] | None = None, batch_rows: int = 1):
         self.batches = source.add_dataframe_asset(name) \
             .add_batch_definition_whole_dataframe("all")
         self.suite = suite
@@ -41,8 +41,27 @@ class BatchedValidation:
         self.first: dict | None = None
         self.acc: dict | None = None
         self.fingerprints: list[str] = []
+        self.batch_rows = batch_rows
+        self.pending: list[pd.DataFrame] = []
+        self.seen = 0
 
     def add(self, df: pd.DataFrame) -> None:
+        """Queue the table's next rows; validated once ``batch_rows`` are queued (GX has a
+        fixed cost per batch, so a batch is several shards' frames, images measured)."""
+        self.pending.append(df)
+        self.seen += len(df)
+        if sum(len(d) for d in self.pending) >= self.batch_rows:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self.pending:
+            return
+        df = pd.concat(self.pending, ignore_index=True) if len(self.pending) > 1 \
+            else self.pending[0]
+        self.pending = []
+        self._validate(df)
+
+    def _validate(self, df: pd.DataFrame) -> None:
         """Validate one batch (its index becomes its rows' place in the whole table)."""
         df.index = pd.RangeIndex(self.rows, self.rows + len(df))
         res = self.batches.get_batch(batch_parameters={"dataframe": df}) \
@@ -67,6 +86,7 @@ class BatchedValidation:
             _fold(self.acc, res)
 
     def result(self) -> dict:
+        self._flush()
         if self.first is None:
             raise ValueError("no batch was validated")
         if self.count == 1:

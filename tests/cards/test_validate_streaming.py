@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from diagramforge.cards import validate
 from diagramforge.cards.validate import ValidationFailed
 from diagramforge.paths import stage_paths
 from diagramforge.runner import run_named
@@ -20,15 +21,16 @@ def boom(self, columns=None):  # noqa: ANN001, ANN202
     raise AssertionError(f"read_all of {self.dir} while validating")
 
 
-def run(tmp_path, rows, shard_size, streamed=True, items=None, **sections):
+def run(tmp_path, rows, shard_size, streamed=True, items=None, batch=1, **sections):
     """Validate ``rows`` written in shards of ``shard_size`` (``streamed``: with no shard
-    set readable whole); (error or None, report)."""
+    set readable whole), a GX batch every ``batch`` rows; (error or None, report)."""
     params = make_params(tmp_path, runner={"shard_size": shard_size}, **sections)
     seed_stage(params, "split", rows)
     if items is not None:
         seed_stage(params, "fakesynth", items, schema=QA_SCHEMA)
     err = None
     with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(validate, "BATCH_ROWS", batch)
         if streamed:
             mp.setattr(ShardSet, "read_all", boom)
         try:
@@ -61,9 +63,10 @@ def test_sound_shards_pass_without_reading_the_whole_table(tmp_path):
     assert result(report, "expect_column_values_to_be_unique", "id")["element_count"] == 10
 
 
+@pytest.mark.parametrize("batch", [1, 4])  # a GX batch per shard, or across shards
 @pytest.mark.parametrize("rows", [good_rows(10), broken()], ids=["sound", "broken"])
-def test_shards_report_what_the_whole_table_reports(tmp_path, rows):
-    _, streamed = run(tmp_path / "s", rows, SHARD)
+def test_shards_report_what_the_whole_table_reports(tmp_path, rows, batch):
+    _, streamed = run(tmp_path / "s", rows, SHARD, batch=batch)
     _, whole = run(tmp_path / "w", rows, 64, False)
     assert streamed == whole
 
