@@ -715,6 +715,11 @@ class PublishParams(_Section):
     ``datasets`` streaming work best near 500 MB (docs/SCALE.md §7)."""
     max_file_rows: Annotated[int, Field(ge=1)] = 1_000_000
     """…or this many rows, whichever comes first."""
+    row_group_bytes: Annotated[int, Field(ge=1)] = 32 * 1024 * 1024
+    """A Parquet row group is written once this many (uncompressed) bytes are buffered:
+    publish holds at most one such buffer per open config × split (≈ 15 for generation),
+    so this bounds its memory; a split smaller than it is one row group, as
+    ``Dataset.to_parquet`` writes it."""
     gallery_max_diagrams: Annotated[int, Field(ge=0)] = 2000
     """Diagrams (the first by id) the gallery shows with images: two files each in
     ``gallery/img`` and ``gallery/thumb``, kept under the Hub's 10k entries per folder."""

@@ -3,11 +3,12 @@
 Why not ``Dataset.to_parquet``: it wants the whole split in memory and writes one file.
 This writes what ``datasets`` would (same Arrow schema with its ``huggingface`` features
 metadata, same per-column compression and encodings, content-defined chunking, row groups
-of at most ``datasets``' 100 MB), so a split that fits one file has the same bytes as
-before, while a split of any size holds one row group in memory and rolls over to a new
-file past ``max_bytes`` or ``max_rows``. Files are written under temporary names and
-renamed ``{split}-0000k-of-0000n.parquet`` when the split is closed (``n`` is only known
-then), which is what the card's ``{split}-*.parquet`` globs and ``datasets`` expect.
+of at most ``row_group_bytes``), so a split that fits one row group has the same bytes as
+``Dataset.to_parquet`` gave, while a split of any size holds one row group in memory
+and rolls over to a new file past ``max_bytes`` or ``max_rows``. Files are written under
+temporary names and renamed ``{split}-0000k-of-0000n.parquet`` when the split is closed
+(``n`` is only known then), which is what the card's ``{split}-*.parquet`` globs and
+``datasets`` expect.
 """
 
 from __future__ import annotations
@@ -18,17 +19,16 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-ROW_GROUP_BYTES = 100 * 1024 * 1024
-"""``datasets.config.MAX_ROW_GROUP_SIZE``: the uncompressed size a row group aims at."""
-
 
 class SplitWriter:
     """Write ``<directory>/<split>-*.parquet`` from rows given in batches."""
 
     def __init__(self, directory: Path, split: str, features,  # noqa: ANN001 - Features
-                 encode, max_bytes: int, max_rows: int):  # noqa: ANN001 - Callable
+                 encode, max_bytes: int, max_rows: int,  # noqa: ANN001 - Callable
+                 row_group_bytes: int = 32 * 1024 * 1024):
         self.dir, self.split, self.features, self.encode = Path(directory), split, features, encode
-        self.max_bytes, self.max_rows = max_bytes, max_rows
+        self.max_bytes, self.max_rows, self.row_group_bytes = max_bytes, max_rows, \
+            row_group_bytes
         self.rows = 0
         self._buffer: list[dict] = []
         self._buffer_bytes = 0
@@ -64,7 +64,7 @@ class SplitWriter:
             self._buffer_bytes += sum(len(v) if isinstance(v, bytes | str) else 8
                                       for v in row.values())
             self.rows += 1
-            if (self._buffer_bytes >= ROW_GROUP_BYTES
+            if (self._buffer_bytes >= self.row_group_bytes
                     or self._file_rows + len(self._buffer) >= self.max_rows):
                 self._flush()
 

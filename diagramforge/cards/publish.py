@@ -67,7 +67,8 @@ def _features(columns: tuple[str, ...] = GENERATION_COLUMNS):  # noqa: ANN202 - 
 
 
 def write_generation(df: pd.DataFrame, out: Path, config: str = "generation") -> list[dict]:
-    """Write the image → code task: one Parquet file per split and format.
+    """Write the image → code task from one in-memory frame: one Parquet file per split
+    and format (a small-table helper; ``publish`` streams through ``SplitWriter``).
 
     Configs: ``generation`` (every format, the default) and one per format (``tikz``,
     ``mxgraph``, ``svg``) over the same files, so nothing is stored twice.
@@ -93,26 +94,7 @@ def write_generation(df: pd.DataFrame, out: Path, config: str = "generation") ->
             path.parent.mkdir(parents=True, exist_ok=True)
             ds.to_parquet(str(path))
 
-    def present(scope: pd.DataFrame) -> list[str]:
-        return [s for s in SPLITS if (scope["split"] == s).any()]
-
-    def sizes(scope: pd.DataFrame) -> dict[str, int]:
-        return {s: int((scope["split"] == s).sum()) for s in present(scope)}
-
-    configs = [{
-        "config_name": config, "default": True, "_rows": len(df), "_task": "image → code",
-        "_split_rows": sizes(df), "_features": config,
-        "data_files": [{"split": s, "path": f"{config}/*/{s}-*.parquet"} for s in present(df)],
-    }]
-    for fmt in formats:
-        scope = df[df["format"] == fmt]
-        configs.append({
-            "config_name": fmt, "_rows": len(scope), "_task": f"image → {fmt} code",
-            "_split_rows": sizes(scope), "_features": config, "_view": True,
-            "data_files": [{"split": s, "path": f"{config}/{fmt}/{s}-*.parquet"}
-                           for s in present(scope)],
-        })
-    return configs
+    return _config_entries(df, formats, config)
 
 
 class _TaskStageOutputs:
@@ -140,7 +122,7 @@ class PublishStage(TableStage):
     code = ("cards/card.py", "cards/audit.py", "cards/tasks.py", "cards/statistics.py",
             "cards/licence_audit.py", "cards/manifest.py", "cards/gallery.py",
             "licences.py", "curation/select.py", "cards/source_funnel.py",
-            "cards/nested.py", "cards/contamination.py")
+            "cards/nested.py", "cards/contamination.py", "cards/parquet_out.py")
     outputs = ("data/published",)
     inputs = _TaskStageOutputs()
     extra_metrics = ("dataset.json",)
@@ -150,7 +132,8 @@ class PublishStage(TableStage):
 
     def run_table(self, table: Upstream | None, log: StageLog) -> list[dict]:
         assert table is not None
-        splits = publish(self.params, table, log, return_splits=True)
+        publish(self.params, table, log)
+        splits = table.read(["split"]).column("split").to_pylist()
         log.stats.extra.update({s: splits.count(s) for s in SPLITS})
         return []
 
@@ -234,7 +217,7 @@ class _Aggregates:
 
 
 def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
-            log: StageLog | None = None, return_splits: bool = False):  # noqa: ANN201
+            log: StageLog | None = None) -> Path:
     """Write the dataset directory; refuses unless the validate stage passed.
 
     Streams: the upstream and every task table are read shard by shard, each config × split
@@ -280,7 +263,7 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
             if key not in writers:
                 writers[key] = SplitWriter(tmp / "generation" / r["format"], r["split"],
                                            feats_gen, encode, pp.max_file_bytes,
-                                           pp.max_file_rows)
+                                           pp.max_file_rows, pp.row_group_bytes)
             writers[key].add([r])
         agg.add("generation", taken)
         gallery_rows += [r for r in taken if r["id"] in gallery_ids]
@@ -303,7 +286,8 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
             if key not in task_writers:
                 task_writers[key] = SplitWriter(tmp / config, r["split"],
                                                 task_features(schema), task_encoder(schema),
-                                                pp.max_file_bytes, pp.max_file_rows)
+                                                pp.max_file_bytes, pp.max_file_rows,
+                                                pp.row_group_bytes)
             task_writers[key].add([r])
         agg.add(config, rows)
         gallery_tasks[config] += [r for r in rows if r.get("diagram_id") in gallery_ids]
@@ -355,6 +339,4 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
     hist.mkdir(parents=True, exist_ok=True)
     for name in ("stats.json", "manifest.json"):
         shutil.copyfile(out / name, hist / name)
-    if return_splits:
-        return list(meta_pool["split"]) if "split" in meta_pool.columns else []
     return out
