@@ -706,6 +706,23 @@ class PublishParams(_Section):
     private: bool = False
     token_env: str = "HF_TOKEN"
     """Name of the environment variable holding the Hub token (never the token itself)."""
+    max_file_bytes: Annotated[int, Field(ge=1)] = 500_000_000
+    """A published Parquet file is closed and the next one (``…-0000k-of-0000n``) begun
+    once it holds this many bytes: the Hub caps files at 50 GB and its viewer and
+    ``datasets`` streaming work best near 500 MB (docs/SCALE.md §7)."""
+    max_file_rows: Annotated[int, Field(ge=1)] = 1_000_000
+    """…or this many rows, whichever comes first."""
+    row_group_bytes: Annotated[int, Field(ge=1)] = 32 * 1024 * 1024
+    """A Parquet row group is written once this many (uncompressed) bytes are buffered:
+    publish holds at most one such buffer per open config × split (≈ 15 for generation),
+    so this bounds its memory; a split smaller than it is one row group, as
+    ``Dataset.to_parquet`` writes it."""
+    gallery_max_diagrams: Annotated[int, Field(ge=0)] = 2000
+    """Diagrams (the first by id) the gallery shows with images: two files each in
+    ``gallery/img`` and ``gallery/thumb``, kept under the Hub's 10k entries per folder."""
+    push_max_files: Annotated[int, Field(ge=1)] = 100
+    """Files per Hub commit: a push of more is split into several commits (the Hub
+    rejects very large commits); the version tag goes on the last."""
 
 
 class EditTierParams(_Section):

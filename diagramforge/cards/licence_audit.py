@@ -84,21 +84,37 @@ class LicenceAudit:
         return out
 
 
-def audit_frames(frames: dict[str, pd.DataFrame], allow: list[str]) -> LicenceAudit:
-    """Audit tables keyed by config (each with ``licence``, ``attribution``, ``split``)."""
-    audit = LicenceAudit()
-    for config, df in sorted(frames.items()):
-        counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
-        lic = df["licence"] if "licence" in df else pd.Series([None] * len(df))
-        att = df["attribution"] if "attribution" in df else pd.Series([None] * len(df))
-        for licence, attribution, split in zip(lic, att, df["split"], strict=True):
-            c = counts[(licence or "", split)]
+class AuditCounter:
+    """The audit as a running aggregate: per config × licence × split, rows and rows
+    without attribution (a few counters however many rows are added)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, dict[tuple[str, str], list[int]]] = {}
+
+    def add(self, config: str, rows: list[dict]) -> None:
+        counts = self.counts.setdefault(config, defaultdict(lambda: [0, 0]))
+        for r in rows:
+            attribution = r.get("attribution")
+            c = counts[(r.get("licence") or "", r["split"])]
             c[0] += 1
             c[1] += not (isinstance(attribution, str) and attribution.strip())
-        for (licence, split), (n, missing) in sorted(counts.items()):
-            audit.rows.append(LicenceRow(licence or "(none)", config, split, n, missing,
-                                         allowed(licence, allow), **flags(licence)))
-    return audit
+
+    def audit(self, allow: list[str]) -> LicenceAudit:
+        audit = LicenceAudit()
+        for config, counts in sorted(self.counts.items()):
+            for (licence, split), (n, missing) in sorted(counts.items()):
+                audit.rows.append(LicenceRow(licence or "(none)", config, split, n, missing,
+                                             allowed(licence, allow), **flags(licence)))
+        return audit
+
+
+def audit_frames(frames: dict[str, pd.DataFrame], allow: list[str]) -> LicenceAudit:
+    """Audit tables keyed by config (each with ``licence``, ``attribution``, ``split``)."""
+    counter = AuditCounter()
+    for config, df in sorted(frames.items()):
+        cols = [c for c in COLUMNS if c in df]
+        counter.add(config, df[cols].to_dict("records"))
+    return counter.audit(allow)
 
 
 def read_published(root: Path) -> dict[str, pd.DataFrame]:

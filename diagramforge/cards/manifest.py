@@ -30,15 +30,31 @@ def row_digest(row: dict) -> str:
     return hashlib.sha256(canon.encode()).hexdigest()[:16]
 
 
+class ManifestBuilder:
+    """The manifest as a running aggregate: rows are digested as they stream past, and only
+    ``id → 16-hex digest`` is kept (the manifest itself lists every id, so this is its own
+    size: ≈ 60 B per row)."""
+
+    def __init__(self) -> None:
+        self.configs: dict[str, dict[str, dict[str, str]]] = {}
+
+    def add(self, config: str, rows: list[dict]) -> None:
+        per = self.configs.setdefault(config, {})
+        for row in rows:
+            per.setdefault(row["split"], {})[str(row["id"])] = row_digest(row)
+
+    def build(self, version: str) -> dict:
+        configs = {c: {s: dict(sorted(v.items())) for s, v in sorted(per.items())}
+                   for c, per in sorted(self.configs.items())}
+        return {"version": version, "configs": configs}
+
+
 def build_manifest(frames: dict[str, pd.DataFrame], version: str) -> dict:
     """``{"version", "configs": {config: {split: {id: digest}}}}`` for every config table."""
-    configs: dict = {}
+    builder = ManifestBuilder()
     for config, df in sorted(frames.items()):
-        per: dict = {}
-        for row in df.to_dict("records"):
-            per.setdefault(row["split"], {})[str(row["id"])] = row_digest(row)
-        configs[config] = {s: dict(sorted(v.items())) for s, v in sorted(per.items())}
-    return {"version": version, "configs": configs}
+        builder.add(config, df.to_dict("records"))
+    return builder.build(version)
 
 
 def diff(old: dict | None, new: dict) -> dict:

@@ -22,18 +22,20 @@ from diagramforge.cards import statistics
 from diagramforge.cards.audit import format_funnel, load_audit
 from diagramforge.cards.card import CardInputs, render_card, render_licences
 from diagramforge.cards.gallery import write_gallery
-from diagramforge.cards.licence_audit import audit_frames, format_audit
-from diagramforge.cards.manifest import build_manifest
+from diagramforge.cards.licence_audit import AuditCounter, format_audit
+from diagramforge.cards.manifest import ManifestBuilder
 from diagramforge.cards.nested import convert as nested_values
 from diagramforge.cards.nested import feature as nested_feature
+from diagramforge.cards.parquet_out import SplitWriter
 from diagramforge.cards.source_funnel import format_source_funnel, source_funnel
-from diagramforge.cards.tasks import TaskTables, load_tasks, write_task_config
+from diagramforge.cards.tasks import INHERITED, iter_task_rows, scan_tasks, task_encoder
 from diagramforge.cards.tasks import features as task_features
 from diagramforge.curation import select
 from diagramforge.curation.select import Selector
 from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
 from diagramforge.records import SPLITS
+from diagramforge.shards import Upstream
 from diagramforge.stage import StageLog, TableStage
 
 GENERATION_COLUMNS = ("id", "format", "image", "code", "caption", "context", "title", "source",
@@ -65,7 +67,8 @@ def _features(columns: tuple[str, ...] = GENERATION_COLUMNS):  # noqa: ANN202 - 
 
 
 def write_generation(df: pd.DataFrame, out: Path, config: str = "generation") -> list[dict]:
-    """Write the image → code task: one Parquet file per split and format.
+    """Write the image → code task from one in-memory frame: one Parquet file per split
+    and format (a small-table helper; ``publish`` streams through ``SplitWriter``).
 
     Configs: ``generation`` (every format, the default) and one per format (``tikz``,
     ``mxgraph``, ``svg``) over the same files, so nothing is stored twice.
@@ -91,26 +94,7 @@ def write_generation(df: pd.DataFrame, out: Path, config: str = "generation") ->
             path.parent.mkdir(parents=True, exist_ok=True)
             ds.to_parquet(str(path))
 
-    def present(scope: pd.DataFrame) -> list[str]:
-        return [s for s in SPLITS if (scope["split"] == s).any()]
-
-    def sizes(scope: pd.DataFrame) -> dict[str, int]:
-        return {s: int((scope["split"] == s).sum()) for s in present(scope)}
-
-    configs = [{
-        "config_name": config, "default": True, "_rows": len(df), "_task": "image → code",
-        "_split_rows": sizes(df), "_features": config,
-        "data_files": [{"split": s, "path": f"{config}/*/{s}-*.parquet"} for s in present(df)],
-    }]
-    for fmt in formats:
-        scope = df[df["format"] == fmt]
-        configs.append({
-            "config_name": fmt, "_rows": len(scope), "_task": f"image → {fmt} code",
-            "_split_rows": sizes(scope), "_features": config, "_view": True,
-            "data_files": [{"split": s, "path": f"{config}/{fmt}/{s}-*.parquet"}
-                           for s in present(scope)],
-        })
-    return configs
+    return _config_entries(df, formats, config)
 
 
 class _TaskStageOutputs:
@@ -138,22 +122,20 @@ class PublishStage(TableStage):
     code = ("cards/card.py", "cards/audit.py", "cards/tasks.py", "cards/statistics.py",
             "cards/licence_audit.py", "cards/manifest.py", "cards/gallery.py",
             "licences.py", "curation/select.py", "cards/source_funnel.py",
-            "cards/nested.py", "cards/contamination.py")
+            "cards/nested.py", "cards/contamination.py", "cards/parquet_out.py")
     outputs = ("data/published",)
     inputs = _TaskStageOutputs()
     extra_metrics = ("dataset.json",)
     plots = (("plots/rows.csv", {"x": "slice", "y": "rows", "template": "bar_horizontal"}),)
 
-    def run_table(self, table: pa.Table | None, log: StageLog) -> list[dict]:
+    streams_input = True
+
+    def run_table(self, table: Upstream | None, log: StageLog) -> list[dict]:
         assert table is not None
-        publish(self.params, table.to_pandas(), log)
-        df_splits = table.column("split").to_pylist()
-        log.stats.extra.update({s: df_splits.count(s) for s in SPLITS})
+        publish(self.params, table, log)
+        splits = table.read(["split"]).column("split").to_pylist()
+        log.stats.extra.update({s: splits.count(s) for s in SPLITS})
         return []
-
-
-def _frames(df: pd.DataFrame, tasks: TaskTables) -> dict[str, pd.DataFrame]:
-    return {"generation": df, **tasks.frames}
 
 
 def history_dir(params: Params, version: str | None = None) -> Path:
@@ -163,65 +145,197 @@ def history_dir(params: Params, version: str | None = None) -> Path:
     return root / f"v{version}" if version else root
 
 
-def publish(params: Params, df: pd.DataFrame, log: StageLog | None = None) -> Path:
-    """Write the dataset directory; refuses unless the validate stage passed."""
+META_COLUMNS = ("id", "format", "split", "tokens", "diagram_type", "group", "source",
+                "source_url", "licence", "licence_url", "attribution")
+"""The short columns publish holds for every upstream row (selection, task checks, card,
+LICENSES.md); everything else — PNGs, code, graphs — streams past shard by shard."""
+
+
+class _TableSource:
+    """An in-memory table (tests, ``write_generation`` callers) as an ``Upstream``."""
+
+    def __init__(self, table: pa.Table | pd.DataFrame):
+        self.table = table if isinstance(table, pa.Table) else \
+            pa.Table.from_pandas(table, preserve_index=False)
+        self.column_names = self.table.column_names
+
+    def tables(self, columns: list[str] | None = None):  # noqa: ANN201 - Iterator
+        yield self.table if columns is None else self.table.select(columns)
+
+    def read(self, columns: list[str]) -> pa.Table:
+        return self.table.select(columns)
+
+
+def _generation_encoder(columns: tuple[str, ...]):  # noqa: ANN202 - Callable
+    def encode(rows: list[dict]) -> dict:
+        cols = {c: nested_values(c, [None if isinstance(v, float) and v != v else v
+                                     for v in (r.get(c) for r in rows)])
+                for c in columns if c != "image"}
+        cols["image"] = [{"bytes": r["image"], "path": None} for r in rows]
+        return {c: cols[c] for c in columns}
+    return encode
+
+
+def _config_entries(meta: pd.DataFrame, formats: list[str], config: str = "generation"
+                    ) -> list[dict]:
+    def present(scope: pd.DataFrame) -> list[str]:
+        return [s for s in SPLITS if (scope["split"] == s).any()]
+
+    def sizes(scope: pd.DataFrame) -> dict[str, int]:
+        return {s: int((scope["split"] == s).sum()) for s in present(scope)}
+
+    configs = [{
+        "config_name": config, "default": True, "_rows": len(meta), "_task": "image → code",
+        "_split_rows": sizes(meta), "_features": config,
+        "data_files": [{"split": s, "path": f"{config}/*/{s}-*.parquet"} for s in present(meta)],
+    }]
+    for fmt in formats:
+        scope = meta[meta["format"] == fmt]
+        configs.append({
+            "config_name": fmt, "_rows": len(scope), "_task": f"image → {fmt} code",
+            "_split_rows": sizes(scope), "_features": config, "_view": True,
+            "data_files": [{"split": s, "path": f"{config}/{fmt}/{s}-*.parquet"}
+                           for s in present(scope)],
+        })
+    return configs
+
+
+class _Aggregates:
+    """Statistics, licence audit and manifest, fed the same rows as they stream past."""
+
+    def __init__(self, skip: set[str]):
+        self.stats = statistics.Accumulator(skip)
+        self.audit = AuditCounter()
+        self.manifest = ManifestBuilder()
+
+    def add(self, config: str, rows: list[dict]) -> None:
+        shown = [{k: v for k, v in r.items() if k != "image"} for r in rows] \
+            if config == "generation" else rows
+        self.stats.add(config, shown)
+        self.audit.add(config, shown)
+        self.manifest.add(config, rows)
+
+
+def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
+            log: StageLog | None = None) -> Path:
+    """Write the dataset directory; refuses unless the validate stage passed.
+
+    Streams: the upstream and every task table are read shard by shard, each config × split
+    is written as size-capped Parquet files (``publish.max_file_bytes``/``max_file_rows``),
+    and statistics, the licence audit and the manifest are running aggregates. What is held
+    for every row is :data:`META_COLUMNS` and the manifest's id → digest."""
     report = stage_paths(params, "validate").root / "report.json"
     if not read_state(params, "validate").get("complete") or not report.exists() \
             or not json.loads(report.read_text()).get("success"):
         raise RuntimeError("refusing to publish: the validate stage has not passed")
-    out = Path(params.publish.out_dir) / params.publish.name
+    if not isinstance(upstream, Upstream):
+        upstream = _TableSource(upstream)
+    pp = params.publish
+    out = Path(pp.out_dir) / pp.name
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
+    names = list(upstream.column_names)
+    meta_pool = upstream.read([c for c in META_COLUMNS if c in names]).to_pandas()
     selector = Selector(params)
-    keys = [c for c in ("format", "tokens", "diagram_type") if c in df.columns]
-    pool = df[keys].to_dict("records")
+    keys = [c for c in ("format", "tokens", "diagram_type") if c in meta_pool.columns]
+    pool = meta_pool[keys].to_dict("records")
     selection = select.summary(pool, selector, select.known_configs())
-    pool_df, df = df, df[[selector.takes(select.GENERATION, r) for r in pool]] if len(df) else df
-    configs = write_generation(df, tmp)
-    tasks = load_tasks(params, pool_df)
-    for rej in tasks.rejections:
+    mask = [selector.takes(select.GENERATION, r) for r in pool] if len(pool) else []
+    meta = meta_pool[mask].reset_index(drop=True) if len(meta_pool) else meta_pool
+    columns = generation_columns(pd.DataFrame(columns=names))
+    feats_gen = _features(columns)
+    encode = _generation_encoder(columns)
+    writers: dict[tuple[str, str], SplitWriter] = {}
+    formats = sorted(set(meta["format"])) if len(meta) else []
+    views = set(formats)
+    agg = _Aggregates(views)
+    gallery_ids = set(sorted(meta["id"])[:pp.gallery_max_diagrams]) if len(meta) else set()
+    gallery_rows: list[dict] = []
+    offset = 0
+    for shard in upstream.tables():
+        rows = shard.to_pylist()
+        taken = [r for r, keep in zip(rows, mask[offset:offset + len(rows)], strict=True)
+                 if keep]
+        offset += len(rows)
+        for r in taken:
+            key = (r["split"], r["format"])
+            if key not in writers:
+                writers[key] = SplitWriter(tmp / "generation" / r["format"], r["split"],
+                                           feats_gen, encode, pp.max_file_bytes,
+                                           pp.max_file_rows, pp.row_group_bytes)
+            writers[key].add([r])
+        agg.add("generation", taken)
+        gallery_rows += [r for r in taken if r["id"] in gallery_ids]
+    for w in writers.values():
+        w.close()
+    configs = _config_entries(meta, formats)
+    diagrams = meta_pool[[c for c in ("id", "split", *INHERITED) if c in names]] \
+        .drop_duplicates("id", keep="last").set_index("id").to_dict("index")
+    scan = scan_tasks(params, diagrams)
+    for rej in scan.rejections:
         if log is not None:
             log.reject(rej)
-    feats = {"generation": _features(generation_columns(df))._to_yaml_list()}
-    for config, frame in tasks.frames.items():
-        entry = write_task_config(config, frame, tasks.schemas[config], tmp)
-        entry["_split_rows"] = {s: int((frame["split"] == s).sum())
-                                for s in SPLITS if (frame["split"] == s).any()}
-        configs.append(entry)
-        feats[config] = task_features(tasks.schemas[config])._to_yaml_list()
+    feats = {"generation": feats_gen._to_yaml_list()}
+    task_writers: dict[tuple[str, str], SplitWriter] = {}
+    gallery_tasks: dict[str, list[dict]] = {c: [] for c in scan.schemas}
+    for config, rows in iter_task_rows(params, scan, diagrams):
+        schema = scan.schemas[config]
+        for r in rows:
+            key = (config, r["split"])
+            if key not in task_writers:
+                task_writers[key] = SplitWriter(tmp / config, r["split"],
+                                                task_features(schema), task_encoder(schema),
+                                                pp.max_file_bytes, pp.max_file_rows,
+                                                pp.row_group_bytes)
+            task_writers[key].add([r])
+        agg.add(config, rows)
+        gallery_tasks[config] += [r for r in rows if r.get("diagram_id") in gallery_ids]
+    for w in task_writers.values():
+        w.close()
+    for config, schema in scan.schemas.items():
+        splits = [s for s in SPLITS if s in scan.split_rows[config]]
+        configs.append({"config_name": config,
+                        "_rows": sum(scan.split_rows[config].values()), "_task": config,
+                        "data_files": [{"split": s, "path": f"{config}/{s}-*.parquet"}
+                                       for s in splits],
+                        "_split_rows": scan.split_rows[config]})
+        feats[config] = task_features(schema)._to_yaml_list()
     for c in configs:  # dataset_info wants each split's size in bytes as well as rows
         c["_split_bytes"] = {d["split"]: sum(p.stat().st_size for p in tmp.glob(d["path"]))
                              for d in c["data_files"]}
-    frames = _frames(df.drop(columns=["image"]), tasks)
-    views = {c["config_name"] for c in configs if c.get("_view")}
-    stats = statistics.compute(frames, skip=views)
+    stats = agg.stats.result()
     statistics.write_metrics(stats, Path(params.project.metrics_dir))
-    charts = statistics.charts(stats, frames, tmp / "charts")
-    audit = audit_frames({c: f for c, f in frames.items()}, params.licences.allow)
-    manifest = build_manifest(_frames(df, tasks), params.publish.version)
+    token_frame = meta[["tokens"]] if "tokens" in meta.columns else pd.DataFrame()
+    charts = statistics.charts(stats, {"generation": token_frame}, tmp / "charts")
+    audit = agg.audit.audit(params.licences.allow)
+    manifest = agg.manifest.build(pp.version)
     funnel_text = f"{format_funnel(load_audit(params))}\n\n" \
                   f"{format_source_funnel(source_funnel(params))}"
     inputs = CardInputs(configs=configs, funnel=funnel_text, stats=stats,
                         audit=audit, features=feats, charts=[p.stem for p in charts],
-                        missing_stages=tasks.missing_stages,
-                        empty_configs=tasks.empty_configs, selection=selection)
-    (tmp / "README.md").write_text(render_card(params, df, configs, inputs=inputs))
-    (tmp / "LICENSES.md").write_text(render_licences(df))
-    write_gallery(df, tasks.frames, tmp, f"{params.publish.pretty_name} "
-                                         f"v{params.publish.version}")
+                        missing_stages=scan.missing_stages,
+                        empty_configs=scan.empty_configs, selection=selection)
+    (tmp / "README.md").write_text(render_card(params, meta, configs, inputs=inputs))
+    (tmp / "LICENSES.md").write_text(render_licences(meta))
+    gallery_frame = pd.DataFrame(gallery_rows) if gallery_rows else \
+        pd.DataFrame(columns=["id", "image"])
+    write_gallery(gallery_frame,
+                  {c: pd.DataFrame(r) if r else pd.DataFrame(columns=["id", "diagram_id"])
+                   for c, r in gallery_tasks.items()},
+                  tmp, f"{pp.pretty_name} v{pp.version}")
     (tmp / "licence_audit.txt").write_text(format_audit(audit) + "\n")
     atomic.write_json(tmp / "stats.json", stats)
     atomic.write_json(tmp / "manifest.json", manifest)
     shutil.copyfile(report, tmp / "validation_report.json")
-    (tmp / "VERSION").write_text(params.publish.version + "\n")
+    (tmp / "VERSION").write_text(pp.version + "\n")
     atomic.replace_dir(tmp, out)
     if log is not None:
         for config, got in selection.items():
             log.stats.extra[f"selected.{config}"] = got["selected"]
             for why, k in got["not_selected"].items():
                 log.stats.extra[select.counter_key(config, why)] = k
-    hist = history_dir(params, params.publish.version)
+    hist = history_dir(params, pp.version)
     hist.mkdir(parents=True, exist_ok=True)
     for name in ("stats.json", "manifest.json"):
         shutil.copyfile(out / name, hist / name)

@@ -90,22 +90,125 @@ def source_shares(df: pd.DataFrame | None) -> dict:
     return out
 
 
+class _Cell:
+    """Running sums of one config × split × slice (what :func:`cell` computes at once)."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.sums: dict[str, list[float]] = {k: [0.0, 0] for k in
+                                             ("tokens", "colour_entropy", "graph_nodes",
+                                              "graph_edges", "json_nodes", "json_edges")}
+        self.has_graph_nodes = False
+        self.cats: dict[str, Counter] = {k: Counter() for k in CATEGORICAL.values()}
+        self.present: set[str] = set()
+
+    def _num(self, key: str, v: object) -> None:
+        for f in _numbers([v]):
+            acc = self.sums[key]
+            acc[0] += f
+            acc[1] += 1
+
+    def add(self, row: dict) -> None:
+        self.rows += 1
+        self._num("tokens", row.get("tokens"))
+        self._num("colour_entropy", row.get("colour_entropy"))
+        gn = row.get("graph_nodes")
+        if gn is not None and not (isinstance(gn, float) and gn != gn):
+            self.has_graph_nodes = True
+        self._num("graph_nodes", gn)
+        self._num("graph_edges", row.get("graph_edges"))
+        g = row.get("graph")
+        if isinstance(g, str) and g:
+            try:
+                d = json.loads(g)
+            except ValueError:
+                d = None
+            if d is not None:
+                self._num("json_nodes", float(len(d.get("nodes", []))))
+                self._num("json_edges", float(len(d.get("edges", []))))
+        for col, key in CATEGORICAL.items():
+            v = row.get(col)
+            if isinstance(v, str) and v:
+                self.cats[key][v] += 1
+
+    def result(self) -> dict:
+        def mean(key: str) -> float | None:
+            total, n = self.sums[key]
+            return round(total / n, 4) if n else None
+
+        tok_total, tok_n = self.sums["tokens"]
+        node_key, edge_key = (("graph_nodes", "graph_edges") if self.has_graph_nodes
+                              else ("json_nodes", "json_edges"))
+        out: dict = {"rows": self.rows,
+                     "tokens_total": int(tok_total) if tok_n else None,
+                     "tokens_mean": mean("tokens"),
+                     "colour_entropy_mean": mean("colour_entropy"),
+                     "graph_nodes_mean": mean(node_key), "graph_edges_mean": mean(edge_key)}
+        for key, counts in self.cats.items():
+            out[key] = dict(sorted(counts.items())) if counts else None
+        return out
+
+
+class Accumulator:
+    """:func:`compute` as a running aggregate: rows are added config by config, shard by
+    shard, and only per-slice sums and counters are kept (a few hundred bytes per slice),
+    so statistics of any number of rows take constant memory."""
+
+    def __init__(self, skip: set[str] = frozenset()) -> None:
+        self.skip = set(skip)
+        self.cells: dict[str, dict[tuple[str, str], _Cell]] = {}
+        self.sources: dict[str, Counter] = {}
+        self.generation_rows = 0
+
+    def add(self, config: str, rows: list[dict]) -> None:
+        if config == "generation":
+            for r in rows:
+                if "source" not in r:  # no source column: no per-source shares
+                    continue
+                kind = r.get("source")
+                lic = r.get("licence")
+                self.sources.setdefault("(unknown)" if _na(kind) else str(kind), Counter())[
+                    "(none)" if _na(lic) else lic] += 1
+            self.generation_rows += len(rows)
+        if config in self.skip or not rows:
+            return
+        per = self.cells.setdefault(config, {})
+        col = next((c for c in SLICE_COLUMNS if c in rows[0]), None)
+        for r in rows:
+            f = r.get(col) if col else None
+            key = (r["split"], "(none)" if _na(f) else f)
+            cell_ = per.get(key)
+            if cell_ is None:
+                cell_ = per[key] = _Cell()
+            cell_.add(r)
+
+    def result(self) -> dict:
+        configs: dict = {}
+        for config in sorted(self.cells):
+            per = configs.setdefault(config, {})
+            for (split, f), c in sorted(self.cells[config].items()):
+                per.setdefault(split, {})[f] = c.result()
+        totals = {c: sum(x["rows"] for s in v.values() for x in s.values())
+                  for c, v in configs.items()}
+        n = self.generation_rows
+        sources = {k: {"rows": sum(cnt.values()), "share": round(sum(cnt.values()) / n, 4),
+                       "licences": dict(sorted(cnt.items()))}
+                   for k, cnt in sorted(self.sources.items())}
+        return {"configs": configs, "totals": totals, "sources": sources}
+
+
+def _na(v: object) -> bool:
+    return v is None or (isinstance(v, float) and v != v)
+
+
 def compute(frames: dict[str, pd.DataFrame], skip: set[str] = frozenset()) -> dict:
     """``{"configs": {config: {split: {format: cell}}}, "totals": {config: rows},
-    "sources": {kind: {rows, share, licences}}}`` (sources: of the ``generation`` rows)."""
-    configs: dict = {}
+    "sources": {kind: {rows, share, licences}}}`` (sources: of the ``generation`` rows).
+    Whole frames, fed through the same :class:`Accumulator` publish streams into."""
+    acc = Accumulator(skip)
     for config, df in sorted(frames.items()):
-        if config in skip or not len(df):
-            continue
-        col = next((c for c in SLICE_COLUMNS if c in df), None)
-        fmt = df[col].fillna("(none)") if col else pd.Series(["(none)"] * len(df))
-        per = configs.setdefault(config, {})
-        for (split, f), part in df.groupby([df["split"], fmt], sort=True):
-            per.setdefault(split, {})[f] = cell(part)
-    totals = {c: sum(x["rows"] for s in v.values() for x in s.values())
-              for c, v in configs.items()}
-    return {"configs": configs, "totals": totals,
-            "sources": source_shares(frames.get("generation"))}
+        acc.add(config, df.to_dict("records"))
+    return acc.result()
 
 
 def plot_rows(stats: dict) -> list[dict]:

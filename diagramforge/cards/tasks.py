@@ -10,7 +10,7 @@ is ledgered rather than published.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -189,3 +189,136 @@ def write_task_config(config: str, df: pd.DataFrame, schema: pa.Schema, out: Pat
     return {"config_name": config, "_rows": len(df), "_task": config,
             "data_files": [{"split": s, "path": f"{config}/{s}-*.parquet"} for s in splits]}
 
+
+
+# -- streaming: the task tables read shard by shard (publish) -------------------------------
+
+
+@dataclass
+class TaskScan:
+    """What a first pass over the task tables decided, holding no task rows: per config its
+    published schema, its stage, rows per split, the columns it inherits from its diagram,
+    and the rejections (orphans, split mismatches) in the order ``load_tasks`` gives."""
+
+    schemas: dict[str, pa.Schema] = field(default_factory=dict)
+    stage_of: dict[str, str] = field(default_factory=dict)
+    split_rows: dict[str, dict[str, int]] = field(default_factory=dict)
+    inherit: dict[str, list[str]] = field(default_factory=dict)
+    missing_stages: list[str] = field(default_factory=list)
+    empty_configs: list[str] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+
+
+def _kept(rows: list[dict], config: str, stand_alone: bool, diagrams: Mapping[str, dict],
+          stage: str, rejections: list[Rejection]) -> list[dict]:
+    """The rows of one shard that ``config`` publishes (``_check``'s rule, row by row)."""
+    out = []
+    for r in rows:
+        if r.get("config") != config:
+            continue
+        if stand_alone:
+            if r.get("split") in SPLITS:
+                out.append(r)
+            continue
+        did = r.get("diagram_id")
+        d = diagrams.get(did)
+        if d is None:
+            rejections.append(Rejection(str(r["id"]), TaskReason.ORPHAN,
+                                        f"{stage}: diagram {did} is not published",
+                                        id=str(r["id"]), unit=Unit.CANDIDATE))
+        elif d["split"] != r.get("split"):
+            rejections.append(Rejection(str(r["id"]), TaskReason.SPLIT_MISMATCH,
+                                        f"{stage}: item in {r.get('split')}, diagram {did} in "
+                                        f"{d['split']}", id=str(r["id"]), unit=Unit.CANDIDATE))
+        else:
+            out.append(r)
+    return out
+
+
+def scan_tasks(params: Params, diagrams: Mapping[str, dict],
+               classes: Mapping[str, type] | None = None) -> TaskScan:
+    """First pass of :func:`iter_task_rows`: ``diagrams`` maps each candidate diagram's id
+    to its ``split`` and :data:`INHERITED` values (a few short strings per diagram)."""
+    classes = _stage_classes() if classes is None else classes
+    out = TaskScan()
+    known = set(INHERITED) & set(next(iter(diagrams.values()), {}))
+    for stage, configs in task_stages(classes).items():
+        schema = classes[stage].output_schema
+        if not read_state(params, stage).get("complete") or schema is None:
+            out.missing_stages.append(stage)
+            continue
+        stand_alone = getattr(classes[stage], "items_stand_alone", False)
+        shards = ShardSet(stage_paths(params, stage).records, schema)
+        rejected: dict[str, list[Rejection]] = {c: [] for c in configs}
+        seen: dict[str, set[str]] = {c: set() for c in configs}
+        inherited_seen: dict[str, set[str]] = {c: set() for c in configs}
+        splits: dict[str, dict[str, int]] = {c: {} for c in configs}
+        for _, table in shards.iter_tables():
+            rows = table.to_pylist()
+            for config in configs:
+                for r in _kept(rows, config, stand_alone, diagrams, stage, rejected[config]):
+                    splits[config][r["split"]] = splits[config].get(r["split"], 0) + 1
+                    seen[config].update(k for k, v in r.items() if not _missing(v))
+                    if not stand_alone:
+                        d = diagrams[r["diagram_id"]]
+                        inherited_seen[config].update(c for c in known if not _missing(d[c]))
+        for config in configs:
+            out.rejections += rejected[config]
+            if not splits[config]:
+                out.empty_configs.append(config)
+                continue
+            inherit = [] if stand_alone else [c for c in INHERITED if c in known
+                                              and c not in seen[config]]
+            nonnull = (seen[config] - set(inherit)) | (inherited_seen[config] & set(inherit))
+            used = [c for c in schema.names if c in _KEYS or c in nonnull]
+            fields = [schema.field(c) for c in used]
+            fields += [pa.field(c, pa.string()) for c in INHERITED
+                       if c in inherit and c not in schema.names]
+            out.schemas[config] = pa.schema(fields)
+            out.stage_of[config] = stage
+            out.inherit[config] = inherit
+            out.split_rows[config] = {s: splits[config][s] for s in SPLITS
+                                      if s in splits[config]}
+    return out
+
+
+def iter_task_rows(params: Params, scan: TaskScan, diagrams: Mapping[str, dict],
+                   classes: Mapping[str, type] | None = None
+                   ) -> Iterator[tuple[str, list[dict]]]:
+    """``(config, rows)`` per task shard and config: the rows ``load_tasks`` would give the
+    config (every column of the stage's table plus the inherited ones), one shard of one
+    stage in memory at a time."""
+    classes = _stage_classes() if classes is None else classes
+    for stage in dict.fromkeys(scan.stage_of.values()):
+        configs = [c for c, s in scan.stage_of.items() if s == stage]
+        stand_alone = getattr(classes[stage], "items_stand_alone", False)
+        shards = ShardSet(stage_paths(params, stage).records, classes[stage].output_schema)
+        for _, table in shards.iter_tables():
+            rows = table.to_pylist()
+            for config in configs:
+                kept = _kept(rows, config, stand_alone, diagrams, stage, [])
+                for r in kept:
+                    for col in scan.inherit[config]:
+                        r[col] = diagrams[r["diagram_id"]][col]
+                if kept:
+                    yield config, kept
+
+
+def task_encoder(schema: pa.Schema):  # noqa: ANN201 - Callable[[list[dict]], dict]
+    """Rows → the column dict ``write_task_config`` builds for ``Dataset.from_dict``."""
+    from datasets import Image
+
+    feats = features(schema)
+
+    def encode(rows: list[dict]) -> dict:
+        cols = {}
+        for name in schema.names:
+            values = [None if _missing(r.get(name)) else r.get(name) for r in rows]
+            if isinstance(feats[name], Image):
+                values = [None if b is None else {"bytes": b, "path": None} for b in values]
+            elif nested_feature(name) is not None:
+                values = nested_values(name, values)
+            cols[name] = values
+        return cols
+
+    return encode

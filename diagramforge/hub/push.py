@@ -1,10 +1,11 @@
-"""Push a published version to the Hugging Face Hub: one commit, one tag, a changelog.
+"""Push a published version to the Hugging Face Hub: commits of at most
+``publish.push_max_files`` files each, one tag on the last, a changelog.
 
 The repository's ``main`` becomes exactly the published directory (files gone from the new
-version are deleted in the same commit) plus ``CHANGELOG.md``, computed from the previous
-version's ``manifest.json`` read back from the Hub at its tag.  The commit names its parent,
-so a concurrent push fails instead of interleaving; the tag ``v<version>`` is created on
-that commit and an existing tag is never moved (bump ``publish.version`` instead).  The
+version are deleted in the last commit) plus ``CHANGELOG.md``, computed from the previous
+version's ``manifest.json`` read back from the Hub at its tag.  Each commit names its parent,
+so a concurrent push fails instead of interleaving; the tag ``v<version>`` is created on the
+last commit and an existing tag is never moved (bump ``publish.version`` instead).  The
 token is read from the environment variable named by ``publish.token_env`` and nowhere else.
 """
 
@@ -34,7 +35,11 @@ class PushPlan:
     """(``add``/``delete``, path in repo, bytes)."""
     changelog: str = ""
     commit: str | None = None
+    """The last commit (the one tagged)."""
     dry_run: bool = True
+    max_files: int = 100
+    commits: list[str] = field(default_factory=list)
+    """Every commit of the push, in order (several when it has more than ``max_files``)."""
 
 
 def _api(params: Params, token: str | None):  # noqa: ANN202 - HfApi
@@ -77,7 +82,7 @@ def download_json(params: Params, filename: str, revision: str) -> dict | None:
 
 
 def push_version(params: Params, dry_run: bool = False) -> PushPlan:
-    """Upload ``data/published/<name>`` as one commit tagged ``v<version>``."""
+    """Upload ``data/published/<name>`` as a chain of commits, the last tagged ``v<version>``."""
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete
     from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
 
@@ -117,7 +122,8 @@ def push_version(params: Params, dry_run: bool = False) -> PushPlan:
     local = {p.relative_to(root).as_posix(): p for p in files}
     remote = set(api.list_repo_files(repo_id, repo_type="dataset", revision=head)) \
         if head else set()
-    plan = PushPlan(repo_id, tag, prev, not exists, dry_run=dry_run, changelog=log)
+    plan = PushPlan(repo_id, tag, prev, not exists, dry_run=dry_run, changelog=log,
+                    max_files=params.publish.push_max_files)
     plan.operations = [("add", path, p.stat().st_size) for path, p in local.items()]
     plan.operations.append(("add", "CHANGELOG.md", len(log.encode())))
     plan.operations += [("delete", path, 0) for path in sorted(remote - set(local)
@@ -136,9 +142,15 @@ def push_version(params: Params, dry_run: bool = False) -> PushPlan:
     ops.append(CommitOperationAdd(path_in_repo="CHANGELOG.md", path_or_fileobj=log.encode()))
     ops += [CommitOperationDelete(path_in_repo=path) for kind, path, _ in plan.operations
             if kind == "delete"]
-    info = api.create_commit(repo_id, ops, repo_type="dataset", parent_commit=head,
-                             commit_message=f"diagramforge {tag}",
-                             commit_description=f"Dataset version {version}.")
+    batches = commit_batches(ops, params.publish.push_max_files)
+    info = None
+    for i, batch in enumerate(batches, 1):
+        part = f" ({i}/{len(batches)})" if len(batches) > 1 else ""
+        info = api.create_commit(repo_id, batch, repo_type="dataset", parent_commit=head,
+                                 commit_message=f"diagramforge {tag}{part}",
+                                 commit_description=f"Dataset version {version}.")
+        head = info.oid  # the next part names this one: a concurrent push still fails
+        plan.commits.append(info.oid)
     try:
         api.create_tag(repo_id, tag=tag, revision=info.oid, repo_type="dataset",
                        tag_message=f"diagramforge dataset {version}")
@@ -146,6 +158,19 @@ def push_version(params: Params, dry_run: bool = False) -> PushPlan:
         raise PushError(f"could not tag {info.oid[:12]} as {tag}: {exc}") from None
     plan.commit = info.oid
     return plan
+
+
+def commit_batches(ops: list, max_files: int) -> list[list]:
+    """Split a push into commits of at most ``max_files`` operations (the Hub rejects very
+    large commits; huggingface_hub's documented way is several ``create_commit`` calls).
+    Files in folders (Parquet shards, gallery images) go first and the top-level files —
+    card, manifest, changelog, VERSION — and deletions last, so until the last commit
+    lands the repository's card still describes the files it lists."""
+    def last(op: object) -> bool:
+        return "/" not in op.path_in_repo or type(op).__name__ == "CommitOperationDelete"
+
+    ordered = [op for op in ops if not last(op)] + [op for op in ops if last(op)]
+    return [ordered[i:i + max_files] for i in range(0, len(ordered), max_files)] or [[]]
 
 
 def format_plan(plan: PushPlan) -> str:
@@ -158,6 +183,8 @@ def format_plan(plan: PushPlan) -> str:
     for kind, path, size in plan.operations:
         total += size
         lines.append(f"  {kind:<6} {path}" + (f"  {size:,} B" if kind == "add" else ""))
-    lines.append(f"{len(plan.operations)} operations, {total:,} bytes, one commit"
+    n = len(plan.commits) or -(-len(plan.operations) // max(plan.max_files, 1))
+    lines.append(f"{len(plan.operations)} operations, {total:,} bytes, "
+                 + ("one commit" if n <= 1 else f"{n} commits")
                  + (f" {plan.commit[:12]}" if plan.commit else ""))
     return "\n".join(lines)

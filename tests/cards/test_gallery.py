@@ -74,3 +74,23 @@ def test_gallery_filters_and_detail_in_chromium(tmp_path, with_fake_stage):  # n
     assert errors == []
     assert all(u.startswith("file://") for u in requests)
     assert (tmp_path / "gallery.png").stat().st_size > 1000
+
+
+def test_the_gallery_shows_at_most_gallery_max_diagrams(tmp_path, with_fake_stage):  # noqa: F811
+    """Two files per diagram in two folders: the cap keeps each under the Hub's 10k
+    entries per folder; the first ids are shown, with their task items only."""
+    import json
+
+    params = make_params(tmp_path, **FIXED, publish={"gallery_max_diagrams": 2})
+    seed_stage(params, "split", rows(["MIT", "CC-BY-4.0", "MIT", "MIT"]))
+    seed_stage(params, "fakesynth", task_rows(), schema=QA_SCHEMA)
+    run_named("validate", params)
+    run_named("publish", params)
+    root = tmp_path / "published" / params.publish.name / "gallery"
+    assert sorted(p.name for p in (root / "img").iterdir()) == ["id0.png", "id1.png"]
+    assert sorted(p.name for p in (root / "thumb").iterdir()) == ["id0.png", "id1.png"]
+    text = (root / "data.js").read_text()
+    data = json.loads(text[text.index("{"):text.rindex("}") + 1])
+    assert sorted(data["diagrams"]) == ["id0", "id1"]
+    assert data["configs"]["qa"] == ["id0", "id1"]  # qa2 (on id2) is not shown
+    assert data["configs"]["captioning"] == []  # its one item is on id3

@@ -125,3 +125,64 @@ def test_generation_takes_its_selection_and_the_card_states_every_config(tmp_pat
     assert metrics["extra"]["selected.generation"] == 4
     assert metrics["extra"]["not_selected.generation.type"] == 2
     assert metrics["rejected"] == {}
+
+
+def _published_files(root) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_publish_streams_its_upstream_and_caps_each_file(tmp_path, monkeypatch):
+    """Many small upstream shards, ``ShardSet.read_all`` forbidden during publish, and a
+    per-file cap of 2 rows: each config × split is written as several files that
+    ``datasets`` reads back (also streaming) as the same rows, in the same order."""
+    from datasets import load_dataset
+
+    from diagramforge.shards import ShardSet
+
+    table = rows(["MIT"] * 13)
+    whole = make_params(tmp_path / "whole", **FIXED)
+    seed_stage(whole, "split", table)
+    run_named("validate", whole)
+    run_named("publish", whole)
+    reference = _published_files(tmp_path / "whole" / "published" / whole.publish.name)
+
+    def refuse(self, columns=None):  # noqa: ANN001, ANN202
+        if columns is None or "image" in columns or "code" in columns:
+            raise AssertionError("publish read a whole table")
+        return real_read_all(self, columns)
+
+    real_read_all = ShardSet.read_all
+    for cap, name in ((1_000_000, "same"), (2, "capped")):
+        params = make_params(tmp_path / name, **FIXED, runner={"shard_size": 2},
+                             publish={"max_file_rows": cap})
+        seed_stage(params, "split", table, shard_size=2)
+        run_named("validate", params)
+        with monkeypatch.context() as m:
+            m.setattr(ShardSet, "read_all", refuse)
+            run_named("publish", params)
+        out = tmp_path / name / "published" / params.publish.name
+        if name == "same":  # shard by shard, uncapped: the bytes of the one-table publish
+            assert _published_files(out) == reference
+            continue
+        files = sorted(p.name for p in (out / "generation" / "tikz").glob("*.parquet"))
+        # tikz gets ids 0, 3, 6, 9, 12: train 0, 6, 12 (3 rows → 2 files), test 3, 9
+        assert files == ["test-00000-of-00001.parquet", "train-00000-of-00002.parquet",
+                         "train-00001-of-00002.parquet"]
+        want = {s: [r["id"] for r in table if r["split"] == s] for s in ("train", "test")}
+        for streaming in (False, True):
+            ds = load_dataset(str(out), "generation", streaming=streaming)
+            for split, ids in want.items():
+                got = list(ds[split])
+                assert sorted(r["id"] for r in got) == sorted(ids)
+                by_id = {r["id"]: r for r in got}
+                for r in table:
+                    if r["split"] == split:
+                        assert by_id[r["id"]]["code"] == r["code"]
+                        assert by_id[r["id"]]["image"].size == (40, 20)
+            tikz = load_dataset(str(out), "tikz", split="train", streaming=streaming)
+            assert [r["id"] for r in tikz] == ["id0", "id6", "id12"]
+        card = DatasetCard.load(out / "README.md").data.to_dict()
+        gen = next(c for c in card["configs"] if c["config_name"] == "generation")
+        assert {d["split"]: d["path"] for d in gen["data_files"]} == {
+            "train": "generation/*/train-*.parquet", "test": "generation/*/test-*.parquet"}

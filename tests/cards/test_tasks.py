@@ -189,3 +189,41 @@ def test_items_that_stand_alone_are_published_without_a_published_diagram(tmp_pa
     fixes = load_dataset(str(tmp_path / "published" / params.publish.name), "fixes")
     assert fixes["test"]["licence"] == ["CC-BY-4.0"]
     assert fixes["test"]["attribution"] == ["A. Author"]
+
+
+def test_task_tables_are_read_shard_by_shard(tmp_path, with_fake_stage, monkeypatch):
+    """Task tables in shards of 2 rows (and the split table in shards of 1), with
+    ``ShardSet.read_all`` forbidden during publish: the same files, bytes and ledger as from
+    one shard each; a per-file cap of 1 row gives one file per qa row."""
+    from diagramforge.shards import ShardSet
+
+    def refuse(self, columns=None):  # noqa: ANN001, ANN202
+        if columns is None or "image" in columns or "source_image" in columns:
+            raise AssertionError("publish read a whole table")
+        return real_read_all(self, columns)
+
+    real_read_all = ShardSet.read_all
+    outs, ledgers = {}, {}
+    for name, size, cap in (("one", None, 1_000_000), ("many", 2, 1_000_000), ("cap", 2, 1)):
+        params = make_params(tmp_path / name, **FIXED, publish={"max_file_rows": cap})
+        seed_stage(params, "split", rows(["MIT", "CC-BY-4.0", "MIT", "MIT"]),
+                   shard_size=size and 1)
+        seed_stage(params, "fakesynth", task_rows(), schema=QA_SCHEMA, shard_size=size)
+        run_named("validate", params)
+        with monkeypatch.context() as m:
+            if size:
+                m.setattr(ShardSet, "read_all", refuse)
+            stats = run_named("publish", params)
+        ledgers[name] = stats.by_reason
+        root = tmp_path / name / "published" / params.publish.name
+        outs[name] = {p.relative_to(root).as_posix(): p.read_bytes()
+                      for p in sorted(root.rglob("*")) if p.is_file()}
+    assert outs["many"] == outs["one"]
+    assert ledgers["many"] == ledgers["one"] == {tasks.TaskReason.ORPHAN: 1,
+                                                 tasks.TaskReason.SPLIT_MISMATCH: 1}
+    qa_files = sorted(p for p in outs["cap"] if p.startswith("qa/"))
+    assert qa_files == ["qa/test-00000-of-00001.parquet"] + [
+        f"qa/train-0000{k}-of-00003.parquet" for k in range(3)]
+    qa = load_dataset(str(tmp_path / "cap" / "published" / "diagramforge-samples"), "qa",
+                      split="train")
+    assert sorted(qa["id"]) == ["qa0", "qa2", "qa3"]

@@ -32,10 +32,11 @@ def hub(tmp_path, monkeypatch):
         yield h
 
 
-def build(tmp_path, hub, version: str, table: list[dict]):
+def build(tmp_path, hub, version: str, table: list[dict], **publish):
     params = make_params(tmp_path, **FIXED, publish={
         "version": version, "repo_id": REPO, "endpoint": hub.endpoint,
-        "out_dir": str(tmp_path / "published"), "history_dir": str(tmp_path / "releases")})
+        "out_dir": str(tmp_path / "published"), "history_dir": str(tmp_path / "releases"),
+        **publish})
     seed_stage(params, "split", table)
     run_named("validate", params)
     run_named("publish", params)
@@ -99,6 +100,32 @@ def test_push_two_versions_through_the_real_client(tmp_path, hub):
     # id1 (test) changed, id2 (train) and id3 (test) unchanged
     assert cells[("generation", "train")] == [1, 1, 0, 1]
     assert cells[("generation", "test")] == [0, 0, 1, 1]
+
+
+def test_a_push_of_more_files_than_push_max_files_is_a_chain_of_commits(tmp_path, hub):
+    params = build(tmp_path, hub, "0.1.0", rows(["MIT", "MIT", "CC-BY-4.0", "MIT"]),
+                   push_max_files=4)
+    out = tmp_path / "published" / params.publish.name
+    dry = push_version(params, dry_run=True)
+    n_ops = len(dry.operations)
+    assert n_ops > 8  # several commits are needed
+    assert f"{-(-n_ops // 4)} commits" in format_plan(dry)
+
+    plan = push_version(params)
+    repo = hub.state.repos[REPO]
+    assert len(plan.commits) == -(-n_ops // 4) and plan.commit == plan.commits[-1]
+    for parent, child in zip(plan.commits, plan.commits[1:], strict=False):
+        assert repo.commits[child][0] == parent  # each part names the one before
+    assert repo.tags == {"v0.1.0": plan.commits[-1]}  # the tag is on the last part only
+    snap = snapshot_download(REPO, repo_type="dataset", revision="v0.1.0",
+                             endpoint=hub.endpoint, cache_dir=tmp_path / "dl")
+    for kind, path, _ in dry.operations:
+        if kind == "add" and path != "CHANGELOG.md":
+            assert filecmp.cmp(out / path, f"{snap}/{path}", shallow=False), path
+    # the card comes with the last part: earlier parts never show a card without its files
+    first = HfApi(endpoint=hub.endpoint).list_repo_files(REPO, repo_type="dataset",
+                                                          revision=plan.commits[0])
+    assert "README.md" not in first
 
 
 def test_push_refuses_without_a_token_and_dry_run_needs_none(tmp_path, hub, monkeypatch):
