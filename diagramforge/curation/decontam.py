@@ -48,8 +48,13 @@ def _token_hash(tok: str) -> int:
     return int.from_bytes(hashlib.blake2b(tok.encode(), digest_size=8).digest(), "big")
 
 
-def shingles(code: str | None, n: int) -> np.ndarray:
-    """Unique 64-bit hashes of every ``n``-token run of ``code`` (empty if shorter)."""
+def shingles(code: str | np.ndarray | None, n: int) -> np.ndarray:
+    """Unique 64-bit hashes of every ``n``-token run of ``code`` (empty if shorter).
+
+    ``code`` may already be its shingles (an array from this function): the split stage
+    computes them while it streams its shards and keeps only these (8 B per code token)."""
+    if isinstance(code, np.ndarray):
+        return code
     toks = TOKEN.findall(code or "")
     if len(toks) < n:
         return np.empty(0, dtype=np.uint64)
