@@ -81,3 +81,10 @@ def test_a_dataset_directory_is_loaded_as_a_hub_repository_is(tmp_path):
 def test_an_unloadable_reference_names_the_param(tmp_path):
     with pytest.raises(ValueError, match="split.decontaminate.against"):
         list(decontam.external_docs("nobody/no-such-dataset-offline", "code"))
+
+
+def test_precomputed_shingles_stand_in_for_code():
+    """The split stage keeps shingles, not code: the same hits either way."""
+    pre = [{**r, "code": decontam.shingles(r.get("code"), CFG.ngram)} for r in rows()]
+    a, b = decontam.find(rows(), CFG), decontam.find(pre, CFG)
+    assert a.hits == b.hits and a.boilerplate == b.boilerplate and a.hits
