@@ -321,6 +321,8 @@ def decide(src: Source, log_: StageLog, cfg: SplitParams, pins: dict | None = No
     index = _signals(src, rows, cfg, papers, workdir)
     rows = _near(rows, log_, cfg, pinned_ids, papers, index)
     del index
+    if workdir is not None:  # a memmapped index is scratch, not output
+        shutil.rmtree(workdir / "_index", ignore_errors=True)
     for r in rows:  # the PDF match is done: its columns go
         for c in PDF_COLUMNS:
             r.pop(c, None)

@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from diagramforge.curation import near_dup
 from diagramforge.filters import split as split_mod
 from diagramforge.filters.split import ASSIGNMENTS, decide, emit, split_table
 from diagramforge.params import SplitParams
@@ -111,9 +112,20 @@ def test_the_stage_writes_the_same_rows_shard_by_shard(tmp_path, monkeypatch):
         return orig(src, *a, **kw)
 
     monkeypatch.setattr(split_mod, "decide", spy)
+    monkeypatch.setattr(near_dup, "MEMMAP_BYTES", 0)  # the signatures go to a memmap
+    dirs = []
+    orig_init = near_dup.Signatures.__init__
+
+    def init(self, *a, directory=None, **kw):  # noqa: ANN001, ANN002, ANN003, ANN202
+        dirs.append(directory)
+        orig_init(self, *a, directory=directory, **kw)
+
+    monkeypatch.setattr(near_dup.Signatures, "__init__", init)
     stats = run_stage(split_mod.SplitStage(params))
     assert seen == ["Upstream"]
     paths = stage_paths(params, "split")
+    assert dirs == [paths.root / "_index"] and not dirs[0].exists()  # scratch, removed
+    assert not (paths.root / "_runs").exists()
     out = ShardSet(paths.records, split_mod.SplitStage(params).output_schema)
     assert len(out.indices()) == -(-len(whole) // 4)  # written in shards of 4
     written = [r for _, t in out.iter_tables() for r in t.to_pylist()]
