@@ -286,9 +286,9 @@ class Signatures:
 
     Where it stops fitting: banding (:func:`code_pairs`) adds ``8·bands`` bytes per record
     for the keys and an argsort of one band at a time; with the split stage's own light rows
-    (~1 KB each, see ``filters/split.py``) a run holds ~1.6 KB per record, so an 8 GB budget
-    covers ~5M records. Past that the index must be sharded by band key (each band's keys
-    sorted on disk, buckets read back one key range at a time) — not needed below it.
+    (~640 B each, see ``filters/split.py``) the split peaks at ~1.3 KB per record (measured),
+    so an 8 GB budget covers ~6M records. Past that the index must be sharded by band key
+    (each band's keys sorted on disk, buckets read back one key range at a time).
     """
 
     def __init__(self, n: int, *, num_perm: int, shingle: int, seed: int, hash_size: int,

@@ -32,16 +32,24 @@ near-duplicate index (:class:`diagramforge.curation.near_dup.Signatures`), the
 decontamination shingles and, for papers with a figure cut from their PDF only, the
 captions, labels and graphs the PDF match compares; it decides everything on those, then
 writes its rows by reading the shards again with the decisions as a lookup, in the same
-order as a whole-table sort (an external merge of per-shard sorted runs when the input is
-not already in that order). What it holds per kept row: the light row (~0.8–1 KB as a
-Python dict), the MinHash signature and pHash (``4·num_perm + 10`` B: 522 B), the
-decontamination shingles (8 B per code token: ~2–8 KB for a TikZ figure) and the
-assignment/update record (~0.3 KB) — ~4–10 KB per row in all, the shingles dominating, so
-8 GB holds ~1M rows. Past that the decontamination index (:meth:`decontam.Index.build`
-concatenates every train shingle plus its owner, 16 B per shingle, and counts document
-frequency over the pool) must be sharded by hash range, and past ~5M rows the MinHash index
-by band key (see :class:`~diagramforge.curation.near_dup.Signatures`); signatures larger
-than ``near_dup.MEMMAP_BYTES`` (1 GiB) are already a memmap under ``data/split/_index``.
+order as a whole-table sort (an external merge of per-shard sorted runs under
+``data/split/_runs`` when the input is not already in that order).
+
+What it holds, measured (``tracemalloc`` slope between two corpus sizes):
+
+- light row (:data:`LIGHT` as a Python dict): ~640 B; MinHash signature + pHash + flags:
+  ``4·num_perm + 10`` = 522 B; in all ~1.2 KB held, **~1.3 KB per row at peak** without
+  decontamination. With an 8 GB budget that is ~6M rows; past that the MinHash index must
+  be sharded by band key (:class:`~diagramforge.curation.near_dup.Signatures`); signature
+  matrices above ``near_dup.MEMMAP_BYTES`` (1 GiB, ~2M rows) are already a memmap under
+  ``data/split/_index`` (removed once clusters are found).
+- decontamination (``split.decontaminate.enabled``) dominates: each row's shingles are
+  ``8 B × code tokens`` (on the samples: TikZ 1.1 KB, mxGraph 3.1 KB, SVG 10.8 KB; 3.5 KB
+  on average), and :meth:`decontam.Index.build` concatenates the pool's shingles with their
+  owners and sorts them twice, **~11× the shingles at peak** (38 KB per row on the test
+  corpus). 8 GB then covers ~200k rows; past that the n-gram index must be partitioned by
+  hash range (one pass over the code per range; hits and document frequencies add up
+  across ranges, and ascending ranges keep the best-match tie-break) — not done yet.
 """
 
 from __future__ import annotations
