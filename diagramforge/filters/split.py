@@ -47,9 +47,12 @@ What it holds, measured (``tracemalloc`` slope between two corpus sizes):
   ``8 B × code tokens`` (on the samples: TikZ 1.1 KB, mxGraph 3.1 KB, SVG 10.8 KB; 3.5 KB
   on average), and :meth:`decontam.Index.build` concatenates the pool's shingles with their
   owners and sorts them twice, **~11× the shingles at peak** (38 KB per row on the test
-  corpus). 8 GB then covers ~200k rows; past that the n-gram index must be partitioned by
-  hash range (one pass over the code per range; hits and document frequencies add up
-  across ranges, and ascending ranges keep the best-match tie-break) — not done yet.
+  corpus). So past :data:`DECONTAM_INDEX_BYTES` (2 GiB, ~55k rows on the samples' mix)
+  the index is built one hash range at a time (:func:`decontam.find_in_parts`: hits and
+  document frequencies add up across ranges, ascending ranges keep the best-match
+  tie-break; external references are streamed once per range), and what is held is the
+  shingles themselves (~4.7 KB per row with the light row and signature): 8 GB ≈ 1.3M rows
+  of the samples' mix. Past that the shingles too must go to disk (sorted runs per range).
 """
 
 from __future__ import annotations
@@ -84,6 +87,11 @@ PDF_COLUMNS = ("caption", "label", "meta", "graph")
 UPDATES = ("split", "dup_cluster", "difficulty", "group", "contamination")
 """What the stage changes in a row: the lookup its output pass applies."""
 _AT = "_at"  # a light row's position in the input (shard order)
+DECONTAM_INDEX_BYTES = 2 << 30
+"""Past this transient size the decontamination index is built one hash range at a time
+(:func:`decontam.find_in_parts`: the same hits, a pass over the references per range)."""
+DECONTAM_PEAK = 11
+"""Index.build's peak over the shingles' own bytes (measured: two sorts with owners)."""
 
 
 class Reason:
@@ -212,9 +220,15 @@ def _decontaminate(rows: list[dict], log_: StageLog, cfg: DecontamParams) -> dic
         r["contamination"] = None
     if not cfg.enabled:
         return {"enabled": False}
-    external = chain.from_iterable(decontam.external_docs(s, cfg.code_column)
+
+    def external() -> Iterator[tuple[str, str, str | None]]:
+        return chain.from_iterable(decontam.external_docs(s, cfg.code_column)
                                    for s in cfg.against)
-    found = decontam.find(rows, cfg, external)
+
+    pool = sum(getattr(r.get("code"), "nbytes", 0) for r in rows)
+    parts = min(1024, max(1, -(-DECONTAM_PEAK * pool // DECONTAM_INDEX_BYTES)))
+    found = decontam.find(rows, cfg, external()) if parts == 1 else \
+        decontam.find_in_parts(rows, cfg, external, parts)
     by_id = {str(r["id"]): r for r in rows}
     moved_groups = set()
     for h in found.hits:

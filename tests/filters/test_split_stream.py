@@ -121,10 +121,20 @@ def test_the_stage_writes_the_same_rows_shard_by_shard(tmp_path, monkeypatch):
         orig_init(self, *a, directory=directory, **kw)
 
     monkeypatch.setattr(near_dup.Signatures, "__init__", init)
+    monkeypatch.setattr(split_mod, "DECONTAM_INDEX_BYTES", 40_000)  # in hash ranges
+    parts = []
+    orig_parts = split_mod.decontam.find_in_parts
+
+    def in_parts(*a):  # noqa: ANN002, ANN202
+        parts.append(a[-1])
+        return orig_parts(*a)
+
+    monkeypatch.setattr(split_mod.decontam, "find_in_parts", in_parts)
     stats = run_stage(split_mod.SplitStage(params))
     assert seen == ["Upstream"]
     paths = stage_paths(params, "split")
     assert dirs == [paths.root / "_index"] and not dirs[0].exists()  # scratch, removed
+    assert len(parts) == 1 and parts[0] > 2
     assert not (paths.root / "_runs").exists()
     out = ShardSet(paths.records, split_mod.SplitStage(params).output_schema)
     assert len(out.indices()) == -(-len(whole) // 4)  # written in shards of 4
@@ -134,6 +144,8 @@ def test_the_stage_writes_the_same_rows_shard_by_shard(tmp_path, monkeypatch):
         [(r["id"], r["split"], r["group"], r["dup_cluster"], r["difficulty"]) for r in whole]
     assert json.loads((paths.root / ASSIGNMENTS).read_text()) == \
         {k: v for k, v in record.items() if k != "contamination"}
+    assert json.loads((paths.root / split_mod.CONTAMINATION).read_text()) == \
+        json.loads(json.dumps(record["contamination"]))
     assert stats.n_out == len(whole) and stats.n_in == len(rows)
 
 
