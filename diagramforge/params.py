@@ -474,6 +474,11 @@ class ClassifierTrainParams(_Section):
     at every barrier while another process holds a core (measured on a shared 2-core
     machine: fit 7 s with one thread, 13 s with two; 142 s with two under heavy load).  The
     weights depend on it (reduction order), so it is a param."""
+    max_train_rows: Annotated[int, Field(ge=1)] = 20_000
+    """At most this many corpus renders are trained on: a stratified, seeded sample by weak
+    label (``classifier/sample.py``), read shard by shard — training holds ≈ 330 KB per
+    image (tensors, augmented copies), so 20k ≈ 6.6 GB at 96 px. A smaller corpus is taken
+    whole."""
 
 
 class FilterParams(BaseModel):

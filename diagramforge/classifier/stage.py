@@ -17,9 +17,11 @@ from pathlib import Path
 import pyarrow as pa
 
 from diagramforge import atomic
+from diagramforge.classifier.sample import COLUMNS, stratified_rows
 from diagramforge.classifier.shipped import CONFUSION, SHIPPED, install
 from diagramforge.classifier.train import train
 from diagramforge.paths import stage_paths
+from diagramforge.shards import Upstream
 from diagramforge.stage import StageLog, TableStage
 
 METRICS_FILE = "classifier.json"
@@ -34,7 +36,11 @@ class ClassifierTrainStage(TableStage):
 
     name = "classifier-train"
     upstream = "render"
-    reads = ("id", "format", "code", "image")
+    reads = COLUMNS
+    input_columns = COLUMNS
+    streams_input = True
+    """Nothing is read for the shipped checkpoint; training reads a bounded sample
+    (``classifier.max_train_rows``, :mod:`diagramforge.classifier.sample`) shard by shard."""
     output_schema = None
     funnel = False
     param_sections = ("classifier",)
@@ -43,7 +49,7 @@ class ClassifierTrainStage(TableStage):
     plots = ((CONFUSION_FILE, {"template": "confusion", "x": "actual", "y": "predicted",
                                "title": "diagram-type classifier, held-out images"}),)
 
-    def run_table(self, table: pa.Table | None, log: StageLog) -> list[dict]:
+    def run_table(self, table: pa.Table | Upstream | None, log: StageLog) -> list[dict]:
         assert table is not None
         out = stage_paths(self.params, self.name).root
         mdir = Path(self.params.project.metrics_dir)
@@ -60,8 +66,15 @@ class ClassifierTrainStage(TableStage):
             atomic.write_bytes(mdir / CONFUSION_FILE, (SHIPPED / CONFUSION).read_bytes())
             log.stats.extra.update(trained=0, shipped=1)
             return []
-        rows = table.select(list(self.reads)).to_pylist()
-        metrics = train(rows, self.params.classifier, out)
+        cfg = self.params.classifier
+        if isinstance(table, Upstream):
+            drawn: dict = {}
+            rows = stratified_rows(table.tables(COLUMNS), table.tables(COLUMNS),
+                                   cfg.max_train_rows, cfg.seed, drawn)
+            log.stats.extra.update(with_image=drawn["with_image"], sampled=drawn["sampled"])
+        else:
+            rows = table.select(list(COLUMNS)).to_pylist()
+        metrics = train(rows, cfg, out)
         atomic.write_json(mdir / METRICS_FILE, metrics)
         atomic.write_bytes(mdir / CONFUSION_FILE, (out / "confusion.csv").read_bytes())
         log.stats.extra.update(trained=metrics["trained"], held_out=metrics["held_out"],

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -48,8 +48,13 @@ def _token_hash(tok: str) -> int:
     return int.from_bytes(hashlib.blake2b(tok.encode(), digest_size=8).digest(), "big")
 
 
-def shingles(code: str | None, n: int) -> np.ndarray:
-    """Unique 64-bit hashes of every ``n``-token run of ``code`` (empty if shorter)."""
+def shingles(code: str | np.ndarray | None, n: int) -> np.ndarray:
+    """Unique 64-bit hashes of every ``n``-token run of ``code`` (empty if shorter).
+
+    ``code`` may already be its shingles (an array from this function): the split stage
+    computes them while it streams its shards and keeps only these (8 B per code token)."""
+    if isinstance(code, np.ndarray):
+        return code
     toks = TOKEN.findall(code or "")
     if len(toks) < n:
         return np.empty(0, dtype=np.uint64)
@@ -229,3 +234,75 @@ def find(rows: list[dict], cfg: DecontamParams,
             hits.append(Hit(str(r["id"]), r.get("source_id"), best[0], best[1], shared, total))
     tested = sum(r.get("split") == "test" for r in rows)
     return Found(hits, len(index.names), index.boilerplate, tested)
+
+
+def _in_range(sh: np.ndarray, lo: np.uint64, hi: np.uint64 | None) -> np.ndarray:
+    """The part of sorted shingles ``sh`` in ``[lo, hi)`` (``hi=None``: to the end)."""
+    a = int(np.searchsorted(sh, lo))
+    b = sh.size if hi is None else int(np.searchsorted(sh, hi))
+    return sh[a:b]
+
+
+def find_in_parts(rows: list[dict], cfg: DecontamParams,
+                  external: Callable[[], Iterable[tuple[str, str, str | None]]] = tuple,
+                  parts: int = 1) -> Found:
+    """:func:`find`'s result with the reference index built one hash range at a time.
+
+    Why: :meth:`Index.build` sorts every shingle of the pool with its owner, twice — about
+    11× the shingles' own 8 B each at its peak, which at a few KB of shingles per row bounds
+    a split to ~200k rows in 8 GB. Per range only that range's shingles are concatenated and
+    sorted; shared counts and document frequencies add up across ranges, and owners are
+    counted in ascending hash order, as :meth:`Index.lookup` counts them, so the best match
+    and its tie-break are the same. ``external`` is called once per range (a fresh stream of
+    the reference datasets). ``rows``' ``code`` may be precomputed shingles."""
+    n = cfg.ngram
+    train = [(Against.TRAIN, str(r["id"]), shingles(r.get("code"), n)) for r in rows
+             if r.get("split") == "train"]
+    rest = [shingles(r.get("code"), n) for r in rows if r.get("split") != "train"]
+    tests = [(r, shingles(r.get("code"), n)) for r in rows if r.get("split") == "test"]
+    shared = [0] * len(tests)
+    owners: list[Counter] = [Counter() for _ in tests]
+    names: list[tuple[str, str]] = []
+    boilerplate = 0
+    cuts = [np.uint64(k * (2**64 // parts)) for k in range(parts)]  # ascending ranges
+    for p, lo in enumerate(cuts):
+        hi = cuts[p + 1] if p + 1 < len(cuts) else None
+        hs, ds, names = [], [], []
+        for against, id_, code in chain(train, external()):
+            sh = shingles(code, n)
+            if not sh.size:
+                continue
+            part = _in_range(sh, lo, hi)
+            if part.size:
+                hs.append(part)
+                ds.append(np.full(part.size, len(names), dtype=np.int64))
+            names.append((against, id_))
+        if not names:  # no reference document at all: nothing to find (as find)
+            break
+        others = [_in_range(x, lo, hi) for x in rest]
+        allh = np.concatenate(hs) if hs else np.empty(0, dtype=np.uint64)
+        alld = np.concatenate(ds) if ds else np.empty(0, dtype=np.int64)
+        hashes, first = np.unique(allh, return_index=True)
+        df_h, df_n = np.unique(np.concatenate([allh, *others]), return_counts=True)
+        common = df_h[df_n >= cfg.boilerplate_docs]
+        boilerplate += int(common.size)
+        keep = ~np.isin(hashes, common)
+        index_h, index_d = hashes[keep], alld[first[keep]]
+        del allh, alld, hashes, first, df_h, df_n, others
+        if not index_h.size:
+            continue
+        for t, (_, sh) in enumerate(tests):
+            part = _in_range(sh, lo, hi)
+            if not part.size:
+                continue
+            pos = np.searchsorted(index_h, part)
+            pos[pos == index_h.size] = 0
+            hit = index_h[pos] == part
+            shared[t] += int(hit.sum())
+            owners[t].update(index_d[pos[hit]].tolist())
+    hits = []
+    for (r, sh), s, o in zip(tests, shared, owners, strict=True):
+        if s and s >= cfg.min_shared:
+            against, match = names[o.most_common(1)[0][0]]
+            hits.append(Hit(str(r["id"]), r.get("source_id"), against, match, s, int(sh.size)))
+    return Found(hits, len(names), boilerplate, len(tests))

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -273,30 +274,80 @@ class NearDups:
         return out
 
 
+class Signatures:
+    """The near-duplicate index of ``n`` records, filled one record at a time.
+
+    Why: the split stage streams its input (issue 26), so code and PNGs pass through once,
+    shard by shard, and only what detection needs stays: a ``num_perm`` × uint32 MinHash
+    signature and a uint64 pHash per record, with two validity flags — ``4·num_perm + 10``
+    bytes per record (522 B at ``num_perm: 128``). With ``directory`` the signature matrix is a
+    ``.npy`` memmap there instead of anonymous memory, so the OS pages it (past
+    :data:`MEMMAP_BYTES`, the split stage uses one under its output directory).
+
+    Where it stops fitting: banding (:func:`code_pairs`) adds ``8·bands`` bytes per record
+    for the keys and an argsort of one band at a time; with the split stage's own light rows
+    (~640 B each, see ``filters/split.py``) the split peaks at ~1.3 KB per record (measured),
+    so an 8 GB budget covers ~6M records. Past that the index must be sharded by band key
+    (each band's keys sorted on disk, buckets read back one key range at a time).
+    """
+
+    def __init__(self, n: int, *, num_perm: int, shingle: int, seed: int, hash_size: int,
+                 code: bool = True, image: bool = True, directory: Path | None = None):
+        self.n, self.hash_size = n, hash_size
+        self.signer = CodeSigner(num_perm, seed, shingle) if code else None
+        self.sigs: np.ndarray | None = None
+        if code:
+            if directory is not None:
+                directory.mkdir(parents=True, exist_ok=True)
+                self.sigs = np.lib.format.open_memmap(
+                    directory / "signatures.npy", mode="w+", dtype=np.uint32,
+                    shape=(n, num_perm))
+            else:
+                self.sigs = np.zeros((n, num_perm), dtype=np.uint32)
+        self.sig_valid = np.zeros(n, dtype=bool)
+        self.hashes = np.zeros(n, dtype=np.uint64) if image else None
+        self.hash_valid = np.zeros(n, dtype=bool)
+
+    def add(self, i: int, code: str | None, png: bytes | None) -> None:
+        """Sign record ``i`` (its PNG is decoded here and dropped)."""
+        if self.signer is not None and self.sigs is not None:
+            s = self.signer.signature(code or "")
+            if s is not None:
+                self.sigs[i], self.sig_valid[i] = s, True
+        if self.hashes is not None and png:
+            h = phash(png, self.hash_size)
+            if h is not None:
+                self.hashes[i], self.hash_valid[i] = np.uint64(h), True
+
+    def find(self, *, code_threshold: float, max_distance: int | None,
+             max_bucket: int) -> NearDups:
+        """Clusters over the signed records (same result as :func:`find` on their inputs)."""
+        n = self.n
+        cp, cj = np.empty((0, 2), dtype=np.int64), np.empty(0)
+        if self.sigs is not None and n:
+            cp, cj = code_pairs(np.asarray(self.sigs), self.sig_valid, code_threshold,
+                                max_bucket)
+        ip, idist = np.empty((0, 2), dtype=np.int64), np.empty(0, dtype=np.int64)
+        if self.hashes is not None and n:
+            ip, idist = image_pairs(self.hashes, self.hash_valid, max_distance or 0, max_bucket,
+                                    self.hash_size * self.hash_size)
+        both = np.concatenate([cp, ip]) if cp.size or ip.size else np.empty((0, 2), np.int64)
+        return NearDups(components(n, both), cp, cj, ip, idist)
+
+
+MEMMAP_BYTES = 1 << 30
+"""Signature matrices larger than this live in a memmap under the stage's directory."""
+
+
 def find(codes: list[str | None], pngs: list[bytes | None], *, code_threshold: float,
          num_perm: int, shingle: int, seed: int, max_distance: int | None, hash_size: int,
          max_bucket: int) -> NearDups:
     """Near-duplicate clusters of records given their code and rendered PNG (either may be
     missing). ``max_distance=None`` or ``code_threshold > 1`` switch a signal off."""
     n = len(codes)
-    cp, cj = np.empty((0, 2), dtype=np.int64), np.empty(0)
-    if code_threshold <= 1 and n:
-        signer = CodeSigner(num_perm, seed, shingle)
-        sigs = np.zeros((n, num_perm), dtype=np.uint32)
-        valid = np.zeros(n, dtype=bool)
-        for i, code in enumerate(codes):
-            s = signer.signature(code or "")
-            if s is not None:
-                sigs[i], valid[i] = s, True
-        cp, cj = code_pairs(sigs, valid, code_threshold, max_bucket)
-    ip, idist = np.empty((0, 2), dtype=np.int64), np.empty(0, dtype=np.int64)
-    if max_distance is not None and n:
-        hashes = np.zeros(n, dtype=np.uint64)
-        valid = np.zeros(n, dtype=bool)
-        for i, png in enumerate(pngs):
-            h = phash(png, hash_size) if png else None
-            if h is not None:
-                hashes[i], valid[i] = np.uint64(h), True
-        ip, idist = image_pairs(hashes, valid, max_distance, max_bucket, hash_size * hash_size)
-    both = np.concatenate([cp, ip]) if cp.size or ip.size else np.empty((0, 2), np.int64)
-    return NearDups(components(n, both), cp, cj, ip, idist)
+    index = Signatures(n, num_perm=num_perm, shingle=shingle, seed=seed, hash_size=hash_size,
+                       code=code_threshold <= 1, image=max_distance is not None)
+    for i, (code, png) in enumerate(zip(codes, pngs, strict=True)):
+        index.add(i, code, png)
+    return index.find(code_threshold=code_threshold, max_distance=max_distance,
+                      max_bucket=max_bucket)

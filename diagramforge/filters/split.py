@@ -25,29 +25,74 @@ In order, over the whole table (it needs a global view):
 Everything a later version needs to reproduce this one — unit and id assignments, tier cut
 points — is written to ``data/split/assignments.json`` (name it in ``split.pinned`` when
 building the next version).
+
+**Streaming** (issue 26). The stage never holds the table: it reads the small columns
+(:data:`LIGHT`) of every row, then streams code and PNGs shard by shard into the
+near-duplicate index (:class:`diagramforge.curation.near_dup.Signatures`), the
+decontamination shingles and, for papers with a figure cut from their PDF only, the
+captions, labels and graphs the PDF match compares; it decides everything on those, then
+writes its rows by reading the shards again with the decisions as a lookup, in the same
+order as a whole-table sort (an external merge of per-shard sorted runs under
+``data/split/_runs`` when the input is not already in that order).
+
+What it holds, measured (``tracemalloc`` slope between two corpus sizes):
+
+- light row (:data:`LIGHT` as a Python dict): ~640 B; MinHash signature + pHash + flags:
+  ``4·num_perm + 10`` = 522 B; in all ~1.2 KB held, **~1.3 KB per row at peak** without
+  decontamination. With an 8 GB budget that is ~6M rows; past that the MinHash index must
+  be sharded by band key (:class:`~diagramforge.curation.near_dup.Signatures`); signature
+  matrices above ``near_dup.MEMMAP_BYTES`` (1 GiB, ~2M rows) are already a memmap under
+  ``data/split/_index`` (removed once clusters are found).
+- decontamination (``split.decontaminate.enabled``) dominates: each row's shingles are
+  ``8 B × code tokens`` (on the samples: TikZ 1.1 KB, mxGraph 3.1 KB, SVG 10.8 KB; 3.5 KB
+  on average), and :meth:`decontam.Index.build` concatenates the pool's shingles with their
+  owners and sorts them twice, **~11× the shingles at peak** (38 KB per row on the test
+  corpus). So past :data:`DECONTAM_INDEX_BYTES` (2 GiB, ~55k rows on the samples' mix)
+  the index is built one hash range at a time (:func:`decontam.find_in_parts`: hits and
+  document frequencies add up across ranges, ascending ranges keep the best-match
+  tie-break; external references are streamed once per range), and what is held is the
+  shingles themselves: measured 8.1 KB per row at peak on the test corpus (3.3 KB of
+  shingles per row; 38 KB without ranges), so 8 GB ≈ 1M rows of the samples' mix. Past that
+  the shingles too must go to disk (sorted runs per hash range).
 """
 
 from __future__ import annotations
 
+import heapq
 import json
+import shutil
 from collections import Counter, defaultdict
-from dataclasses import asdict
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
 from itertools import chain
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from diagramforge import atomic
 from diagramforge.curation import dates, decontam, difficulty, near_dup, pdf_match, splits
 from diagramforge.params import DecontamParams, SplitParams
 from diagramforge.paths import stage_paths
 from diagramforge.records import SOURCE_SCHEMA, SPLITS, Rejection
-from diagramforge.shards import ShardSet
+from diagramforge.shards import ShardSet, Upstream
 from diagramforge.stage import StageLog, TableStage
 
 ASSIGNMENTS = "assignments.json"
 CONTAMINATION = "contamination.json"
+LIGHT = ("id", "group", "source_id", "source", "format", "tokens", "width", "height")
+"""The columns every row keeps in memory for the global decisions."""
+PDF_COLUMNS = ("caption", "label", "meta", "graph")
+"""What the PDF match also compares: read only for rows of papers with a cut-out."""
+UPDATES = ("split", "dup_cluster", "difficulty", "group", "contamination")
+"""What the stage changes in a row: the lookup its output pass applies."""
+_AT = "_at"  # a light row's position in the input (shard order)
+DECONTAM_INDEX_BYTES = 2 << 30
+"""Past this transient size the decontamination index is built one hash range at a time
+(:func:`decontam.find_in_parts`: the same hits, a pass over the references per range)."""
+DECONTAM_PEAK = 11
+"""Index.build's peak over the shingles' own bytes (measured: two sorts with owners)."""
 
 
 class Reason:
@@ -106,18 +151,16 @@ def _representative(members: list[int], rows: list[dict], keep: str,
 
 
 def _near(rows: list[dict], log_: StageLog, cfg: SplitParams,
-          pinned_ids: dict[str, str], papers: dict[int, set[str]] | None = None
-          ) -> list[dict]:
+          pinned_ids: dict[str, str], papers: dict[int, set[str]] | None = None,
+          index: near_dup.Signatures | None = None) -> list[dict]:
+    """``index``: the rows' signatures, signed in this order while the shards streamed."""
     nd_cfg = cfg.near_dup
     for r in rows:
         r["dup_cluster"] = r["id"]
-    if not nd_cfg.enabled or not rows:
+    if not nd_cfg.enabled or not rows or index is None:
         return rows
-    found = near_dup.find([r.get("code") for r in rows], [r.get("image") for r in rows],
-                          code_threshold=nd_cfg.code.threshold, num_perm=nd_cfg.code.num_perm,
-                          shingle=nd_cfg.code.shingle, seed=nd_cfg.code.seed,
-                          max_distance=nd_cfg.image.max_distance,
-                          hash_size=nd_cfg.image.hash_size, max_bucket=nd_cfg.max_bucket)
+    found = index.find(code_threshold=nd_cfg.code.threshold,
+                       max_distance=nd_cfg.image.max_distance, max_bucket=nd_cfg.max_bucket)
     log_.stats.extra["near_dup_code_pairs"] = int(found.code_pairs.shape[0])
     log_.stats.extra["near_dup_image_pairs"] = int(found.image_pairs.shape[0])
     # a figure cut from a PDF joins the cluster of the code it was compiled from
@@ -178,9 +221,15 @@ def _decontaminate(rows: list[dict], log_: StageLog, cfg: DecontamParams) -> dic
         r["contamination"] = None
     if not cfg.enabled:
         return {"enabled": False}
-    external = chain.from_iterable(decontam.external_docs(s, cfg.code_column)
+
+    def external() -> Iterator[tuple[str, str, str | None]]:
+        return chain.from_iterable(decontam.external_docs(s, cfg.code_column)
                                    for s in cfg.against)
-    found = decontam.find(rows, cfg, external)
+
+    pool = sum(getattr(r.get("code"), "nbytes", 0) for r in rows)
+    parts = min(1024, max(1, -(-DECONTAM_PEAK * pool // DECONTAM_INDEX_BYTES)))
+    found = decontam.find(rows, cfg, external()) if parts == 1 else \
+        decontam.find_in_parts(rows, cfg, external, parts)
     by_id = {str(r["id"]): r for r in rows}
     moved_groups = set()
     for h in found.hits:
@@ -205,18 +254,101 @@ def _decontaminate(rows: list[dict], log_: StageLog, cfg: DecontamParams) -> dic
                      for h in sorted(found.hits, key=lambda h: h.id)]}
 
 
-def split_table(table: pa.Table, log_: StageLog, cfg: SplitParams,
-                pins: dict | None = None, sources: list[dict] | None = None
-                ) -> tuple[list[dict], dict]:
-    """The stage's work on a table; returns the output rows and the assignments record
-    (its ``contamination`` entry is the decontamination report). ``sources``: the crawl
-    records, read for their dates when ``split.test_after`` is set."""
+Source = pa.Table | Upstream
+"""The stage's input: one table (tests, small callers) or the upstream shards."""
+
+
+def _tables(src: Source, columns: list[str]) -> Iterator[pa.Table]:
+    cols = [c for c in columns if c in src.column_names]
+    if isinstance(src, pa.Table):
+        yield src.select(cols)
+    else:
+        yield from src.tables(cols)
+
+
+def _light_rows(src: Source) -> list[dict]:
+    """Every row's :data:`LIGHT` columns (shard by shard), tagged with its input position."""
+    rows: list[dict] = []
+    for t in _tables(src, list(LIGHT)):
+        rows.extend(t.to_pylist())
+    for k, r in enumerate(rows):
+        r[_AT] = k
+    return rows
+
+
+def _signals(src: Source, rows: list[dict], cfg: SplitParams, papers: dict[int, set[str]],
+             workdir: Path | None) -> near_dup.Signatures | None:
+    """One pass over the shards' code and PNGs: sign the kept ``rows`` into the
+    near-duplicate index, put each one's decontamination shingles in its ``code`` and, for
+    rows of papers with a cut-out, the columns the PDF match compares. PNGs are decoded one
+    at a time and dropped."""
+    nd, dc = cfg.near_dup, cfg.decontaminate
+    use_code = nd.enabled and nd.code.threshold <= 1
+    use_image = nd.enabled and nd.image.max_distance is not None
+    cut_groups = {str(r["group"]) for r in rows
+                  if pdf_match.is_cut_out(r) and r.get("group") is not None}
+    pdf_rows = {k for k, r in enumerate(rows) if nd.enabled and nd.pdf.enabled and cut_groups
+                and (pdf_match.is_cut_out(r) or str(r.get("group")) in cut_groups
+                     or papers.get(k, set()) & cut_groups)}
+    index = None
+    if nd.enabled:
+        big = len(rows) * nd.code.num_perm * 4 > near_dup.MEMMAP_BYTES
+        index = near_dup.Signatures(
+            len(rows), num_perm=nd.code.num_perm, shingle=nd.code.shingle, seed=nd.code.seed,
+            hash_size=nd.image.hash_size, code=use_code, image=use_image,
+            directory=workdir / "_index" if big and workdir is not None else None)
+    columns = (["code"] if use_code or dc.enabled else []) + (["image"] if use_image else []) \
+        + (list(PDF_COLUMNS) if pdf_rows else [])
+    if not columns:
+        return index
+    kept = {r[_AT]: k for k, r in enumerate(rows)}
+    at = 0
+    for t in _tables(src, columns):
+        for r in t.to_pylist():
+            k = kept.get(at)
+            at += 1
+            if k is None:
+                continue
+            if index is not None:
+                index.add(k, r.get("code"), r.get("image"))
+            if dc.enabled:
+                rows[k]["code"] = decontam.shingles(r.get("code"), dc.ngram)
+            if k in pdf_rows:
+                rows[k].update({c: r.get(c) for c in PDF_COLUMNS})
+    return index
+
+
+@dataclass
+class Decisions:
+    """What the output pass needs: for each kept input position, its place in the output
+    and the values the stage sets."""
+
+    order: dict[int, int]
+    """input position → output position."""
+    updates: list[dict]
+    """per output position: :data:`UPDATES`."""
+
+
+def decide(src: Source, log_: StageLog, cfg: SplitParams, pins: dict | None = None,
+           sources: list[dict] | None = None, workdir: Path | None = None
+           ) -> tuple[Decisions, dict]:
+    """Every global decision, holding only light rows, signatures and shingles; returns
+    the decisions and the assignments record (its ``contamination`` entry is the
+    decontamination report). ``sources``: the crawl records, read for their dates when
+    ``split.test_after`` is set."""
     pins = pins or {}
     pinned_ids = pins.get("ids", {})
-    rows = sorted(table.to_pylist(), key=lambda r: (r.get("group") or "",
-                                                    r.get("source_id") or "", r["id"]))
+    rows = sorted(_light_rows(src), key=lambda r: (r.get("group") or "",
+                                                   r.get("source_id") or "", r["id"]))
     rows, papers = _exact(rows, log_)
-    rows = _near(rows, log_, cfg, pinned_ids, papers)
+    index = _signals(src, rows, cfg, papers, workdir)
+    rows = _near(rows, log_, cfg, pinned_ids, papers, index)
+    del index
+    if workdir is not None:  # a memmapped index is scratch, not output
+        shutil.rmtree(workdir / "_index", ignore_errors=True)
+    for r in rows:  # the PDF match is done: its columns go
+        for c in PDF_COLUMNS:
+            r.pop(c, None)
     cuts = _tiers(rows, log_, cfg, pins.get("tiers"))
     test_ok = None
     if cfg.test_after is not None:
@@ -238,7 +370,68 @@ def split_table(table: pa.Table, log_: StageLog, cfg: SplitParams,
               "units": dict(sorted(units.items())),
               "ids": {r["id"]: r["split"] for r in sorted(rows, key=lambda r: r["id"])},
               "contamination": report}
-    return rows, record
+    decisions = Decisions({r[_AT]: k for k, r in enumerate(rows)},
+                          [{c: r[c] for c in UPDATES} for r in rows])
+    return decisions, record
+
+
+def emit(src: Source, d: Decisions, batch_rows: int, workdir: Path) -> Iterator[dict]:
+    """The output rows, in output order, reading the input again one shard at a time.
+
+    Input already in output order (the common case after a sorted upstream) streams
+    straight through; otherwise each shard's kept rows are sorted into a run file under
+    ``workdir`` (row groups of ``batch_rows`` / runs) and the runs merged, so at most about
+    ``batch_rows`` rows are in memory whatever the table's size."""
+    ats = sorted(d.order, key=d.order.__getitem__)
+    if all(a < b for a, b in zip(ats, ats[1:], strict=False)):
+        at = 0
+        for t in _tables(src, list(src.column_names)):
+            for r in t.to_pylist():
+                k = d.order.get(at)
+                at += 1
+                if k is not None:
+                    yield {**r, **d.updates[k]}
+        return
+    runs = workdir / "_runs"
+    shutil.rmtree(runs, ignore_errors=True)
+    runs.mkdir(parents=True)
+    n_runs = len(src.shards.indices()) if isinstance(src, Upstream) else 1
+    per_run = max(1, batch_rows // max(1, n_runs))  # rows each run holds while merging
+    try:
+        files, start = [], 0
+        for t in _tables(src, list(src.column_names)):
+            here = [(d.order[a], a - start) for a in range(start, start + t.num_rows)
+                    if a in d.order]
+            start += t.num_rows
+            if not here:
+                continue
+            here.sort()
+            run = t.take([i for _, i in here]).append_column(
+                "_pos", pa.array([k for k, _ in here], pa.int64()))
+            files.append(runs / f"run-{len(files):05d}.parquet")
+            pq.write_table(run, files[-1], row_group_size=per_run)
+
+        def read(path: Path) -> Iterator[tuple[int, dict]]:
+            for b in pq.ParquetFile(path).iter_batches(batch_size=per_run):
+                for r in b.to_pylist():
+                    yield r.pop("_pos"), r
+
+        for k, r in heapq.merge(*(read(f) for f in files), key=lambda x: x[0]):
+            yield {**r, **d.updates[k]}
+    finally:
+        shutil.rmtree(runs, ignore_errors=True)
+
+
+def split_table(table: Source, log_: StageLog, cfg: SplitParams,
+                pins: dict | None = None, sources: list[dict] | None = None,
+                workdir: Path | None = None) -> tuple[list[dict], dict]:
+    """The stage's work on a table (or the upstream shards), output rows as one list:
+    :func:`decide` then :func:`emit`. The stage itself streams the rows instead."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        d, record = decide(table, log_, cfg, pins, sources, workdir)
+        return list(emit(table, d, 1 << 16, workdir or Path(tmp))), record
 
 
 class SplitStage(TableStage):
@@ -250,21 +443,24 @@ class SplitStage(TableStage):
     upstream = "filter"
     reads = ("id", "group", "source_id", "code", "image")
     """``tokens`` too when the tokens filter ran; without it ``difficulty`` stays null."""
-    writes = ("split", "dup_cluster", "difficulty", "group", "contamination")
+    writes = UPDATES
+    streams_input = True
     param_sections = ("split",)
     code = ("curation",)
     inputs = ("data/crawl",)
     """The sources' dates (``split.test_after``)."""
 
-    def run_table(self, table: pa.Table | None, log: StageLog) -> list[dict]:
+    def run_table(self, table: pa.Table | Upstream | None, log: StageLog) -> Iterator[dict]:
+        """Decide on light rows and signatures, write the two JSON records, then hand the
+        runner a generator that re-reads the shards (the runner writes it shard by shard)."""
         assert table is not None
         cfg = self.params.split
         sources = None
         if cfg.test_after is not None:
             crawl = ShardSet(stage_paths(self.params, "crawl").records, SOURCE_SCHEMA)
             sources = crawl.read_all(columns=["id", "kind", "date", "url", "meta"]).to_pylist()
-        rows, record = split_table(table, log, cfg, load_pins(cfg.pinned), sources)
         root = stage_paths(self.params, self.name).root
+        decisions, record = decide(table, log, cfg, load_pins(cfg.pinned), sources, root)
         atomic.write_json(root / CONTAMINATION, record.pop("contamination"))
         atomic.write_json(root / ASSIGNMENTS, record)
-        return rows
+        return emit(table, decisions, self.params.runner.shard_size, root)

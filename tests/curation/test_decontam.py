@@ -184,3 +184,37 @@ def test_a_multi_config_hub_id_is_streamed_from_a_loopback_hub(tmp_path, monkeyp
         ("lab/ext/generation/test", "g2"), ("lab/ext/generation/train", "g1"),
         ("lab/ext/qa/test", "q1")]
     assert got["streamed"] == [True, True, True]  # one streamed load per config
+def test_precomputed_shingles_stand_in_for_code():
+    """The split stage keeps shingles, not code: the same hits either way."""
+    pre = [{**r, "code": decontam.shingles(r.get("code"), CFG.ngram)} for r in rows()]
+    a, b = decontam.find(rows(), CFG), decontam.find(pre, CFG)
+    assert a.hits == b.hits and a.boilerplate == b.boilerplate and a.hits
+
+
+def _ties():
+    """A test item sharing runs with two train items equally, and with an external one."""
+    a, b = [f"alpha{k}" for k in range(60)], [f"beta{k}" for k in range(60)]
+    rs = [{"id": "ta", "split": "train", "code": " ".join(a)},
+          {"id": "tb", "split": "train", "code": " ".join(b)},
+          {"id": "tie", "split": "test", "code": " ".join(a[:30] + b[:30])}]  # 11 runs each
+    pre = " ".join(f"\\usetikzlibrary{{lib{k}}}" for k in range(30))
+    rs += [{"id": f"h{i}", "split": "train" if i < 3 else "test", "code": pre + tikz(300 + i)}
+           for i in range(5)]
+    return rows() + rs
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 7])
+@pytest.mark.parametrize("boilerplate_docs", [4, 50])
+def test_the_index_built_in_hash_ranges_finds_the_same(tmp_path, parts, boilerplate_docs):
+    path = tmp_path / "ext.parquet"
+    pq.write_table(pa.table({"id": ["e1", "e2"], "code": [tikz(51), tikz(52)]}), path)
+    cfg = DecontamParams(ngram=20, boilerplate_docs=boilerplate_docs)
+    whole = decontam.find(_ties(), cfg, decontam.external_docs(str(path), "code"))
+    pre = [{**r, "code": decontam.shingles(r["code"], cfg.ngram)} for r in _ties()]
+    split = decontam.find_in_parts(pre, cfg, lambda: decontam.external_docs(str(path), "code"),
+                                   parts)
+    assert split == whole
+    assert {h.id for h in whole.hits} >= {"leak", "clean", "tie"}  # train and external hits
+    assert (whole.boilerplate > 0) == (boilerplate_docs == 4)
+    assert not decontam.find_in_parts([r for r in pre if r["split"] != "train"], cfg,
+                                      parts=parts).hits

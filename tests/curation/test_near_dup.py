@@ -74,3 +74,19 @@ def test_find_combines_signals_into_components():
     labels = found.labels.tolist()
     assert labels[0] == labels[1] and len(set(labels)) == 4
     assert "jaccard" in found.evidence()[(0, 1)]
+
+
+def test_signatures_filled_one_at_a_time_in_a_memmap_find_the_same(tmp_path):
+    """The split stage signs records while it streams shards, into a memmap when large."""
+    a = picture(1)
+    codes = [a, picture(2), a.replace("label", "x", 1), picture(5), None]
+    kw = dict(num_perm=64, shingle=5, seed=3, hash_size=8)
+    whole = near_dup.find(codes, [None] * 5, code_threshold=0.8, max_distance=4,
+                          max_bucket=64, **kw)
+    index = near_dup.Signatures(5, directory=tmp_path, image=False, **kw)
+    for i in (4, 2, 0, 3, 1):  # any order of arrival
+        index.add(i, codes[i], None)
+    assert (tmp_path / "signatures.npy").stat().st_size >= 5 * 64 * 4
+    found = index.find(code_threshold=0.8, max_distance=None, max_bucket=64)
+    assert found.labels.tolist() == whole.labels.tolist()
+    assert found.code_pairs.tolist() == whole.code_pairs.tolist() == [[0, 2]]
