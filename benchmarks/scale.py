@@ -356,18 +356,82 @@ def published_digest(run: Path) -> str | None:
     return h.hexdigest()
 
 
+def _normalised(table, run: Path):
+    """``table`` with the run's own data directory in its string columns replaced by
+    ``<data>``: records keep local paths (the crawl's cached copy of a source), which name
+    the data directory, so two runs of one corpus in two directories differ there (and, when
+    the stages are deterministic, nowhere else). Only the data directory: a corpus may live
+    inside one run's directory and be read by the other."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    root = str((run / "data").resolve()) + "/"
+    cols = []
+    for name in table.column_names:
+        col = table[name]
+        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+            col = pc.replace_substring(col, root, "<data>/")
+        cols.append(col)
+    return pa.table(cols, names=table.column_names)
+
+
+def compare_stage(a: Path, b: Path, stage: str) -> dict:
+    """How one stage's outputs (records and rejections) of runs ``a`` and ``b`` compare,
+    file by file: identical bytes, the same rows once each run's own directory is taken out
+    of path strings, or different (with the columns that differ)."""
+    import pyarrow.parquet as pq
+
+    out: dict = {"stage": stage, "files": 0, "identical": 0, "same_rows": 0, "differ": [],
+                 "only_one_side": []}
+    for sub in ("records", "rejections"):
+        da, db = a / "data" / stage / sub, b / "data" / stage / sub
+        fa = {p.name for p in da.glob("*.parquet")} if da.exists() else set()
+        fb = {p.name for p in db.glob("*.parquet")} if db.exists() else set()
+        out["only_one_side"] += [f"{sub}/{f}" for f in sorted(fa ^ fb)]
+        for f in sorted(fa & fb):
+            out["files"] += 1
+            if (da / f).read_bytes() == (db / f).read_bytes():
+                out["identical"] += 1
+                continue
+            ta, tb = _normalised(pq.read_table(da / f), a), _normalised(pq.read_table(db / f), b)
+            if ta.schema == tb.schema and ta.equals(tb):
+                out["same_rows"] += 1
+                continue
+            cols = sorted(c for c in set(ta.column_names) | set(tb.column_names)
+                          if c not in ta.column_names or c not in tb.column_names
+                          or not ta[c].equals(tb[c]))
+            out["differ"].append(f"{sub}/{f}: {', '.join(cols) or 'schema'}")
+    return out
+
+
 def cmd_same(args: argparse.Namespace) -> None:
-    a, b = Path(args.a) / "data" / "published", Path(args.b) / "data" / "published"
-    fa = sorted(p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file())
-    fb = sorted(p.relative_to(b).as_posix() for p in b.rglob("*") if p.is_file())
-    differ = [f for f in fa if f in fb and (a / f).read_bytes() != (b / f).read_bytes()]
-    only = sorted(set(fa) ^ set(fb))
-    print(f"{len(fa)} vs {len(fb)} published files; {len(differ)} differ; "
-          f"{len(only)} only on one side")
-    for f in (differ + only)[:20]:
-        print("  ", f)
-    print("identical bytes" if not differ and not only else "NOT identical")
-    sys.exit(0 if not differ and not only else 1)
+    a, b = Path(args.a), Path(args.b)
+    ok, by_path = True, 0
+    for stage in [s for s in args.stages.split(",") if s]:
+        c = compare_stage(a, b, stage.rstrip("*"))
+        same = not c["differ"] and not c["only_one_side"] and c["files"] > 0
+        ok &= same
+        by_path += c["same_rows"]
+        print(f"{c['stage']}: {c['files']} files; {c['identical']} identical bytes, "
+              f"{c['same_rows']} the same rows but for the data directory in paths, "
+              f"{len(c['differ'])} differ, {len(c['only_one_side'])} only on one side"
+              f" -> {'same' if same else 'NOT the same'}")
+        for line in (c["differ"] + c["only_one_side"])[:10]:
+            print("  ", line)
+    if not args.stages or (a / "data" / "published").exists():
+        pa_, pb = a / "data" / "published", b / "data" / "published"
+        fa = sorted(p.relative_to(pa_).as_posix() for p in pa_.rglob("*") if p.is_file())
+        fb = sorted(p.relative_to(pb).as_posix() for p in pb.rglob("*") if p.is_file())
+        differ = [f for f in fa if f in fb and (pa_ / f).read_bytes() != (pb / f).read_bytes()]
+        only = sorted(set(fa) ^ set(fb))
+        print(f"published: {len(fa)} vs {len(fb)} files; {len(differ)} differ; "
+              f"{len(only)} only on one side")
+        for f in (differ + only)[:20]:
+            print("  ", f)
+        ok &= not differ and not only and bool(fa)
+    print("NOT the same" if not ok else "identical bytes" if not by_path else
+          f"the same ({by_path} files differ only in the data directory named in paths)")
+    sys.exit(0 if ok else 1)
 
 
 def cmd_table(args: argparse.Namespace) -> None:
@@ -439,6 +503,9 @@ def main() -> None:
     s = sub.add_parser("same")
     s.add_argument("a")
     s.add_argument("b")
+    s.add_argument("--stages", default="",
+                   help="also compare these stages' records and rejections, e.g. "
+                        "crawl,extract,render,filter (runs stopped before publish)")
     args = ap.parse_args()
     if args.cmd == "run" and args.stages == "nodraw" and not args.donor:
         ap.error("--stages nodraw needs --donor (a full run's directory)")

@@ -106,3 +106,33 @@ def test_twin_benchmarks_run(script, args, marker):
                          cwd=REPO / "benchmarks", capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stderr[-2000:]
     assert marker in res.stdout
+
+
+def test_scale_same_compares_stage_outputs_but_for_the_data_directory(tmp_path):
+    """``scale.py same --stages``: a file whose rows differ only in the run's own data
+    directory (the crawl's cached paths) counts as the same; any other difference does not."""
+    import importlib.util
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    spec = importlib.util.spec_from_file_location("scale", REPO / "benchmarks" / "scale.py")
+    scale = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scale)
+
+    def write(run, name, path, label):
+        d = run / "data" / "crawl" / "records"
+        d.mkdir(parents=True, exist_ok=True)
+        pq.write_table(pa.table({"path": [path], "label": [label]}), d / name)
+
+    a, b = tmp_path / "run", tmp_path / "run-dask"
+    for run in (a, b):
+        write(run, "part-00000.parquet", "/elsewhere/x.tex", "same")
+        write(run, "part-00001.parquet", f"{run / 'data'}/cache/x.tex", "same")
+    same = scale.compare_stage(a, b, "crawl")
+    assert (same["files"], same["identical"], same["same_rows"], same["differ"]) == (2, 1, 1, [])
+    write(b, "part-00001.parquet", f"{b / 'data'}/cache/x.tex", "other")
+    write(b, "part-00002.parquet", "/elsewhere/y.tex", "same")
+    differ = scale.compare_stage(a, b, "crawl")
+    assert differ["differ"] == ["records/part-00001.parquet: label"]
+    assert differ["only_one_side"] == ["records/part-00002.parquet"]
