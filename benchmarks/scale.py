@@ -26,7 +26,10 @@ in its own working directory) and points ``runner.dask.address`` at it; their me
 
 ``table`` prints N × stage × items/s × peak memory × disk, and for each pair of runs 10×
 apart whether the targets hold: peak memory at 10× the input ≤ 1.5× and items/s per worker
-within 20 %. ``same`` says whether two runs published identical bytes.
+within 20 % — with the two-point split of CPU time into a marginal cost per item and a
+fixed (start-up) cost, which is what a rate that "fails" at small N is made of. ``same``
+says whether two runs published identical bytes (``--stages``: and whether the named
+stages' records and rejections are the same).
 """
 
 from __future__ import annotations
@@ -79,12 +82,14 @@ def _pss_kb(pid: int) -> int:
 
 
 class TreeMemory:
-    """Peak PSS and RSS sums over a process, its descendants and ``extra`` processes."""
+    """Peak PSS and RSS sums over a process, its descendants and ``extra`` processes, and
+    the peak PSS of the largest single process: a stage whose workers are not all busy at
+    small N (one bulk chunk at 1k, seven at 10k) grows in the sum but not per process."""
 
     def __init__(self, pid: int, extra: list[int] | None = None, every_s: float = 0.2):
         self.roots = [pid, *(extra or [])]
         self.every = every_s
-        self.peak_pss = self.peak_rss = 0
+        self.peak_pss = self.peak_rss = self.peak_proc_pss = 0
         self._stop = threading.Event()
         self._t = threading.Thread(target=self._run, daemon=True)
 
@@ -104,7 +109,9 @@ class TreeMemory:
             for p in self._procs():
                 try:
                     rss += p.memory_info().rss // 1024
-                    pss += _pss_kb(p.pid)
+                    one = _pss_kb(p.pid)
+                    pss += one
+                    self.peak_proc_pss = max(self.peak_proc_pss, one)
                 except psutil.Error:
                     continue
             self.peak_pss, self.peak_rss = max(self.peak_pss, pss), max(self.peak_rss, rss)
@@ -254,7 +261,9 @@ def _stage_row(stage: str, run: Path, wall: float, mem: TreeMemory, disk: int, r
             "items_per_s": round(n_in / wall, 2) if wall else None,
             "items_per_s_per_worker": round(n_in / wall / parallel, 2) if wall else None,
             "workers": parallel, "peak_pss_mb": round(mem.peak_pss / 1024, 1),
-            "peak_rss_mb": round(mem.peak_rss / 1024, 1), "disk_mb": round(disk / 2**20, 1),
+            "peak_rss_mb": round(mem.peak_rss / 1024, 1),
+            "peak_proc_pss_mb": round(mem.peak_proc_pss / 1024, 1),
+            "disk_mb": round(disk / 2**20, 1),
             "load_before": round(load, 2), "rejected": m.get("rejected", {})}
 
 
@@ -434,24 +443,30 @@ def cmd_same(args: argparse.Namespace) -> None:
     sys.exit(0 if ok else 1)
 
 
+def _num(x: float | None) -> str:
+    return "" if x is None else f"{x:.0f}"
+
+
 def cmd_table(args: argparse.Namespace) -> None:
     runs = [json.loads(Path(p).read_text()) for p in args.results]
     runs.sort(key=lambda r: (r["executor"], r["stages"], r["n"]))
     print("| N | run | stage | in | out | wall s | items/s | CPU s | items/CPU-s | "
-          "peak PSS MB | peak RSS MB | disk MB | load |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "peak PSS MB | peak RSS MB | largest process PSS MB | disk MB | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in runs:
         for s in r["rows"]:
             print(f"| {r['n']:,} | {r['executor']} {r['stages']} | {s['stage']} | {s['n_in']:,} | "
                   f"{s['n_out']:,} | {s['wall_s']:.0f} | {s['items_per_s']} | "
                   f"{s.get('cpu_s', '')} | {s.get('items_per_cpu_s', '')} | "
                   f"{s['peak_pss_mb']:.0f} | "
-                  f"{s['peak_rss_mb']:.0f} | {s['disk_mb']:.0f} | {s['load_before']:.0f} |"
+                  f"{s['peak_rss_mb']:.0f} | {_num(s.get('peak_proc_pss_mb'))} | "
+                  f"{s['disk_mb']:.0f} | {s['load_before']:.0f} |"
                   + ("" if s["rc"] == 0 else f" exit {s['rc']}"))
     by = {(r["executor"], r["stages"], r["n"]): {s["stage"].rstrip("*"): s for s in r["rows"]}
           for r in runs}
-    print("\n| runs | stage | N → 10N | peak PSS ×(≤1.5) | rate Δ (±20 %) | holds |")
-    print("|---|---|---|---|---|---|")
+    print("\n| runs | stage | N → 10N | peak PSS ×(≤1.5) | rate Δ (±20 %) | holds | "
+          "marginal CPU ms/item | fixed CPU s |")
+    print("|---|---|---|---|---|---|---|---|")
     for (ex, kind, n), stages in sorted(by.items()):
         big = by.get((ex, kind, n * 10))
         if not big:
@@ -466,8 +481,12 @@ def cmd_table(args: argparse.Namespace) -> None:
             speed = b[rate] / s[rate] - 1
             ok = mem <= 1.5 and abs(speed) <= 0.2
             basis = "per CPU-s" if rate == "items_per_cpu_s" else "per worker, wall"
+            marginal = fixed = ""
+            if s.get("cpu_s") and b.get("cpu_s") and b["n_in"] > s["n_in"]:
+                m = (b["cpu_s"] - s["cpu_s"]) / (b["n_in"] - s["n_in"])
+                marginal, fixed = f"{m * 1000:.1f}", f"{s['cpu_s'] - m * s['n_in']:.1f}"
             print(f"| {ex} {kind} | {st} | {n:,} → {n * 10:,} | {mem:.2f} | "
-                  f"{speed:+.0%} ({basis}) | {'yes' if ok else 'NO'} |")
+                  f"{speed:+.0%} ({basis}) | {'yes' if ok else 'NO'} | {marginal} | {fixed} |")
 
 
 def cmd_corpus(args: argparse.Namespace) -> None:
