@@ -35,6 +35,7 @@ stages' records and rejections are the same).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -86,9 +87,11 @@ class TreeMemory:
     the peak PSS of the largest single process: a stage whose workers are not all busy at
     small N (one bulk chunk at 1k, seven at 10k) grows in the sum but not per process."""
 
-    def __init__(self, pid: int, extra: list[int] | None = None, every_s: float = 0.2):
+    def __init__(self, pid: int, extra: list[int] | None = None, every_s: float = 0.2,
+                 cap_mb: float = 0.0):
         self.roots = [pid, *(extra or [])]
         self.every = every_s
+        self.cap_kb, self.capped = cap_mb * 1024, False
         self.peak_pss = self.peak_rss = self.peak_proc_pss = 0
         self._stop = threading.Event()
         self._t = threading.Thread(target=self._run, daemon=True)
@@ -115,6 +118,12 @@ class TreeMemory:
                 except psutil.Error:
                     continue
             self.peak_pss, self.peak_rss = max(self.peak_pss, pss), max(self.peak_rss, rss)
+            if self.cap_kb and pss > self.cap_kb and not self.capped:
+                # a whole-table stage at 10× its measured size can outgrow a shared machine:
+                # stop it (its process group) and record where it was, not the machine's OOM
+                self.capped = True
+                with contextlib.suppress(OSError):  # the root leads its own session
+                    os.killpg(self.roots[0], signal.SIGKILL)
             self._stop.wait(self.every)
 
     def __enter__(self) -> TreeMemory:
@@ -327,7 +336,8 @@ def cmd_run(args: argparse.Namespace) -> None:
                         env=env, stdout=log, stderr=subprocess.STDOUT, cwd=run,
                         start_new_session=True)
                     try:
-                        with TreeMemory(proc.pid, cluster.pids if cluster else None) as mem:
+                        with TreeMemory(proc.pid, cluster.pids if cluster else None,
+                                        cap_mb=args.max_pss_mb) as mem:
                             rc, cpu = reap(proc)
                     except BaseException:  # the harness stopped: so does the stage it ran
                         os.killpg(proc.pid, signal.SIGKILL)
@@ -336,6 +346,8 @@ def cmd_run(args: argparse.Namespace) -> None:
             row = _stage_row(stage.rstrip("*"), run, time.perf_counter() - t, mem,
                              du(run / "data") - before, rc, args.workers, load)
             row["cpu_s"] = round(cpu, 1)
+            if mem.capped:
+                row["capped_at_mb"] = args.max_pss_mb
             row["items_per_cpu_s"] = round(row["n_in"] / cpu, 2) if cpu else None
             row["stage"] = stage
             results["rows"] = [r for r in results["rows"] if r["stage"] != stage] + [row]
@@ -461,7 +473,9 @@ def cmd_table(args: argparse.Namespace) -> None:
                   f"{s['peak_pss_mb']:.0f} | "
                   f"{s['peak_rss_mb']:.0f} | {_num(s.get('peak_proc_pss_mb'))} | "
                   f"{s['disk_mb']:.0f} | {s['load_before']:.0f} |"
-                  + ("" if s["rc"] == 0 else f" exit {s['rc']}"))
+                  + ("" if s["rc"] == 0 else f" exit {s['rc']}")
+                  + (f" stopped over {s['capped_at_mb']:.0f} MB" if s.get("capped_at_mb")
+                     else ""))
     by = {(r["executor"], r["stages"], r["n"]): {s["stage"].rstrip("*"): s for s in r["rows"]}
           for r in runs}
     print("\n| runs | stage | N → 10N | peak PSS ×(≤1.5) | rate Δ (±20 %) | holds | "
@@ -511,6 +525,9 @@ def main() -> None:
     r.add_argument("--executor", choices=("local", "dask"), default="local")
     r.add_argument("--workers", type=int, default=2)
     r.add_argument("--corpus", help="reuse the corpus of an earlier run (its corpus/ dir)")
+    r.add_argument("--max-pss-mb", type=float, default=0.0,
+                   help="stop a stage whose process tree's PSS exceeds this (0: never); "
+                        "the row records the cap and the stage counts as failed")
     r.add_argument("--keep", action="store_true",
                    help="continue a run: keep its directory and its measured stages")
     c = sub.add_parser("corpus", help="only generate a corpus (for run --corpus)")

@@ -136,3 +136,20 @@ def test_scale_same_compares_stage_outputs_but_for_the_data_directory(tmp_path):
     differ = scale.compare_stage(a, b, "crawl")
     assert differ["differ"] == ["records/part-00001.parquet: label"]
     assert differ["only_one_side"] == ["records/part-00002.parquet"]
+
+
+def test_scale_memory_cap_stops_a_stage_that_outgrows_it():
+    """``run --max-pss-mb``: a process tree over the cap is stopped (its whole session) and
+    the sampler says so, instead of the machine's OOM killer choosing a victim."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("scale", REPO / "benchmarks" / "scale.py")
+    scale = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scale)
+    grow = "import time\nx = bytearray(300 * 2**20)\nx[::4096] = b'1' * len(x[::4096])\n" \
+           "time.sleep(60)"
+    proc = subprocess.Popen([sys.executable, "-c", grow], start_new_session=True)
+    with scale.TreeMemory(proc.pid, every_s=0.05, cap_mb=100) as mem:
+        rc, _ = scale.reap(proc)
+    assert mem.capped and rc == -9
+    assert mem.peak_proc_pss > 100 * 1024 and mem.peak_pss >= mem.peak_proc_pss
