@@ -459,15 +459,54 @@ def _num(x: float | None) -> str:
     return "" if x is None else f"{x:.0f}"
 
 
+def _labels(paths: list[str]) -> list[str]:
+    """Each results file's run directory, relative to the runs' common root: the name a
+    reader finds the run under (``n1000-nodraw``, ``quiet/n1000-nodraw``)."""
+    dirs = [Path(p).resolve().parent for p in paths]
+    if len(dirs) == 1:
+        return [dirs[0].name]
+    root = Path(os.path.commonpath(dirs))
+    return [d.relative_to(root).as_posix() if d != root else d.name for d in dirs]
+
+
+def _target_rows(small: dict, big: dict) -> list[str]:
+    """The target check between a run at N and one at 10N: peak PSS ratio, rate change
+    (per CPU-second when both have CPU time), and the two-point marginal/fixed CPU split."""
+    lines = []
+    bigs = {s["stage"].rstrip("*"): s for s in big["rows"]}
+    for s in small["rows"]:
+        st = s["stage"].rstrip("*")
+        b = bigs.get(st)
+        rate = "items_per_cpu_s" if s.get("items_per_cpu_s") and b and \
+            b.get("items_per_cpu_s") else "items_per_s_per_worker"
+        if not b or b["rc"] or s["rc"] or not s["peak_pss_mb"] or not s.get(rate) \
+                or not b.get(rate):
+            continue
+        mem = b["peak_pss_mb"] / s["peak_pss_mb"]
+        speed = b[rate] / s[rate] - 1
+        ok = mem <= 1.5 and abs(speed) <= 0.2
+        basis = "per CPU-s" if rate == "items_per_cpu_s" else "per worker, wall"
+        marginal = fixed = ""
+        if s.get("cpu_s") and b.get("cpu_s") and b["n_in"] > s["n_in"]:
+            m = (b["cpu_s"] - s["cpu_s"]) / (b["n_in"] - s["n_in"])
+            marginal, fixed = f"{m * 1000:.1f}", f"{s['cpu_s'] - m * s['n_in']:.1f}"
+        lines.append(f"| {small['_label']} → {big['_label']} | {s['stage']} | "
+                     f"{small['n']:,} → {big['n']:,} | {mem:.2f} | {speed:+.0%} ({basis}) | "
+                     f"{'yes' if ok else 'NO'} | {marginal} | {fixed} |")
+    return lines
+
+
 def cmd_table(args: argparse.Namespace) -> None:
     runs = [json.loads(Path(p).read_text()) for p in args.results]
-    runs.sort(key=lambda r: (r["executor"], r["stages"], r["n"]))
+    for r, label in zip(runs, _labels(args.results), strict=True):
+        r["_label"] = label
+    runs.sort(key=lambda r: (r["executor"], r["stages"], r["n"], r["_label"]))
     print("| N | run | stage | in | out | wall s | items/s | CPU s | items/CPU-s | "
           "peak PSS MB | peak RSS MB | largest process PSS MB | disk MB | load |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in runs:
         for s in r["rows"]:
-            print(f"| {r['n']:,} | {r['executor']} {r['stages']} | {s['stage']} | {s['n_in']:,} | "
+            print(f"| {r['n']:,} | {r['_label']} | {s['stage']} | {s['n_in']:,} | "
                   f"{s['n_out']:,} | {s['wall_s']:.0f} | {s['items_per_s']} | "
                   f"{s.get('cpu_s', '')} | {s.get('items_per_cpu_s', '')} | "
                   f"{s['peak_pss_mb']:.0f} | "
@@ -476,31 +515,14 @@ def cmd_table(args: argparse.Namespace) -> None:
                   + ("" if s["rc"] == 0 else f" exit {s['rc']}")
                   + (f" stopped over {s['capped_at_mb']:.0f} MB" if s.get("capped_at_mb")
                      else ""))
-    by = {(r["executor"], r["stages"], r["n"]): {s["stage"].rstrip("*"): s for s in r["rows"]}
-          for r in runs}
     print("\n| runs | stage | N → 10N | peak PSS ×(≤1.5) | rate Δ (±20 %) | holds | "
           "marginal CPU ms/item | fixed CPU s |")
     print("|---|---|---|---|---|---|---|---|")
-    for (ex, kind, n), stages in sorted(by.items()):
-        big = by.get((ex, kind, n * 10))
-        if not big:
-            continue
-        for st, s in stages.items():
-            b = big.get(st)
-            rate = "items_per_cpu_s" if s.get("items_per_cpu_s") and b and \
-                b.get("items_per_cpu_s") else "items_per_s_per_worker"
-            if not b or not s["peak_pss_mb"] or not s.get(rate) or not b.get(rate):
-                continue
-            mem = b["peak_pss_mb"] / s["peak_pss_mb"]
-            speed = b[rate] / s[rate] - 1
-            ok = mem <= 1.5 and abs(speed) <= 0.2
-            basis = "per CPU-s" if rate == "items_per_cpu_s" else "per worker, wall"
-            marginal = fixed = ""
-            if s.get("cpu_s") and b.get("cpu_s") and b["n_in"] > s["n_in"]:
-                m = (b["cpu_s"] - s["cpu_s"]) / (b["n_in"] - s["n_in"])
-                marginal, fixed = f"{m * 1000:.1f}", f"{s['cpu_s'] - m * s['n_in']:.1f}"
-            print(f"| {ex} {kind} | {st} | {n:,} → {n * 10:,} | {mem:.2f} | "
-                  f"{speed:+.0%} ({basis}) | {'yes' if ok else 'NO'} | {marginal} | {fixed} |")
+    for small in runs:
+        for big in runs:
+            if (big["executor"], big["stages"], big["n"]) == \
+                    (small["executor"], small["stages"], small["n"] * 10):
+                print("\n".join(_target_rows(small, big)))
 
 
 def cmd_corpus(args: argparse.Namespace) -> None:
