@@ -44,7 +44,7 @@ def test_scale_benchmark_measures_each_stage(tmp_path):
     table = subprocess.run([sys.executable, script, "table",
                             str(tmp_path / "n40" / "results.json")],
                            capture_output=True, text=True, timeout=60)
-    assert table.returncode == 0 and "| 40 | local full | extract |" in table.stdout
+    assert table.returncode == 0 and "| 40 | n40 | extract |" in table.stdout
 
 
 def test_edit_referents_benchmark_runs():
