@@ -26,12 +26,16 @@ in its own working directory) and points ``runner.dask.address`` at it; their me
 
 ``table`` prints N × stage × items/s × peak memory × disk, and for each pair of runs 10×
 apart whether the targets hold: peak memory at 10× the input ≤ 1.5× and items/s per worker
-within 20 %. ``same`` says whether two runs published identical bytes.
+within 20 % — with the two-point split of CPU time into a marginal cost per item and a
+fixed (start-up) cost, which is what a rate that "fails" at small N is made of. ``same``
+says whether two runs published identical bytes (``--stages``: and whether the named
+stages' records and rejections are the same).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -79,12 +83,16 @@ def _pss_kb(pid: int) -> int:
 
 
 class TreeMemory:
-    """Peak PSS and RSS sums over a process, its descendants and ``extra`` processes."""
+    """Peak PSS and RSS sums over a process, its descendants and ``extra`` processes, and
+    the peak PSS of the largest single process: a stage whose workers are not all busy at
+    small N (one bulk chunk at 1k, seven at 10k) grows in the sum but not per process."""
 
-    def __init__(self, pid: int, extra: list[int] | None = None, every_s: float = 0.2):
+    def __init__(self, pid: int, extra: list[int] | None = None, every_s: float = 0.2,
+                 cap_mb: float = 0.0):
         self.roots = [pid, *(extra or [])]
         self.every = every_s
-        self.peak_pss = self.peak_rss = 0
+        self.cap_kb, self.capped = cap_mb * 1024, False
+        self.peak_pss = self.peak_rss = self.peak_proc_pss = 0
         self._stop = threading.Event()
         self._t = threading.Thread(target=self._run, daemon=True)
 
@@ -104,10 +112,18 @@ class TreeMemory:
             for p in self._procs():
                 try:
                     rss += p.memory_info().rss // 1024
-                    pss += _pss_kb(p.pid)
+                    one = _pss_kb(p.pid)
+                    pss += one
+                    self.peak_proc_pss = max(self.peak_proc_pss, one)
                 except psutil.Error:
                     continue
             self.peak_pss, self.peak_rss = max(self.peak_pss, pss), max(self.peak_rss, rss)
+            if self.cap_kb and pss > self.cap_kb and not self.capped:
+                # a whole-table stage at 10× its measured size can outgrow a shared machine:
+                # stop it (its process group) and record where it was, not the machine's OOM
+                self.capped = True
+                with contextlib.suppress(OSError):  # the root leads its own session
+                    os.killpg(self.roots[0], signal.SIGKILL)
             self._stop.wait(self.every)
 
     def __enter__(self) -> TreeMemory:
@@ -254,7 +270,9 @@ def _stage_row(stage: str, run: Path, wall: float, mem: TreeMemory, disk: int, r
             "items_per_s": round(n_in / wall, 2) if wall else None,
             "items_per_s_per_worker": round(n_in / wall / parallel, 2) if wall else None,
             "workers": parallel, "peak_pss_mb": round(mem.peak_pss / 1024, 1),
-            "peak_rss_mb": round(mem.peak_rss / 1024, 1), "disk_mb": round(disk / 2**20, 1),
+            "peak_rss_mb": round(mem.peak_rss / 1024, 1),
+            "peak_proc_pss_mb": round(mem.peak_proc_pss / 1024, 1),
+            "disk_mb": round(disk / 2**20, 1),
             "load_before": round(load, 2), "rejected": m.get("rejected", {})}
 
 
@@ -318,7 +336,8 @@ def cmd_run(args: argparse.Namespace) -> None:
                         env=env, stdout=log, stderr=subprocess.STDOUT, cwd=run,
                         start_new_session=True)
                     try:
-                        with TreeMemory(proc.pid, cluster.pids if cluster else None) as mem:
+                        with TreeMemory(proc.pid, cluster.pids if cluster else None,
+                                        cap_mb=args.max_pss_mb) as mem:
                             rc, cpu = reap(proc)
                     except BaseException:  # the harness stopped: so does the stage it ran
                         os.killpg(proc.pid, signal.SIGKILL)
@@ -327,6 +346,8 @@ def cmd_run(args: argparse.Namespace) -> None:
             row = _stage_row(stage.rstrip("*"), run, time.perf_counter() - t, mem,
                              du(run / "data") - before, rc, args.workers, load)
             row["cpu_s"] = round(cpu, 1)
+            if mem.capped:
+                row["capped_at_mb"] = args.max_pss_mb
             row["items_per_cpu_s"] = round(row["n_in"] / cpu, 2) if cpu else None
             row["stage"] = stage
             results["rows"] = [r for r in results["rows"] if r["stage"] != stage] + [row]
@@ -356,54 +377,152 @@ def published_digest(run: Path) -> str | None:
     return h.hexdigest()
 
 
+def _normalised(table, run: Path):
+    """``table`` with the run's own data directory in its string columns replaced by
+    ``<data>``: records keep local paths (the crawl's cached copy of a source), which name
+    the data directory, so two runs of one corpus in two directories differ there (and, when
+    the stages are deterministic, nowhere else). Only the data directory: a corpus may live
+    inside one run's directory and be read by the other."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    root = str((run / "data").resolve()) + "/"
+    cols = []
+    for name in table.column_names:
+        col = table[name]
+        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+            col = pc.replace_substring(col, root, "<data>/")
+        cols.append(col)
+    return pa.table(cols, names=table.column_names)
+
+
+def compare_stage(a: Path, b: Path, stage: str) -> dict:
+    """How one stage's outputs (records and rejections) of runs ``a`` and ``b`` compare,
+    file by file: identical bytes, the same rows once each run's own directory is taken out
+    of path strings, or different (with the columns that differ)."""
+    import pyarrow.parquet as pq
+
+    out: dict = {"stage": stage, "files": 0, "identical": 0, "same_rows": 0, "differ": [],
+                 "only_one_side": []}
+    for sub in ("records", "rejections"):
+        da, db = a / "data" / stage / sub, b / "data" / stage / sub
+        fa = {p.name for p in da.glob("*.parquet")} if da.exists() else set()
+        fb = {p.name for p in db.glob("*.parquet")} if db.exists() else set()
+        out["only_one_side"] += [f"{sub}/{f}" for f in sorted(fa ^ fb)]
+        for f in sorted(fa & fb):
+            out["files"] += 1
+            if (da / f).read_bytes() == (db / f).read_bytes():
+                out["identical"] += 1
+                continue
+            ta, tb = _normalised(pq.read_table(da / f), a), _normalised(pq.read_table(db / f), b)
+            if ta.schema == tb.schema and ta.equals(tb):
+                out["same_rows"] += 1
+                continue
+            cols = sorted(c for c in set(ta.column_names) | set(tb.column_names)
+                          if c not in ta.column_names or c not in tb.column_names
+                          or not ta[c].equals(tb[c]))
+            out["differ"].append(f"{sub}/{f}: {', '.join(cols) or 'schema'}")
+    return out
+
+
 def cmd_same(args: argparse.Namespace) -> None:
-    a, b = Path(args.a) / "data" / "published", Path(args.b) / "data" / "published"
-    fa = sorted(p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file())
-    fb = sorted(p.relative_to(b).as_posix() for p in b.rglob("*") if p.is_file())
-    differ = [f for f in fa if f in fb and (a / f).read_bytes() != (b / f).read_bytes()]
-    only = sorted(set(fa) ^ set(fb))
-    print(f"{len(fa)} vs {len(fb)} published files; {len(differ)} differ; "
-          f"{len(only)} only on one side")
-    for f in (differ + only)[:20]:
-        print("  ", f)
-    print("identical bytes" if not differ and not only else "NOT identical")
-    sys.exit(0 if not differ and not only else 1)
+    a, b = Path(args.a), Path(args.b)
+    ok, by_path = True, 0
+    for stage in [s for s in args.stages.split(",") if s]:
+        c = compare_stage(a, b, stage.rstrip("*"))
+        same = not c["differ"] and not c["only_one_side"] and c["files"] > 0
+        ok &= same
+        by_path += c["same_rows"]
+        print(f"{c['stage']}: {c['files']} files; {c['identical']} identical bytes, "
+              f"{c['same_rows']} the same rows but for the data directory in paths, "
+              f"{len(c['differ'])} differ, {len(c['only_one_side'])} only on one side"
+              f" -> {'same' if same else 'NOT the same'}")
+        for line in (c["differ"] + c["only_one_side"])[:10]:
+            print("  ", line)
+    if not args.stages or (a / "data" / "published").exists():
+        pa_, pb = a / "data" / "published", b / "data" / "published"
+        fa = sorted(p.relative_to(pa_).as_posix() for p in pa_.rglob("*") if p.is_file())
+        fb = sorted(p.relative_to(pb).as_posix() for p in pb.rglob("*") if p.is_file())
+        differ = [f for f in fa if f in fb and (pa_ / f).read_bytes() != (pb / f).read_bytes()]
+        only = sorted(set(fa) ^ set(fb))
+        print(f"published: {len(fa)} vs {len(fb)} files; {len(differ)} differ; "
+              f"{len(only)} only on one side")
+        for f in (differ + only)[:20]:
+            print("  ", f)
+        ok &= not differ and not only and bool(fa)
+    print("NOT the same" if not ok else "identical bytes" if not by_path else
+          f"the same ({by_path} files differ only in the data directory named in paths)")
+    sys.exit(0 if ok else 1)
+
+
+def _num(x: float | None) -> str:
+    return "" if x is None else f"{x:.0f}"
+
+
+def _labels(paths: list[str]) -> list[str]:
+    """Each results file's run directory, relative to the runs' common root: the name a
+    reader finds the run under (``n1000-nodraw``, ``quiet/n1000-nodraw``)."""
+    dirs = [Path(p).resolve().parent for p in paths]
+    if len(dirs) == 1:
+        return [dirs[0].name]
+    root = Path(os.path.commonpath(dirs))
+    return [d.relative_to(root).as_posix() if d != root else d.name for d in dirs]
+
+
+def _target_rows(small: dict, big: dict) -> list[str]:
+    """The target check between a run at N and one at 10N: peak PSS ratio, rate change
+    (per CPU-second when both have CPU time), and the two-point marginal/fixed CPU split."""
+    lines = []
+    bigs = {s["stage"].rstrip("*"): s for s in big["rows"]}
+    for s in small["rows"]:
+        st = s["stage"].rstrip("*")
+        b = bigs.get(st)
+        rate = "items_per_cpu_s" if s.get("items_per_cpu_s") and b and \
+            b.get("items_per_cpu_s") else "items_per_s_per_worker"
+        if not b or b["rc"] or s["rc"] or not s["peak_pss_mb"] or not s.get(rate) \
+                or not b.get(rate):
+            continue
+        mem = b["peak_pss_mb"] / s["peak_pss_mb"]
+        speed = b[rate] / s[rate] - 1
+        ok = mem <= 1.5 and abs(speed) <= 0.2
+        basis = "per CPU-s" if rate == "items_per_cpu_s" else "per worker, wall"
+        marginal = fixed = ""
+        if s.get("cpu_s") and b.get("cpu_s") and b["n_in"] > s["n_in"]:
+            m = (b["cpu_s"] - s["cpu_s"]) / (b["n_in"] - s["n_in"])
+            marginal, fixed = f"{m * 1000:.1f}", f"{s['cpu_s'] - m * s['n_in']:.1f}"
+        lines.append(f"| {small['_label']} → {big['_label']} | {s['stage']} | "
+                     f"{small['n']:,} → {big['n']:,} | {mem:.2f} | {speed:+.0%} ({basis}) | "
+                     f"{'yes' if ok else 'NO'} | {marginal} | {fixed} |")
+    return lines
 
 
 def cmd_table(args: argparse.Namespace) -> None:
     runs = [json.loads(Path(p).read_text()) for p in args.results]
-    runs.sort(key=lambda r: (r["executor"], r["stages"], r["n"]))
+    for r, label in zip(runs, _labels(args.results), strict=True):
+        r["_label"] = label
+    runs.sort(key=lambda r: (r["executor"], r["stages"], r["n"], r["_label"]))
     print("| N | run | stage | in | out | wall s | items/s | CPU s | items/CPU-s | "
-          "peak PSS MB | peak RSS MB | disk MB | load |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "peak PSS MB | peak RSS MB | largest process PSS MB | disk MB | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in runs:
         for s in r["rows"]:
-            print(f"| {r['n']:,} | {r['executor']} {r['stages']} | {s['stage']} | {s['n_in']:,} | "
+            print(f"| {r['n']:,} | {r['_label']} | {s['stage']} | {s['n_in']:,} | "
                   f"{s['n_out']:,} | {s['wall_s']:.0f} | {s['items_per_s']} | "
                   f"{s.get('cpu_s', '')} | {s.get('items_per_cpu_s', '')} | "
                   f"{s['peak_pss_mb']:.0f} | "
-                  f"{s['peak_rss_mb']:.0f} | {s['disk_mb']:.0f} | {s['load_before']:.0f} |"
-                  + ("" if s["rc"] == 0 else f" exit {s['rc']}"))
-    by = {(r["executor"], r["stages"], r["n"]): {s["stage"].rstrip("*"): s for s in r["rows"]}
-          for r in runs}
-    print("\n| runs | stage | N → 10N | peak PSS ×(≤1.5) | rate Δ (±20 %) | holds |")
-    print("|---|---|---|---|---|---|")
-    for (ex, kind, n), stages in sorted(by.items()):
-        big = by.get((ex, kind, n * 10))
-        if not big:
-            continue
-        for st, s in stages.items():
-            b = big.get(st)
-            rate = "items_per_cpu_s" if s.get("items_per_cpu_s") and b and \
-                b.get("items_per_cpu_s") else "items_per_s_per_worker"
-            if not b or not s["peak_pss_mb"] or not s.get(rate) or not b.get(rate):
-                continue
-            mem = b["peak_pss_mb"] / s["peak_pss_mb"]
-            speed = b[rate] / s[rate] - 1
-            ok = mem <= 1.5 and abs(speed) <= 0.2
-            basis = "per CPU-s" if rate == "items_per_cpu_s" else "per worker, wall"
-            print(f"| {ex} {kind} | {st} | {n:,} → {n * 10:,} | {mem:.2f} | "
-                  f"{speed:+.0%} ({basis}) | {'yes' if ok else 'NO'} |")
+                  f"{s['peak_rss_mb']:.0f} | {_num(s.get('peak_proc_pss_mb'))} | "
+                  f"{s['disk_mb']:.0f} | {s['load_before']:.0f} |"
+                  + ("" if s["rc"] == 0 else f" exit {s['rc']}")
+                  + (f" stopped over {s['capped_at_mb']:.0f} MB" if s.get("capped_at_mb")
+                     else ""))
+    print("\n| runs | stage | N → 10N | peak PSS ×(≤1.5) | rate Δ (±20 %) | holds | "
+          "marginal CPU ms/item | fixed CPU s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for small in runs:
+        for big in runs:
+            if (big["executor"], big["stages"], big["n"]) == \
+                    (small["executor"], small["stages"], small["n"] * 10):
+                print("\n".join(_target_rows(small, big)))
 
 
 def cmd_corpus(args: argparse.Namespace) -> None:
@@ -428,6 +547,9 @@ def main() -> None:
     r.add_argument("--executor", choices=("local", "dask"), default="local")
     r.add_argument("--workers", type=int, default=2)
     r.add_argument("--corpus", help="reuse the corpus of an earlier run (its corpus/ dir)")
+    r.add_argument("--max-pss-mb", type=float, default=0.0,
+                   help="stop a stage whose process tree's PSS exceeds this (0: never); "
+                        "the row records the cap and the stage counts as failed")
     r.add_argument("--keep", action="store_true",
                    help="continue a run: keep its directory and its measured stages")
     c = sub.add_parser("corpus", help="only generate a corpus (for run --corpus)")
@@ -439,6 +561,9 @@ def main() -> None:
     s = sub.add_parser("same")
     s.add_argument("a")
     s.add_argument("b")
+    s.add_argument("--stages", default="",
+                   help="also compare these stages' records and rejections, e.g. "
+                        "crawl,extract,render,filter (runs stopped before publish)")
     args = ap.parse_args()
     if args.cmd == "run" and args.stages == "nodraw" and not args.donor:
         ap.error("--stages nodraw needs --donor (a full run's directory)")

@@ -44,7 +44,7 @@ def test_scale_benchmark_measures_each_stage(tmp_path):
     table = subprocess.run([sys.executable, script, "table",
                             str(tmp_path / "n40" / "results.json")],
                            capture_output=True, text=True, timeout=60)
-    assert table.returncode == 0 and "| 40 | local full | extract |" in table.stdout
+    assert table.returncode == 0 and "| 40 | n40 | extract |" in table.stdout
 
 
 def test_edit_referents_benchmark_runs():
@@ -106,3 +106,50 @@ def test_twin_benchmarks_run(script, args, marker):
                          cwd=REPO / "benchmarks", capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stderr[-2000:]
     assert marker in res.stdout
+
+
+def test_scale_same_compares_stage_outputs_but_for_the_data_directory(tmp_path):
+    """``scale.py same --stages``: a file whose rows differ only in the run's own data
+    directory (the crawl's cached paths) counts as the same; any other difference does not."""
+    import importlib.util
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    spec = importlib.util.spec_from_file_location("scale", REPO / "benchmarks" / "scale.py")
+    scale = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scale)
+
+    def write(run, name, path, label):
+        d = run / "data" / "crawl" / "records"
+        d.mkdir(parents=True, exist_ok=True)
+        pq.write_table(pa.table({"path": [path], "label": [label]}), d / name)
+
+    a, b = tmp_path / "run", tmp_path / "run-dask"
+    for run in (a, b):
+        write(run, "part-00000.parquet", "/elsewhere/x.tex", "same")
+        write(run, "part-00001.parquet", f"{run / 'data'}/cache/x.tex", "same")
+    same = scale.compare_stage(a, b, "crawl")
+    assert (same["files"], same["identical"], same["same_rows"], same["differ"]) == (2, 1, 1, [])
+    write(b, "part-00001.parquet", f"{b / 'data'}/cache/x.tex", "other")
+    write(b, "part-00002.parquet", "/elsewhere/y.tex", "same")
+    differ = scale.compare_stage(a, b, "crawl")
+    assert differ["differ"] == ["records/part-00001.parquet: label"]
+    assert differ["only_one_side"] == ["records/part-00002.parquet"]
+
+
+def test_scale_memory_cap_stops_a_stage_that_outgrows_it():
+    """``run --max-pss-mb``: a process tree over the cap is stopped (its whole session) and
+    the sampler says so, instead of the machine's OOM killer choosing a victim."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("scale", REPO / "benchmarks" / "scale.py")
+    scale = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scale)
+    grow = "import time\nx = bytearray(300 * 2**20)\nx[::4096] = b'1' * len(x[::4096])\n" \
+           "time.sleep(60)"
+    proc = subprocess.Popen([sys.executable, "-c", grow], start_new_session=True)
+    with scale.TreeMemory(proc.pid, every_s=0.05, cap_mb=100) as mem:
+        rc, _ = scale.reap(proc)
+    assert mem.capped and rc == -9
+    assert mem.peak_proc_pss > 100 * 1024 and mem.peak_pss >= mem.peak_proc_pss
