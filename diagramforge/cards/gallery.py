@@ -40,10 +40,22 @@ def _text(v: object) -> str | None:
     return v if isinstance(v, str) else json.dumps(v, default=str)
 
 
+ITEM_FIELDS = ("id", "split", "format", "difficulty", "diagram_type", "licence", "caption",
+               "attribution", "source_url")
+DIAGRAM_COLUMNS = (*ITEM_FIELDS, "code", "image")
+"""What the gallery reads of a diagram row: publish keeps only these of the gallery's rows
+(not graphs or other columns), so the gallery costs a bounded few MB, not whole rows."""
+TASK_COLUMNS = ("id", "diagram_id", *TASK_FIELDS)
+"""What the gallery reads of a task row (no images: a task is shown beside its diagram)."""
+
+
+def gallery_view(row: dict, columns: tuple[str, ...]) -> dict:
+    """The part of ``row`` the gallery reads."""
+    return {k: row[k] for k in columns if k in row}
+
+
 def _item(row: dict) -> dict:
-    return {k: _text(row.get(k)) for k in ("id", "split", "format", "difficulty",
-                                            "diagram_type", "licence", "caption",
-                                            "attribution", "source_url")}
+    return {k: _text(row.get(k)) for k in ITEM_FIELDS}
 
 
 def write_gallery(df: pd.DataFrame, tasks: dict[str, pd.DataFrame], out: Path,

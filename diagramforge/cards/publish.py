@@ -21,7 +21,12 @@ from diagramforge import atomic
 from diagramforge.cards import statistics
 from diagramforge.cards.audit import format_funnel, load_audit
 from diagramforge.cards.card import CardInputs, render_card, render_licences
-from diagramforge.cards.gallery import write_gallery
+from diagramforge.cards.gallery import (
+    DIAGRAM_COLUMNS,
+    TASK_COLUMNS,
+    gallery_view,
+    write_gallery,
+)
 from diagramforge.cards.licence_audit import AuditCounter, format_audit
 from diagramforge.cards.manifest import ManifestBuilder
 from diagramforge.cards.nested import convert as nested_values
@@ -266,7 +271,8 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
                                            pp.max_file_rows, pp.row_group_bytes)
             writers[key].add([r])
         agg.add("generation", taken)
-        gallery_rows += [r for r in taken if r["id"] in gallery_ids]
+        gallery_rows += [gallery_view(r, DIAGRAM_COLUMNS) for r in taken
+                         if r["id"] in gallery_ids]
     for w in writers.values():
         w.close()
     configs = _config_entries(meta, formats)
@@ -290,7 +296,8 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
                                                 pp.row_group_bytes)
             task_writers[key].add([r])
         agg.add(config, rows)
-        gallery_tasks[config] += [r for r in rows if r.get("diagram_id") in gallery_ids]
+        gallery_tasks[config] += [gallery_view(r, TASK_COLUMNS) for r in rows
+                                  if r.get("diagram_id") in gallery_ids]
     for w in task_writers.values():
         w.close()
     for config, schema in scan.schemas.items():
