@@ -48,13 +48,7 @@ def markdown(result: dict[str, Any]) -> str:
              f"predictions for unknown ids: {len(result['unknown_ids'])}; duplicate ids: "
              f"{len(result['duplicate_ids'])}. {note}", "", head,
              "|" + "---|" * (len(metrics) + 2)]
-    for name, m in [*agg[group_by].items(), (f"**{ALL}**", agg[ALL])]:
-        cells = [_cell(m[k]) + (f" ({m[k + '_scored']})" if k + "_scored" in m else "")
-                 for k in metrics]
-        lines.append(f"| {name} | {m['n']} | " + " | ".join(cells) + " |")
-    if agg["reasons"]:
-        lines += ["", "| reason | items |", "|---|---|"]
-        lines += [f"| {k} | {v} |" for k, v in agg["reasons"].items()]
+    lines += _rows(agg, group_by, metrics, "reason")
     lines += _judged(result.get("judge") or {}, group_by)
     return "\n".join(lines) + "\n"
 
@@ -76,12 +70,20 @@ def _judged(judge: dict[str, Any], group_by: str) -> list[str]:
              "budget ran out (see reasons).", "",
              f"| {group_by} | n | " + " | ".join(f"{m} (judged)" for m in metrics) + " |",
              "|" + "---|" * (len(metrics) + 2)]
+    return lines + _rows(agg, group_by, metrics, "judge reason")
+
+
+def _rows(agg: dict[str, Any], group_by: str, metrics: list[str], reason: str) -> list[str]:
+    """A metric table's body (one row per group, then all; each mean with how many items it
+    covers where that differs) and its table of reasons — the same for the metrics computed
+    by code and the judged ones."""
+    lines = []
     for name, m in [*agg[group_by].items(), (f"**{ALL}**", agg[ALL])]:
         cells = [_cell(m[k]) + (f" ({m[k + '_scored']})" if k + "_scored" in m else "")
                  for k in metrics]
         lines.append(f"| {name} | {m['n']} | " + " | ".join(cells) + " |")
     if agg["reasons"]:
-        lines += ["", "| judge reason | items |", "|---|---|"]
+        lines += ["", f"| {reason} | items |", "|---|---|"]
         lines += [f"| {k} | {v} |" for k, v in agg["reasons"].items()]
     return lines
 
