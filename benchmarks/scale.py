@@ -20,7 +20,7 @@ the RSS sum beside it. Disk is what the data directory (outputs and caches) grew
 
 ``--stages nodraw`` runs only the stages that neither typeset nor draw; ``render`` is then
 a stand-in (``scale_standin.py``) built from a smaller run's real renders (``--donor``), and
-the diagram-type filter uses that run's trained checkpoint. ``--executor dask`` starts an
+the diagram-type filter reads the shipped checkpoint. ``--executor dask`` starts an
 external scheduler and two single-threaded workers (``dask scheduler``/``dask worker``, each
 in its own working directory) and points ``runner.dask.address`` at it; their memory counts.
 
@@ -56,9 +56,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 FULL = ("crawl", "extract", "render", "classifier-train", "filter", "split", "edit",
         "augment", "repair", "synth", "validate", "publish")
+SHIPPED_CHECKPOINT = REPO / "diagramforge" / "classifier" / "checkpoint"
 NODRAW = ("crawl", "extract", "render*", "filter", "split", "synth", "validate", "publish")
-"""``render*``: the stand-in. Skipped at this size: render, classifier-train (trained on the
-donor's renders instead), edit, augment and repair (each draws or typesets every item)."""
+"""``render*``: the stand-in. Skipped at this size: render, classifier-train (the filter
+reads the shipped checkpoint instead), edit, augment and repair (each draws or typesets every
+item)."""
 
 
 def parallel_stages() -> set[str]:
@@ -246,8 +248,10 @@ def run_params(run: Path, corpus: dict, args: argparse.Namespace) -> dict:
     base["publish"].update(name=f"scale-{args.n}", out_dir=str(data / "published"),
                            history_dir=str(data / "releases"))
     if args.stages == "nodraw":
-        ckpt = Path(args.donor) / "data" / "classifier-train" / "checkpoint"
-        base["filter"]["diagram_type"]["checkpoint"] = str(ckpt)
+        # No classifier-train stage runs here: the filter reads the shipped checkpoint, the
+        # one `classifier.train: false` (the default) would copy. The donor's own checkpoint
+        # may predate the type vocabulary (its labels then read "not a diagram type").
+        base["filter"]["diagram_type"]["checkpoint"] = str(SHIPPED_CHECKPOINT)
     return base
 
 
