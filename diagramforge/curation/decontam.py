@@ -16,6 +16,11 @@ pairwise scan:
   dropped;
 * each test item's shingles are looked up with ``np.isin``: linear in the total code size,
   never quadratic in the number of items.
+
+At scale (the split stage, issue 26) the same result comes from shingles spilled to disk
+(:class:`ShingleSpill`) and an index built one hash range at a time
+(:func:`find_spilled`), so memory stays flat whatever the corpus's size; :func:`find` is the
+in-memory form, and the reference the spilled one is tested against.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -236,73 +241,165 @@ def find(rows: list[dict], cfg: DecontamParams,
     return Found(hits, len(index.names), index.boilerplate, tested)
 
 
-def _in_range(sh: np.ndarray, lo: np.uint64, hi: np.uint64 | None) -> np.ndarray:
-    """The part of sorted shingles ``sh`` in ``[lo, hi)`` (``hi=None``: to the end)."""
-    a = int(np.searchsorted(sh, lo))
-    b = sh.size if hi is None else int(np.searchsorted(sh, hi))
-    return sh[a:b]
+SPILL_RUN_BYTES = 32 << 20
+"""(hash, row) pairs a :class:`ShingleSpill` buffers before writing one sorted run."""
+RANGE_BYTES = 32 << 20
+"""(hash, row) pairs :func:`find_spilled` reads per hash range. Its transient peak is about
+5× this (a sort with owners, document frequencies), whatever the corpus's size."""
+_PAIR = 12  # bytes per stored pair: uint64 hash + uint32 key
 
 
-def find_in_parts(rows: list[dict], cfg: DecontamParams,
-                  external: Callable[[], Iterable[tuple[str, str, str | None]]] = tuple,
-                  parts: int = 1) -> Found:
-    """:func:`find`'s result with the reference index built one hash range at a time.
+class ShingleSpill:
+    """Documents' shingles on disk, as sorted runs of (hash, key) pairs.
 
-    Why: :meth:`Index.build` sorts every shingle of the pool with its owner, twice — about
-    11× the shingles' own 8 B each at its peak, which at a few KB of shingles per row bounds
-    a split to ~200k rows in 8 GB. Per range only that range's shingles are concatenated and
-    sorted; shared counts and document frequencies add up across ranges, and owners are
-    counted in ascending hash order, as :meth:`Index.lookup` counts them, so the best match
-    and its tie-break are the same. ``external`` is called once per range (a fresh stream of
-    the reference datasets). ``rows``' ``code`` may be precomputed shingles."""
-    n = cfg.ngram
-    train = [(Against.TRAIN, str(r["id"]), shingles(r.get("code"), n)) for r in rows
-             if r.get("split") == "train"]
-    rest = [shingles(r.get("code"), n) for r in rows if r.get("split") != "train"]
-    tests = [(r, shingles(r.get("code"), n)) for r in rows if r.get("split") == "test"]
-    shared = [0] * len(tests)
-    owners: list[Counter] = [Counter() for _ in tests]
+    Why: the split stage meets every row's code once, while it streams its shards, but
+    learns which rows are train and which test only after every row is seen. Holding the
+    shingles until then costs 8 B per code token — the one part of the split that grew with
+    the corpus (§3 of docs/SCALE.md: 2 GB at 100k rows of draw.io pages). Here they go to
+    ``directory`` in runs of :data:`SPILL_RUN_BYTES`, each sorted by hash, so a hash range
+    is a contiguous slice of every run (a memmap read, no second sort of the whole);
+    memory is the buffer and one count per key."""
+
+    def __init__(self, directory: Path, run_bytes: int | None = None) -> None:
+        self.directory = directory
+        directory.mkdir(parents=True, exist_ok=True)
+        self.run_bytes = run_bytes or SPILL_RUN_BYTES
+        self.counts: dict[int, int] = {}
+        """key → its shingles (0 for a document too short for one)."""
+        self.runs: list[Path] = []
+        self._h: list[np.ndarray] = []
+        self._k: list[np.ndarray] = []
+        self._buffered = 0
+
+    def add(self, key: int, sh: np.ndarray) -> None:
+        """Store ``sh`` (a document's unique shingles, :func:`shingles`) under ``key``."""
+        self.counts[key] = int(sh.size)
+        if not sh.size:
+            return
+        self._h.append(sh)
+        self._k.append(np.full(sh.size, key, dtype=np.uint32))
+        self._buffered += sh.size * _PAIR
+        if self._buffered >= self.run_bytes:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the buffer as one run sorted by (hash, key)."""
+        if not self._h:
+            return
+        h, k = np.concatenate(self._h), np.concatenate(self._k)
+        self._h, self._k, self._buffered = [], [], 0
+        order = np.lexsort((k, h))
+        base = self.directory / f"run-{len(self.runs):05d}"
+        np.save(base.with_suffix(".h.npy"), h[order])
+        np.save(base.with_suffix(".k.npy"), k[order])
+        self.runs.append(base)
+
+    @property
+    def pairs(self) -> int:
+        return sum(self.counts.values())
+
+    def in_range(self, lo: int, hi: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """Every stored (hash, key) with ``lo <= hash < hi`` (``hi=None``: to the end)."""
+        self.flush()
+        hs, ks = [], []
+        for base in self.runs:
+            h = np.load(base.with_suffix(".h.npy"), mmap_mode="r")
+            a = int(np.searchsorted(h, np.uint64(lo)))
+            b = h.size if hi is None else int(np.searchsorted(h, np.uint64(hi)))
+            if b > a:
+                hs.append(np.array(h[a:b]))
+                ks.append(np.array(np.load(base.with_suffix(".k.npy"), mmap_mode="r")[a:b]))
+        if not hs:
+            return np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.uint32)
+        return np.concatenate(hs), np.concatenate(ks)
+
+
+def find_spilled(rows: list[dict], spill: ShingleSpill, key: str, cfg: DecontamParams,
+                 external: Iterable[tuple[str, str, str | None]] = (),
+                 range_bytes: int | None = None) -> Found:
+    """:func:`find`'s result for ``rows`` whose shingles are in ``spill`` under ``row[key]``.
+
+    The reference index is built one hash range at a time, each range read from the spill
+    (``range_bytes`` of pairs, :data:`RANGE_BYTES` by default, so memory does not grow with the
+    corpus); ``external`` is streamed once into a second spill beside it. The result is
+    :func:`find`'s, exactly: a shingle's owner is the first reference document holding it (train
+    rows in ``rows``' order, then the external ones), document frequencies count every row in
+    ``rows`` and every external document, and each test item's owners are counted in ascending
+    hash order across ascending ranges — the order :meth:`Index.lookup` counts them in, so the
+    best match and its tie-break are the same. Rows of the spill not in ``rows`` (dropped
+    as duplicates after they were spilled) count for nothing."""
+    n, range_bytes = cfg.ngram, range_bytes or RANGE_BYTES
+    size = max(max((int(r[key]) for r in rows), default=-1),
+               max(spill.counts, default=-1)) + 1
+    rank = np.full(size, -1, dtype=np.int64)   # key → reference document
+    test = np.full(size, -1, dtype=np.int64)   # key → test item
+    present = np.zeros(size, dtype=bool)
     names: list[tuple[str, str]] = []
-    boilerplate = 0
-    cuts = [np.uint64(k * (2**64 // parts)) for k in range(parts)]  # ascending ranges
-    for p, lo in enumerate(cuts):
-        hi = cuts[p + 1] if p + 1 < len(cuts) else None
-        hs, ds, names = [], [], []
-        for against, id_, code in chain(train, external()):
-            sh = shingles(code, n)
-            if not sh.size:
-                continue
-            part = _in_range(sh, lo, hi)
-            if part.size:
-                hs.append(part)
-                ds.append(np.full(part.size, len(names), dtype=np.int64))
+    tests: list[dict] = []
+    for r in rows:
+        k = int(r[key])
+        present[k] = True
+        if r.get("split") == "train" and spill.counts.get(k):
+            rank[k] = len(names)
+            names.append((Against.TRAIN, str(r["id"])))
+        elif r.get("split") == "test":
+            test[k] = len(tests)
+            tests.append(r)
+    n_train = len(names)
+    ext = ShingleSpill(spill.directory / "external", spill.run_bytes)
+    for against, id_, code in external:
+        sh = shingles(code, n)
+        if sh.size:
+            ext.add(len(names) - n_train, sh)
             names.append((against, id_))
-        if not names:  # no reference document at all: nothing to find (as find)
-            break
-        others = [_in_range(x, lo, hi) for x in rest]
-        allh = np.concatenate(hs) if hs else np.empty(0, dtype=np.uint64)
-        alld = np.concatenate(ds) if ds else np.empty(0, dtype=np.int64)
-        hashes, first = np.unique(allh, return_index=True)
-        df_h, df_n = np.unique(np.concatenate([allh, *others]), return_counts=True)
+    if not names:  # no reference document at all: nothing to find (as find)
+        return Found([], 0, 0, len(tests))
+    shared = np.zeros(len(tests), dtype=np.int64)
+    owners: list[Counter] = [Counter() for _ in tests]
+    boilerplate = 0
+    parts = max(1, min(1 << 16, -(-(spill.pairs + ext.pairs) * _PAIR // range_bytes)))
+    cuts = [k * (2**64 // parts) for k in range(parts)]  # ascending ranges
+    for p, lo in enumerate(cuts):
+        hi = cuts[p + 1] if p + 1 < parts else None
+        h, k = spill.in_range(lo, hi)
+        keep = present[k]
+        h, k = h[keep], k[keep]
+        eh, ek = ext.in_range(lo, hi)
+        # shingles are unique per document, so a hash's count is its document frequency
+        df_h, df_n = np.unique(np.concatenate([h, eh]), return_counts=True)
         common = df_h[df_n >= cfg.boilerplate_docs]
         boilerplate += int(common.size)
-        keep = ~np.isin(hashes, common)
-        index_h, index_d = hashes[keep], alld[first[keep]]
-        del allh, alld, hashes, first, df_h, df_n, others
-        if not index_h.size:
+        del df_h, df_n
+        ref = rank[k] >= 0
+        rh = np.concatenate([h[ref], eh])
+        rd = np.concatenate([rank[k[ref]], ek.astype(np.int64) + n_train])
+        order = np.lexsort((rd, rh))  # by hash, then document: the first holder first
+        rh, rd = rh[order], rd[order]
+        first = np.ones(rh.size, dtype=bool)
+        first[1:] = rh[1:] != rh[:-1]
+        index_h, index_d = rh[first], rd[first]
+        keep = ~np.isin(index_h, common)
+        index_h, index_d = index_h[keep], index_d[keep]
+        del rh, rd, order, first, keep, common
+        t = test[k]
+        th, tt = h[t >= 0], t[t >= 0]
+        if not index_h.size or not th.size:
             continue
-        for t, (_, sh) in enumerate(tests):
-            part = _in_range(sh, lo, hi)
-            if not part.size:
-                continue
-            pos = np.searchsorted(index_h, part)
-            pos[pos == index_h.size] = 0
-            hit = index_h[pos] == part
-            shared[t] += int(hit.sum())
-            owners[t].update(index_d[pos[hit]].tolist())
+        pos = np.searchsorted(index_h, th)
+        pos[pos == index_h.size] = 0
+        hit = index_h[pos] == th
+        th, tt, owner = th[hit], tt[hit], index_d[pos[hit]]
+        order = np.lexsort((th, tt))  # per test item, in ascending hash order
+        tt, owner = tt[order], owner[order]
+        shared += np.bincount(tt, minlength=len(tests))
+        bounds = np.flatnonzero(np.diff(tt)) + 1
+        for ts, os_ in zip(np.split(tt, bounds), np.split(owner, bounds), strict=True):
+            if ts.size:
+                owners[int(ts[0])].update(os_.tolist())
     hits = []
-    for (r, sh), s, o in zip(tests, shared, owners, strict=True):
+    for r, s, o in zip(tests, shared.tolist(), owners, strict=True):
         if s and s >= cfg.min_shared:
             against, match = names[o.most_common(1)[0][0]]
-            hits.append(Hit(str(r["id"]), r.get("source_id"), against, match, s, int(sh.size)))
+            hits.append(Hit(str(r["id"]), r.get("source_id"), against, match, s,
+                            spill.counts.get(int(r[key]), 0)))
     return Found(hits, len(names), boilerplate, len(tests))

@@ -43,17 +43,17 @@ What it holds, measured (``tracemalloc`` slope between two corpus sizes):
   be sharded by band key (:class:`~diagramforge.curation.near_dup.Signatures`); signature
   matrices above ``near_dup.MEMMAP_BYTES`` (1 GiB, ~2M rows) are already a memmap under
   ``data/split/_index`` (removed once clusters are found).
-- decontamination (``split.decontaminate.enabled``) dominates: each row's shingles are
-  ``8 B × code tokens`` (on the samples: TikZ 1.1 KB, mxGraph 3.1 KB, SVG 10.8 KB; 3.5 KB
-  on average), and :meth:`decontam.Index.build` concatenates the pool's shingles with their
-  owners and sorts them twice, **~11× the shingles at peak** (38 KB per row on the test
-  corpus). So past :data:`DECONTAM_INDEX_BYTES` (2 GiB, ~55k rows on the samples' mix)
-  the index is built one hash range at a time (:func:`decontam.find_in_parts`: hits and
-  document frequencies add up across ranges, ascending ranges keep the best-match
-  tie-break; external references are streamed once per range), and what is held is the
-  shingles themselves: measured 8.1 KB per row at peak on the test corpus (3.3 KB of
-  shingles per row; 38 KB without ranges), so 8 GB ≈ 1M rows of the samples' mix. Past that
-  the shingles too must go to disk (sorted runs per hash range).
+- decontamination (``split.decontaminate.enabled``): each row's shingles are ``8 B × code
+  tokens`` (on the samples: TikZ 1.1 KB, mxGraph 3.1 KB, SVG 10.8 KB; ≈ 20 KB a row for
+  the draw.io pages of the scale corpus), and which rows are train is known only after
+  every row is seen. So the shingles go to disk as they are computed
+  (:class:`decontam.ShingleSpill`: sorted runs of (hash, input position) under
+  ``data/split/_decontam``, removed afterwards; 12 B per shingle on disk) and the
+  reference index is built one hash range at a time from slices of those runs
+  (:func:`decontam.find_spilled`: ``decontam.RANGE_BYTES`` of pairs per range, ≈ 5× that at
+  its transient peak). What decontamination holds is then one count per row, the
+  reference names and the per-test owner counts: flat in the corpus's size (until the
+  ranges reach 65,536, ≈ 2 TB of shingles).
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ from __future__ import annotations
 import heapq
 import json
 import shutil
+import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -88,11 +89,9 @@ PDF_COLUMNS = ("caption", "label", "meta", "graph")
 UPDATES = ("split", "dup_cluster", "difficulty", "group", "contamination")
 """What the stage changes in a row: the lookup its output pass applies."""
 _AT = "_at"  # a light row's position in the input (shard order)
-DECONTAM_INDEX_BYTES = 2 << 30
-"""Past this transient size the decontamination index is built one hash range at a time
-(:func:`decontam.find_in_parts`: the same hits, a pass over the references per range)."""
-DECONTAM_PEAK = 11
-"""Index.build's peak over the shingles' own bytes (measured: two sorts with owners)."""
+SCRATCH = ("_index", "_decontam")
+"""Scratch directories under the stage's root: the memmapped near-duplicate signatures and
+the spilled decontamination shingles."""
 
 
 class Reason:
@@ -215,21 +214,17 @@ def _tiers(rows: list[dict], log_: StageLog, cfg: SplitParams,
     return cuts
 
 
-def _decontaminate(rows: list[dict], log_: StageLog, cfg: DecontamParams) -> dict:
-    """Flag (or move to train) contaminated test items; returns the report."""
+def _decontaminate(rows: list[dict], log_: StageLog, cfg: DecontamParams,
+                   spill: decontam.ShingleSpill | None) -> dict:
+    """Flag (or move to train) contaminated test items; returns the report. ``spill``
+    holds every row's shingles under its input position (:func:`_signals`)."""
     for r in rows:
         r["contamination"] = None
-    if not cfg.enabled:
+    if not cfg.enabled or spill is None:
         return {"enabled": False}
-
-    def external() -> Iterator[tuple[str, str, str | None]]:
-        return chain.from_iterable(decontam.external_docs(s, cfg.code_column)
+    external = chain.from_iterable(decontam.external_docs(s, cfg.code_column)
                                    for s in cfg.against)
-
-    pool = sum(getattr(r.get("code"), "nbytes", 0) for r in rows)
-    parts = min(1024, max(1, -(-DECONTAM_PEAK * pool // DECONTAM_INDEX_BYTES)))
-    found = decontam.find(rows, cfg, external()) if parts == 1 else \
-        decontam.find_in_parts(rows, cfg, external, parts)
+    found = decontam.find_spilled(rows, spill, _AT, cfg, external)
     by_id = {str(r["id"]): r for r in rows}
     moved_groups = set()
     for h in found.hits:
@@ -277,11 +272,11 @@ def _light_rows(src: Source) -> list[dict]:
 
 
 def _signals(src: Source, rows: list[dict], cfg: SplitParams, papers: dict[int, set[str]],
-             workdir: Path | None) -> near_dup.Signatures | None:
+             workdir: Path) -> tuple[near_dup.Signatures | None, decontam.ShingleSpill | None]:
     """One pass over the shards' code and PNGs: sign the kept ``rows`` into the
-    near-duplicate index, put each one's decontamination shingles in its ``code`` and, for
-    rows of papers with a cut-out, the columns the PDF match compares. PNGs are decoded one
-    at a time and dropped."""
+    near-duplicate index, spill each one's decontamination shingles to ``workdir`` under
+    its input position and, for rows of papers with a cut-out, keep the columns the PDF
+    match compares. PNGs are decoded one at a time and dropped."""
     nd, dc = cfg.near_dup, cfg.decontaminate
     use_code = nd.enabled and nd.code.threshold <= 1
     use_image = nd.enabled and nd.image.max_distance is not None
@@ -296,11 +291,12 @@ def _signals(src: Source, rows: list[dict], cfg: SplitParams, papers: dict[int, 
         index = near_dup.Signatures(
             len(rows), num_perm=nd.code.num_perm, shingle=nd.code.shingle, seed=nd.code.seed,
             hash_size=nd.image.hash_size, code=use_code, image=use_image,
-            directory=workdir / "_index" if big and workdir is not None else None)
+            directory=workdir / "_index" if big else None)
+    spill = decontam.ShingleSpill(workdir / "_decontam") if dc.enabled else None
     columns = (["code"] if use_code or dc.enabled else []) + (["image"] if use_image else []) \
         + (list(PDF_COLUMNS) if pdf_rows else [])
     if not columns:
-        return index
+        return index, spill
     kept = {r[_AT]: k for k, r in enumerate(rows)}
     at = 0
     for t in _tables(src, columns):
@@ -311,11 +307,11 @@ def _signals(src: Source, rows: list[dict], cfg: SplitParams, papers: dict[int, 
                 continue
             if index is not None:
                 index.add(k, r.get("code"), r.get("image"))
-            if dc.enabled:
-                rows[k]["code"] = decontam.shingles(r.get("code"), dc.ngram)
+            if spill is not None:
+                spill.add(rows[k][_AT], decontam.shingles(r.get("code"), dc.ngram))
             if k in pdf_rows:
                 rows[k].update({c: r.get(c) for c in PDF_COLUMNS})
-    return index
+    return index, spill
 
 
 @dataclass
@@ -332,20 +328,31 @@ class Decisions:
 def decide(src: Source, log_: StageLog, cfg: SplitParams, pins: dict | None = None,
            sources: list[dict] | None = None, workdir: Path | None = None
            ) -> tuple[Decisions, dict]:
-    """Every global decision, holding only light rows, signatures and shingles; returns
+    """Every global decision, holding only light rows and signatures (the decontamination
+    shingles are spilled to ``workdir``, a temporary directory when not given); returns
     the decisions and the assignments record (its ``contamination`` entry is the
     decontamination report). ``sources``: the crawl records, read for their dates when
     ``split.test_after`` is set."""
-    pins = pins or {}
+    if workdir is None:
+        with tempfile.TemporaryDirectory() as tmp:
+            return decide(src, log_, cfg, pins, sources, Path(tmp))
+    try:
+        return _decide(src, log_, cfg, pins or {}, sources, workdir)
+    finally:  # the memmapped index and the spilled shingles are scratch, not output
+        for scratch in SCRATCH:
+            shutil.rmtree(workdir / scratch, ignore_errors=True)
+
+
+def _decide(src: Source, log_: StageLog, cfg: SplitParams, pins: dict,
+            sources: list[dict] | None, workdir: Path) -> tuple[Decisions, dict]:
     pinned_ids = pins.get("ids", {})
     rows = sorted(_light_rows(src), key=lambda r: (r.get("group") or "",
                                                    r.get("source_id") or "", r["id"]))
     rows, papers = _exact(rows, log_)
-    index = _signals(src, rows, cfg, papers, workdir)
+    index, spill = _signals(src, rows, cfg, papers, workdir)
     rows = _near(rows, log_, cfg, pinned_ids, papers, index)
     del index
-    if workdir is not None:  # a memmapped index is scratch, not output
-        shutil.rmtree(workdir / "_index", ignore_errors=True)
+    shutil.rmtree(workdir / "_index", ignore_errors=True)
     for r in rows:  # the PDF match is done: its columns go
         for c in PDF_COLUMNS:
             r.pop(c, None)
@@ -360,7 +367,8 @@ def decide(src: Source, log_: StageLog, cfg: SplitParams, pins: dict | None = No
     for r, s, g in zip(rows, a.splits, a.groups, strict=True):
         r["split"], r["group"] = s, g
     log_.stats.extra.update(a.stats)
-    report = _decontaminate(rows, log_, cfg.decontaminate)
+    report = _decontaminate(rows, log_, cfg.decontaminate, spill)
+    shutil.rmtree(workdir / "_decontam", ignore_errors=True)
     units = {u: r["split"] for u, r in zip(unit_of, rows, strict=True)}  # after any move
     for k in SPLITS:
         log_.stats.extra[f"split_{k}"] = sum(1 for r in rows if r["split"] == k)
@@ -427,8 +435,6 @@ def split_table(table: Source, log_: StageLog, cfg: SplitParams,
                 workdir: Path | None = None) -> tuple[list[dict], dict]:
     """The stage's work on a table (or the upstream shards), output rows as one list:
     :func:`decide` then :func:`emit`. The stage itself streams the rows instead."""
-    import tempfile
-
     with tempfile.TemporaryDirectory() as tmp:
         d, record = decide(table, log_, cfg, pins, sources, workdir)
         return list(emit(table, d, 1 << 16, workdir or Path(tmp))), record

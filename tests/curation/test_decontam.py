@@ -203,18 +203,44 @@ def _ties():
     return rows() + rs
 
 
-@pytest.mark.parametrize("parts", [1, 2, 3, 7])
+def _spilled(rs, tmp_path, cfg, run_bytes, *, dropped=()):
+    """``rs`` keyed by a position in reverse order (so keys are not the documents' order),
+    their shingles spilled — plus ``dropped`` documents spilled but absent from the rows, as
+    rows removed as duplicates after the stage spilled them."""
+    keyed = [{**{k: v for k, v in r.items() if k != "code"}, "_at": len(rs) - 1 - i}
+             for i, r in enumerate(rs)]
+    spill = decontam.ShingleSpill(tmp_path / "spill", run_bytes)
+    for r, k in sorted(zip(rs, keyed, strict=True), key=lambda x: x[1]["_at"]):
+        spill.add(k["_at"], decontam.shingles(r["code"], cfg.ngram))
+    for j, code in enumerate(dropped):
+        spill.add(len(rs) + j, decontam.shingles(code, cfg.ngram))
+    return keyed, spill
+
+
+@pytest.mark.parametrize(("run_bytes", "range_bytes"),
+                         [(1 << 30, 1 << 30), (900, 1 << 30), (900, 3000), (1 << 30, 700)])
 @pytest.mark.parametrize("boilerplate_docs", [4, 50])
-def test_the_index_built_in_hash_ranges_finds_the_same(tmp_path, parts, boilerplate_docs):
+def test_the_index_built_from_spilled_shingles_finds_the_same(tmp_path, run_bytes, range_bytes,
+                                                             boilerplate_docs):
+    """Disk runs and hash ranges of any size give :func:`find`'s hits exactly: owners,
+    the tie-break between equal owners, boilerplate counts, external references."""
     path = tmp_path / "ext.parquet"
     pq.write_table(pa.table({"id": ["e1", "e2"], "code": [tikz(51), tikz(52)]}), path)
     cfg = DecontamParams(ngram=20, boilerplate_docs=boilerplate_docs)
     whole = decontam.find(_ties(), cfg, decontam.external_docs(str(path), "code"))
-    pre = [{**r, "code": decontam.shingles(r["code"], cfg.ngram)} for r in _ties()]
-    split = decontam.find_in_parts(pre, cfg, lambda: decontam.external_docs(str(path), "code"),
-                                   parts)
-    assert split == whole
+    leak = next(r["code"] for r in _ties() if r["id"] == "val")  # t7 again
+    keyed, spill = _spilled(_ties(), tmp_path, cfg, run_bytes, dropped=[tikz(51)] * 60 + [leak])
+    got = decontam.find_spilled(keyed, spill, "_at", cfg,
+                                decontam.external_docs(str(path), "code"), range_bytes)
+    assert got == whole
     assert {h.id for h in whole.hits} >= {"leak", "clean", "tie"}  # train and external hits
     assert (whole.boilerplate > 0) == (boilerplate_docs == 4)
-    assert not decontam.find_in_parts([r for r in pre if r["split"] != "train"], cfg,
-                                      parts=parts).hits
+    assert (len(spill.runs) > 1) == (run_bytes < 1 << 20)
+    assert (spill.pairs * 12 > range_bytes) == (range_bytes < 1 << 20)  # several ranges
+
+
+def test_spilled_without_references_finds_nothing(tmp_path):
+    rs = [r for r in _ties() if r["split"] != "train"]
+    keyed, spill = _spilled(rs, tmp_path, CFG, 900)
+    got = decontam.find_spilled(keyed, spill, "_at", CFG)
+    assert got == decontam.find(rs, CFG) and not got.hits and got.tested

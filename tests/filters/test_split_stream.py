@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from diagramforge.curation import near_dup
+from diagramforge.curation import decontam, near_dup
 from diagramforge.filters import split as split_mod
 from diagramforge.filters.split import ASSIGNMENTS, decide, emit, split_table
 from diagramforge.params import SplitParams
@@ -121,20 +121,25 @@ def test_the_stage_writes_the_same_rows_shard_by_shard(tmp_path, monkeypatch):
         orig_init(self, *a, directory=directory, **kw)
 
     monkeypatch.setattr(near_dup.Signatures, "__init__", init)
-    monkeypatch.setattr(split_mod, "DECONTAM_INDEX_BYTES", 40_000)  # in hash ranges
-    parts = []
-    orig_parts = split_mod.decontam.find_in_parts
+    monkeypatch.setattr(decontam, "SPILL_RUN_BYTES", 20_000)  # several runs on disk
+    monkeypatch.setattr(decontam, "RANGE_BYTES", 40_000)  # read in several hash ranges
+    spills, parts = [], []
+    orig_find = decontam.find_spilled
 
-    def in_parts(*a):  # noqa: ANN002, ANN202
-        parts.append(a[-1])
-        return orig_parts(*a)
+    def spy_find(rows, spill, *a, **kw):  # noqa: ANN001, ANN002, ANN003, ANN202
+        assert spill.directory.is_dir() and spill.runs
+        spills.append(spill)
+        orig_in_range = spill.in_range
+        spill.in_range = lambda lo, hi: (parts.append(lo), orig_in_range(lo, hi))[1]
+        return orig_find(rows, spill, *a, **kw)
 
-    monkeypatch.setattr(split_mod.decontam, "find_in_parts", in_parts)
+    monkeypatch.setattr(decontam, "find_spilled", spy_find)
     stats = run_stage(split_mod.SplitStage(params))
     assert seen == ["Upstream"]
     paths = stage_paths(params, "split")
     assert dirs == [paths.root / "_index"] and not dirs[0].exists()  # scratch, removed
-    assert len(parts) == 1 and parts[0] > 2
+    assert len(spills) == 1 and len(spills[0].runs) > 2 and len(set(parts)) > 2
+    assert not spills[0].directory.exists()  # scratch, removed
     assert not (paths.root / "_runs").exists()
     out = ShardSet(paths.records, split_mod.SplitStage(params).output_schema)
     assert len(out.indices()) == -(-len(whole) // 4)  # written in shards of 4
@@ -150,8 +155,8 @@ def test_the_stage_writes_the_same_rows_shard_by_shard(tmp_path, monkeypatch):
 
 
 def test_decontamination_and_pdf_match_see_only_what_they_need(tmp_path):
-    """Shingles replace code in the light rows; the PDF columns come only for papers with a
-    cut-out, and go once the match is done."""
+    """Shingles go to disk, never into the light rows; the PDF columns come only for papers
+    with a cut-out, and go once the match is done."""
     rows = corpus()
     params = make_params(tmp_path)
     seed_stage(params, "filter", rows, shard_size=5)
@@ -160,8 +165,12 @@ def test_decontamination_and_pdf_match_see_only_what_they_need(tmp_path):
     assert set(light[0]) <= {*split_mod.LIGHT, split_mod._AT}
     light.sort(key=lambda r: (r.get("group") or "", r.get("source_id") or "", r["id"]))
     kept, papers = split_mod._exact(light, StageLog("split", expands=False))
-    index = split_mod._signals(up, kept, cfg(), papers, None)
+    index, spill = split_mod._signals(up, kept, cfg(), papers, tmp_path / "work")
     assert index is not None and index.sig_valid.sum() == len(kept) - 1  # the cut-out: no code
     with_caption = {r["group"] for r in kept if "caption" in r}
     assert with_caption == {"arxiv:2"}
-    assert all(r["code"].dtype.kind == "u" for r in kept)
+    assert not any("code" in r for r in kept)
+    assert spill is not None and set(spill.counts) == {r[split_mod._AT] for r in kept}
+    n = cfg().decontaminate.ngram  # the input's rows are seeded in order: _AT is the index
+    assert spill.pairs == sum(decontam.shingles(rows[r[split_mod._AT]]["code"], n).size
+                              for r in kept)
