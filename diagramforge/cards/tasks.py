@@ -84,13 +84,7 @@ def load_tasks(params: Params, diagrams: pd.DataFrame,
         table = ShardSet(stage_paths(params, stage).records, schema).read_all()
         df = table.to_pandas()
         for config in configs:
-            part = df[df["config"] == config].reset_index(drop=True)
-            if getattr(classes[stage], "items_stand_alone", False):
-                # items that are diagrams of their own (a repaired picture whose original
-                # never rendered): they carry their licence and split themselves
-                part = part[part["split"].isin(SPLITS)].reset_index(drop=True)
-            else:
-                part = _inherit(_check(part, by_id, stage, out.rejections), by_id)
+            part = config_part(df, config, classes[stage], by_id, stage, out.rejections)
             if not len(part):
                 out.empty_configs.append(config)
                 continue
@@ -120,6 +114,19 @@ def _check(part: pd.DataFrame, by_id: pd.DataFrame, stage: str,
         else:
             keep.append(i)
     return part.loc[keep].reset_index(drop=True)
+
+
+def config_part(df: pd.DataFrame, config: str, cls: type, by_id: pd.DataFrame, stage: str,
+                rejections: list[Rejection]) -> pd.DataFrame:
+    """The items of a task table (or one shard of it) that ``config`` publishes: its rows,
+    checked against the published diagrams and given their inherited columns — the one rule
+    publish (whole tables) and validate (shard by shard) both apply."""
+    part = df[df["config"] == config].reset_index(drop=True)
+    if getattr(cls, "items_stand_alone", False):
+        # items that are diagrams of their own (a repaired picture whose original never
+        # rendered): they carry their licence and split themselves
+        return part[part["split"].isin(SPLITS)].reset_index(drop=True)
+    return _inherit(_check(part, by_id, stage, rejections), by_id)
 
 
 def _inherit(part: pd.DataFrame, by_id: pd.DataFrame) -> pd.DataFrame:

@@ -221,7 +221,7 @@ def _task_parts(params: Params, by_id: pd.DataFrame, columns: Sequence[str] | No
                 ) -> Iterator[tuple[str, pd.DataFrame]]:
     """(config, items) of each task stage's table, shard by shard: the items publish would
     keep (:func:`diagramforge.cards.tasks.load_tasks`, one shard at a time)."""
-    from diagramforge.cards.tasks import _check, _inherit, _stage_classes, task_stages
+    from diagramforge.cards.tasks import _stage_classes, config_part, task_stages
 
     classes = _stage_classes()
     for stage, configs in task_stages(classes).items():
@@ -232,11 +232,7 @@ def _task_parts(params: Params, by_id: pd.DataFrame, columns: Sequence[str] | No
         for _, table in ShardSet(stage_paths(params, stage).records, schema).iter_tables(cols):
             df = table.to_pandas()
             for config in configs:
-                part = df[df["config"] == config].reset_index(drop=True)
-                if getattr(classes[stage], "items_stand_alone", False):
-                    part = part[part["split"].isin(SPLITS)].reset_index(drop=True)
-                else:
-                    part = _inherit(_check(part, by_id, stage, []), by_id)
+                part = config_part(df, config, classes[stage], by_id, stage, [])
                 if len(part):
                     yield config, part
 
