@@ -63,14 +63,13 @@ import json
 import shutil
 import tempfile
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
-from itertools import chain
+from itertools import chain, islice
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from diagramforge import atomic
 from diagramforge.curation import dates, decontam, difficulty, near_dup, pdf_match, splits
@@ -388,8 +387,9 @@ def emit(src: Source, d: Decisions, batch_rows: int, workdir: Path) -> Iterator[
 
     Input already in output order (the common case after a sorted upstream) streams
     straight through; otherwise each shard's kept rows are sorted into a run file under
-    ``workdir`` (row groups of ``batch_rows`` / runs) and the runs merged, so at most about
-    ``batch_rows`` rows are in memory whatever the table's size."""
+    ``workdir`` (batches of ``batch_rows`` / runs rows, at least one) and the runs merged
+    (:func:`_merge_runs`), so at most about ``max(batch_rows, MERGE_FAN_IN)`` rows are in
+    memory whatever the table's size."""
     ats = sorted(d.order, key=d.order.__getitem__)
     if all(a < b for a, b in zip(ats, ats[1:], strict=False)):
         at = 0
@@ -404,7 +404,7 @@ def emit(src: Source, d: Decisions, batch_rows: int, workdir: Path) -> Iterator[
     shutil.rmtree(runs, ignore_errors=True)
     runs.mkdir(parents=True)
     n_runs = len(src.shards.indices()) if isinstance(src, Upstream) else 1
-    per_run = max(1, batch_rows // max(1, n_runs))  # rows each run holds while merging
+    per_run = max(1, batch_rows // max(1, min(n_runs, MERGE_FAN_IN)))  # a run's batch
     try:
         files, start = [], 0
         for t in _tables(src, list(src.column_names)):
@@ -416,21 +416,63 @@ def emit(src: Source, d: Decisions, batch_rows: int, workdir: Path) -> Iterator[
             here.sort()
             run = t.take([i for _, i in here]).append_column(
                 "_pos", pa.array([k for k, _ in here], pa.int64()))
-            files.append(runs / f"run-{len(files):05d}.parquet")
-            pq.write_table(run, files[-1], row_group_size=per_run)
-
-        def read(path: Path) -> Iterator[tuple[int, dict]]:
-            # one row group at a time: iter_batches over a file reads ahead, so a reader per
-            # run held about its whole file (the table again: 2.2 GB at 10k sources)
-            f = pq.ParquetFile(path)
-            for g in range(f.num_row_groups):
-                for r in f.read_row_group(g).to_pylist():
-                    yield r.pop("_pos"), r
-
-        for k, r in heapq.merge(*(read(f) for f in files), key=lambda x: x[0]):
+            files.append(runs / f"run-{len(files):05d}.arrows")
+            _write_run(files[-1], run.schema, run.to_batches(max_chunksize=per_run))
+        for k, r in _merge_runs(files, runs, per_run):
             yield {**r, **d.updates[k]}
     finally:
         shutil.rmtree(runs, ignore_errors=True)
+
+
+MERGE_FAN_IN = 256
+"""Sorted runs merged at once. With more, groups of runs are first merged into longer runs
+on disk (an external merge in passes), so the merge holds at most this many readers whatever
+the table's size."""
+
+
+def _write_run(path: Path, schema: pa.Schema, batches: Iterable[pa.RecordBatch]) -> None:
+    """A sorted run as an Arrow IPC *stream*, read back batch by batch. Not Parquet: a
+    Parquet reader holds its file's footer, and with one-row row groups (many runs, small
+    shards) the 153 footers of a 10k-source merge were ~0.5 GB, growing with the table."""
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_stream(sink, schema) as w:
+        for b in batches:
+            w.write_batch(b)
+
+
+def _read_run(path: Path) -> Iterator[tuple[int, dict]]:
+    with pa.OSFile(str(path)) as f, pa.ipc.open_stream(f) as reader:
+        for batch in reader:
+            for r in batch.to_pylist():
+                yield r.pop("_pos"), r
+
+
+def _chunks(items: Iterator, size: int) -> Iterator[list]:
+    while chunk := list(islice(items, size)):
+        yield chunk
+
+
+def _merge_runs(files: list[Path], workdir: Path,
+                per_run: int) -> Iterator[tuple[int, dict]]:
+    """(output position, row) from every run, in position order. Past
+    :data:`MERGE_FAN_IN` runs, the first runs are merged into one run on disk until few
+    enough remain: only as many rows are rewritten as it takes to get there."""
+    files = list(files)
+    n = 0
+    while len(files) > MERGE_FAN_IN:
+        group = files[:min(MERGE_FAN_IN, len(files) - MERGE_FAN_IN + 1)]
+        files = files[len(group):]
+        out = workdir / f"merged-{n:05d}.arrows"
+        n += 1
+        with pa.OSFile(str(group[0])) as f, pa.ipc.open_stream(f) as reader:
+            schema = reader.schema
+        merged = heapq.merge(*(_read_run(f) for f in group), key=lambda x: x[0])
+        _write_run(out, schema, (
+            pa.RecordBatch.from_pylist([{**r, "_pos": k} for k, r in chunk], schema=schema)
+            for chunk in _chunks(merged, per_run)))
+        for f in group:
+            f.unlink()
+        files.append(out)
+    yield from heapq.merge(*(_read_run(f) for f in files), key=lambda x: x[0])
 
 
 def split_table(table: Source, log_: StageLog, cfg: SplitParams,

@@ -174,3 +174,29 @@ def test_decontamination_and_pdf_match_see_only_what_they_need(tmp_path):
     n = cfg().decontaminate.ngram  # the input's rows are seeded in order: _AT is the index
     assert spill.pairs == sum(decontam.shingles(rows[r[split_mod._AT]]["code"], n).size
                               for r in kept)
+
+
+@pytest.mark.parametrize("fan_in", [2, 3, 1000])
+def test_the_merge_in_passes_gives_the_same_rows(tmp_path, monkeypatch, fan_in):
+    """More sorted runs than the merge takes at once: groups are merged to disk first
+    (shards of four rows, fan-in 2 or 3), and the rows are still the whole table's."""
+    rows = corpus()
+    whole, _ = split_table(table(rows), StageLog("split", expands=False), cfg())
+    params = make_params(tmp_path)
+    seed_stage(params, "filter", rows, shard_size=4)
+    up = Upstream(ShardSet(stage_paths(params, "filter").records, RECORD_SCHEMA))
+    d, _ = decide(up, StageLog("split", expands=False), cfg(), workdir=tmp_path / "work")
+    monkeypatch.setattr(split_mod, "MERGE_FAN_IN", fan_in)
+    widest = []
+    orig = split_mod.heapq.merge
+
+    def merge(*its, **kw):  # noqa: ANN002, ANN003, ANN202
+        widest.append(len(its))
+        return orig(*its, **kw)
+
+    monkeypatch.setattr(split_mod.heapq, "merge", merge)
+    out = list(emit(up, d, batch_rows=3, workdir=tmp_path / "work"))
+    assert out == whole
+    n_runs = len(up.shards.indices())
+    assert max(widest) == min(fan_in, n_runs) and (len(widest) > 1) == (n_runs > fan_in)
+    assert not (tmp_path / "work" / "_runs").exists()
