@@ -32,8 +32,8 @@ near-duplicate index (:class:`diagramforge.curation.near_dup.Signatures`), the
 decontamination shingles and, for papers with a figure cut from their PDF only, the
 captions, labels and graphs the PDF match compares; it decides everything on those, then
 writes its rows by reading the shards again with the decisions as a lookup, in the same
-order as a whole-table sort (an external merge of per-shard sorted runs under
-``data/split/_runs`` when the input is not already in that order).
+order as a whole-table sort (an external merge of per-shard sorted runs, Arrow IPC
+streams under ``data/split/_runs``, when the input is not already in that order).
 
 What it holds, measured (``tracemalloc`` slope between two corpus sizes):
 
