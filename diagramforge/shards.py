@@ -62,8 +62,16 @@ class ShardSet:
         return pq.read_table(self.path(index), columns=columns, schema=self.schema)
 
     def iter_tables(self, columns: Sequence[str] | None = None) -> Iterator[tuple[int, pa.Table]]:
+        """Each shard in turn. Before reading the next, Arrow's allocator is asked to give
+        back what the last one freed: mimalloc keeps freed pages for reuse, and with shards
+        of unequal size (an augment shard's PNGs) the whole-table stages' RSS grew with the
+        corpus — validate 1.1 → 2.6 GB from 100 to 1k sources, 0.8 GB with the release."""
+        pool = pa.default_memory_pool()
         for i in self.indices():
-            yield i, self.read(i, columns)
+            pool.release_unused()  # what the consumer freed of the last shard
+            table = self.read(i, columns)
+            pool.release_unused()  # the decoder's buffers, freed on its threads
+            yield i, table
 
     def read_all(self, columns: Sequence[str] | None = None) -> pa.Table:
         tables = [t for _, t in self.iter_tables(columns)]

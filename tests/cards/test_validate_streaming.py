@@ -121,3 +121,21 @@ def test_task_tables_validate_shard_by_shard(tmp_path, with_fake_stage):  # noqa
     unique = next(r["result"] for r in report["results"] if r.get("config") == "qa"
                   and r["expectation_config"]["type"] == "expect_column_values_to_be_unique")
     assert unique["unexpected_count"] == 2
+
+
+def test_task_images_are_checked_by_size_without_their_bytes():
+    """validate's task pass replaces every ``*image`` column by its sizes in Arrow (PNGs
+    never become Python bytes); a null or empty image is size 0, which the checks fail."""
+    import pyarrow as pa
+
+    from diagramforge.cards.validate import _sized, task_frame
+
+    t = pa.table({"id": ["a", "b", "c"], "split": ["train"] * 3,
+                  "source_image": pa.array([b"\x89PNG....", None, b""], pa.binary()),
+                  "code": ["x", "", None]})
+    sized = _sized(t)
+    assert "source_image" not in sized.column_names
+    assert sized.column("source_image_bytes").to_pylist() == [8, 0, 0]
+    frame = task_frame(sized.to_pandas(), ["MIT"])
+    assert frame["source_image_bytes"].tolist() == [8, 0, 0]
+    assert frame["code_chars"].tolist() == [1, 0, 0]
