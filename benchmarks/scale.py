@@ -94,7 +94,7 @@ class TreeMemory:
         self.roots = [pid, *(extra or [])]
         self.every = every_s
         self.cap_kb, self.capped = cap_mb * 1024, False
-        self.peak_pss = self.peak_rss = self.peak_proc_pss = 0
+        self.peak_pss = self.peak_rss = self.peak_proc_pss = self.peak_root_pss = 0
         self._stop = threading.Event()
         self._t = threading.Thread(target=self._run, daemon=True)
 
@@ -117,6 +117,9 @@ class TreeMemory:
                     one = _pss_kb(p.pid)
                     pss += one
                     self.peak_proc_pss = max(self.peak_proc_pss, one)
+                    if p.pid == self.roots[0]:  # the stage's driver (a mapped stage's
+                        # workers, chromium and TeX are its descendants)
+                        self.peak_root_pss = max(self.peak_root_pss, one)
                 except psutil.Error:
                     continue
             self.peak_pss, self.peak_rss = max(self.peak_pss, pss), max(self.peak_rss, rss)
@@ -276,6 +279,7 @@ def _stage_row(stage: str, run: Path, wall: float, mem: TreeMemory, disk: int, r
             "workers": parallel, "peak_pss_mb": round(mem.peak_pss / 1024, 1),
             "peak_rss_mb": round(mem.peak_rss / 1024, 1),
             "peak_proc_pss_mb": round(mem.peak_proc_pss / 1024, 1),
+            "peak_driver_pss_mb": round(mem.peak_root_pss / 1024, 1),
             "disk_mb": round(disk / 2**20, 1),
             "load_before": round(load, 2), "rejected": m.get("rejected", {})}
 

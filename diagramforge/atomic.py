@@ -16,21 +16,30 @@ from collections.abc import Callable
 from pathlib import Path
 
 
-def _tmp(path: Path) -> Path:
+def temp_path(path: Path) -> Path:
+    """Where ``path`` is written before :func:`commit` renames it into place: beside it
+    (same filesystem), hidden, unique to this writer."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     return path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+
+
+def commit(tmp: Path, path: Path, fsync: bool = True) -> Path:
+    """Make the finished temporary ``tmp`` the file ``path`` (the rename is the commit)."""
+    if fsync:
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    return Path(path)
 
 
 def write_with(path: Path, writer: Callable[[Path], object], fsync: bool = True) -> Path:
     """Call ``writer(tmp_path)`` and rename its file to ``path``; the temp goes on failure."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _tmp(path)
+    tmp = temp_path(path)
     try:
         writer(tmp)
-        if fsync:
-            with open(tmp, "rb") as fh:
-                os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        commit(tmp, path, fsync)
     finally:
         tmp.unlink(missing_ok=True)
     return path

@@ -31,7 +31,7 @@ from diagramforge.params import Params
 from diagramforge.paths import environment_path, metrics_path, stage_paths
 from diagramforge.pipeline import code_fingerprint
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection
-from diagramforge.shards import ShardSet, Upstream, clear_dir
+from diagramforge.shards import ShardSet, ShardWriter, Upstream, clear_dir
 from diagramforge.stage import Outcome, Stage, StageLog, TableStage, WorkUnit, check_contract
 from diagramforge.stats import StageStats
 
@@ -106,6 +106,7 @@ def run_stage(stage: Stage | TableStage, *, workers: int | None = None,
     atomic.write_json(paths.state, {"fingerprint": fp, "complete": False})
     atomic.write_json(env_path, env)
 
+    out.remove_temporaries()  # a shard being written when the last run was killed
     todo = [i for i in in_indices if not out.committed(i)]
     resumed = len(in_indices) - len(todo)
     if resumed:
@@ -120,17 +121,21 @@ def run_stage(stage: Stage | TableStage, *, workers: int | None = None,
                    disable=None if progress else True, leave=False)
         with make_executor(params, workers) as ex:
             ex.open(stage)
+            pool = pa.default_memory_pool()
             for done, i in enumerate(todo, 1):
-                records, log_ = _run_shard(stage, inputs.read(i).to_pylist(), ex, bar)
-                rej.write(i, log_.rejections)
-                # timings vary run to run: kept out of the committed shard stats (so stage
-                # outputs are byte-identical across runs) and added to this run's metrics
-                for k in [k for k in log_.stats.extra if str(k).endswith(TIMING_SUFFIX)]:
-                    timings[k] = timings.get(k, 0) + log_.stats.extra.pop(k)
-                atomic.write_json(paths.shard_stats / f"{i:05d}.json", log_.stats.to_json())
-                _fault(stage.name, i, "before_commit")
-                out.write(i, records)  # the commit point
+                with out.writer(i) as sink:  # records go to disk as their units finish
+                    log_ = _run_shard(stage, inputs.read(i).to_pylist(), ex, bar, sink)
+                    rej.write(i, log_.rejections)
+                    # timings vary run to run: kept out of the committed shard stats (so
+                    # stage outputs are byte-identical across runs), added to the metrics
+                    for k in [k for k in log_.stats.extra if str(k).endswith(TIMING_SUFFIX)]:
+                        timings[k] = timings.get(k, 0) + log_.stats.extra.pop(k)
+                    atomic.write_json(paths.shard_stats / f"{i:05d}.json",
+                                      log_.stats.to_json())
+                    _fault(stage.name, i, "before_commit")
+                    sink.commit()  # the commit point
                 _fault(stage.name, i, "after_commit")
+                pool.release_unused()  # mimalloc keeps the shard's freed pages otherwise
                 if stop_after_shards is not None and done >= stop_after_shards:
                     bar.close()
                     return log_.stats
@@ -175,24 +180,23 @@ def _rows_in(shards: ShardSet, index: int) -> int:
     return pq.ParquetFile(shards.path(index)).metadata.num_rows
 
 
-def _run_shard(stage: Stage, rows: list[dict], ex, bar: tqdm  # noqa: ANN001 - Executor
-               ) -> tuple[list[dict], StageLog]:
+def _run_shard(stage: Stage, rows: list[dict], ex, bar: tqdm,  # noqa: ANN001 - Executor
+               sink: ShardWriter) -> StageLog:
+    """Process one input shard's units, handing each unit's records to ``sink`` as the
+    unit finishes (in unit order, whatever the executor), and book the rest."""
     units = stage.units(rows)
     per_item = stage.params.runner.item_timeout_s
     timeouts = [u.timeout_s or per_item * max(1, len(u.rows)) for u in units]
-    outcomes: list[Outcome] = []
-    for u, res in zip(units, ex.run(units, timeouts), strict=True):
-        outcomes.append(_unit_failed(stage, u, res.reason, res.detail)
-                        if isinstance(res, Failure) else res)
-        bar.update(len(u.rows))
-
     log_ = StageLog(stage.name, stage.expands)
     log_.stats.n_in = len(rows)
-    records: list[dict] = []
-    for u, oc in zip(units, outcomes, strict=True):
+    for u, res in zip(units, ex.run(units, timeouts), strict=True):
+        oc = _unit_failed(stage, u, res.reason, res.detail) if isinstance(res, Failure) \
+            else res
+        bar.update(len(u.rows))
         for r in oc.rejections:
             log_.reject(_with_source(r, u.rows, stage.locator))
-        records.extend(oc.records)
+        sink.add(oc.records)
+        log_.stats.n_out += len(oc.records)
         log_.stats.not_selected_inputs += oc.not_selected
         if stage.expands and oc.inputs_with_output is not None:
             log_.stats.inputs_with_output += oc.inputs_with_output
@@ -200,11 +204,10 @@ def _run_shard(stage: Stage, rows: list[dict], ex, bar: tqdm  # noqa: ANN001 - E
             log_.stats.inputs_with_output += len(u.rows) if stage.expands else 0
         for k, v in oc.extra.items():
             log_.stats.extra[k] = log_.stats.extra.get(k, 0) + v
-    log_.stats.n_out = len(records)
     err = log_.stats.balance_error()
     if err:
         raise RuntimeError(f"accounting error in stage {stage.name}: {err}")
-    return records, log_
+    return log_
 
 
 def _kind(row: dict) -> str | None:

@@ -153,3 +153,4 @@ def test_scale_memory_cap_stops_a_stage_that_outgrows_it():
         rc, _ = scale.reap(proc)
     assert mem.capped and rc == -9
     assert mem.peak_proc_pss > 100 * 1024 and mem.peak_pss >= mem.peak_proc_pss
+    assert mem.peak_root_pss == mem.peak_proc_pss  # the one process is the root (driver)

@@ -8,6 +8,7 @@ import os
 import threading
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from diagramforge.paths import metrics_path, stage_paths
@@ -121,10 +122,48 @@ def test_resume_after_kill_matches_uninterrupted_run(tmp_path):
     seed(part, 10, 3)
     run_stage(Upper(part), stop_after_shards=2)  # "killed" after two commits
     assert not json.loads(stage_paths(part, "upper").state.read_text())["complete"]
+    # ...while writing the third: a killed writer's temporary is not part of the output
+    stray = stage_paths(part, "upper").records / ".part-00002.parquet.999.deadbeef.tmp"
+    stray.write_bytes(b"PAR1 half a shard")
     stats = run_stage(Upper(part))
+    assert not stray.exists()
     assert stats.extra["resumed_shards"] == 2
     assert (stats.n_in, stats.n_out) == (10, 8)
     assert _digest(part, "upper") == _digest(full, "upper")
+
+
+class Fanout(Stage):
+    """Each row becomes three records with a payload: a shard's output is many row groups
+    under a small group budget."""
+
+    name = "fanout"
+    upstream = "source"
+    expands = True
+
+    def process(self, unit: WorkUnit) -> Outcome:
+        return Outcome(records=[{**r, "id": f"{r['id']}-{k}", "image": bytes(50 + k) * 10}
+                                for r in unit.rows for k in range(3)])
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_shard_is_streamed_to_disk_in_unit_order(tmp_path, monkeypatch, workers):
+    """The driver hands each unit's records to the shard writer as the unit finishes, so
+    an output shard is written in row groups: same rows, in unit order, as one table."""
+    from diagramforge import shards
+
+    tables = {}
+    for budget in (1 << 30, 2000):
+        monkeypatch.setattr(shards, "ROW_GROUP_BYTES", budget)
+        params = make_params(tmp_path / str(budget), runner={"shard_size": 8})
+        seed(params, 20, 8)
+        stats = run_stage(Fanout(params), workers=workers)
+        assert (stats.n_in, stats.n_out) == (20, 60)
+        out = ShardSet(stage_paths(params, "fanout").records, RECORD_SCHEMA)
+        groups = [pq.ParquetFile(out.path(i)).metadata.num_row_groups for i in out.indices()]
+        tables[budget] = (out.read_all().to_pylist(), groups)
+    assert tables[2000][0] == tables[1 << 30][0]
+    assert tables[1 << 30][1] == [1, 1, 1] and min(tables[2000][1]) > 1
+    assert [r["id"] for r in tables[2000][0]][:4] == ["r000-0", "r000-1", "r000-2", "r001-0"]
 
 
 def test_changed_params_or_input_start_afresh(tmp_path):

@@ -1,10 +1,11 @@
 import os
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from diagramforge.records import RECORD_SCHEMA, empty_record
-from diagramforge.shards import ShardSet, rows_to_table
+from diagramforge.shards import ShardSet, ShardWriter, rows_to_table
 
 
 def test_roundtrip_and_order(tmp_path):
@@ -43,3 +44,63 @@ def test_clear(tmp_path):
     s.write(0, [empty_record(id="a", format="tikz")])
     s.clear()
     assert s.indices() == [] and (tmp_path / "recs").is_dir()
+
+
+def _rows(n: int) -> list[dict]:
+    return [empty_record(id=f"r{i:03d}", format="svg", code="x" * (100 + i), image=b"\x89" * i)
+            for i in range(n)]
+
+
+@pytest.mark.parametrize("n", [0, 1, 30])
+def test_a_shard_under_the_group_budget_is_the_bytes_write_makes(tmp_path, n):
+    whole = ShardSet(tmp_path / "whole", RECORD_SCHEMA)
+    whole.write(0, _rows(n))
+    streamed = ShardSet(tmp_path / "streamed", RECORD_SCHEMA)
+    with streamed.writer(0) as w:
+        for r in _rows(n):
+            w.add([r])
+        w.commit()
+    assert streamed.path(0).read_bytes() == whole.path(0).read_bytes()
+
+
+def test_a_large_shard_is_written_in_row_groups_and_visible_only_when_committed(tmp_path):
+    s = ShardSet(tmp_path / "recs", RECORD_SCHEMA)
+    rows = _rows(30)
+    with ShardWriter(s.path(0), RECORD_SCHEMA, group_bytes=1000) as w:
+        for r in rows:
+            w.add([r])
+        assert w.rows > 0 and w.tmp.exists()  # groups already on disk...
+        assert not s.committed(0) and s.indices() == []  # ...but no shard yet
+        w.commit()
+    meta = pq.ParquetFile(s.path(0)).metadata
+    assert meta.num_row_groups > 3 and meta.num_rows == 30
+    assert s.read(0).to_pylist() == rows_to_table(rows, RECORD_SCHEMA).to_pylist()
+    assert list(s.dir.glob(".*.tmp")) == []
+
+
+def test_an_uncommitted_writer_leaves_nothing_and_a_killed_ones_temporary_is_removed(tmp_path):
+    s = ShardSet(tmp_path / "recs", RECORD_SCHEMA)
+    with pytest.raises(RuntimeError), ShardWriter(s.path(0), RECORD_SCHEMA, group_bytes=10) as w:
+        w.add(_rows(5))
+        raise RuntimeError("accounting error")
+    assert not s.committed(0) and list(s.dir.iterdir()) == []
+    killed = ShardWriter(s.path(1), RECORD_SCHEMA, group_bytes=10)
+    killed.add(_rows(5))  # a process that dies here never closes or removes its file
+    assert killed.tmp.exists()
+    assert s.remove_temporaries() == [killed.tmp]
+    assert list(s.dir.iterdir()) == []
+
+
+def test_row_groups_are_read_one_at_a_time_in_shard_order(tmp_path):
+    s = ShardSet(tmp_path / "recs", RECORD_SCHEMA)
+    rows = _rows(30)
+    for i, part in enumerate((rows[:20], rows[20:])):
+        with ShardWriter(s.path(i), RECORD_SCHEMA, group_bytes=800) as w:
+            w.add(part)
+            w.commit()
+    groups = list(s.iter_groups(["id", "image"]))
+    assert len(groups) > 4 and [i for i, _ in groups] == sorted(i for i, _ in groups)
+    assert {i for i, _ in groups} == {0, 1}
+    assert [r for _, t in groups for r in t.to_pylist()] == \
+        s.read_all(["id", "image"]).to_pylist()
+    assert max(t.num_rows for _, t in groups) < 20  # never a whole shard

@@ -285,7 +285,12 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
     feats = {"generation": feats_gen._to_yaml_list()}
     task_writers: dict[tuple[str, str], SplitWriter] = {}
     gallery_tasks: dict[str, list[dict]] = {c: [] for c in scan.schemas}
+    stage = None
     for config, rows in iter_task_rows(params, scan, diagrams):
+        if scan.stage_of[config] != stage:  # a stage's configs come together: its writers
+            for key in [k for k in task_writers if scan.stage_of[k[0]] == stage]:
+                task_writers.pop(key).close()  # are done, and each holds a row group
+            stage = scan.stage_of[config]
         schema = scan.schemas[config]
         for r in rows:
             key = (config, r["split"])

@@ -218,7 +218,8 @@ class TaskScan:
 
 def _kept(rows: list[dict], config: str, stand_alone: bool, diagrams: Mapping[str, dict],
           stage: str, rejections: list[Rejection]) -> list[dict]:
-    """The rows of one shard that ``config`` publishes (``_check``'s rule, row by row)."""
+    """The rows of one row group that ``config`` publishes (``_check``'s rule, row by
+    row)."""
     out = []
     for r in rows:
         if r.get("config") != config:
@@ -260,7 +261,7 @@ def scan_tasks(params: Params, diagrams: Mapping[str, dict],
         seen: dict[str, set[str]] = {c: set() for c in configs}
         inherited_seen: dict[str, set[str]] = {c: set() for c in configs}
         splits: dict[str, dict[str, int]] = {c: {} for c in configs}
-        for _, table in shards.iter_tables():
+        for _, table in shards.iter_groups():
             rows = table.to_pylist()
             for config in configs:
                 for r in _kept(rows, config, stand_alone, diagrams, stage, rejected[config]):
@@ -293,14 +294,15 @@ def iter_task_rows(params: Params, scan: TaskScan, diagrams: Mapping[str, dict],
                    classes: Mapping[str, type] | None = None
                    ) -> Iterator[tuple[str, list[dict]]]:
     """``(config, rows)`` per task shard and config: the rows ``load_tasks`` would give the
-    config (every column of the stage's table plus the inherited ones), one shard of one
-    stage in memory at a time."""
+    config (every column of the stage's table plus the inherited ones), one row group of
+    one stage in memory at a time (:meth:`ShardSet.iter_groups`: an augment shard of PNGs
+    is hundreds of MB, a row group at most about ``shards.ROW_GROUP_BYTES``)."""
     classes = _stage_classes() if classes is None else classes
     for stage in dict.fromkeys(scan.stage_of.values()):
         configs = [c for c, s in scan.stage_of.items() if s == stage]
         stand_alone = getattr(classes[stage], "items_stand_alone", False)
         shards = ShardSet(stage_paths(params, stage).records, classes[stage].output_schema)
-        for _, table in shards.iter_tables():
+        for _, table in shards.iter_groups():
             rows = table.to_pylist()
             for config in configs:
                 kept = _kept(rows, config, stand_alone, diagrams, stage, [])

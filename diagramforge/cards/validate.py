@@ -118,16 +118,18 @@ def duplicated(values: pd.Series) -> set:
 
 
 def task_frame(df: pd.DataFrame, allow: list[str]) -> pd.DataFrame:
-    """A task config as validated: binary columns replaced by their sizes, plus the derived
-    columns its expectations read (licence allowed, answer among the options)."""
+    """A task config as validated: the sizes of its images (``*image_bytes``, which
+    :func:`_sized` computed in Arrow, so no PNG becomes a Python object here), the lengths
+    of its code, plus the derived columns its expectations read (licence allowed, answer
+    among the options)."""
     out = pd.DataFrame({"id": df["id"], "split": df["split"]})
     out["licence_allowed"] = [allowed(x, allow) for x in df.get("licence", [None] * len(df))]
     for col in df.columns:
-        if col.endswith("image_bytes"):  # sized already (:func:`_sized`)
+        if col.endswith("image"):
+            raise TypeError(f"task_frame reads image sizes: pass the table through _sized "
+                            f"first ({col!r} is raw)")
+        if col.endswith("image_bytes"):
             out[col] = df[col].fillna(0).astype("int64")
-        elif col.endswith("image"):
-            out[f"{col}_bytes"] = [len(b) if isinstance(b, bytes | bytearray) else 0
-                                   for b in df[col]]
         elif col.endswith("code"):
             out[f"{col}_chars"] = [len(c.strip()) if isinstance(c, str) else 0 for c in df[col]]
     if "answer" in df and "options" in df:
@@ -223,7 +225,7 @@ def _small(up: Upstream, columns: Sequence[str]) -> pd.DataFrame:
 def _task_parts(params: Params, by_id: pd.DataFrame, columns: Sequence[str] | None = None
                 ) -> Iterator[tuple[str, pd.DataFrame]]:
     """(config, items) of each task stage's table, shard by shard: the items publish would
-    keep (:func:`diagramforge.cards.tasks.load_tasks`, one shard at a time)."""
+    keep (:func:`diagramforge.cards.tasks.load_tasks`, one row group at a time)."""
     from diagramforge.cards.tasks import _stage_classes, config_part, task_stages
 
     classes = _stage_classes()
@@ -232,7 +234,7 @@ def _task_parts(params: Params, by_id: pd.DataFrame, columns: Sequence[str] | No
         if not read_state(params, stage).get("complete") or schema is None:
             continue
         cols = None if columns is None else [c for c in columns if c in schema.names]
-        for _, table in ShardSet(stage_paths(params, stage).records, schema).iter_tables(cols):
+        for _, table in ShardSet(stage_paths(params, stage).records, schema).iter_groups(cols):
             df = _sized(table).to_pandas()
             for config in configs:
                 part = config_part(df, config, classes[stage], by_id, stage, [])

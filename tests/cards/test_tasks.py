@@ -9,6 +9,7 @@ from datasets import load_dataset
 from huggingface_hub import DatasetCard
 
 from diagramforge.cards import tasks
+from diagramforge.paths import stage_paths
 from diagramforge.pipeline import stage_classes
 from diagramforge.runner import run_named
 from diagramforge.stage import TableStage
@@ -139,10 +140,13 @@ def test_task_suite_checks_only_the_columns_a_config_fills():
     import great_expectations as gx
     import pandas as pd
 
-    from diagramforge.cards.validate import build_task_suite, task_frame
+    from diagramforge.cards.validate import _sized, build_task_suite, task_frame
 
     def columns(config, df):
-        suite = build_task_suite(gx, config, task_frame(df, ["MIT"]))
+        images = {c: pa.binary() for c in df.columns if c.endswith("image")}
+        table = pa.Table.from_pandas(df, schema=pa.schema(
+            [pa.field(c, images.get(c, pa.string())) for c in df.columns]))
+        suite = build_task_suite(gx, config, task_frame(_sized(table).to_pandas(), ["MIT"]))
         return {e.column for e in suite.expectations if hasattr(e, "column")}
 
     df = pd.DataFrame({"id": ["a", "b"], "split": ["train", "test"], "licence": ["MIT"] * 2,
@@ -194,23 +198,40 @@ def test_items_that_stand_alone_are_published_without_a_published_diagram(tmp_pa
 def test_task_tables_are_read_shard_by_shard(tmp_path, with_fake_stage, monkeypatch):
     """Task tables in shards of 2 rows (and the split table in shards of 1), with
     ``ShardSet.read_all`` forbidden during publish: the same files, bytes and ledger as from
-    one shard each; a per-file cap of 1 row gives one file per qa row."""
-    from diagramforge.shards import ShardSet
+    one shard each; a per-file cap of 1 row gives one file per qa row. A task shard written
+    in one-row groups (as a mapped stage's driver writes a large shard) is read a row group
+    at a time by validate and publish — never whole — with the same result."""
+    import pyarrow.parquet as pq
+
+    from diagramforge.shards import ShardSet, ShardWriter
 
     def refuse(self, columns=None):  # noqa: ANN001, ANN202
         if columns is None or "image" in columns or "source_image" in columns:
             raise AssertionError("publish read a whole table")
         return real_read_all(self, columns)
 
-    real_read_all = ShardSet.read_all
+    def whole_task_shard(self, columns=None):  # noqa: ANN001, ANN202
+        if "fakesynth" in str(self.dir):
+            raise AssertionError("a whole task shard was read")
+        return real_iter_tables(self, columns)
+
+    real_read_all, real_iter_tables = ShardSet.read_all, ShardSet.iter_tables
     outs, ledgers = {}, {}
-    for name, size, cap in (("one", None, 1_000_000), ("many", 2, 1_000_000), ("cap", 2, 1)):
+    for name, size, cap in (("one", None, 1_000_000), ("many", 2, 1_000_000), ("cap", 2, 1),
+                            ("groups", None, 1_000_000)):
         params = make_params(tmp_path / name, **FIXED, publish={"max_file_rows": cap})
         seed_stage(params, "split", rows(["MIT", "CC-BY-4.0", "MIT", "MIT"]),
                    shard_size=size and 1)
         seed_stage(params, "fakesynth", task_rows(), schema=QA_SCHEMA, shard_size=size)
-        run_named("validate", params)
         with monkeypatch.context() as m:
+            if name == "groups":
+                shard = ShardSet(stage_paths(params, "fakesynth").records, QA_SCHEMA)
+                with ShardWriter(shard.path(0), QA_SCHEMA, group_bytes=1) as w:
+                    w.add(task_rows())
+                    w.commit()
+                assert pq.ParquetFile(shard.path(0)).metadata.num_row_groups == 7
+                m.setattr(ShardSet, "iter_tables", whole_task_shard)
+            run_named("validate", params)
             if size:
                 m.setattr(ShardSet, "read_all", refuse)
             stats = run_named("publish", params)
@@ -218,9 +239,9 @@ def test_task_tables_are_read_shard_by_shard(tmp_path, with_fake_stage, monkeypa
         root = tmp_path / name / "published" / params.publish.name
         outs[name] = {p.relative_to(root).as_posix(): p.read_bytes()
                       for p in sorted(root.rglob("*")) if p.is_file()}
-    assert outs["many"] == outs["one"]
-    assert ledgers["many"] == ledgers["one"] == {tasks.TaskReason.ORPHAN: 1,
-                                                 tasks.TaskReason.SPLIT_MISMATCH: 1}
+    assert outs["many"] == outs["one"] == outs["groups"]
+    assert ledgers["many"] == ledgers["one"] == ledgers["groups"] == {
+        tasks.TaskReason.ORPHAN: 1, tasks.TaskReason.SPLIT_MISMATCH: 1}
     qa_files = sorted(p for p in outs["cap"] if p.startswith("qa/"))
     assert qa_files == ["qa/test-00000-of-00001.parquet"] + [
         f"qa/train-0000{k}-of-00003.parquet" for k in range(3)]

@@ -138,4 +138,6 @@ def test_task_images_are_checked_by_size_without_their_bytes():
     assert sized.column("source_image_bytes").to_pylist() == [8, 0, 0]
     frame = task_frame(sized.to_pandas(), ["MIT"])
     assert frame["source_image_bytes"].tolist() == [8, 0, 0]
+    with pytest.raises(TypeError, match="_sized"):  # one way to size images, not two
+        task_frame(t.to_pandas(), ["MIT"])
     assert frame["code_chars"].tolist() == [1, 0, 0]
