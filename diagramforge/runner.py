@@ -31,7 +31,13 @@ from diagramforge.params import Params
 from diagramforge.paths import environment_path, metrics_path, stage_paths
 from diagramforge.pipeline import code_fingerprint
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection
-from diagramforge.shards import ShardSet, ShardWriter, Upstream, clear_dir
+from diagramforge.shards import (
+    ShardSet,
+    ShardWriter,
+    Upstream,
+    clear_dir,
+    remove_temporaries,
+)
 from diagramforge.stage import Outcome, Stage, StageLog, TableStage, WorkUnit, check_contract
 from diagramforge.stats import StageStats
 
@@ -106,7 +112,8 @@ def run_stage(stage: Stage | TableStage, *, workers: int | None = None,
     atomic.write_json(paths.state, {"fingerprint": fp, "complete": False})
     atomic.write_json(env_path, env)
 
-    out.remove_temporaries()  # a shard being written when the last run was killed
+    for d in (paths.records, paths.rejections, paths.shard_stats):
+        remove_temporaries(d)  # what was being written when the last run was killed
     todo = [i for i in in_indices if not out.committed(i)]
     resumed = len(in_indices) - len(todo)
     if resumed:

@@ -9,7 +9,7 @@ the rename is the commit point, so a reader never sees half a file.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pyarrow as pa
@@ -24,9 +24,36 @@ def shard_name(index: int) -> str:
     return SHARD_PATTERN.format(index)
 
 
+PARQUET_OPTIONS = {"compression": "zstd"}
+"""How every shard is written, whole (``write_table_atomic``) or by row group
+(:class:`ShardWriter`): one set of options, so a one-group shard is the same bytes both ways."""
+
+
 def write_table_atomic(table: pa.Table, path: Path) -> None:
     """Write ``table`` to ``path`` so that the file either exists complete or not at all."""
-    atomic.write_with(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
+    atomic.write_with(path, lambda tmp: pq.write_table(table, tmp, **PARQUET_OPTIONS))
+
+
+def remove_temporaries(directory: Path) -> list[Path]:
+    """Delete what killed writers left in ``directory`` (``atomic.temp_path``'s hidden
+    ``.*.tmp``): a resumed stage rewrites those files, and a stray temporary would be part
+    of the DVC-tracked output."""
+    gone = sorted(Path(directory).glob(".*.tmp")) if Path(directory).exists() else []
+    for p in gone:
+        p.unlink(missing_ok=True)
+    return gone
+
+
+def _released(read: Callable[[], pa.Table]) -> pa.Table:
+    """``read()`` with Arrow's pool asked to give back freed memory before and after:
+    mimalloc keeps freed pages for reuse, and with reads of unequal size (an augment
+    shard's PNGs) the whole-table stages' RSS grew with the corpus — validate 1.1 → 2.6 GB
+    from 100 to 1k sources, 0.8 GB with the release."""
+    pool = pa.default_memory_pool()
+    pool.release_unused()  # what the consumer freed of the last read
+    table = read()
+    pool.release_unused()  # the decoder's buffers, freed on its threads
+    return table
 
 
 def rows_to_table(rows: Sequence[dict], schema: pa.Schema) -> pa.Table:
@@ -43,6 +70,8 @@ never sits whole in the driver's memory."""
 
 
 def _payload(row: dict) -> int:
+    """A row's size for the group budget: its top-level strings and bytes (code, PNGs),
+    which is where a record's size is; cheap and a function of the row alone."""
     return sum(len(v) for v in row.values() if isinstance(v, str | bytes | bytearray))
 
 
@@ -52,8 +81,9 @@ class ShardWriter:
     Why: a mapped stage's driver used to collect every record of a shard and then build one
     table of them, so its peak followed the largest output shard (augment's driver: 0.6 GB
     of records, 1.6 GB while writing them, at 1k sources). Here rows become a row group
-    every :data:`ROW_GROUP_BYTES`; nothing is visible at ``path`` until :meth:`commit`, and
-    a writer left uncommitted (a crash, an accounting error) removes its temporary file."""
+    every :data:`ROW_GROUP_BYTES`; nothing is visible at ``path`` until :meth:`commit`. A
+    writer left uncommitted (an exception, an accounting error) removes its temporary file;
+    a killed one cannot, and the next run removes it (:func:`remove_temporaries`)."""
 
     def __init__(self, path: Path, schema: pa.Schema, group_bytes: int | None = None):
         self.path, self.schema = Path(path), schema
@@ -63,8 +93,11 @@ class ShardWriter:
         self._pending: list[dict] = []
         self._bytes = 0
         self._writer: pq.ParquetWriter | None = None
+        self._done = False
 
     def add(self, rows: Sequence[dict]) -> None:
+        if self._done:
+            raise RuntimeError(f"{self.path.name}: already committed or aborted")
         for row in rows:
             self._pending.append(row)
             self._bytes += _payload(row)
@@ -74,24 +107,31 @@ class ShardWriter:
     def _flush(self) -> None:
         table = rows_to_table(self._pending, self.schema)
         if self._writer is None:  # as pq.write_table does: same bytes for one group
-            self._writer = pq.ParquetWriter(self.tmp, table.schema, compression="zstd")
+            self._writer = pq.ParquetWriter(self.tmp, table.schema, **PARQUET_OPTIONS)
         self._writer.write_table(table)
         self.rows += len(self._pending)
         self._pending, self._bytes = [], 0
 
     def commit(self) -> Path:
+        if self._done:  # a second commit would write an empty shard over this one
+            raise RuntimeError(f"{self.path.name}: already committed or aborted")
         if self._pending or self._writer is None:  # an empty shard still has its schema
             self._flush()
         assert self._writer is not None
         self._writer.close()
-        self._writer = None
+        self._writer, self._done = None, True
         return atomic.commit(self.tmp, self.path)
 
     def abort(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
+        """Drop the temporary file (nothing after a commit); the error that led here, if
+        any, is not hidden by one from closing the writer."""
+        self._done = True
+        try:
+            if self._writer is not None:
+                self._writer.close()
+        finally:
             self._writer = None
-        self.tmp.unlink(missing_ok=True)
+            self.tmp.unlink(missing_ok=True)
 
     def __enter__(self) -> ShardWriter:
         return self
@@ -128,41 +168,27 @@ class ShardSet:
         return ShardWriter(self.path(index), self.schema)
 
     def remove_temporaries(self) -> list[Path]:
-        """Delete what a killed writer left (``.part-*.tmp``): a resumed stage rewrites
-        those shards, and a stray temporary would be part of the tracked output."""
-        gone = sorted(self.dir.glob(".part-*.tmp")) if self.dir.exists() else []
-        for p in gone:
-            p.unlink(missing_ok=True)
-        return gone
+        """Delete what a killed writer left here (:func:`remove_temporaries`)."""
+        return remove_temporaries(self.dir)
 
     def read(self, index: int, columns: Sequence[str] | None = None) -> pa.Table:
         return pq.read_table(self.path(index), columns=columns, schema=self.schema)
 
     def iter_tables(self, columns: Sequence[str] | None = None) -> Iterator[tuple[int, pa.Table]]:
-        """Each shard in turn. Before reading the next, Arrow's allocator is asked to give
-        back what the last one freed: mimalloc keeps freed pages for reuse, and with shards
-        of unequal size (an augment shard's PNGs) the whole-table stages' RSS grew with the
-        corpus — validate 1.1 → 2.6 GB from 100 to 1k sources, 0.8 GB with the release."""
-        pool = pa.default_memory_pool()
+        """Each shard in turn, Arrow's freed memory released around each (:func:`_released`)."""
         for i in self.indices():
-            pool.release_unused()  # what the consumer freed of the last shard
-            table = self.read(i, columns)
-            pool.release_unused()  # the decoder's buffers, freed on its threads
-            yield i, table
+            yield i, _released(lambda i=i: self.read(i, columns))
 
     def iter_groups(self, columns: Sequence[str] | None = None
                     ) -> Iterator[tuple[int, pa.Table]]:
         """Each row group of each shard in turn, with its shard's index: for a reader that
-        goes row by row, the memory of one row group (:data:`ROW_GROUP_BYTES`) rather than
-        of the largest shard — an augment shard of PNGs is 262 MB at 1k sources."""
-        pool = pa.default_memory_pool()
+        goes row by row, the memory of one row group rather than of the largest shard (an
+        augment shard of PNGs is 262 MB at 1k sources). A mapped stage's groups are at most
+        about :data:`ROW_GROUP_BYTES`; a whole-table stage's shard is one group."""
         for i in self.indices():
             with pq.ParquetFile(self.path(i)) as pf:
                 for g in range(pf.num_row_groups):
-                    pool.release_unused()
-                    table = pf.read_row_group(g, columns=columns)
-                    pool.release_unused()
-                    yield i, table
+                    yield i, _released(lambda pf=pf, g=g: pf.read_row_group(g, columns=columns))
 
     def read_all(self, columns: Sequence[str] | None = None) -> pa.Table:
         tables = [t for _, t in self.iter_tables(columns)]

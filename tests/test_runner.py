@@ -123,10 +123,14 @@ def test_resume_after_kill_matches_uninterrupted_run(tmp_path):
     run_stage(Upper(part), stop_after_shards=2)  # "killed" after two commits
     assert not json.loads(stage_paths(part, "upper").state.read_text())["complete"]
     # ...while writing the third: a killed writer's temporary is not part of the output
-    stray = stage_paths(part, "upper").records / ".part-00002.parquet.999.deadbeef.tmp"
-    stray.write_bytes(b"PAR1 half a shard")
+    paths = stage_paths(part, "upper")
+    strays = [paths.records / ".part-00002.parquet.999.deadbeef.tmp",
+              paths.rejections / ".part-00002.parquet.999.deadbeef.tmp",
+              paths.shard_stats / ".00002.json.999.deadbeef.tmp"]
+    for stray in strays:
+        stray.write_bytes(b"half a file")
     stats = run_stage(Upper(part))
-    assert not stray.exists()
+    assert not any(stray.exists() for stray in strays)
     assert stats.extra["resumed_shards"] == 2
     assert (stats.n_in, stats.n_out) == (10, 8)
     assert _digest(part, "upper") == _digest(full, "upper")

@@ -84,6 +84,15 @@ def test_an_uncommitted_writer_leaves_nothing_and_a_killed_ones_temporary_is_rem
         w.add(_rows(5))
         raise RuntimeError("accounting error")
     assert not s.committed(0) and list(s.dir.iterdir()) == []
+    with ShardWriter(s.path(2), RECORD_SCHEMA) as w:
+        w.add(_rows(3))
+        w.commit()
+        with pytest.raises(RuntimeError, match="already committed"):
+            w.commit()  # would write an empty shard over the committed one
+        with pytest.raises(RuntimeError, match="already committed"):
+            w.add(_rows(1))
+    assert s.read(2).num_rows == 3
+    s.path(2).unlink()
     killed = ShardWriter(s.path(1), RECORD_SCHEMA, group_bytes=10)
     killed.add(_rows(5))  # a process that dies here never closes or removes its file
     assert killed.tmp.exists()

@@ -225,7 +225,8 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
             log: StageLog | None = None) -> Path:
     """Write the dataset directory; refuses unless the validate stage passed.
 
-    Streams: the upstream and every task table are read shard by shard, each config × split
+    Streams: the upstream is read shard by shard, every task table row group by row group
+    (a task stage's writers closed when the next stage starts), each config × split
     is written as size-capped Parquet files (``publish.max_file_bytes``/``max_file_rows``),
     and statistics, the licence audit and the manifest are running aggregates. What is held
     for every row is :data:`META_COLUMNS` and the manifest's id → digest."""

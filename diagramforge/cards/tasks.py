@@ -10,7 +10,7 @@ is ledgered rather than published.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -117,24 +117,48 @@ def _check(part: pd.DataFrame, by_id: pd.DataFrame, stage: str,
 
 
 def config_part(df: pd.DataFrame, config: str, cls: type, by_id: pd.DataFrame, stage: str,
-                rejections: list[Rejection]) -> pd.DataFrame:
-    """The items of a task table (or one shard of it) that ``config`` publishes: its rows,
-    checked against the published diagrams and given their inherited columns — the one rule
-    publish (whole tables) and validate (shard by shard) both apply."""
+                rejections: list[Rejection], carried: set[str] | None = None
+                ) -> pd.DataFrame:
+    """The items of a task table (or one row group of it) that ``config`` publishes: its
+    rows, checked against the published diagrams and given their inherited columns — the
+    rule ``load_tasks`` (whole tables) and validate (row group by row group) apply, and
+    publish's ``_kept`` row by row. ``carried``: the inherited columns the config's items
+    carry anywhere in the table (:func:`carried_columns`); without it, decided on ``df``."""
     part = df[df["config"] == config].reset_index(drop=True)
     if getattr(cls, "items_stand_alone", False):
         # items that are diagrams of their own (a repaired picture whose original never
         # rendered): they carry their licence and split themselves
         return part[part["split"].isin(SPLITS)].reset_index(drop=True)
-    return _inherit(_check(part, by_id, stage, rejections), by_id)
+    return _inherit(_check(part, by_id, stage, rejections), by_id, carried)
 
 
-def _inherit(part: pd.DataFrame, by_id: pd.DataFrame) -> pd.DataFrame:
+def _inherit(part: pd.DataFrame, by_id: pd.DataFrame, carried: set[str] | None = None
+             ) -> pd.DataFrame:
     part = part.copy()
     for col in INHERITED:
-        if col in by_id.columns and (col not in part.columns or part[col].isna().all()):
+        own = col in part.columns and part[col].notna().any() if carried is None \
+            else col in carried
+        if col in by_id.columns and not own:
             part[col] = [by_id.at[d, col] for d in part["diagram_id"]] if len(part) else []
     return part
+
+
+def carried_columns(shards: ShardSet, configs: Sequence[str], by_id: pd.DataFrame,
+                    stage: str) -> dict[str, set[str]]:
+    """Per config, the inherited columns (licence, attribution…) its kept items carry
+    somewhere in the whole table. Publish inherits a column only where no item carries it
+    (:func:`scan_tasks`), so a reader going row group by row group must decide on the
+    table, not on the group it holds; only the key and inherited columns are read."""
+    own = [c for c in INHERITED if c in shards.schema.names]
+    out: dict[str, set[str]] = {c: set() for c in configs}
+    if not own:
+        return out
+    for _, table in shards.iter_groups([*_KEYS, *own]):
+        df = table.to_pandas()
+        for config in configs:
+            part = _check(df[df["config"] == config].reset_index(drop=True), by_id, stage, [])
+            out[config] |= {c for c in own if part[c].notna().any()}
+    return out
 
 
 def _schema(schema: pa.Schema, part: pd.DataFrame) -> pa.Schema:
@@ -198,7 +222,7 @@ def write_task_config(config: str, df: pd.DataFrame, schema: pa.Schema, out: Pat
 
 
 
-# -- streaming: the task tables read shard by shard (publish) -------------------------------
+# -- streaming: the task tables read row group by row group (publish) ----------------------
 
 
 @dataclass
@@ -293,8 +317,8 @@ def scan_tasks(params: Params, diagrams: Mapping[str, dict],
 def iter_task_rows(params: Params, scan: TaskScan, diagrams: Mapping[str, dict],
                    classes: Mapping[str, type] | None = None
                    ) -> Iterator[tuple[str, list[dict]]]:
-    """``(config, rows)`` per task shard and config: the rows ``load_tasks`` would give the
-    config (every column of the stage's table plus the inherited ones), one row group of
+    """``(config, rows)`` per task row group and config: the rows ``load_tasks`` would
+    give the config (every column of the stage's table plus the inherited ones), one row group of
     one stage in memory at a time (:meth:`ShardSet.iter_groups`: an augment shard of PNGs
     is hundreds of MB, a row group at most about ``shards.ROW_GROUP_BYTES``)."""
     classes = _stage_classes() if classes is None else classes

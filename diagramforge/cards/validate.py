@@ -125,9 +125,11 @@ def task_frame(df: pd.DataFrame, allow: list[str]) -> pd.DataFrame:
     out = pd.DataFrame({"id": df["id"], "split": df["split"]})
     out["licence_allowed"] = [allowed(x, allow) for x in df.get("licence", [None] * len(df))]
     for col in df.columns:
-        if col.endswith("image"):
-            raise TypeError(f"task_frame reads image sizes: pass the table through _sized "
-                            f"first ({col!r} is raw)")
+        if col.endswith("image"):  # a binary one is an unsized image; text is not an image
+            if any(isinstance(v, bytes | bytearray) for v in df[col]):
+                raise TypeError(f"task_frame reads image sizes: pass the table through "
+                                f"_sized first ({col!r} is raw)")
+            continue
         if col.endswith("image_bytes"):
             out[col] = df[col].fillna(0).astype("int64")
         elif col.endswith("code"):
@@ -144,7 +146,7 @@ def build_task_suite(gx, config: str, frame: pd.DataFrame,  # noqa: ANN001, ANN2
     """Expectations of one published task config: unique ids, known splits, allowed
     licences, no empty code or image, QA answers among their options; an ``editing``
     config's target must have rendered. ``every_column``: check every code and image
-    column, filled or not (a config validated shard by shard learns which columns it fills
+    column, filled or not (a config validated part by part learns which columns it fills
     only at the end: :func:`task_filled` keeps those results)."""
     E = gx.expectations
     exps = [E.ExpectColumnValuesToBeUnique(column="id"),
@@ -192,8 +194,9 @@ class ValidateStage(TableStage):
 
     Streams (issue 26): a first pass reads the small key columns of every shard for the
     table-wide checks (duplicate ids, splits per group and family, the diagrams task items
-    are checked against); the second validates one shard at a time, images measured and
-    dropped, and GX's per-shard results fold into the whole table's
+    are checked against); the second validates one shard of the split table, and one row
+    group of a task table, at a time, images measured and dropped, and GX's per-part
+    results fold into the whole table's
     (:mod:`diagramforge.cards.gx_batches`)."""
 
     name = "validate"
@@ -224,9 +227,17 @@ def _small(up: Upstream, columns: Sequence[str]) -> pd.DataFrame:
 
 def _task_parts(params: Params, by_id: pd.DataFrame, columns: Sequence[str] | None = None
                 ) -> Iterator[tuple[str, pd.DataFrame]]:
-    """(config, items) of each task stage's table, shard by shard: the items publish would
-    keep (:func:`diagramforge.cards.tasks.load_tasks`, one row group at a time)."""
-    from diagramforge.cards.tasks import _stage_classes, config_part, task_stages
+    """(config, items) of each task stage's table, row group by row group: the items
+    publish would keep (:func:`diagramforge.cards.tasks.load_tasks`), with the inherited
+    columns decided on the whole table (:func:`~diagramforge.cards.tasks.carried_columns`),
+    as publish decides them."""
+    from diagramforge.cards.tasks import (
+        INHERITED,
+        _stage_classes,
+        carried_columns,
+        config_part,
+        task_stages,
+    )
 
     classes = _stage_classes()
     for stage, configs in task_stages(classes).items():
@@ -234,10 +245,14 @@ def _task_parts(params: Params, by_id: pd.DataFrame, columns: Sequence[str] | No
         if not read_state(params, stage).get("complete") or schema is None:
             continue
         cols = None if columns is None else [c for c in columns if c in schema.names]
-        for _, table in ShardSet(stage_paths(params, stage).records, schema).iter_groups(cols):
+        shards = ShardSet(stage_paths(params, stage).records, schema)
+        carried = carried_columns(shards, configs, by_id, stage) \
+            if cols is None or set(cols) & set(INHERITED) else {}
+        for _, table in shards.iter_groups(cols):
             df = _sized(table).to_pandas()
             for config in configs:
-                part = config_part(df, config, classes[stage], by_id, stage, [])
+                part = config_part(df, config, classes[stage], by_id, stage, [],
+                                   carried.get(config))
                 if len(part):
                     yield config, part
 

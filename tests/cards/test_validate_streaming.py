@@ -138,6 +138,40 @@ def test_task_images_are_checked_by_size_without_their_bytes():
     assert sized.column("source_image_bytes").to_pylist() == [8, 0, 0]
     frame = task_frame(sized.to_pandas(), ["MIT"])
     assert frame["source_image_bytes"].tolist() == [8, 0, 0]
+    assert frame["code_chars"].tolist() == [1, 0, 0]
     with pytest.raises(TypeError, match="_sized"):  # one way to size images, not two
         task_frame(t.to_pandas(), ["MIT"])
-    assert frame["code_chars"].tolist() == [1, 0, 0]
+    text = task_frame(sized.append_column("diagram_type_image", pa.array(["a", "b", "c"]))
+                      .to_pandas(), ["MIT"])  # a text column named *image is not an image
+    assert "diagram_type_image_bytes" not in text.columns
+
+
+def test_inherited_columns_are_decided_on_the_whole_task_table(tmp_path):
+    """Publish inherits a diagram's licence only for a config none of whose items carries
+    one; validate, reading a row group at a time, must decide on the table too, or a group
+    whose items have no licence would be checked with their diagrams' while publish writes
+    null."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from diagramforge.cards.tasks import carried_columns, config_part
+    from diagramforge.shards import ShardWriter
+    from tests.cards.test_tasks import FakeSynth
+
+    schema = QA_SCHEMA.append(pa.field("licence", pa.string()))
+    items = [dict(r, licence=None) for r in task_rows()]
+    items[0]["licence"] = "MIT"  # qa0 carries its own; qa1, qa2, qa3 carry none
+    shards = ShardSet(tmp_path / "recs", schema)
+    with ShardWriter(shards.path(0), schema, group_bytes=1) as w:  # one row per group
+        w.add(items)
+        w.commit()
+    by_id = pd.DataFrame({"id": ["id0", "id1", "id2", "id3"],
+                          "split": ["train", "test", "train", "test"],
+                          "licence": ["CC-BY-4.0"] * 4}).set_index("id")
+    carried = carried_columns(shards, ["qa", "captioning"], by_id, "fakesynth")
+    assert carried == {"qa": {"licence"}, "captioning": set()}
+    qa1 = [t.to_pandas() for _, t in shards.iter_groups()][1]
+    alone = config_part(qa1, "qa", FakeSynth, by_id, "fakesynth", [])
+    whole = config_part(qa1, "qa", FakeSynth, by_id, "fakesynth", [], carried["qa"])
+    assert alone["licence"].tolist() == ["CC-BY-4.0"]  # what the group alone would say
+    assert whole["licence"].isna().tolist() == [True]  # null: what publish writes
