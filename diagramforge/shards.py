@@ -24,16 +24,6 @@ def shard_name(index: int) -> str:
     return SHARD_PATTERN.format(index)
 
 
-PARQUET_OPTIONS = {"compression": "zstd"}
-"""How every shard is written, whole (``write_table_atomic``) or by row group
-(:class:`ShardWriter`): one set of options, so a one-group shard is the same bytes both ways."""
-
-
-def write_table_atomic(table: pa.Table, path: Path) -> None:
-    """Write ``table`` to ``path`` so that the file either exists complete or not at all."""
-    atomic.write_with(path, lambda tmp: pq.write_table(table, tmp, **PARQUET_OPTIONS))
-
-
 def remove_temporaries(directory: Path) -> list[Path]:
     """Delete what killed writers left in ``directory`` (``atomic.temp_path``'s hidden
     ``.*.tmp``): a resumed stage rewrites those files, and a stray temporary would be part
@@ -64,9 +54,9 @@ def rows_to_table(rows: Sequence[dict], schema: pa.Schema) -> pa.Table:
 
 ROW_GROUP_BYTES = 32 << 20
 """A :class:`ShardWriter` writes a row group whenever its pending rows' strings and bytes
-reach this. A shard smaller than this is one row group, byte for byte what ``write`` makes;
-a larger one (an augment shard of 64 diagrams' sketches and scans: 262 MB at 1k sources)
-never sits whole in the driver's memory."""
+reach this. A shard smaller than this is one row group, byte for byte what
+``pq.write_table`` makes of it; a larger one (an augment shard of 64 diagrams' sketches and
+scans: 262 MB at 1k sources) never sits whole in the driver's memory."""
 
 
 def _payload(row: dict) -> int:
@@ -107,7 +97,7 @@ class ShardWriter:
     def _flush(self) -> None:
         table = rows_to_table(self._pending, self.schema)
         if self._writer is None:  # as pq.write_table does: same bytes for one group
-            self._writer = pq.ParquetWriter(self.tmp, table.schema, **PARQUET_OPTIONS)
+            self._writer = pq.ParquetWriter(self.tmp, table.schema, compression="zstd")
         self._writer.write_table(table)
         self.rows += len(self._pending)
         self._pending, self._bytes = [], 0
@@ -159,17 +149,15 @@ class ShardSet:
         return sorted(int(p.stem.split("-")[1]) for p in self.dir.glob("part-*.parquet"))
 
     def write(self, index: int, rows: Sequence[dict]) -> Path:
-        path = self.path(index)
-        write_table_atomic(rows_to_table(rows, self.schema), path)
-        return path
+        """Shard ``index`` from ``rows`` at once: the one writer (:meth:`writer`), so a
+        shard is the same bytes however its rows arrived."""
+        with self.writer(index) as w:
+            w.add(rows)
+            return w.commit()
 
     def writer(self, index: int) -> ShardWriter:
         """Shard ``index`` written row group by row group (:class:`ShardWriter`)."""
         return ShardWriter(self.path(index), self.schema)
-
-    def remove_temporaries(self) -> list[Path]:
-        """Delete what a killed writer left here (:func:`remove_temporaries`)."""
-        return remove_temporaries(self.dir)
 
     def read(self, index: int, columns: Sequence[str] | None = None) -> pa.Table:
         return pq.read_table(self.path(index), columns=columns, schema=self.schema)

@@ -5,7 +5,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from diagramforge.records import RECORD_SCHEMA, empty_record
-from diagramforge.shards import ShardSet, ShardWriter, rows_to_table
+from diagramforge.shards import ShardSet, ShardWriter, remove_temporaries, rows_to_table
 
 
 def test_roundtrip_and_order(tmp_path):
@@ -61,6 +61,9 @@ def test_a_shard_under_the_group_budget_is_the_bytes_write_makes(tmp_path, n):
             w.add([r])
         w.commit()
     assert streamed.path(0).read_bytes() == whole.path(0).read_bytes()
+    pq.write_table(rows_to_table(_rows(n), RECORD_SCHEMA), tmp_path / "ref.parquet",
+                   compression="zstd")  # how every shard was written before the writer
+    assert whole.path(0).read_bytes() == (tmp_path / "ref.parquet").read_bytes()
 
 
 def test_a_large_shard_is_written_in_row_groups_and_visible_only_when_committed(tmp_path):
@@ -96,7 +99,7 @@ def test_an_uncommitted_writer_leaves_nothing_and_a_killed_ones_temporary_is_rem
     killed = ShardWriter(s.path(1), RECORD_SCHEMA, group_bytes=10)
     killed.add(_rows(5))  # a process that dies here never closes or removes its file
     assert killed.tmp.exists()
-    assert s.remove_temporaries() == [killed.tmp]
+    assert remove_temporaries(s.dir) == [killed.tmp]
     assert list(s.dir.iterdir()) == []
 
 
