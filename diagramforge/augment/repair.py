@@ -283,39 +283,57 @@ class RepairStage(TableStage, UsesFormats):
 
     def _repair(self, failed: list[dict], code: dict[str, dict], llm: LLM,
                 selector: Selector, splits: dict[str, Counter], log: StageLog) -> list[dict]:
-        """One batch of failures: asked, checked, rendered."""
+        """One batch of failures: screened, asked together, checked, rendered.
+
+        The batch's requests go to ``LLM.complete_many`` at once — the backend's
+        ``concurrency`` threads or its batch API, as synth's do — because one call after
+        another is what bounds this stage on a real model: arXiv's ≈ 20k failed compiles
+        would be ≈ 20k sequential round trips (docs/SCALE.md §5). The ledger keeps the
+        failures' order, so the rows and rejections are those of one call at a time."""
         from diagramforge.synth.llm.tokens import text_tokens
 
         cfg = self.params.augment.repair
-        candidates: list[tuple[dict, dict]] = []
+        screened: list[tuple[dict, dict | None, Rejection | None]] = []
+        requests: list[Request] = []
         for r in failed:
             rec = code.get(r["id"])
             where = r["locator"]
             if r["reason"] in ("compile_timeout", "compile_forbidden_io"):
-                log.reject(Rejection(where, RepairReason.NOT_COMPILE, r["reason"], id=r["id"]))
+                screened.append((r, None, Rejection(where, RepairReason.NOT_COMPILE,
+                                                    r["reason"], id=r["id"])))
             elif rec is None or rec["format"] != "tikz":
-                log.reject(Rejection(where, RepairReason.NO_CODE, "no extracted TikZ code",
-                                     id=r["id"]))
+                screened.append((r, None, Rejection(where, RepairReason.NO_CODE,
+                                                    "no extracted TikZ code", id=r["id"])))
             elif rec["licence"] not in self.params.licences.allow:
-                log.reject(Rejection(where, RepairReason.LICENCE, str(rec["licence"]),
-                                     id=r["id"]))
+                screened.append((r, None, Rejection(where, RepairReason.LICENCE,
+                                                    str(rec["licence"]), id=r["id"])))
             elif not selector.takes(CONFIG, {"format": rec["format"],
                                              "tokens": text_tokens(rec["code"])},
                                     log.stats.extra):
                 log.stats.not_selected_inputs += 1  # outside the config's token window
             else:
-                res = llm.complete(repair_request(rec["code"], r["detail"] or "",
-                                                  cfg.prompt_version))
-                log.stats.extra["llm_calls"] = log.stats.extra.get("llm_calls", 0) + res.calls
-                if not res.ok or not res.data:
-                    log.reject(Rejection(where, RepairReason.LLM, f"{res.reason}: "
-                                         f"{res.detail}"[:300], id=r["id"]))
-                elif res.data["code"].strip() == rec["code"].strip():
-                    log.reject(Rejection(where, RepairReason.UNCHANGED, r["detail"] or "",
-                                         id=r["id"]))
-                else:
-                    candidates.append((r, {**rec, "fixed": res.data["code"],
-                                           "backend": res.backend, "model": res.model}))
+                screened.append((r, rec, None))
+                requests.append(repair_request(rec["code"], r["detail"] or "",
+                                               cfg.prompt_version))
+        answers = iter(llm.complete_many(requests) if requests else [])
+        candidates: list[tuple[dict, dict]] = []
+        for r, rec, rejection in screened:
+            if rejection is not None:
+                log.reject(rejection)
+                continue
+            assert rec is not None
+            where = r["locator"]
+            res = next(answers)
+            log.stats.extra["llm_calls"] = log.stats.extra.get("llm_calls", 0) + res.calls
+            if not res.ok or not res.data:
+                log.reject(Rejection(where, RepairReason.LLM, f"{res.reason}: "
+                                     f"{res.detail}"[:300], id=r["id"]))
+            elif res.data["code"].strip() == rec["code"].strip():
+                log.reject(Rejection(where, RepairReason.UNCHANGED, r["detail"] or "",
+                                     id=r["id"]))
+            else:
+                candidates.append((r, {**rec, "fixed": res.data["code"],
+                                       "backend": res.backend, "model": res.model}))
         return self._check(candidates, splits, log)
 
     def _check(self, candidates: list[tuple[dict, dict]], splits: dict[str, Counter],

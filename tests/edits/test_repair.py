@@ -159,3 +159,43 @@ def test_repair_streams_in_batches_and_writes_what_the_whole_table_writes(tmp_pa
     assert {r["diagram_id"]: r["split"] for r in rows} == {
         "r0": "validation", "r1": "test", "r2": "validation", "r3": "train", "r4": "train"}
     assert stats == {"in": 7, "out": 5, "with_output": 5}
+
+
+@needs_tex
+def test_repair_asks_a_batch_together_and_writes_what_one_call_at_a_time_writes(
+        tmp_path, monkeypatch):
+    """A batch's requests go out together through ``LLM.complete_many`` (its thread pool
+    here; a vendor's batch API where configured), not one round trip after another; the
+    rows and the ledger, in order, are those of one call at a time."""
+    import threading
+
+    from diagramforge.runner import run_stage
+    from diagramforge.synth.llm.offline import OfflineBackend
+
+    threads: list[str] = []
+    real = OfflineBackend.complete
+
+    def spied(self, call):  # noqa: ANN001, ANN202
+        threads.append(threading.current_thread().name)
+        return real(self, call)
+
+    monkeypatch.setattr(OfflineBackend, "complete", spied)
+
+    def run(root, concurrency: int) -> tuple[list, list]:  # noqa: ANN001
+        params = make_params(root, runner={"shard_size": 8},
+                             augment={"llm": {"cache_dir": str(root / "llm"),
+                                              "concurrency": concurrency}})
+        _streaming_corpus(params)
+        run_stage(RepairStage(params))
+        paths = stage_paths(params, "repair")
+        return (pq.read_table(paths.records).to_pylist(),
+                pq.read_table(paths.rejections).to_pylist())
+
+    serial = run(tmp_path / "serial", 1)
+    assert len(threads) == 5 and not any(t.startswith("llm") for t in threads)
+    threads.clear()
+    pooled = run(tmp_path / "pooled", 4)
+    assert len(threads) == 5 and all(t.startswith("llm") for t in threads)  # the pool's
+    assert pooled == serial
+    assert len(serial[0]) == 5 and [r["reason"] for r in serial[1]] == [
+        "repair_not_a_compile_error", "repair_code_missing"]
