@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from diagramforge import atomic
-from diagramforge.executors import Failure, make_executor
+from diagramforge.executors import Failure, make_executor, unit_timeouts
 from diagramforge.params import Params
 from diagramforge.paths import environment_path, metrics_path, stage_paths
 from diagramforge.pipeline import code_fingerprint
@@ -192,8 +192,7 @@ def _run_shard(stage: Stage, rows: list[dict], ex, bar: tqdm,  # noqa: ANN001 - 
     """Process one input shard's units, handing each unit's records to ``sink`` as the
     unit finishes (in unit order, whatever the executor), and book the rest."""
     units = stage.units(rows)
-    per_item = stage.params.runner.item_timeout_s
-    timeouts = [u.timeout_s or per_item * max(1, len(u.rows)) for u in units]
+    timeouts = unit_timeouts(units, stage.params.runner.item_timeout_s)
     log_ = StageLog(stage.name, stage.expands)
     log_.stats.n_in = len(rows)
     for u, res in zip(units, ex.run(units, timeouts), strict=True):

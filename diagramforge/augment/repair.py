@@ -28,11 +28,12 @@ import pyarrow.parquet as pq
 
 from diagramforge.curation.select import Selector
 from diagramforge.edits.sampler import FORMATS
+from diagramforge.executors import Executor, Failure, make_executor, unit_timeouts
 from diagramforge.formats.registry import UsesFormats
 from diagramforge.paths import stage_paths
 from diagramforge.records import Rejection, item_id
 from diagramforge.shards import Upstream
-from diagramforge.stage import StageLog, TableStage
+from diagramforge.stage import Outcome, Stage, StageLog, TableStage, WorkUnit
 from diagramforge.synth.llm import Request
 
 if TYPE_CHECKING:
@@ -179,6 +180,31 @@ class RepairReason:
     RENDER = "repair_render_failed"
 
 
+class FixRender(UsesFormats, Stage):
+    """Repair's candidate fixes rendered on the executor's workers, a TikZ batch
+    (``render.tikz.batch_size``) per unit: compiling the fixes is nearly all of repair's
+    cost (0.86 CPU-s per failed compile, docs/SCALE.md §3 phase 5), and in the stage's own
+    process it did not spread — at arXiv's ≈ 23k failures, 5.4 h on one core."""
+
+    name = "repair"
+
+    def prepare(self) -> None:
+        self.formats()["tikz"].prepare()  # the shared format, built once before the workers
+
+    def teardown(self) -> None:
+        if self._formats is not None:
+            self._formats["tikz"].close()
+
+    def units(self, rows: list[dict]) -> list[WorkUnit]:
+        h = self.formats()["tikz"]
+        step = h.batch_size()
+        return [WorkUnit(rows[k:k + step], f"fix:{k}", h.unit_timeout())
+                for k in range(0, len(rows), step)]
+
+    def process(self, unit: WorkUnit) -> Outcome:
+        return self.formats()["tikz"].render(unit.rows)
+
+
 class RepairStage(TableStage, UsesFormats):
     """AugTikZ repair of TikZ pictures that failed to compile: render's ledger + the
     extracted code → the LLM (offline: rule-based fixes) → kept if it compiles, renders and
@@ -202,6 +228,8 @@ class RepairStage(TableStage, UsesFormats):
     items_stand_alone: ClassVar[bool] = True
     """A repaired picture's original never rendered, so it is not among the published
     diagrams: the item carries its own licence, attribution and split (its paper's)."""
+    _executor: Executor | None = None
+    _fixes: FixRender | None = None
 
     def environment(self) -> dict:
         return {"tikz": self.formats()["tikz"].environment()}
@@ -278,8 +306,9 @@ class RepairStage(TableStage, UsesFormats):
                 yield from self._repair(batch, self._fetch(where, [x["id"] for x in batch]),
                                         llm, selector, splits, log)
         finally:
-            if self._formats is not None:
-                self.formats()["tikz"].close()
+            if self._executor is not None:
+                self._executor.close()
+                self._executor = None
 
     def _repair(self, failed: list[dict], code: dict[str, dict], llm: LLM,
                 selector: Selector, splits: dict[str, Counter], log: StageLog) -> list[dict]:
@@ -336,6 +365,27 @@ class RepairStage(TableStage, UsesFormats):
                                        "backend": res.backend, "model": res.model}))
         return self._check(candidates, splits, log)
 
+    def _render(self, rows: list[dict]) -> tuple[dict[str, bytes], dict[str, str]]:
+        """The fixes' PNGs and failure details by locator, rendered by :class:`FixRender`
+        on the run's executor (opened at the first batch, closed by ``run_table``)."""
+        if self._executor is None:
+            self._fixes = FixRender(self.params)
+            self._fixes.prepare()
+            self._executor = make_executor(self.params, self.params.runner.workers)
+            self._executor.open(self._fixes)
+        assert self._fixes is not None
+        units = self._fixes.units(rows)
+        images: dict[str, bytes] = {}
+        why: dict[str, str] = {}
+        for u, res in zip(units, self._executor.run(
+                units, unit_timeouts(units, self.params.runner.item_timeout_s)), strict=True):
+            if isinstance(res, Failure):  # a timed-out or crashed batch: each fix fails
+                why.update({r["source_id"]: f"{res.reason}: {res.detail}" for r in u.rows})
+                continue
+            images.update({x["source_id"]: x["image"] for x in res.records})
+            why.update({x.locator: x.detail for x in res.rejections})
+        return images, why
+
     def _check(self, candidates: list[tuple[dict, dict]], splits: dict[str, Counter],
                log: StageLog) -> list[dict]:
         cfg = self.params.augment.repair
@@ -355,13 +405,10 @@ class RepairStage(TableStage, UsesFormats):
                                      f"node-text overlap {share:.2f}", id=r["id"]))
                 continue
             ok.append((r, c))
-        h = self.formats()["tikz"]
         rows = [{"id": item_id(c["fixed"]), "format": "tikz",
                  "code": c["fixed"], "source_id": r["locator"], "meta": None, "group": None}
                 for r, c in ok]
-        done = h.render(rows) if rows else None  # closed by run_table when all are done
-        images = {x["source_id"]: x["image"] for x in done.records} if done else {}
-        why = {x.locator: x.detail for x in done.rejections} if done else {}
+        images, why = self._render(rows) if rows else ({}, {})
         for (r, c), row in zip(ok, rows, strict=True):
             png = images.get(r["locator"])
             if png is None:

@@ -9,7 +9,7 @@ lost worker is never written twice.
 
 from __future__ import annotations
 
-from diagramforge.executors.base import Executor, Failure
+from diagramforge.executors.base import Executor, Failure, unit_timeouts
 from diagramforge.params import Params
 
 
@@ -28,4 +28,4 @@ def make_executor(params: Params, workers: int) -> Executor:
     return PoolExecutor(workers)
 
 
-__all__ = ["Executor", "Failure", "make_executor"]
+__all__ = ["Executor", "Failure", "make_executor", "unit_timeouts"]

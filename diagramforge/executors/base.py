@@ -36,6 +36,12 @@ def in_flight(units: list, timeouts: list[float], workers: int,
             queue.append(submit(*nxt))
 
 
+def unit_timeouts(units: list[WorkUnit], item_timeout_s: float) -> list[float]:
+    """Each unit's deadline: its own (a format that knows better), else ``item_timeout_s``
+    per row — one rule for the runner and for a whole-table stage that spreads work."""
+    return [u.timeout_s or item_timeout_s * max(1, len(u.rows)) for u in units]
+
+
 @dataclass(frozen=True)
 class Failure:
     """A unit that produced no outcome: the runner ledgers each of its rows with ``reason``."""

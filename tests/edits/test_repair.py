@@ -199,3 +199,44 @@ def test_repair_asks_a_batch_together_and_writes_what_one_call_at_a_time_writes(
     assert pooled == serial
     assert len(serial[0]) == 5 and [r["reason"] for r in serial[1]] == [
         "repair_not_a_compile_error", "repair_code_missing"]
+
+
+@needs_tex
+def test_repair_renders_its_fixes_on_the_executors_workers(tmp_path, monkeypatch):
+    """The candidate fixes are compiled a TikZ batch per unit on the run's executor (a
+    process pool with 2 workers here), not in the stage's own process; the rows and the
+    ledger are those of the inline run."""
+    import diagramforge.augment.repair as repair
+    from diagramforge.runner import run_stage
+
+    used: list[tuple[int, list[int]]] = []
+    real_make = repair.make_executor
+
+    def spied_make(params, workers):  # noqa: ANN001, ANN202
+        ex = real_make(params, workers)
+        real_run = ex.run
+
+        def run(units, timeouts):  # noqa: ANN001, ANN202
+            used.append((workers, [len(u.rows) for u in units]))
+            return real_run(units, timeouts)
+
+        ex.run = run
+        return ex
+
+    monkeypatch.setattr(repair, "make_executor", spied_make)
+    def run(root, workers: int) -> tuple[list, list]:  # noqa: ANN001
+        params = make_params(root, runner={"shard_size": 8, "workers": workers},
+                             render={"tikz": {"batch_size": 2}},
+                             augment={"llm": {"cache_dir": str(root / "llm")}})
+        _streaming_corpus(params)
+        run_stage(RepairStage(params), workers=workers)
+        paths = stage_paths(params, "repair")
+        return (pq.read_table(paths.records).to_pylist(),
+                pq.read_table(paths.rejections).to_pylist())
+
+    inline = run(tmp_path / "inline", 0)
+    assert used == [(0, [2, 2, 1])]  # five fixes, batches of two
+    used.clear()
+    pooled = run(tmp_path / "pooled", 2)
+    assert used == [(2, [2, 2, 1])]
+    assert pooled == inline and len(pooled[0]) == 5
