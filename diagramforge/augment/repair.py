@@ -19,7 +19,8 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -29,7 +30,7 @@ import pyarrow.parquet as pq
 from diagramforge.curation.select import Selector
 from diagramforge.edits.sampler import FORMATS
 from diagramforge.executors import Executor, Failure, make_executor, unit_timeouts
-from diagramforge.formats.registry import UsesFormats
+from diagramforge.formats.registry import RendersFormats, UsesFormats
 from diagramforge.paths import stage_paths
 from diagramforge.records import Rejection, item_id
 from diagramforge.shards import Upstream
@@ -38,6 +39,10 @@ from diagramforge.synth.llm import Request
 
 if TYPE_CHECKING:
     from diagramforge.synth.llm import LLM
+
+Render = Callable[[list[dict]], tuple[dict[str, bytes], dict[str, str]]]
+"""Fixes → (PNG by locator, failure detail by locator): :meth:`RepairStage._render` bound
+to the run's executor."""
 
 SCHEMA = {"type": "object", "properties": {"code": {"type": "string"}},
           "required": ["code"], "additionalProperties": False}
@@ -180,20 +185,13 @@ class RepairReason:
     RENDER = "repair_render_failed"
 
 
-class FixRender(UsesFormats, Stage):
+class FixRender(RendersFormats, Stage):
     """Repair's candidate fixes rendered on the executor's workers, a TikZ batch
     (``render.tikz.batch_size``) per unit: compiling the fixes is nearly all of repair's
     cost (0.86 CPU-s per failed compile, docs/SCALE.md §3 phase 5), and in the stage's own
     process it did not spread — at arXiv's ≈ 23k failures, 5.4 h on one core."""
 
     name = "repair"
-
-    def prepare(self) -> None:
-        self.formats()["tikz"].prepare()  # the shared format, built once before the workers
-
-    def teardown(self) -> None:
-        if self._formats is not None:
-            self._formats["tikz"].close()
 
     def units(self, rows: list[dict]) -> list[WorkUnit]:
         h = self.formats()["tikz"]
@@ -228,8 +226,6 @@ class RepairStage(TableStage, UsesFormats):
     items_stand_alone: ClassVar[bool] = True
     """A repaired picture's original never rendered, so it is not among the published
     diagrams: the item carries its own licence, attribution and split (its paper's)."""
-    _executor: Executor | None = None
-    _fixes: FixRender | None = None
 
     def environment(self) -> dict:
         return {"tikz": self.formats()["tikz"].environment()}
@@ -295,23 +291,25 @@ class RepairStage(TableStage, UsesFormats):
         selector = Selector(self.params)
         size = self.params.runner.shard_size
         batch: list[dict] = []
-        try:
+        with make_executor(self.params, self.params.runner.workers) as ex:
+            fixes = FixRender(self.params)
+            if ids:  # the fixes compile on the run's workers; the format is built once here
+                fixes.prepare()
+                ex.open(fixes)
+            render = partial(self._render, ex, fixes)
             for r in self._failures() if cfg.enabled else []:
                 batch.append(r)
                 if len(batch) >= size:
                     yield from self._repair(batch, self._fetch(where, [x["id"] for x in batch]),
-                                            llm, selector, splits, log)
+                                            llm, selector, splits, log, render)
                     batch = []
             if batch:
                 yield from self._repair(batch, self._fetch(where, [x["id"] for x in batch]),
-                                        llm, selector, splits, log)
-        finally:
-            if self._executor is not None:
-                self._executor.close()
-                self._executor = None
+                                        llm, selector, splits, log, render)
 
     def _repair(self, failed: list[dict], code: dict[str, dict], llm: LLM,
-                selector: Selector, splits: dict[str, Counter], log: StageLog) -> list[dict]:
+                selector: Selector, splits: dict[str, Counter], log: StageLog,
+                render: Render) -> list[dict]:
         """One batch of failures: screened, asked together, checked, rendered.
 
         The batch's requests go to ``LLM.complete_many`` at once — the backend's
@@ -344,15 +342,16 @@ class RepairStage(TableStage, UsesFormats):
                 screened.append((r, rec, None))
                 requests.append(repair_request(rec["code"], r["detail"] or "",
                                                cfg.prompt_version))
-        answers = iter(llm.complete_many(requests) if requests else [])
+        asked = [k for k, (_, _, rejection) in enumerate(screened) if rejection is None]
+        answers = dict(zip(asked, llm.complete_many(requests) if requests else [], strict=True))
         candidates: list[tuple[dict, dict]] = []
-        for r, rec, rejection in screened:
+        for k, (r, rec, rejection) in enumerate(screened):
             if rejection is not None:
                 log.reject(rejection)
                 continue
             assert rec is not None
             where = r["locator"]
-            res = next(answers)
+            res = answers[k]
             log.stats.extra["llm_calls"] = log.stats.extra.get("llm_calls", 0) + res.calls
             if not res.ok or not res.data:
                 log.reject(Rejection(where, RepairReason.LLM, f"{res.reason}: "
@@ -363,21 +362,16 @@ class RepairStage(TableStage, UsesFormats):
             else:
                 candidates.append((r, {**rec, "fixed": res.data["code"],
                                        "backend": res.backend, "model": res.model}))
-        return self._check(candidates, splits, log)
+        return self._check(candidates, splits, log, render)
 
-    def _render(self, rows: list[dict]) -> tuple[dict[str, bytes], dict[str, str]]:
+    def _render(self, ex: Executor, fixes: FixRender, rows: list[dict]
+                ) -> tuple[dict[str, bytes], dict[str, str]]:
         """The fixes' PNGs and failure details by locator, rendered by :class:`FixRender`
-        on the run's executor (opened at the first batch, closed by ``run_table``)."""
-        if self._executor is None:
-            self._fixes = FixRender(self.params)
-            self._fixes.prepare()
-            self._executor = make_executor(self.params, self.params.runner.workers)
-            self._executor.open(self._fixes)
-        assert self._fixes is not None
-        units = self._fixes.units(rows)
+        on the run's executor (``run_table`` opens and closes it)."""
+        units = fixes.units(rows)
         images: dict[str, bytes] = {}
         why: dict[str, str] = {}
-        for u, res in zip(units, self._executor.run(
+        for u, res in zip(units, ex.run(
                 units, unit_timeouts(units, self.params.runner.item_timeout_s)), strict=True):
             if isinstance(res, Failure):  # a timed-out or crashed batch: each fix fails
                 why.update({r["source_id"]: f"{res.reason}: {res.detail}" for r in u.rows})
@@ -387,7 +381,7 @@ class RepairStage(TableStage, UsesFormats):
         return images, why
 
     def _check(self, candidates: list[tuple[dict, dict]], splits: dict[str, Counter],
-               log: StageLog) -> list[dict]:
+               log: StageLog, render: Render) -> list[dict]:
         cfg = self.params.augment.repair
         kept: list[dict] = []
         ok: list[tuple[dict, dict]] = []
@@ -408,7 +402,7 @@ class RepairStage(TableStage, UsesFormats):
         rows = [{"id": item_id(c["fixed"]), "format": "tikz",
                  "code": c["fixed"], "source_id": r["locator"], "meta": None, "group": None}
                 for r, c in ok]
-        images, why = self._render(rows) if rows else ({}, {})
+        images, why = render(rows) if rows else ({}, {})
         for (r, c), row in zip(ok, rows, strict=True):
             png = images.get(r["locator"])
             if png is None:

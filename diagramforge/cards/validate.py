@@ -246,8 +246,9 @@ def _task_parts(params: Params, by_id: pd.DataFrame, columns: Sequence[str] | No
             continue
         cols = None if columns is None else [c for c in columns if c in schema.names]
         shards = ShardSet(stage_paths(params, stage).records, schema)
-        carried = carried_columns(shards, configs, by_id, stage) \
-            if cols is None or set(cols) & set(INHERITED) else {}
+        inherits = not getattr(classes[stage], "items_stand_alone", False) \
+            and (cols is None or bool(set(cols) & set(INHERITED)))
+        carried = carried_columns(shards, configs, by_id, stage) if inherits else {}
         for _, table in shards.iter_groups(cols):
             df = _sized(table).to_pandas()
             for config in configs:
