@@ -148,7 +148,8 @@ def compile_kind(pictures: list[str], dpis: list[int]) -> list[bytes]:
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "d.tex").write_text(doc)
         subprocess.run(["pdflatex", "-no-shell-escape", "-interaction=nonstopmode", "d.tex"],
-                       cwd=tmp, env=tex_env(), capture_output=True, timeout=600, check=False)
+                       cwd=tmp, env=tex_env(job=Path(tmp)), capture_output=True, timeout=600,
+                       check=False)
         pdf = fitz.open(Path(tmp, "d.pdf"))
         if pdf.page_count != len(pictures):
             raise RuntimeError(f"{pdf.page_count} pages for {len(pictures)} pictures")

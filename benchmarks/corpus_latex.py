@@ -79,7 +79,7 @@ def plain(tex: str, timeout_s: float = 120, engine: str = "pdflatex") -> dict:
         t0 = time.perf_counter()
         try:
             res = subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error",
-                                  "-no-shell-escape", src.name], cwd=work, env=tex_env(),
+                                  "-no-shell-escape", src.name], cwd=work, env=tex_env(job=work),
                                  capture_output=True, timeout=timeout_s)
             ok = res.returncode == 0 and (work / src.with_suffix(".pdf").name).exists()
             log = work / src.with_suffix(".log").name
@@ -113,7 +113,7 @@ def plain_startup(tex: str) -> float:
         (work / "empty.tex").write_text(head + "\\begin{document}\\null\\end{document}\n")
         t0 = time.perf_counter()
         subprocess.run(["pdflatex", "-interaction=nonstopmode", "-no-shell-escape",
-                        "empty.tex"], cwd=work, env=tex_env(), capture_output=True,
+                        "empty.tex"], cwd=work, env=tex_env(job=work), capture_output=True,
                        timeout=120)
         return time.perf_counter() - t0
 

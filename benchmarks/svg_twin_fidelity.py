@@ -71,12 +71,12 @@ def dvisvgm(code: str, fonts: bool) -> str | None:
         work = Path(tmp)
         (work / "d.tex").write_text("\\def\\pgfsysdriver{pgfsys-dvisvgm.def}\n" + code)
         run_sandboxed(["latex", "-interaction=nonstopmode", "-halt-on-error",
-                       "-no-shell-escape", "d.tex"], work, tex_env(), 60)
+                       "-no-shell-escape", "d.tex"], work, tex_env(job=work), 60)
         if not (work / "d.dvi").exists():
             return None
         argv = ["dvisvgm", "--exact-bbox", *([] if fonts else ["--no-fonts"]), "-o", "d.svg",
                 "d.dvi"]
-        run_sandboxed(argv, work, tex_env(), 60)
+        run_sandboxed(argv, work, tex_env(job=work), 60)
         out = work / "d.svg"
         return svgfmt.clean(out.read_text(), BIG).code if out.exists() else None
 

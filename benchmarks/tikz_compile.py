@@ -40,7 +40,7 @@ def plain_one(doc: Standalone) -> bool:
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "doc.tex").write_text(doc.code)
         res = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
-                              "-no-shell-escape", "doc.tex"], cwd=tmp, env=tex_env(),
+                              "-no-shell-escape", "doc.tex"], cwd=tmp, env=tex_env(job=Path(tmp)),
                              capture_output=True, timeout=120)
         return res.returncode == 0 and (Path(tmp) / "doc.pdf").exists()
 

@@ -45,7 +45,7 @@ def paper_compiles(data: bytes, timeout: float) -> bool:
             p.write_bytes(content)
         cwd = (Path(tmp) / root).parent
         res = run_sandboxed(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
-                             "-no-shell-escape", Path(root).name], cwd, tex_env(),
+                             "-no-shell-escape", Path(root).name], cwd, tex_env(job=Path(cwd)),
                             timeout_s=timeout)
         return res.returncode == 0 and not res.timed_out
 

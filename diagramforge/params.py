@@ -1107,10 +1107,17 @@ def parse_params(data: dict | None, origin: str = "params.yaml") -> Params:
 
 
 def load_params(path: str | Path = "params.yaml") -> Params:
-    """Read ``params.yaml`` (a missing file means all defaults)."""
+    """Read ``params.yaml``.
+
+    A missing file is an error, not the defaults: a mistyped ``-p`` or a stage run from
+    the wrong directory would otherwise build a dataset nobody asked for, into a ``data/``
+    that is not the project's."""
     p = Path(path)
-    if not p.exists():
-        return Params()
+    if not p.is_file():
+        where = p.resolve().parent
+        raise ParamsError(
+            f"{p} not found (looked in {where}): run diagramforge from a project directory "
+            f"(the one with params.yaml and dvc.yaml), or name the file with -p FILE")
     try:
         data = yaml.safe_load(p.read_text())
     except yaml.YAMLError as exc:

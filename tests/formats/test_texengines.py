@@ -217,3 +217,42 @@ def test_lua_has_no_native_code_and_no_foreign_bytecode():
               r" tex.print(tostring(f))}")
     res = compile_("lualatex", pic(r"\node{" + forged + "};"))
     assert res.ok and pymupdf.open("pdf", res.pdf)[0].get_text().split() == ["x", "nil"]
+
+
+# -- nothing from HOME ----------------------------------------------------------------------
+
+@needs_tex
+@needs_landlock
+@pytest.mark.parametrize("use_format", [True, False])
+def test_a_metafont_only_font_is_made_inside_the_job_whatever_home_holds(
+        use_format, tmp_path, monkeypatch):
+    """Concrete Roman (ccr10) exists only as METAFONT source: pdflatex makes a bitmap font
+    with mktexpk. With kpathsea's trees in HOME and its temp dir in /tmp that write is
+    forbidden by the sandbox on a new machine (``mkdir: cannot create directory
+    '/tmp/mt1234.tmp'``) and served from ``~/.texlive*`` on a machine that once ran TeX
+    unsandboxed. Now the font is made inside the job on every machine, the same bytes each
+    time, and HOME is neither read nor written."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    doc = Standalone([r"\usepackage{tikz}"],
+                     r"\font\cc=ccr10 \begin{tikzpicture}\node[draw]{\cc Concrete};"
+                     r"\end{tikzpicture}")
+    runs = [TexCompiler(cache_dir=None, use_format=use_format, batch=False).compile_one(doc)
+            for _ in range(2)]
+    for res in runs:
+        assert res.ok, (res.reason, res.error)
+        assert "Concrete" in pymupdf.open("pdf", res.pdf)[0].get_text()
+    assert runs[0].pdf == runs[1].pdf
+    assert list(home.iterdir()) == []
+
+
+def test_tex_runs_read_nothing_under_home_and_keep_their_own_trees_in_the_job(tmp_path,
+                                                                               monkeypatch):
+    from diagramforge.formats.texengines import tex_env, tex_read_roots
+
+    home = Path.home()
+    assert not [r for r in tex_read_roots() if Path(r).is_relative_to(home) and r != "/"]
+    env = tex_env(job=tmp_path)
+    for var in ("HOME", "TMPDIR", "TEXMFHOME", "TEXMFVAR", "TEXMFCONFIG"):
+        assert Path(env[var]).is_relative_to(tmp_path), var
