@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
+import selectors
 import signal
 import subprocess
 import time
@@ -43,12 +44,18 @@ def _limits(memory_mb: int, cpu_s: int, fsize_mb: int,  # noqa: ANN202 - preexec
 
 def run_sandboxed(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float,
                   memory_mb: int = 2048, fsize_mb: int = 64,
-                  access: FileAccess | None = None) -> SandboxResult:
+                  access: FileAccess | None = None,
+                  step: tuple[bytes, float] | None = None) -> SandboxResult:
     """Run ``argv`` in ``cwd``; on timeout kill the whole process group (SIGKILL).
 
     With ``access`` (only where :func:`diagramforge.landlock.abi_version` is positive) the
     process may open only those files: the kernel enforces it for the tool and every
     program or library code it runs.
+
+    With ``step = (marker, seconds)`` the run is also killed (``timed_out``) when ``seconds``
+    pass without a new ``marker`` in its output: a TeX batch prints a mark as each page
+    starts, so an endless page is stopped after its own page's budget, not after the whole
+    batch's, and the last mark names it.
     """
     t0 = time.perf_counter()
     proc = subprocess.Popen(
@@ -56,14 +63,42 @@ def run_sandboxed(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: fl
         stderr=subprocess.STDOUT, start_new_session=True,
         preexec_fn=_limits(memory_mb, int(timeout_s) + 2, fsize_mb, access),
     )
-    try:
-        out, _ = proc.communicate(timeout=timeout_s)
-        timed_out = False
-    except subprocess.TimeoutExpired:
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    out = bytearray()
+    deadline = t0 + timeout_s
+    step_deadline = t0 + step[1] if step else float("inf")
+    timed_out = False
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        while True:
+            wait = min(deadline, step_deadline) - time.perf_counter()
+            if wait <= 0:
+                timed_out = True
+                break
+            if not sel.select(wait):
+                continue
+            data = os.read(fd, 1 << 16)
+            if not data:
+                break  # every process holding the pipe has exited
+            out += data
+            if step:
+                # search the new bytes with the marker's length of context before them
+                seen = bytes(out[max(0, len(out) - len(data) - len(step[0]) + 1):])
+                if step[0] in seen:
+                    step_deadline = time.perf_counter() + step[1]
+    if timed_out:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
-        timed_out = True
+    else:
+        try:
+            proc.wait(timeout=max(0.0, deadline - time.perf_counter()))
+        except subprocess.TimeoutExpired:  # closed its output but went on running
+            timed_out = True
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+    rest, _ = proc.communicate()
+    out += rest or b""
     rc = proc.returncode
     return SandboxResult(
         returncode=rc, stdout=out.decode("utf-8", "replace"),

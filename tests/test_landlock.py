@@ -58,3 +58,4 @@ def test_a_confined_child_reads_writes_and_connects_only_where_allowed(tmp_path)
         assert got["connect"] == "PermissionError"
     # the parent stays free
     assert secret.read_text() == "do not read"
+

@@ -165,9 +165,10 @@ def compose(docs: list[Standalone], head: tuple[str, ...] | None) -> str:
         return docs[0].document
     blocks = union_blocks(docs)
     # every page starts from the same random state, so a figure using rnd draws the same
-    # alone, in a batch, or from the cache
+    # alone, in a batch, or from the cache; \message flushes the terminal, so the mark
+    # reaches the watchdog (sandbox.run_sandboxed's step) before the page runs
     pages = "\n".join(
-        f"\\typeout{{{PAGE_MARK}{k}}}\\begin{{dfpage}}\\pgfmathsetseed{{{RANDOM_SEED}}}\n"
+        f"\\typeout{{{PAGE_MARK}{k}}}\\message{{}}\\begin{{dfpage}}\\pgfmathsetseed{{{RANDOM_SEED}}}\n"
         + "".join(b + "\n" for b in local_blocks(d))
         + f"{d.body}\n\\end{{dfpage}}" for k, d in enumerate(docs))
     if head is not None:

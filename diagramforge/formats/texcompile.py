@@ -30,6 +30,7 @@ from filelock import FileLock
 from diagramforge import atomic
 from diagramforge.cache import ContentCache
 from diagramforge.formats.texbatch import (
+    PAGE_MARK,
     RANDOM_SEED,
     assets_digest,
     batch_key,
@@ -306,9 +307,13 @@ class TexCompiler:
             write_assets(docs, job)
             if lua is not None:
                 extra_env.update(lua.env(job))
+            # a composed document marks each page as it starts: a page gets the per-document
+            # budget of its own, whatever its place in a batch (the author's own document
+            # has no marks: the whole budget)
+            step = None if whole else (PAGE_MARK.encode(), self.timeout_s)
             res = run_sandboxed(argv, job, tex_env(extra_env, job), timeout_s=timeout_s,
                                 memory_mb=self.memory_mb, fsize_mb=self.max_output_mb,
-                                access=file_access(job, extra_read))
+                                access=file_access(job, extra_read), step=step)
             logf = job / "doc.log"
             text = (logf.read_text(errors="replace") if logf.exists() else "") + res.stdout
             if res.timed_out:
@@ -433,8 +438,7 @@ class TexCompiler:
         if len(idx) < 2:
             return idx
         group = [docs[k] for k in idx]
-        res, pages = self._run(group, self.use_format, self.timeout_s * min(len(group), 4),
-                               engine)
+        res, pages = self._run(group, self.use_format, self.timeout_s * len(group), engine)
         if res.ok:
             share = res.seconds / len(group)
             for k, page in zip(idx, pages, strict=True):
@@ -446,8 +450,8 @@ class TexCompiler:
         p = res.page
         if p is not None and 0 <= p < len(idx):
             if res.reason == CompileReason.TIMEOUT:
-                # a killed run's log may lag behind: pages before p finished, the culprit is
-                # p or a later page
+                # the page that ran out of its budget is p (its mark is flushed before it
+                # runs); pages before p finished but their output died with the run
                 return (self._batch(docs, idx[:p], results, engine) + [idx[p]]
                         + self._batch(docs, idx[p + 1:], results, engine))
             bad = idx[p]

@@ -287,3 +287,19 @@ def test_a_command_cleared_before_it_is_redefined_compiles_in_a_shared_run(tex):
     assert ra.ok and rb.ok, (ra.error, rb.error)
     assert runs == [(2, True)] and ra.mode == rb.mode == "format/batch"
     assert "Im" in pymupdf.open("pdf", ra.pdf)[0].get_text()
+
+
+def test_an_endless_page_stops_its_batch_after_its_own_budget_and_is_named(tex):
+    """Each page of a batch gets the per-document budget: the watchdog sees the page marks
+    live (``\\message`` flushes them), so the batch is stopped at the endless page, which
+    is then tried alone; its neighbours before and after finish in a batch each. (The marks
+    used to reach the log one page late: the page *before* the loop was blamed, and the
+    batch after it timed out a second time.)"""
+    docs = [pic(rf"\node{{{k}}};") for k in range(6)]
+    docs[2] = pic(r"\def\a{\a}\a")
+    runs = _counting(tex)
+    tex.timeout_s = 2
+    res = tex.compile_many(docs)
+    assert [r.ok for r in res] == [True, True, False, True, True, True]
+    assert res[2].reason == CompileReason.TIMEOUT
+    assert runs == [(6, False), (2, True), (3, True), (1, False)]  # singles come last
