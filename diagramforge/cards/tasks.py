@@ -309,6 +309,8 @@ def scan_tasks(params: Params, diagrams: Mapping[str, dict],
             fields = [schema.field(c) for c in used]
             fields += [pa.field(c, pa.string()) for c in INHERITED
                        if c in inherit and c not in schema.names]
+            if "licence" in {f.name for f in fields} and "licence_family" not in used:
+                fields.append(pa.field("licence_family", pa.string()))  # from licence
             out.schemas[config] = pa.schema(fields)
             out.stage_of[config] = stage
             out.inherit[config] = inherit
