@@ -24,8 +24,9 @@ and everything else is ``LicenseRef-unknown`` with ScanCode's best score and the
 never a wrong id.  The thresholds are chosen on ``benchmarks/licences.py``.
 
 Loading the index takes a few seconds and ~1.4 GB (a 400 MB pickle); it is loaded once per
-process, only when a text has to be read (identifiers and manifests that parse as SPDX
-expressions do not need it).
+process, only when a text has to be read (manifests that state an SPDX expression do not need
+it).  ScanCode's ``typecode`` loads Debian's ``libmagic1`` when imported (``./dev`` installs
+it).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import functools
 import gc
 import re
 import threading
+import warnings
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
@@ -95,7 +97,9 @@ def index():  # noqa: ANN201 - licensedcode.index.LicenseIndex
 
 @functools.lru_cache(maxsize=1)
 def _load_index():  # noqa: ANN202
-    from licensedcode.cache import get_index
+    with warnings.catch_warnings():  # typecode prefers its own libmagic wheel to Debian's
+        warnings.filterwarnings("ignore", message="System libmagic", category=UserWarning)
+        from licensedcode.cache import get_index
 
     enabled = gc.isenabled()
     gc.disable()

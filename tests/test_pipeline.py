@@ -97,14 +97,16 @@ def test_audit_totals_match_the_inputs(built):
     listed = len(parse_listing((SAMPLES / "arxiv" / "listing.xml").read_bytes())[0])
     assert crawl.n_in == listed + crawl.extra["repo_files"] + crawl.extra["pdf_files"]
     # 12 draw.io/SVG files, 10 DOT/Mermaid/Markdown files, the other repository's README
-    assert crawl.extra["repo_files"] == 23 and crawl.extra["pdf_files"] == 4  # papers' PDFs
+    # papers' PDFs: four, less the non-commercial paper's (refused with its paper: NC is opt-in)
+    assert crawl.extra["repo_files"] == 23 and crawl.extra["pdf_files"] == 3
     assert crawl.n_out + crawl.n_rejected == crawl.n_in
     assert extract.n_in == crawl.n_out
     assert extract.inputs_with_output + extract.rejected_inputs == extract.n_in
     downstream = render.n_rejected + filt.n_rejected + split.n_rejected
     assert extract.n_out == audit.published + downstream
     # what the corpus was built to contain
-    assert crawl.by_reason == {"licence_not_allowed": 1}
+    # arXiv's distribution-only licence and CC BY-NC-SA (non-commercial licences are opt-in)
+    assert crawl.by_reason == {"licence_not_allowed": 2}
     assert {"archive_unsafe_member", "archive_ratio_exceeded", "no_diagrams"} <= set(
         extract.by_reason)
     # \write18 and \input{/etc/passwd} are refused before they reach a compiler (and a user)

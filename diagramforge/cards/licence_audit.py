@@ -218,7 +218,7 @@ def format_evidence(sources: list[SourceEvidence]) -> str:
     for s in sources:
         if s.conflict:
             continue
-        lines.append(f"  {s.source}  {s.licence}  ({s.files} file(s))")
+        lines.append(f"  {s.source}  {s.licence}  ({s.files} crawled row(s))")
         for e in s.evidence:
             said = f"  {e['spdx']}" if e.get("spdx") else ""
             why = f" — {e['detail']}" if e.get("detail") else ""
@@ -227,7 +227,7 @@ def format_evidence(sources: list[SourceEvidence]) -> str:
     conflicts = [s for s in sources if s.conflict]
     lines.append("Licence conflicts (ledgered at crawl as licence_conflict):" if conflicts
                  else "Licence conflicts: none")
-    lines += [f"  {s.source}: {s.conflict} ({s.files} file(s) not crawled on)"
+    lines += [f"  {s.source}: {s.conflict} ({s.files} file(s) ledgered)"
               for s in conflicts]
     return "\n".join(lines)
 
