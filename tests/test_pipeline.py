@@ -22,6 +22,7 @@ from diagramforge.builders.extract import ExtractStage
 from diagramforge.builders.render import RenderStage
 from diagramforge.cards.audit import load_audit
 from diagramforge.filters.stage import FilterStage
+from diagramforge.params import LicenceParams
 from diagramforge.paths import metrics_path, stage_paths
 from diagramforge.records import REJECTION_SCHEMA
 from diagramforge.runner import run_named, run_stage
@@ -34,7 +35,12 @@ pytestmark = [pytest.mark.slow, needs_tex, needs_browser]
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("e2e")
+    # non-commercial licences are opt-in (params.yaml refuses the CC BY-NC-SA sample paper at
+    # crawl); this build opts in, so that paper — its constituency parse, found again in its
+    # PDF — is exercised, and the card must name the licence apart
+    allow = [*LicenceParams().allow, "CC-BY-NC-SA-4.0"]
     params = make_params(tmp, runner={"workers": 2, "shard_size": 4},
+                         licences={"allow": allow},
                          crawl={"repos": {"repositories": SAMPLE_REPOS,
                                           "cache_dir": str(tmp / "repos")}})
     run_named("crawl", params)
@@ -84,6 +90,8 @@ def test_card_licences_and_report(built):
                                                            "mxgraph", "svg", "tikz"]
     assert meta["license"] == "other" and meta["license_link"] == "LICENSES.md"
     assert "books balance" in card
+    assert "**Non-commercial licences admitted by this build's `licences.allow`:** " \
+        "`CC-BY-NC-SA-4.0`" in card
     lic = (out / "LICENSES.md").read_text()
     assert "arxiv:2401.00101" in lic and "Ada Lovelace" in lic
     assert json.loads((out / "validation_report.json").read_text())["success"]
@@ -97,16 +105,14 @@ def test_audit_totals_match_the_inputs(built):
     listed = len(parse_listing((SAMPLES / "arxiv" / "listing.xml").read_bytes())[0])
     assert crawl.n_in == listed + crawl.extra["repo_files"] + crawl.extra["pdf_files"]
     # 12 draw.io/SVG files, 10 DOT/Mermaid/Markdown files, the other repository's README
-    # papers' PDFs: four, less the non-commercial paper's (refused with its paper: NC is opt-in)
-    assert crawl.extra["repo_files"] == 23 and crawl.extra["pdf_files"] == 3
+    assert crawl.extra["repo_files"] == 23 and crawl.extra["pdf_files"] == 4  # papers' PDFs
     assert crawl.n_out + crawl.n_rejected == crawl.n_in
     assert extract.n_in == crawl.n_out
     assert extract.inputs_with_output + extract.rejected_inputs == extract.n_in
     downstream = render.n_rejected + filt.n_rejected + split.n_rejected
     assert extract.n_out == audit.published + downstream
     # what the corpus was built to contain
-    # arXiv's distribution-only licence and CC BY-NC-SA (non-commercial licences are opt-in)
-    assert crawl.by_reason == {"licence_not_allowed": 2}
+    assert crawl.by_reason == {"licence_not_allowed": 1}  # arXiv's distribution-only licence
     assert {"archive_unsafe_member", "archive_ratio_exceeded", "no_diagrams"} <= set(
         extract.by_reason)
     # \write18 and \input{/etc/passwd} are refused before they reach a compiler (and a user)
