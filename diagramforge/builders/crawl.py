@@ -22,11 +22,14 @@ from diagramforge.builders.arxiv import (
 )
 from diagramforge.builders.arxiv_http import crawl_http
 from diagramforge.builders.bulk import crawl_bulk
+from diagramforge.builders.file_sources import FileReason
 from diagramforge.builders.repo_search import search_rows
 from diagramforge.builders.repos import GitError, checkout, find_licence, list_files
 from diagramforge.builders.stack import stack_rows
 from diagramforge.formats.registry import instantiate
-from diagramforge.params import Params
+from diagramforge.licence_detection import Evidence, RepoLicence
+from diagramforge.licences import parse_expression
+from diagramforge.params import Params, RepoSpec
 from diagramforge.records import SOURCE_SCHEMA, Rejection, SourceKind
 from diagramforge.stage import StageLog, TableStage
 
@@ -64,6 +67,17 @@ def _local(params: Params, log_: StageLog) -> list[dict]:
     return rows
 
 
+def stated_licence(spec: RepoSpec) -> RepoLicence | None:
+    """The licence ``params.yaml`` states for a pinned repository (a maintainer who read a
+    conflicting or unreadable licence decides), as evidence of its own."""
+    if not spec.licence:
+        return None
+    parsed = parse_expression(spec.licence)
+    spdx = parsed.render() if parsed is not None else spec.licence
+    return RepoLicence(spdx, (Evidence("params.yaml", "stated", spdx, 100.0,
+                                       "crawl.repos.repositories[].licence"),))
+
+
 def _repos(params: Params, log_: StageLog) -> Iterator[dict]:
     """One source row per matching file of each pinned repository, as they are listed."""
     cfg = params.crawl.repos
@@ -76,7 +90,8 @@ def _repos(params: Params, log_: StageLog) -> Iterator[dict]:
             continue
         log_.stats.extra["repos_cloned" if co.cloned else "repos_cached"] = \
             log_.stats.extra.get("repos_cloned" if co.cloned else "repos_cached", 0) + 1
-        spdx, lic_file, score = find_licence(co.root)
+        lic = stated_licence(spec) or find_licence(co.root)
+        lic_file = lic.meta()["licence_file"]
         for rel in list_files(co.root, cfg):
             log_.stats.n_in += 1
             loc = f"{co.name}@{co.commit[:12]}:{rel}"
@@ -85,15 +100,17 @@ def _repos(params: Params, log_: StageLog) -> Iterator[dict]:
                 log_.reject(Rejection(loc, CrawlReason.TOO_LARGE,
                                       f"{size} bytes > {cfg.max_file_bytes}"))
                 continue
+            if lic.conflict:
+                log_.reject(Rejection(loc, FileReason.LICENCE_CONFLICT, lic.conflict))
+                continue
             yield {
                 "id": loc, "kind": SourceKind.REPO, "version": co.commit, "title": rel,
                 "authors": json.dumps([f"{co.name} contributors"]), "categories": None,
-                "date": None, "licence": spdx,
+                "date": None, "licence": lic.spdx,
                 "licence_url": f"{spec.url}@{co.commit}:{lic_file}" if lic_file else None,
                 "url": spec.url, "path": str(co.root / rel), "pdf_path": None,
                 "meta": json.dumps({"repo": co.name, "commit": co.commit, "ref": spec.ref,
-                                    "file": rel, "licence_file": lic_file,
-                                    "licence_score": round(score, 3)}),
+                                    "file": rel, **lic.meta()}),
             }
 
 
@@ -165,7 +182,8 @@ class CrawlStage(TableStage):
     writes = tuple(SOURCE_SCHEMA.names)
     param_sections = ("crawl", "licences", "extract.tikz")
     code = ("builders/arxiv.py", "builders/arxiv_http.py", "builders/polite.py",
-            "builders/repos.py", "licences.py", "builders/file_sources.py",
+            "builders/repos.py", "licences.py", "licence_detection.py",
+            "builders/file_sources.py",
             "builders/stack.py", "builders/github_api.py", "builders/repo_search.py",
             "builders/bulk.py", "builders/bulk_fetch.py", "builders/bulk_manifest.py",
             "builders/bulk_metadata.py",

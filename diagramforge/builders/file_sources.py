@@ -27,6 +27,9 @@ class FileReason(StrEnum):
     LICENCE_MISSING = "licence_missing"
     LICENCE_UNKNOWN = "licence_unknown"
     LICENCE = "licence_not_allowed"
+    LICENCE_CONFLICT = "licence_conflict"
+    """The repository's licence files and manifests name different licences: ledgered, not
+    resolved (a maintainer reads them; ``crawl.repos.repositories[].licence`` can state it)."""
 
 
 @dataclass(frozen=True)

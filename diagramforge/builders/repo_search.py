@@ -39,6 +39,9 @@ _BLOB_SHA = re.compile(r"/blob/([0-9a-f]{40})/")
 VIA = "GitHub code search"
 
 
+_LICENCE_REASONS = (FileReason.LICENCE, FileReason.LICENCE_UNKNOWN, FileReason.LICENCE_MISSING)
+
+
 class SearchReason:
     OVER_MAX = "over_max_repos"
     OUT_OF_RANGE = "repo_out_of_range"
@@ -223,7 +226,8 @@ def search_rows(cfg: RepoSearchParams, formats: dict[str, DiagramFormat],
 def _repo_files(root: Path, commit: str, repo: str, hits: list[Hit], cfg: RepoSearchParams,
                 formats: dict[str, DiagramFormat], allow: list[str], log: StageLog,
                 refuse) -> Iterator[dict]:  # noqa: ANN001 - the caller's closure
-    spdx, lic_file, score = find_licence(root)
+    lic = find_licence(root)
+    spdx, lic_file = lic.spdx, lic.meta()["licence_file"]
     repo_url = hits[0].repo_url
     lic_url = f"{repo_url}/blob/{commit}/{lic_file}" if lic_file and "," not in lic_file \
         else f"{repo_url}/tree/{commit}"
@@ -245,9 +249,11 @@ def _repo_files(root: Path, commit: str, repo: str, hits: list[Hit], cfg: RepoSe
         log.stats.n_in += 1
         fmt, rej = admit(f, p.read_bytes(), formats, cfg.max_file_bytes,
                          allow if cfg.skip_disallowed_licences else None)
+        if lic.conflict and (rej is None or rej.reason in _LICENCE_REASONS):
+            rej = Rejection(f.locator, FileReason.LICENCE_CONFLICT, lic.conflict,
+                            source=f.kind)
         if rej is not None:
             log.reject(rej)
             continue
-        yield f.row({"licence_file": lic_file, "licence_score": round(score, 3),
-                     "hit": rel in hit_paths, "format": fmt},
+        yield f.row({**lic.meta(), "hit": rel in hit_paths, "format": fmt},
                     local_path=str(p), licence_url=lic_url)

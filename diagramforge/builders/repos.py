@@ -3,8 +3,9 @@
 Each repository in ``params.yaml`` is pinned by a tag, branch or commit; the ref is
 resolved to a commit first (``git ls-remote``), so a commit already in the cache is never
 cloned twice.  Local paths and git bundles work like URLs — that is how the embedded
-corpus and the tests run offline.  The licence is detected from LICENSE/COPYING files as an
-SPDX id and carried on every file.
+corpus and the tests run offline.  The licence is read from the licence files (LICENSE,
+COPYING…) and package manifests by ScanCode (``diagramforge.licence_detection``) as an SPDX
+expression and carried on every file, with the evidence.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from diagramforge import atomic
-from diagramforge.licences import repository_licence
+from diagramforge.licence_detection import RepoLicence, repository_licence
 from diagramforge.params import RepoCrawlParams, RepoSpec
 
 _SHA = re.compile(r"[0-9a-f]{40}")
@@ -125,10 +126,10 @@ def checkout(spec: RepoSpec, cache_dir: Path, timeout: float = 300) -> Checkout:
     return Checkout(name, spec.url, commit, dest, cloned=True)
 
 
-def find_licence(root: Path) -> tuple[str, str | None, float]:
-    """(SPDX expression, licence file(s) read, containment) for a checked-out repository."""
-    spdx, files, score = repository_licence(root)
-    return spdx, ", ".join(files) or None, score
+def find_licence(root: Path) -> RepoLicence:
+    """The licence of a checked-out repository, with its evidence (licence files and
+    manifests read by ScanCode) and any conflict between them."""
+    return repository_licence(root)
 
 
 def list_files(root: Path, cfg: RepoCrawlParams) -> list[str]:

@@ -17,6 +17,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 
 from diagramforge.cards.contamination import section as contamination_section
 from diagramforge.cards.licence_audit import LicenceAudit, card_licence
+from diagramforge.licences import FAMILIES, licence_family
 from diagramforge.params import ConfigSelection, Params
 
 _TAKE_ALL = ConfigSelection()
@@ -209,18 +210,33 @@ def _sources(params: Params, inputs: CardInputs | None = None) -> str:
 
 def _licence_section(params: Params, inputs: CardInputs) -> str:
     per = inputs.audit.per_licence()
-    lines = ["| licence | rows | non-commercial | share-alike | missing attribution |",
-             "|---|---:|:-:|:-:|---:|"]
-    for lic, d in sorted(per.items(), key=lambda kv: -kv[1]["rows"]):
-        lines.append(f"| `{lic}` | {d['rows']} | {'yes' if d['nc'] else 'no'} | "
-                     f"{'yes' if d['sa'] else 'no'} | {d['missing_attribution']} |")
+    lines = ["| licence | family | rows | non-commercial | share-alike | missing attribution |",
+             "|---|---|---:|:-:|:-:|---:|"]
+    for lic, d in sorted(per.items(), key=lambda kv: (-kv[1]["rows"], kv[0])):
+        lines.append(f"| `{lic}` | {licence_family(lic)} | {d['rows']} | "
+                     f"{'yes' if d['nc'] else 'no'} | {'yes' if d['sa'] else 'no'} | "
+                     f"{d['missing_attribution']} |")
+    allow = params.licences.allow
+    apart = {fam: [x for x in allow if licence_family(x) == fam]
+             for fam in ("non-commercial", "no-derivatives")}
+    general = [x for x in allow if x not in apart["non-commercial"] + apart["no-derivatives"]]
+    opted = "".join(
+        f"  **{fam.capitalize()} licences admitted by this build's `licences.allow`:** "
+        f"{', '.join(f'`{x}`' for x in ids)} — "
+        + ("rows under them may not be used commercially."
+           if fam == "non-commercial" else "rows under them may not be adapted (no edits, "
+                                          "augmentations or twins of them may be shared).")
+        for fam, ids in apart.items() if ids)
     return "\n".join(lines) + f"""
 
-Every row of every config carries its own `licence` (an SPDX expression), `licence_url` and
-`attribution`; `LICENSES.md` credits every source.  Admitted licences:
-{", ".join(f"`{x}`" for x in params.licences.allow)}.  Rows under a non-commercial licence
-may not be used commercially; share-alike rows pass their licence on to derivatives —
-filter on the `licence` column if your use needs either."""
+Every row of every config carries its own `licence` (an SPDX expression), `licence_family`
+({", ".join(f"`{f}`" for f in FAMILIES)}), `licence_url` and `attribution`; `LICENSES.md`
+credits every source.  Licences were read from each repository's licence files and package
+manifests by ScanCode's licence database; a licence that could not be read with confidence,
+or files and manifests that disagree, kept the source out.  Admitted licences:
+{", ".join(f"`{x}`" for x in general)}.{opted}  Share-alike rows pass their licence on to
+derivatives.  One line of `datasets` keeps what your use allows, e.g.
+`ds.filter(lambda r: r["licence_family"] in ("permissive", "public-domain"))`."""
 
 
 def _pool_caps(params: Params) -> str:

@@ -44,9 +44,17 @@ def register(app: typer.Typer, audit_app: typer.Typer, params_fn: Callable[[], P
     @audit_app.command("licences")
     def audit_licences() -> None:
         """Per licence: rows per config and split of the published version, non-commercial
-        and share-alike flags, attribution completeness.  Exits 1 on a licence outside the
-        allow list or a row without attribution."""
-        from diagramforge.cards.licence_audit import audit_frames, format_audit, read_published
+        and share-alike flags, attribution completeness; then per source the evidence its
+        licence was read from (file, method, ScanCode's score) and every licence conflict
+        the crawl ledgered.  Exits 1 on a licence outside the allow list or a row without
+        attribution."""
+        from diagramforge.cards.licence_audit import (
+            audit_frames,
+            format_audit,
+            format_evidence,
+            read_published,
+            source_evidence,
+        )
 
         p = params_fn()
         root = published_dir(p)
@@ -55,6 +63,7 @@ def register(app: typer.Typer, audit_app: typer.Typer, params_fn: Callable[[], P
             raise typer.Exit(1)
         result = audit_frames(read_published(root), p.licences.allow)
         typer.echo(format_audit(result))
+        typer.echo("\n" + format_evidence(source_evidence(p)))
         if not result.ok:
             raise typer.Exit(1)
 

@@ -10,7 +10,7 @@ non-commercial when any part is.
 from __future__ import annotations
 
 import glob
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -147,6 +147,88 @@ def format_audit(audit: LicenceAudit) -> str:
                      f"{r.missing_attribution:>7}  {fl}")
     lines.append("licences allowed and every row attributed" if audit.ok
                  else "LICENCE PROBLEMS:\n  " + "\n  ".join(audit.problems))
+    return "\n".join(lines)
+
+
+@dataclass
+class SourceEvidence:
+    """What the crawl read about one source's licence: a repository at a commit (its
+    licence files and manifests, each with ScanCode's method and score), or a kind of source
+    whose licence comes from metadata (arXiv's licence URL, The Stack's licence column)."""
+
+    source: str
+    licence: str
+    files: int
+    evidence: list[dict] = field(default_factory=list)
+    conflict: str = ""
+
+
+def source_evidence(params) -> list[SourceEvidence]:  # noqa: ANN001 - Params
+    """Per source, the evidence its licence was read from (the crawl rows' ``meta``) and
+    every conflict the crawl ledgered (``licence_conflict``: files and manifests that name
+    different licences; those files were not crawled on)."""
+    import json
+
+    from diagramforge.paths import stage_paths
+    from diagramforge.records import REJECTION_SCHEMA, SOURCE_SCHEMA
+    from diagramforge.shards import ShardSet
+
+    paths = stage_paths(params, "crawl")
+    repos: dict[str, SourceEvidence] = {}
+    metadata: dict[str, Counter] = defaultdict(Counter)
+    for _, table in ShardSet(paths.records, SOURCE_SCHEMA).iter_tables(
+            ["kind", "licence", "meta"]):
+        for r in table.to_pylist():
+            meta = json.loads(r["meta"] or "{}")
+            if "licence_evidence" not in meta:
+                metadata[r["kind"]][r["licence"] or "(none)"] += 1
+                continue
+            key = f"{meta.get('repo')}@{str(meta.get('commit'))[:12]}"
+            ev = repos.setdefault(key, SourceEvidence(key, r["licence"], 0,
+                                                      meta["licence_evidence"]))
+            ev.files += 1
+    for _, table in ShardSet(paths.rejections, REJECTION_SCHEMA).iter_tables(
+            ["locator", "reason", "detail"]):
+        for r in table.to_pylist():
+            if r["reason"] != "licence_conflict":
+                continue
+            key = r["locator"].split(":", 1)[-1].split(":", 1)[0] \
+                if r["locator"].startswith("repo_search:") else r["locator"].split(":", 1)[0]
+            ev = repos.setdefault(key, SourceEvidence(key, "", 0, [], r["detail"]))
+            ev.conflict = r["detail"]
+            ev.files += 1
+    out = [repos[k] for k in sorted(repos)]
+    for kind, counts in sorted(metadata.items()):
+        out.append(SourceEvidence(kind, ", ".join(f"{k} ×{n}" for k, n in sorted(counts.items())),
+                                  sum(counts.values()),
+                                  [{"file": _METADATA.get(kind, "its metadata"),
+                                    "method": "metadata", "spdx": "", "score": 100.0}]))
+    return out
+
+
+_METADATA = {"arxiv": "arXiv's licence URL (OAI-PMH)",
+             "pdf": "the paper's arXiv licence, or crawl.pdf.licence",
+             "stack": "The Stack's repository licence column"}
+
+
+def format_evidence(sources: list[SourceEvidence]) -> str:
+    """Plain text: per source its licence and evidence (file, method, ScanCode score), then
+    the conflicts the crawl ledgered."""
+    lines = ["Licence evidence per source (read at crawl):"]
+    for s in sources:
+        if s.conflict:
+            continue
+        lines.append(f"  {s.source}  {s.licence}  ({s.files} crawled row(s))")
+        for e in s.evidence:
+            said = f"  {e['spdx']}" if e.get("spdx") else ""
+            why = f" — {e['detail']}" if e.get("detail") else ""
+            lines.append(f"      {e['file']:<28} {e['method']:<11} score {e['score']:>6.2f}"
+                         f"{said}{why}")
+    conflicts = [s for s in sources if s.conflict]
+    lines.append("Licence conflicts (ledgered at crawl as licence_conflict):" if conflicts
+                 else "Licence conflicts: none")
+    lines += [f"  {s.source}: {s.conflict} ({s.files} file(s) ledgered)"
+              for s in conflicts]
     return "\n".join(lines)
 
 

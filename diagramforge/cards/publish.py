@@ -27,7 +27,12 @@ from diagramforge.cards.gallery import (
     gallery_view,
     write_gallery,
 )
-from diagramforge.cards.licence_audit import AuditCounter, format_audit
+from diagramforge.cards.licence_audit import (
+    AuditCounter,
+    format_audit,
+    format_evidence,
+    source_evidence,
+)
 from diagramforge.cards.manifest import ManifestBuilder
 from diagramforge.cards.nested import convert as nested_values
 from diagramforge.cards.nested import feature as nested_feature
@@ -37,6 +42,7 @@ from diagramforge.cards.tasks import INHERITED, iter_task_rows, scan_tasks, task
 from diagramforge.cards.tasks import features as task_features
 from diagramforge.curation import select
 from diagramforge.curation.select import Selector
+from diagramforge.licences import licence_family
 from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
 from diagramforge.records import SPLITS
@@ -44,8 +50,10 @@ from diagramforge.shards import Upstream
 from diagramforge.stage import StageLog, TableStage
 
 GENERATION_COLUMNS = ("id", "format", "image", "code", "caption", "context", "title", "source",
-                      "source_id", "source_url", "group", "licence", "licence_url",
-                      "attribution", "tokens", "width", "height", "dup_cluster")
+                      "source_id", "source_url", "group", "licence", "licence_family",
+                      "licence_url", "attribution", "tokens", "width", "height", "dup_cluster")
+"""``licence_family`` is derived from ``licence`` as rows are written
+(:func:`diagramforge.licences.licence_family`), so a user filters on one column."""
 OPTIONAL_COLUMNS = {"difficulty": "string", "diagram_type": "string",
                     "diagram_type_prob": "float64", "diagram_type_source": "string",
                     "diagram_type_image": "string", "diagram_type_disagree": "bool",
@@ -92,7 +100,8 @@ def write_generation(df: pd.DataFrame, out: Path, config: str = "generation") ->
                 continue
             cols = {c: nested_values(c, [None if isinstance(v, float) and v != v else v
                                          for v in part[c]])
-                    for c in columns if c != "image"}
+                    for c in columns if c not in ("image", "licence_family")}
+            cols["licence_family"] = [licence_family(v) for v in part["licence"]]
             cols["image"] = [{"bytes": b, "path": None} for b in part["image"]]
             ds = Dataset.from_dict({c: cols[c] for c in columns}, features=feats)
             path = out / config / fmt / f"{split}-00000-of-00001.parquet"
@@ -109,7 +118,8 @@ class _TaskStageOutputs:
     def __get__(self, obj: object, owner: type) -> tuple[str, ...]:
         from diagramforge.cards.tasks import task_inputs
 
-        return task_inputs()
+        # data/crawl: the licence audit lists the evidence each source's licence was read from
+        return ("data/crawl", *task_inputs())
 
 
 class PublishStage(TableStage):
@@ -175,7 +185,8 @@ def _generation_encoder(columns: tuple[str, ...]):  # noqa: ANN202 - Callable
     def encode(rows: list[dict]) -> dict:
         cols = {c: nested_values(c, [None if isinstance(v, float) and v != v else v
                                      for v in (r.get(c) for r in rows)])
-                for c in columns if c != "image"}
+                for c in columns if c not in ("image", "licence_family")}
+        cols["licence_family"] = [licence_family(r.get("licence")) for r in rows]
         cols["image"] = [{"bytes": r["image"], "path": None} for r in rows]
         return {c: cols[c] for c in columns}
     return encode
@@ -337,7 +348,8 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
                   {c: pd.DataFrame(r) if r else pd.DataFrame(columns=["id", "diagram_id"])
                    for c, r in gallery_tasks.items()},
                   tmp, f"{pp.pretty_name} v{pp.version}")
-    (tmp / "licence_audit.txt").write_text(format_audit(audit) + "\n")
+    (tmp / "licence_audit.txt").write_text(
+        f"{format_audit(audit)}\n\n{format_evidence(source_evidence(params))}\n")
     atomic.write_json(tmp / "stats.json", stats)
     atomic.write_json(tmp / "manifest.json", manifest)
     shutil.copyfile(report, tmp / "validation_report.json")

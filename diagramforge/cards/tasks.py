@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from diagramforge.cards.nested import convert as nested_values
 from diagramforge.cards.nested import feature as nested_feature
+from diagramforge.licences import licence_family
 from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
 from diagramforge.records import SPLITS, Rejection, Unit
@@ -166,6 +167,8 @@ def _schema(schema: pa.Schema, part: pd.DataFrame) -> pa.Schema:
     for col in INHERITED:
         if col in part.columns and col not in schema.names:
             fields.append(pa.field(col, pa.string()))
+    if "licence" in {f.name for f in fields} and "licence_family" not in schema.names:
+        fields.append(pa.field("licence_family", pa.string()))  # filled from licence
     return pa.schema(fields)
 
 
@@ -306,6 +309,8 @@ def scan_tasks(params: Params, diagrams: Mapping[str, dict],
             fields = [schema.field(c) for c in used]
             fields += [pa.field(c, pa.string()) for c in INHERITED
                        if c in inherit and c not in schema.names]
+            if "licence" in {f.name for f in fields} and "licence_family" not in used:
+                fields.append(pa.field("licence_family", pa.string()))  # from licence
             out.schemas[config] = pa.schema(fields)
             out.stage_of[config] = stage
             out.inherit[config] = inherit
@@ -346,6 +351,9 @@ def task_encoder(schema: pa.Schema):  # noqa: ANN201 - Callable[[list[dict]], di
     def encode(rows: list[dict]) -> dict:
         cols = {}
         for name in schema.names:
+            if name == "licence_family":  # every published row: one line of `datasets` away
+                cols[name] = [licence_family(r.get("licence")) for r in rows]
+                continue
             values = [None if _missing(r.get(name)) else r.get(name) for r in rows]
             if isinstance(feats[name], Image):
                 values = [None if b is None else {"bytes": b, "path": None} for b in values]

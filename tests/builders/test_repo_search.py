@@ -24,7 +24,7 @@ from tests.conftest import make_params
 
 TOKEN_ENV = "DF_TEST_GITHUB_TOKEN"
 TOKEN = "ghp_loopback_secret"
-MIT = "SPDX-License-Identifier: MIT\n\nPermission is hereby granted, free of charge...\n"
+MIT = "SPDX-License-Identifier: MIT\n\nCopyright (c) 2024 Acme\n"
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@e"}
 

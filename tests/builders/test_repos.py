@@ -54,13 +54,19 @@ def test_bad_ref_is_an_error(tmp_path):
 
 def test_licences_are_detected_as_spdx(tmp_path):
     mit = checkout(RepoSpec(url=str(FLOW), ref="v1.0"), tmp_path)
-    assert find_licence(mit.root)[:2] == ("MIT", "LICENSE")
+    lic = find_licence(mit.root)
+    assert (lic.spdx, lic.files) == ("MIT", ["LICENSE"])
     bsd = checkout(RepoSpec(url=str(SAMPLES / "repos" / "svg-diagram-kit.bundle"),
                             ref="v0.3.0"), tmp_path)
-    spdx, name, score = find_licence(bsd.root)
-    assert (spdx, name) == ("BSD-2-Clause", "LICENSE.txt") and score > 0.9
+    lic = find_licence(bsd.root)
+    assert (lic.spdx, lic.files) == ("BSD-2-Clause", ["LICENSE.txt"]) and lic.score > 95
+    assert lic.evidence[0].method == "text"
     (bsd.root / "LICENSE.txt").unlink()
-    assert find_licence(bsd.root)[0] == "LicenseRef-none"
+    assert find_licence(bsd.root).spdx == "LicenseRef-none"
+    text = checkout(RepoSpec(url=str(SAMPLES / "repos" / "text-diagrams.bundle"),
+                             ref="v0.1.0"), tmp_path)
+    lic = find_licence(text.root)  # an SPDX-License-Identifier line and a copyright line
+    assert (lic.spdx, lic.evidence[0].method) == ("Apache-2.0", "identifier")
 
 
 def test_crawl_and_extract_repository_files(tmp_path):
@@ -126,3 +132,58 @@ def test_files_a_format_claims_are_listed_without_an_include_pattern(tmp_path):
     claimed = RepoCrawlParams(include=["*.drawio"])
     assert list_files(tmp_path, claimed) == ["README.md", "a.dot", "b.gv", "c.mmd",
                                              "d.drawio", "f.dio"]
+
+
+def _git_repo(root, files: dict[str, str]) -> str:
+    import os
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b",
+           "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}
+    root.mkdir(parents=True)
+    for name, text in files.items():
+        (root / name).write_text(text)
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "x"]):
+        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, env=env)
+    return str(root)
+
+
+def test_a_licence_conflict_is_ledgered_and_audited_not_resolved(tmp_path):
+    """package.json says MIT, the LICENSE is the GPL: no file goes on, the ledger and the
+    licence audit say why; a maintainer who read it can state the licence in params."""
+    from diagramforge.cards.licence_audit import format_evidence, source_evidence
+    from tests.filters.test_licence import canonical
+
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect/></svg>'
+    url = _git_repo(tmp_path / "src" / "mixed", {
+        "LICENSE": canonical("GPL-3.0-only"), "package.json": '{"license": "MIT"}',
+        "a.svg": svg})
+    ok = _git_repo(tmp_path / "src" / "clean", {"LICENSE": canonical("ISC"), "b.svg": svg})
+    repos = [{"url": url, "ref": "main"}, {"url": ok, "ref": "main"}]
+    params = make_params(tmp_path, crawl={"arxiv": {"source": ""}, "pdf": {"from_arxiv": False},
+                                          "repos": {"repositories": repos,
+                                                    "cache_dir": str(tmp_path / "cache")}})
+    stats = run_named("crawl", params)
+    assert stats.by_reason == {"licence_conflict": 1} and stats.n_out == 1
+    ledger = ShardSet(stage_paths(params, "crawl").rejections, REJECTION_SCHEMA).read_all()
+    detail = ledger.column("detail")[0].as_py()
+    assert "package.json says MIT" in detail and "LICENSE says GPL-3.0-only" in detail
+    row = ShardSet(stage_paths(params, "crawl").records, SOURCE_SCHEMA).read_all().to_pylist()[0]
+    assert row["licence"] == "ISC"
+    meta = json.loads(row["meta"])
+    assert meta["licence_evidence"] == [{"file": "LICENSE", "method": "text", "spdx": "ISC",
+                                         "score": 100.0}]
+    sources = {s.source.split("@")[0]: s for s in source_evidence(params)}
+    assert sources["mixed"].conflict == detail and sources["clean"].licence == "ISC"
+    text = format_evidence(list(sources.values()))
+    assert "LICENSE" in text and "text" in text and "100.00" in text
+    assert "licence_conflict" in text and "package.json says MIT" in text
+
+    repos[0]["licence"] = "GPL-3.0-only"  # read and decided by a maintainer
+    params = make_params(tmp_path, crawl={"arxiv": {"source": ""}, "pdf": {"from_arxiv": False},
+                                          "repos": {"repositories": repos,
+                                                    "cache_dir": str(tmp_path / "cache")}})
+    stats = run_named("crawl", params)
+    assert stats.n_out == 2 and not stats.by_reason
+    rows = ShardSet(stage_paths(params, "crawl").records, SOURCE_SCHEMA).read_all().to_pylist()
+    stated = next(json.loads(r["meta"]) for r in rows if r["licence"] == "GPL-3.0-only")
+    assert stated["licence_evidence"][0]["method"] == "stated"

@@ -59,6 +59,36 @@ def test_mixed_licences_say_other_and_point_to_the_attribution_file(tmp_path):
     assert "Apache-2.0 AND MIT" in (out / "LICENSES.md").read_text()
 
 
+def test_every_published_row_carries_its_licence_family(tmp_path):
+    import glob
+
+    import pyarrow.parquet as pq
+
+    lics = ["MIT", "CC0-1.0", "GPL-3.0-only OR MIT", "CC-BY-SA-4.0 AND GPL-3.0-only",
+            "CC-BY-NC-SA-4.0", "CC-BY-ND-4.0"]
+    params = make_params(tmp_path, **FIXED,
+                         licences={"allow": ["MIT", "CC0-1.0", "CC-BY-SA-4.0", "GPL-3.0-only",
+                                             "CC-BY-NC-SA-4.0", "CC-BY-ND-4.0"]})
+    seed_stage(params, "split", rows(lics))
+    run_named("validate", params)
+    run_named("publish", params)
+    out = tmp_path / "published" / params.publish.name
+    got = {}
+    for path in glob.glob(str(out / "generation" / "*" / "*.parquet")):
+        t = pq.read_table(path, columns=["licence", "licence_family"]).to_pylist()
+        got |= {r["licence"]: r["licence_family"] for r in t}
+    assert got == {"MIT": "permissive", "CC0-1.0": "public-domain",
+                   "GPL-3.0-only OR MIT": "permissive",
+                   "CC-BY-SA-4.0 AND GPL-3.0-only": "copyleft",
+                   "CC-BY-NC-SA-4.0": "non-commercial", "CC-BY-ND-4.0": "no-derivatives"}
+    card = (out / "README.md").read_text()
+    assert "**Non-commercial licences admitted by this build's `licences.allow`:** " \
+        "`CC-BY-NC-SA-4.0`" in card
+    assert "**No-derivatives licences admitted by this build's `licences.allow`:** " \
+        "`CC-BY-ND-4.0`" in card
+    assert "| `CC-BY-NC-SA-4.0` | non-commercial | 1 |" in card
+
+
 def test_publish_refuses_without_a_passed_validation(tmp_path):
     params = make_params(tmp_path, **FIXED)
     seed_stage(params, "split", rows(["MIT"] * 2))

@@ -82,6 +82,7 @@ def test_publish_writes_one_config_per_task_name(tmp_path, with_fake_stage):
     assert qa["train"][0]["options"] == ["1", "2", "3"]
     # the licence comes from the item's diagram
     assert dict(zip(qa["test"]["id"], qa["test"]["licence"], strict=True)) == {"qa1": "CC-BY-4.0"}
+    assert qa["test"]["licence_family"] == ["permissive"]  # every published row has it
     cap = load_dataset(str(out), "captioning")
     assert list(cap) == ["test"] and cap["test"]["answer"] == ["a flowchart"]
     # a config publishes the columns it fills; a null stays null (not NaN, not "nan")
@@ -192,6 +193,7 @@ def test_items_that_stand_alone_are_published_without_a_published_diagram(tmp_pa
     assert not stats.by_reason  # not an orphan
     fixes = load_dataset(str(tmp_path / "published" / params.publish.name), "fixes")
     assert fixes["test"]["licence"] == ["CC-BY-4.0"]
+    assert fixes["test"]["licence_family"] == ["permissive"]
     assert fixes["test"]["attribution"] == ["A. Author"]
 
 

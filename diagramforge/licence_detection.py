@@ -1,0 +1,495 @@
+"""What licence a text states, read with ScanCode's licence detection.
+
+ScanCode (``scancode-toolkit-mini``) carries the licence database most compliance tools
+build on — about 2,500 licences and 35,000 rules (texts, notices, variants, tags) with their
+SPDX ids — and a prebuilt index shipped inside its wheel, so detection needs no network and
+no index build.  Its answer is a licence expression in ScanCode's keys, which its own
+database maps to SPDX ids (``spdx_license_key``).
+
+ScanCode reports everything it sees, confident or not; a dataset must only say what it is
+sure of, because a wrong licence on a published row is invisible and copied downstream.  So
+:func:`detect_text` accepts ScanCode's answer only when
+
+* every match scores at least :data:`MIN_SCORE` and covers at least :data:`MIN_COVERAGE` %
+  of its rule (a licence with a sentence changed is a different licence);
+* ScanCode's own detection log raises no doubt (extra words inside the licence, unknown
+  licence-like text, clues only, a reference to some other file, a possible false positive);
+* no licence key is one of ScanCode's generic or unknown keys (``unknown-license-reference``,
+  ``other-permissive``, ``public-domain``: no one licence text);
+* the text outside every match, copyright lines aside, uses no licence vocabulary (ScanCode's
+  legalese dictionary): a term appended after a canonical text ("use by any military
+  organisation is prohibited") is a modified licence;
+
+and everything else is ``LicenseRef-unknown`` with ScanCode's best score and the reason —
+never a wrong id.  The thresholds are chosen on ``benchmarks/licences.py``.
+
+Loading the index takes a few seconds and ~1.4 GB (a 400 MB pickle); it is loaded once per
+process, only when a text has to be read (manifests that state an SPDX expression do not need
+it).  ScanCode's ``typecode`` loads Debian's ``libmagic1`` when imported (``./dev`` installs
+it).
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import re
+import threading
+import warnings
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+
+from diagramforge.licences import (
+    NO_LICENCE,
+    UNKNOWN,
+    join_and,
+    parse_expression,
+    spdx_keys_known,
+)
+
+SCANCODE_VERSION = version("scancode-toolkit-mini")
+
+MIN_COVERAGE = 95.0
+"""Lowest share (%) of a licence *text* rule a match must cover: below it, part of the
+licence is missing from the file (a clause dropped is a different licence).  Notices,
+references and tags are short — each word names the licence or its version ("GNU
+*Library* General Public License") — so they must match whole."""
+SHORT_RULE = 1000
+"""Rules shorter than this (in words: MIT, BSD, ISC, the CC notices…) are also checked for
+what the text *lacks*: a missing condition ("provided that the above copyright notice …
+appear in all copies") turns ISC into 0BSD.  In a long text (the GPL's 5,000 words) what a
+≥ 95 % match lacks is typically an optional part — the "How to apply" appendix."""
+ALLOWED_LOG = frozenset({"imperfect-match-coverage", "extra-words", "contained-with-same-license",
+                         "not-license-clues-as-more-detections-present"})
+"""ScanCode detection-log entries that raise no doubt by themselves (coverage is checked
+against :data:`MIN_COVERAGE` separately)."""
+
+_COPYRIGHT = re.compile(r"^\W*(copyright\b|\(c\)|©|all rights reserved)", re.I)
+_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What one text (a licence file, a manifest's licence field) says.
+
+    ``spdx`` is an SPDX expression, or ``LicenseRef-unknown`` when ScanCode's answer is not
+    sure enough (``detail`` says why); ``score`` is ScanCode's (0–100): the lowest score of
+    the matches the licence is made of, or for an unknown the best one seen.  ``scancode``
+    is ScanCode's own expression, in its keys, as evidence."""
+
+    spdx: str
+    method: str  # "text" | "identifier" | "none"
+    score: float = 0.0
+    scancode: str = ""
+    detail: str = ""
+    rules: tuple[str, ...] = field(default=(), compare=False)
+
+
+def index():  # noqa: ANN201 - licensedcode.index.LicenseIndex
+    """ScanCode's prebuilt licence index, loaded once per process.
+
+    The garbage collector is paused while the pickle loads: its millions of small objects
+    otherwise trigger collection after collection (11 s → 4 s here)."""
+    with _LOCK:
+        return _load_index()
+
+
+@functools.lru_cache(maxsize=1)
+def _load_index():  # noqa: ANN202
+    with warnings.catch_warnings():  # typecode prefers its own libmagic wheel to Debian's
+        warnings.filterwarnings("ignore", message="System libmagic", category=UserWarning)
+        from licensedcode.cache import get_index
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return get_index()
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@functools.lru_cache(maxsize=1)
+def _generic_keys() -> frozenset[str]:
+    """ScanCode keys that name no one licence text (unknown references, "other permissive",
+    generic public-domain statements, proprietary-licence catch-alls)."""
+    from licensedcode.cache import get_licenses_db
+
+    index()
+    return frozenset(k for k, lic in get_licenses_db().items()
+                     if lic.is_unknown or lic.is_generic)
+
+
+def to_spdx(scancode_expression: str) -> str:
+    """ScanCode's expression in SPDX ids, by ScanCode's own key → SPDX table (keys without
+    an SPDX id become ``LicenseRef-scancode-<key>``, as ScanCode writes them)."""
+    from licensedcode.cache import build_spdx_license_expression, get_licensing
+
+    index()
+    spdx = str(build_spdx_license_expression(scancode_expression, licensing=get_licensing()))
+    parsed = parse_expression(spdx)
+    return parsed.render() if parsed is not None else spdx
+
+
+def _family(key: str) -> str:
+    """A ScanCode key without its version and ``-plus``/``-only``: ``gpl-2.0-plus`` → ``gpl``;
+    the GNU licences (GPL, LGPL, AGPL) are one family, since their notices mix them up."""
+    base = re.sub(r"(-\d+(\.\d+)*[a-z]?)?(-plus|-only|-or-later)?$", "", key)
+    return "gpl" if base in ("gpl", "lgpl", "agpl") else base
+
+
+def _is_pointer(m) -> bool:  # noqa: ANN001 - LicenseMatch
+    """A match of a rule that only names or points at a licence (a reference, tag or
+    intro: "the complete text of the GPL version 2 is in /usr/share/common-licenses/GPL-2")
+    rather than stating it (a text or notice)."""
+    return not (m.rule.is_license_text or m.rule.is_license_notice)
+
+
+def _pointers(matches: list, licensing) -> tuple[list, list]:  # noqa: ANN001
+    """(matches kept, pointers to licences the text does not state).
+
+    A pointer to a licence family the text states is the same licence: "…either version 2
+    of the License, or (at your option) any later version. The complete text of version 2
+    is in GPL-2" is GPL-2.0-or-later, not GPL-2.0-or-later AND GPL-2.0-only.  A pointer to
+    another licence beside a stated one ("…Mozilla Public License 1.1… a copy of the GNU
+    General Public License is in …") is a text at odds with itself.  A text made of
+    pointers only ("Licensed under the MIT License") states what they name."""
+    def fams(m) -> set[str]:  # noqa: ANN001
+        return {_family(k) for k in licensing.license_keys(m.rule.license_expression)}
+
+    stated = {f for m in matches if not _is_pointer(m) for f in fams(m)}
+    if not stated:
+        return matches, []
+    kept = [m for m in matches if not _is_pointer(m)]
+    return kept, [m for m in matches if _is_pointer(m) and not fams(m) <= stated]
+
+
+def detect_text(text: str) -> Detection:
+    """The licence a text states, by ScanCode, or ``LicenseRef-unknown`` with the reason."""
+    from licensedcode.cache import get_licensing
+    from licensedcode.detection import LicenseDetection, group_matches, process_detections
+    from licensedcode.query import build_query
+
+    idx = index()
+    qry = build_query(query_string=text, idx=idx)
+    matches = idx.match_query(qry) if qry is not None else []
+    if not matches:
+        return Detection(UNKNOWN, "none", 0.0, detail="no licence text found")
+    licensing = get_licensing()
+    all_matches = matches
+    matches, stray = _pointers(matches, licensing)
+    detections = [d for d in process_detections(
+        [LicenseDetection.from_matches(g) for g in group_matches(matches)], licensing) if d]
+    rules = tuple(m.rule.identifier for m in matches)
+    best = round(max(m.score() for m in matches), 2)
+    low = round(min(m.score() for m in matches), 2)
+    expressions = list(dict.fromkeys(d.license_expression for d in detections
+                                     if d.license_expression))
+    scancode = " AND ".join(f"({e})" if len(expressions) > 1 and " " in e else e
+                            for e in expressions)
+
+    def unknown(why: str, score: float = best) -> Detection:
+        return Detection(UNKNOWN, "none", score, scancode, why, rules)
+
+    if stray:
+        named = sorted({m.rule.license_expression for m in stray})
+        return unknown(f"names {', '.join(named)} beside the licence it states "
+                       f"({', '.join(sorted(set(expressions)))})")
+    for d in detections:
+        if d.license_expression is None:
+            return unknown("licence clues only: " + ", ".join(
+                sorted({m.rule.license_expression for m in d.matches})))
+        doubts = sorted(set(d.detection_log) - ALLOWED_LOG)
+        if doubts:
+            return unknown(f"ScanCode doubts {d.license_expression}: {', '.join(doubts)}")
+    for m in matches:
+        need = MIN_COVERAGE if m.rule.is_license_text else 100.0
+        if m.coverage() < need:
+            return unknown(f"{m.rule.license_expression} matched {m.coverage():.1f} % of "
+                           f"{m.rule.identifier}", round(m.score(), 2))
+        gone = _CHANGES.search(missing(idx, m)) if m.rule.length < SHORT_RULE else None
+        if gone:
+            return unknown(f"{m.rule.identifier} without \"{_context(missing(idx, m), gone)}\"",
+                           round(m.score(), 2))
+    keys = {k for e in expressions for k in licensing.license_keys(e)}
+    generic = sorted(keys & _generic_keys())
+    if generic:
+        return unknown(f"ScanCode key(s) {', '.join(generic)} name no one licence")
+    families: dict[str, set[str]] = {}
+    for k in keys:
+        families.setdefault(_family(k), set()).add(k)
+    versions = next((sorted(v) for v in families.values() if len(v) > 1), None)
+    if versions:  # "version 2 … or any later version … GPL-3": which one is granted?
+        return unknown(f"versions of one licence disagree: {', '.join(versions)}", low)
+    extra = unexplained(qry, all_matches)
+    said = _CHANGES.search(extra)
+    if said:
+        return unknown(f"text outside the licence says \"{_context(extra, said)}\"", low)
+    combined = str(licensing.dedup(scancode)) if len(expressions) > 1 else expressions[0]
+    spdx = to_spdx(combined)
+    if not spdx_keys_known(spdx):
+        return unknown(f"ScanCode's {combined} has no SPDX id known here: {spdx}", low)
+    method = "identifier" if all(m.matcher == "1-spdx-id" for m in matches) else "text"
+    return Detection(spdx, method, low, combined, "", rules)
+
+
+_CHANGES = re.compile(
+    # what, said outside the licence's matched text, changes what the licence grants: a
+    # restriction ("not for commercial use", "military use is prohibited"), a condition
+    # ("without our written permission"), or a choice of versions or licences that the
+    # match did not read ("or (at your option) any later version", "either … or …")
+    # ("comerical" is how ScanCode's dictionary stores "commercial": rule words come from it)
+    r"\b(non ?commercial|commercial|(non)?comerical|prohibit\w*|forbid\w*|restrict\w*"
+    r"|military|weapons?|evil|personal use|non ?profit|academic|educational"
+    r"|research (use|purposes)|exclusively"
+    r"|(may|must|shall|can|do|does) not|cannot|not (be )?(permitted|allowed)"
+    r"|without (\w+ ){0,3}(permission|consent|authori[sz]ation)"
+    r"|only (for|be used|with)|no (derivative|modification|redistribution)\w*"
+    r"|versions?|at your option|either|dual\w*|alternativ\w*)\b")
+
+
+def _context(text: str, m: re.Match, width: int = 40) -> str:
+    return text[max(0, m.start() - width):m.end() + width].strip()
+
+
+def missing(idx, m) -> str:  # noqa: ANN001 - ScanCode's index and match
+    """The words of the matched rule that the text lacks, in rule order (none for an
+    ``SPDX-License-Identifier`` line: its rule is made up on the spot, not indexed)."""
+    if m.rule.rid is None:
+        return ""
+    tids = idx.tids_by_rid[m.rule.rid]
+    words = idx.tokens_by_tid
+    return " ".join(words[t] for i, t in enumerate(tids) if i not in m.ispan)
+
+
+def unexplained(qry, matches) -> str:  # noqa: ANN001 - ScanCode's objects
+    """The words of the text no match explains — between and around the matches, and
+    matched-rule words the text replaced — copyright lines aside, in text order and as
+    written (ScanCode's dictionary folds spellings together: "commercial" is stored as
+    "comerical").  The text is re-tokenised line by line exactly as ScanCode's query was, so
+    word *n* of the text is known position *n*; a word ScanCode does not know is unexplained
+    unless both its neighbours are matched (a name inside a licence: "Neither the name of
+    *Voidspace* nor…")."""
+    from licensedcode.query import query_lines
+    from licensedcode.stopwords import STOPWORDS
+    from licensedcode.tokenize import query_tokenizer
+
+    covered: set[int] = set()
+    for m in matches:
+        covered.update(m.qspan)
+    known = qry.idx.dictionary.get
+    pos = -1
+    out = []
+    for _, line in query_lines(query_string=qry.query_string):
+        notice = bool(_COPYRIGHT.match(line))
+        for token in query_tokenizer(line):
+            if token in STOPWORDS:
+                continue
+            if known(token) is not None:
+                pos += 1
+                gap = pos not in covered
+            else:
+                gap = pos not in covered or pos + 1 not in covered
+            if gap and not notice:
+                out.append(token)
+    return " ".join(out)
+
+
+# -- a repository: its licence files and package manifests ---------------------------------
+
+LICENCE_STEMS = ("LICENSE", "LICENCE", "COPYING", "UNLICENSE", "COPYRIGHT")
+"""File-name stems of licence files (any case; ``LICENSE.md``, ``license``, ``LICENSE-MIT``,
+``COPYING.txt`` all count)."""
+
+MANIFESTS = ("package.json", "pyproject.toml", "setup.cfg", "Cargo.toml")
+"""Top-level package manifests whose licence field is read."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One thing a repository says about its licence: which file, read how, saying what.
+
+    ``method``: ``text`` (ScanCode read a licence text), ``identifier`` (an
+    ``SPDX-License-Identifier`` line), ``manifest`` (a package manifest's licence field),
+    ``file-name`` (REUSE's ``LICENSES/<id>.txt``); ``score`` is ScanCode's (0–100; 100 for an
+    SPDX expression read as such)."""
+
+    file: str
+    method: str
+    spdx: str
+    score: float
+    detail: str = ""
+
+    def to_dict(self) -> dict:
+        return {"file": self.file, "method": self.method, "spdx": self.spdx,
+                "score": self.score, **({"detail": self.detail} if self.detail else {})}
+
+
+@dataclass(frozen=True)
+class RepoLicence:
+    """A repository's licence and the evidence for it.
+
+    ``conflict`` is non-empty when two pieces of evidence name different licences (a
+    manifest saying MIT, a LICENSE saying GPL-3.0-only): ``spdx`` is then every licence
+    named (``AND``, the reading that never allows more than any one of them), and the crawl
+    ledgers the repository's files as ``licence_conflict`` rather than choosing."""
+
+    spdx: str
+    evidence: tuple[Evidence, ...] = ()
+    conflict: str = ""
+
+    @property
+    def files(self) -> list[str]:
+        """The files that decided: the unreadable ones when the licence is unknown."""
+        if self.spdx == UNKNOWN:
+            return [e.file for e in self.evidence if e.spdx == UNKNOWN]
+        return [e.file for e in self.evidence]
+
+    @property
+    def score(self) -> float:
+        return min((e.score for e in self.evidence), default=0.0)
+
+    def meta(self) -> dict:
+        """What the crawl row's ``meta`` carries about the licence (the audit reads it)."""
+        return {"licence_file": ", ".join(self.files) or None,
+                "licence_score": round(self.score, 2),
+                "licence_evidence": [e.to_dict() for e in self.evidence],
+                **({"licence_conflict": self.conflict} if self.conflict else {})}
+
+
+def licence_files(root: Path) -> list[Path]:
+    """A repository's top-level licence files, most conventional first.
+
+    Any case and extension (``LICENSE``, ``license``, ``LICENSE.md``, ``COPYING.txt``), split
+    licences (``LICENSE-MIT``, ``LICENSE-APACHE``), and REUSE's ``LICENSES/<id>.txt``.
+    ``COPYRIGHT`` files count only when nothing else does: they usually hold notices.
+    """
+    def stem(p: Path) -> str:
+        return re.split(r"[.\-_]", p.name, maxsplit=1)[0].upper()
+
+    files = [p for p in sorted(root.iterdir())
+             if p.is_file() and not p.is_symlink() and stem(p) in LICENCE_STEMS]
+    reuse = root / "LICENSES"
+    if reuse.is_dir() and not reuse.is_symlink():
+        files += [p for p in sorted(reuse.iterdir()) if p.is_file() and not p.is_symlink()]
+    main = [p for p in files if stem(p) != "COPYRIGHT" or p.parent.name == "LICENSES"]
+    return sorted(main or files, key=lambda p: (p.parent != root, len(p.name), p.name))
+
+
+def read_statement(statement: str, file: str) -> Evidence:
+    """A manifest's licence statement: an SPDX expression as such (``MIT OR Apache-2.0``;
+    Cargo's old ``MIT/Apache-2.0``), anything else ("Apache 2.0", "BSD License") as a text
+    ScanCode reads.  npm's ``UNLICENSED`` grants nothing: no licence."""
+    text = statement.strip()
+    if text.upper() == "UNLICENSED":
+        return Evidence(file, "manifest", NO_LICENCE, 100.0, "UNLICENSED: no rights granted")
+    expr = text.replace("/", " OR ") if file == "Cargo.toml" else text
+    if spdx_keys_known(expr) and "LicenseRef-" not in expr:
+        return Evidence(file, "manifest", parse_expression(expr).render(), 100.0)
+    det = detect_text(text)
+    return Evidence(file, "manifest", det.spdx, det.score,
+                    det.detail or f"read by ScanCode from \"{text[:80]}\"")
+
+
+def manifest_statements(root: Path) -> list[tuple[str, str]]:
+    """(file, licence statement) of the top-level manifests that state one: ``package.json``
+    ``license`` (or the old ``licenses`` list: a choice, ``OR``), ``pyproject.toml``
+    ``[project] license`` (a string, or ``{text = …}``; ``{file = …}`` names a licence file,
+    read as one) or ``[tool.poetry] license``, ``setup.cfg`` ``[metadata] license``,
+    ``Cargo.toml`` ``[package] license``.  A manifest that does not parse says nothing."""
+    import configparser
+    import json
+    import tomllib
+
+    out: list[tuple[str, str]] = []
+    for name in MANIFESTS:
+        p = root / name
+        if not p.is_file() or p.is_symlink() or p.stat().st_size > 1 << 20:
+            continue
+        text = p.read_text(encoding="utf-8", errors="replace")
+        try:
+            if name == "package.json":
+                data = json.loads(text)
+                lic = data.get("license") if isinstance(data, dict) else None
+                if isinstance(lic, dict):
+                    lic = lic.get("type")
+                if lic is None and isinstance(data, dict) and isinstance(
+                        data.get("licenses"), list):
+                    types = [x.get("type") if isinstance(x, dict) else x
+                             for x in data["licenses"]]
+                    lic = " OR ".join(str(t) for t in types if t) or None
+                if isinstance(lic, str) and not lic.upper().startswith("SEE LICEN"):
+                    out.append((name, lic))
+            elif name in ("pyproject.toml", "Cargo.toml"):
+                data = tomllib.loads(text)
+                section = data.get("package", {}) if name == "Cargo.toml" else \
+                    data.get("project", {})
+                lic = section.get("license")
+                if lic is None and name == "pyproject.toml":
+                    lic = data.get("tool", {}).get("poetry", {}).get("license")
+                if isinstance(lic, dict):
+                    lic = lic.get("text")
+                if isinstance(lic, str) and lic.strip():
+                    out.append((name, lic))
+            else:
+                cfg = configparser.ConfigParser(interpolation=None)
+                cfg.read_string(text)
+                lic = cfg.get("metadata", "license", fallback="").strip()
+                if lic:
+                    out.append((name, lic))
+        except (ValueError, configparser.Error, tomllib.TOMLDecodeError, AttributeError):
+            continue
+    return out
+
+
+def repository_licence(root: Path, max_bytes: int = 1 << 20) -> RepoLicence:
+    """A repository's licence from its top-level licence files and package manifests.
+
+    Several licence files all apply (``AND``: ``LICENSE-MIT`` and ``LICENSE-APACHE`` carry
+    both).  A licence file that cannot be read as a known licence makes the repository
+    ``LicenseRef-unknown`` — it may restrict what the others allow — and the evidence names
+    it.  Manifests and licence files must agree on the licences they name: when they do, a
+    manifest's expression says how (``MIT OR Apache-2.0`` beside ``LICENSE-MIT`` and
+    ``LICENSE-APACHE``); when they do not, that is a conflict (:class:`RepoLicence`).
+    """
+    evidence: list[Evidence] = []
+    for p in licence_files(root):
+        rel = p.relative_to(root).as_posix()
+        if p.parent.name == "LICENSES" and spdx_keys_known(p.stem) \
+                and not p.stem.startswith("LicenseRef-"):
+            evidence.append(Evidence(rel, "file-name", parse_expression(p.stem).render(),
+                                     100.0))
+        elif p.stat().st_size > max_bytes:
+            evidence.append(Evidence(rel, "text", UNKNOWN, 0.0, f"larger than {max_bytes} B"))
+        else:
+            det = detect_text(p.read_text(encoding="utf-8", errors="replace"))
+            evidence.append(Evidence(rel, det.method, det.spdx, det.score, det.detail))
+    n_files = len(evidence)
+    evidence += [read_statement(lic, name) for name, lic in manifest_statements(root)]
+    if not evidence:
+        return RepoLicence(NO_LICENCE)
+    if any(e.spdx == UNKNOWN for e in evidence):
+        return RepoLicence(UNKNOWN, tuple(evidence))
+    files, manifests = evidence[:n_files], evidence[n_files:]
+    said = [e for e in (files and [_joined(files)]) + manifests]
+    keys = [frozenset(_keys(e.spdx)) for e in said]
+    if len(set(keys)) > 1:
+        why = "; ".join(f"{e.file} says {e.spdx}" for e in said)
+        return RepoLicence(join_and([e.spdx for e in said if e.spdx != NO_LICENCE])
+                           or NO_LICENCE, tuple(evidence), why)
+    spdx = manifests[0].spdx if manifests and len({m.spdx for m in manifests}) == 1 \
+        else said[0].spdx
+    return RepoLicence(spdx, tuple(evidence))
+
+
+def _joined(files: list[Evidence]) -> Evidence:
+    return Evidence(", ".join(e.file for e in files), "text",
+                    join_and([e.spdx for e in files]), min(e.score for e in files))
+
+
+def _keys(spdx: str) -> set[str]:
+    parsed = parse_expression(spdx)
+    if parsed is None:
+        return {spdx}
+    return {getattr(s, "key", str(s)).lower() for s in parsed.symbols}
