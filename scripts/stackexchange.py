@@ -13,6 +13,13 @@ from __future__ import annotations
 import hashlib
 from html import escape
 
+from papers import PIPELINE_FIGURE
+
+_END = "\\end{tikzpicture}"
+PIPELINE_PICTURE = PIPELINE_FIGURE[PIPELINE_FIGURE.index("\\begin{tikzpicture}"):
+                                   PIPELINE_FIGURE.index(_END) + len(_END)] + "\n"
+"""The picture of sample paper 2401.00101's pipeline figure, posted again on TeX.SE."""
+
 SITE = "tex.stackexchange.com"
 
 
@@ -246,14 +253,7 @@ post(1015, 2, "2022-07-01T13:37:00.000", owner=101, parent=1009, score=11, body=
   arrow/.style={-Stealth, thick}
 }
 \begin{document}
-\begin{tikzpicture}[node distance=1.2cm]
-  \node[block] (in) {Input $\vect{x} \in \R^d$};
-  \node[block, right=of in] (enc) {Encoder};
-  \node[block, right=of enc] (out) {Output};
-  \draw[arrow] (in) -- (enc);
-  \draw[arrow] (enc) -- (out);
-\end{tikzpicture}
-\end{document}
+""" + PIPELINE_PICTURE + r"""\end{document}
 """))
 
 # 1016: a tag wiki excerpt (PostTypeId 4) — not a question or an answer.
@@ -262,24 +262,17 @@ post(1016, 4, "2012-05-05T05:05:05.000", owner=-1, score=0,
 
 # A 1018 (created exactly 2018-05-02T00:00: the first instant of 4.0): the same picture in
 # two code blocks — kept once.
+CIRCLE = r"""
+\begin{tikzpicture}
+\foreach \a/\t in {90/A, 0/B, -90/D, 180/C}
+  \node[draw, circle] (\t) at (\a:1.5) {\t};
+\draw[->] (A) to[bend left] (B);
+\draw[->] (B) to[bend left] (D);
+\draw[->] (C) to[bend left] (A);
+\end{tikzpicture}
+"""
 post(1018, 2, "2018-05-02T00:00:00.000", owner=103, parent=1003, score=2, body=p(
-    "A circular version:") + code(r"""
-\begin{tikzpicture}
-\foreach \a/\t in {90/A, 0/B, -90/D, 180/C}
-  \node[draw, circle] (\t) at (\a:1.5) {\t};
-\draw[->] (A) to[bend left] (B);
-\draw[->] (B) to[bend left] (D);
-\draw[->] (C) to[bend left] (A);
-\end{tikzpicture}
-""") + p("Full code again for copying:") + code(r"""
-\begin{tikzpicture}
-\foreach \a/\t in {90/A, 0/B, -90/D, 180/C}
-  \node[draw, circle] (\t) at (\a:1.5) {\t};
-\draw[->] (A) to[bend left] (B);
-\draw[->] (B) to[bend left] (D);
-\draw[->] (C) to[bend left] (A);
-\end{tikzpicture}
-"""))
+    "A circular version:") + code(CIRCLE) + p("Full code again for copying:") + code(CIRCLE))
 
 # A 1019 (4.0): its question (999) is not in the dump.
 post(1019, 2, "2023-01-15T10:00:00.000", owner=104, parent=999, score=5, body=p(
