@@ -54,9 +54,10 @@ class RunnerParams(_Section):
 class LicenceParams(_Section):
     allow: list[str] = ["MIT", "MIT-0", "Apache-2.0", "BSD-2-Clause", "BSD-3-Clause", "ISC",
                         "0BSD", "Zlib", "BSL-1.0", "CC-BY-4.0", "CC-BY-3.0", "CC0-1.0",
-                        "Unlicense", "CC-BY-SA-4.0"]
-    """The permissive and public-domain licences, and CC BY-SA 4.0 (``params.yaml`` says
-    why each family is in or out); non-commercial and no-derivatives licences are opt-in."""
+                        "Unlicense", "CC-BY-SA-4.0", "CC-BY-SA-3.0", "CC-BY-SA-2.5"]
+    """The permissive and public-domain licences, and CC BY-SA (4.0, and the 3.0 and 2.5 of
+    Stack Exchange posts before 2018-05-02; ``params.yaml`` says why each family is in or
+    out); non-commercial and no-derivatives licences are opt-in."""
 
 
 class BulkArxivParams(_Section):
@@ -340,12 +341,77 @@ class RepoSearchParams(_Section):
     skip_disallowed_licences: bool = True
 
 
+class StackExchangeTables(_Section):
+    """``data_dir`` of each table of a dump published as a dataset (one Parquet table per
+    dump file, the rows' attributes as columns)."""
+
+    posts: str = "Posts"
+    users: str | None = "Users"
+    post_history: str | None = "PostHistory"
+
+
+class StackExchangeParams(_Section):
+    """``stackexchange`` sources: the posts of one Stack Exchange site's data dump whose code
+    blocks hold a picture, each credited to its author under its own CC BY-SA version."""
+
+    enabled: bool = False
+    dump: str = ""
+    """The site's dump: its ``.7z`` (``tex.stackexchange.com.7z``) or a directory holding
+    ``Posts.xml``, ``Users.xml`` and ``PostHistory.xml``; a local path or any fsspec URL."""
+    storage_options: dict[str, Any] = {}
+    """fsspec options for a URL (``endpoint_url``, ``anon``, ``profile``…)."""
+    dataset: str = ""
+    """Instead of ``dump``: a Hub dataset id (or a local directory in its layout) holding the
+    dump as tables (:class:`StackExchangeTables`), streamed with ``datasets``."""
+    revision: str | None = None
+    tables: StackExchangeTables = StackExchangeTables()
+    split: str = "train"
+    token_env: str = "HF_TOKEN"
+    batch_rows: Annotated[int, Field(ge=1)] = 1000
+    site: str = "tex.stackexchange.com"
+    """The site's host: post and profile links are ``https://<site>/a/<id>``,
+    ``https://<site>/users/<id>``."""
+    from_date: str | None = None
+    """ISO date: posts created on or after it (``null``: from the first)."""
+    until_date: str | None = None
+    """ISO date: posts created on or before it."""
+    min_score: int | None = 0
+    """Posts scored at least this (``null``: any score)."""
+    post_types: list[Literal["question", "answer"]] = ["question", "answer"]
+    accepted_only: bool = False
+    """Answers only when their question accepted them."""
+    tags: list[str] = []
+    """Questions (and their answers) tagged with any of these; ``[]``: every tag."""
+    max_posts: Annotated[int, Field(ge=0)] = 0
+    """Posts kept at most, in the order of their ids (0: all)."""
+    post_history: bool = True
+    """Read PostHistory.xml: the licence of each post's latest revision (its
+    ``ContentLicense``, else its date). Off: the dump's ``ContentLicense`` on the post, else
+    the later of ``CreationDate`` and ``LastEditDate``."""
+    max_body_bytes: Annotated[int, Field(ge=1)] = 1_000_000
+    context_chars: Annotated[int, Field(ge=0)] = 4000
+    """The question's and the answer's prose kept as ``context`` (each at most this)."""
+    skip_disallowed_licences: bool = True
+    work_dir: str = "data/cache/stackexchange"
+    """Where the crawl keeps its on-disk index of the dump while it reads it (removed after)."""
+
+    @model_validator(mode="after")
+    def _dates(self) -> StackExchangeParams:
+        for d in (self.from_date, self.until_date):
+            if d is not None:
+                date.fromisoformat(d)
+        if self.enabled and bool(self.dump) == bool(self.dataset):
+            raise ValueError("crawl.stackexchange needs one of dump or dataset")
+        return self
+
+
 class CrawlParams(_Section):
     arxiv: ArxivCrawlParams = ArxivCrawlParams()
     repos: RepoCrawlParams = RepoCrawlParams()
     pdf: PdfCrawlParams = PdfCrawlParams()
     stack: StackCrawlParams = StackCrawlParams()
     repo_search: RepoSearchParams = RepoSearchParams()
+    stackexchange: StackExchangeParams = StackExchangeParams()
 
 
 class ArchiveParams(_Section):

@@ -96,7 +96,8 @@ SOURCE_SCHEMA = pa.schema(
 )
 """Arrow schema of a crawled source: an arXiv paper (``kind=arxiv``) or a repository file
 (``kind=repo``), with ``path`` the local copy the extract stage reads — or, for a file
-streamed from an archive (``kind=stack``), its bytes in ``content``: the crawl shards are
+streamed from an archive (``kind=stack``) or a post of a Stack Exchange dump
+(``kind=stackexchange``, its HTML body), its bytes in ``content``: the crawl shards are
 then the cache, and no file per row is written."""
 
 
@@ -112,6 +113,8 @@ class SourceKind(StrEnum):
     """A file of The Stack (a Hugging Face dataset of repository files), streamed."""
     REPO_SEARCH = "repo_search"
     """A file of a repository found by a code search (GitHub's), checked out pinned."""
+    STACKEXCHANGE = "stackexchange"
+    """A question or answer of a Stack Exchange site's data dump: its code blocks."""
 
 
 FILE_KINDS: frozenset[str] = frozenset({SourceKind.REPO, SourceKind.STACK,

@@ -3,7 +3,8 @@
 
 Run: ``python scripts/make_samples.py`` (needs pdflatex and git).  Archives get fixed
 mtimes, owners and member order; PDFs are built with SOURCE_DATE_EPOCH and an empty trailer
-id; git repositories with fixed author/committer dates, so bundles and commit ids repeat.
+id; git repositories with fixed author/committer dates, so bundles and commit ids repeat;
+the Stack Exchange dump is a 7z written by libarchive with fixed times and member order.
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ from xml.sax.saxutils import escape
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from papers import PAPERS  # noqa: E402
 from repos import REPOS  # noqa: E402
+from stackexchange import SITE  # noqa: E402
+from stackexchange import tables as se_tables  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from diagramforge.builders.se_layout import write_dump  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent / "samples"
 EPOCH = 1704067200  # 2024-01-01T00:00:00Z
@@ -149,9 +155,19 @@ def make_repos() -> None:
                  "--all")
 
 
+def make_stackexchange() -> None:
+    """A site's dump as Stack Exchange publishes it: one .7z of XML files."""
+    out = ROOT / "stackexchange"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        write_dump(out / f"{SITE}.7z", se_tables(), Path(tmp))
+
+
 def main() -> None:
     make_arxiv(pdfs="--no-pdf" not in sys.argv)
     make_repos()
+    make_stackexchange()
     print(f"wrote {sum(1 for _ in ROOT.rglob('*') if _.is_file())} files under {ROOT}")
 
 

@@ -9,10 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from diagramforge.params import Params, parse_params
+from diagramforge.params import LicenceParams, Params, parse_params
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "samples"
+# The sample arXiv corpus holds one CC BY-NC-SA paper (its constituency parse is found again
+# in its PDF). Non-commercial is opt-in, so the default refuses it at crawl; tests about
+# transport (bulk, HTTP, PDFs) rather than licences opt in to keep every paper exercised.
+WITH_NC = {"allow": [*LicenceParams().allow, "CC-BY-NC-SA-4.0"]}
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")

@@ -18,6 +18,7 @@ pytestmark = [pytest.mark.slow, needs_tex, needs_browser]
     ("graphs.py", ["--n", "10", "--no-ocr"]),
     ("near_dup.py", ["--records", "3000", "--renders", "1000"]),
     ("code_archives.py", ["--files", "400"]),
+    ("stackexchange.py", ["--posts", "300"]),
 ])
 def test_benchmark_runs(script, args):
     res = subprocess.run([sys.executable, str(REPO / "benchmarks" / script), *args],

@@ -58,7 +58,8 @@ def test_yaml_must_be_a_mapping(tmp_path):
 # keys whose params.yaml value describes the embedded sample corpus, not a default
 SAMPLE_SPECIFIC = {
     "crawl.arxiv.categories", "crawl.arxiv.from_date", "crawl.arxiv.until_date",
-    "crawl.arxiv.user_agent", "crawl.repos.repositories",
+    "crawl.arxiv.user_agent", "crawl.repos.repositories", "crawl.stackexchange.enabled",
+    "crawl.stackexchange.dump",
 }
 
 

@@ -21,12 +21,11 @@ from diagramforge.builders.extract import ExtractStage
 from diagramforge.builders.render import RenderStage
 from diagramforge.cards.audit import load_audit
 from diagramforge.filters.stage import FilterStage
-from diagramforge.params import LicenceParams
 from diagramforge.paths import metrics_path, stage_paths
 from diagramforge.records import REJECTION_SCHEMA
 from diagramforge.runner import run_named, run_stage
 from diagramforge.shards import ShardSet
-from tests.conftest import SAMPLE_REPOS, SAMPLES, make_params, needs_browser, needs_tex
+from tests.conftest import SAMPLE_REPOS, SAMPLES, WITH_NC, make_params, needs_browser, needs_tex
 
 pytestmark = [pytest.mark.slow, needs_tex, needs_browser]
 
@@ -37,9 +36,8 @@ def built(tmp_path_factory):
     # non-commercial licences are opt-in (params.yaml refuses the CC BY-NC-SA sample paper at
     # crawl); this build opts in, so that paper — its constituency parse, found again in its
     # PDF — is exercised, and the card must name the licence apart
-    allow = [*LicenceParams().allow, "CC-BY-NC-SA-4.0"]
     params = make_params(tmp, runner={"workers": 2, "shard_size": 4},
-                         licences={"allow": allow},
+                         licences=WITH_NC,
                          crawl={"repos": {"repositories": SAMPLE_REPOS,
                                           "cache_dir": str(tmp / "repos")}})
     run_named("crawl", params)
@@ -199,7 +197,8 @@ def test_dask_executor_publishes_byte_identical_data(built, tmp_path):
     params = make_params(tmp_path, runner={"workers": 2, "shard_size": 4, "executor": "dask",
                                            "dask": {"workers": 2}},
                          render={"tikz": {"cache_dir": src.render.tikz.cache_dir}},
-                         # the same sources as `built`: the card names them
+                         # the same sources and licences as `built`: the card names them
+                         licences=WITH_NC,
                          crawl={"repos": {"repositories": SAMPLE_REPOS,
                                           "cache_dir": str(tmp_path / "repos")}})
     shutil.copytree(stage_paths(src, "crawl").root, stage_paths(params, "crawl").root)

@@ -26,11 +26,12 @@ from diagramforge.builders.file_sources import FileReason
 from diagramforge.builders.repo_search import search_rows
 from diagramforge.builders.repos import GitError, checkout, find_licence, list_files
 from diagramforge.builders.stack import stack_rows
+from diagramforge.builders.stackexchange import stackexchange_rows
 from diagramforge.formats.registry import instantiate
 from diagramforge.licence_detection import Evidence, RepoLicence
 from diagramforge.licences import parse_expression
 from diagramforge.params import Params, RepoSpec
-from diagramforge.records import SOURCE_SCHEMA, Rejection, SourceKind
+from diagramforge.records import SOURCE_SCHEMA, Format, Rejection, SourceKind
 from diagramforge.stage import StageLog, TableStage
 
 
@@ -151,10 +152,11 @@ def _pdfs(params: Params, arxiv_rows: list[dict], log_: StageLog) -> list[dict]:
 
 
 def _archives(params: Params, log_: StageLog) -> Iterator[dict]:
-    """Files streamed from code archives (The Stack) and repositories found by search:
-    rows are yielded as they come, so the runner writes them shard by shard."""
+    """Files streamed from code archives (The Stack), repositories found by search and the
+    posts of a Stack Exchange dump: rows are yielded as they come, so the runner writes
+    them shard by shard."""
     crawl = params.crawl
-    if not (crawl.stack.enabled or crawl.repo_search.enabled):
+    if not (crawl.stack.enabled or crawl.repo_search.enabled or crawl.stackexchange.enabled):
         return
     formats = instantiate(params, str)  # only their claims are asked for
     allow = params.licences.allow
@@ -168,13 +170,22 @@ def _archives(params: Params, log_: StageLog) -> Iterator[dict]:
         n0 = log_.stats.n_in
         yield from search_rows(crawl.repo_search, formats, allow, log_)
         log_.stats.extra["repo_search_inputs"] = log_.stats.n_in - n0
+    if crawl.stackexchange.enabled:
+        log_.source = SourceKind.STACKEXCHANGE
+        n0 = log_.stats.n_in
+        tikz = formats[Format.TIKZ]
+        yield from stackexchange_rows(crawl.stackexchange,
+                                      lambda code: tikz.claims_file("post.tex", code),
+                                      allow, log_)
+        log_.stats.extra["stackexchange_posts"] = log_.stats.n_in - n0
 
 
 class CrawlStage(TableStage):
     """List arXiv papers (OAI-PMH, with licences), check scope and licence, fetch e-prints
     and PDFs into the cache; check out pinned template repositories; list PDFs (the
     papers', a folder's) as ``pdf`` sources; stream The Stack's subsets and crawl the
-    repositories a code search finds (both off by default). Reads samples/arxiv by
+    repositories a code search finds (both off by default); read a Stack Exchange site's
+    data dump, post by post. Reads samples/arxiv by
     default, so it runs offline."""
 
     name = "crawl"
@@ -186,9 +197,10 @@ class CrawlStage(TableStage):
             "builders/file_sources.py",
             "builders/stack.py", "builders/github_api.py", "builders/repo_search.py",
             "builders/bulk.py", "builders/bulk_fetch.py", "builders/bulk_manifest.py",
-            "builders/bulk_metadata.py",
+            "builders/bulk_metadata.py", "builders/stackexchange.py", "builders/se_dump.py",
+            "builders/se_posts.py", "builders/se_licence.py",
             "formats", "graphs/model.py")  # the format handlers claim the files
-    inputs = ("samples/arxiv", "samples/repos")
+    inputs = ("samples/arxiv", "samples/repos", "samples/stackexchange")
 
     def run_table(self, table: None, log: StageLog) -> Iterable[dict]:
         if self.params.crawl.arxiv.bulk.url:

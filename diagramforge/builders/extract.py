@@ -11,23 +11,36 @@ from pathlib import Path
 from typing import ClassVar
 
 from diagramforge.builders.pdf_extract import extract_pdf, pdf_locator
+from diagramforge.builders.se_extract import post_records
 from diagramforge.builders.tikz_extract import extract_paper
 from diagramforge.formats.registry import UsesFormats, claim
 from diagramforge.formats.texcompile import tex_version
-from diagramforge.records import FILE_KINDS, SOURCE_SCHEMA, Rejection, SourceKind, Unit
+from diagramforge.records import (
+    FILE_KINDS,
+    SOURCE_SCHEMA,
+    Format,
+    Rejection,
+    SourceKind,
+    Unit,
+)
 from diagramforge.stage import Outcome, Reason, Stage, WorkUnit
+
+SMALL_KINDS = FILE_KINDS | {SourceKind.STACKEXCHANGE}
+"""Sources small enough to go in runs of ``extract.files_per_unit``: files and posts."""
 
 
 class ExtractStage(Stage, UsesFormats):
     """Unpack each e-print safely, flatten its LaTeX and turn every TikZ picture into a
     standalone document with the preamble definitions it uses, caption and context; split
     repository files into mxGraph pages and SVG documents; find captioned figures in PDFs
-    (vector → svg, raster → raster records, with the paragraphs that cite them)."""
+    (vector → svg, raster → raster records, with the paragraphs that cite them); take the
+    pictures from Stack Exchange posts' code blocks."""
 
     name = "extract"
     upstream = "crawl"
     input_schema = SOURCE_SCHEMA
-    reads = ("id", "kind", "path", "licence", "title", "authors", "content")
+    reads = ("id", "kind", "path", "licence", "licence_url", "title", "authors", "url",
+             "meta", "content")
     writes = ("id", "format", "code", "source", "source_id", "source_url", "group", "licence",
               "licence_url", "attribution", "title", "caption", "label", "context", "meta")
     expands = True
@@ -35,35 +48,37 @@ class ExtractStage(Stage, UsesFormats):
     # the format handlers it dispatches to also build graphs (in render): "graphs" comes along
     code = ("builders/tikz_extract.py", "builders/tikz_ladder.py", "builders/archives.py",
             "formats", "sandbox.py", "landlock.py", "graphs", "builders/pdf_extract.py",
-            "pdffigures", "builders/tex_file.py")
+            "pdffigures", "builders/tex_file.py", "builders/se_extract.py",
+            "builders/se_posts.py")
 
     def environment(self) -> dict:
         # which packages exist (and so are kept in standalone documents) is TeX Live's call
         return {"tex": tex_version()}
 
     def locator(self, row: dict) -> str:
-        if row.get("kind") in FILE_KINDS:
+        if row.get("kind") in SMALL_KINDS:
             return row["id"]
         if row.get("kind") == SourceKind.PDF:
             return pdf_locator(row)
         return f"arxiv:{row['id']}v{row.get('version')}"
 
     def units(self, rows: list[dict]) -> list[WorkUnit]:
-        """One unit per paper or PDF; repository files — small, and by the hundred thousand
-        from an archive — in runs of ``extract.files_per_unit``, so the workers are not kept
-        waiting on a round trip per file (a run that times out is ledgered whole)."""
+        """One unit per paper or PDF; repository files and Stack Exchange posts — small, and
+        by the hundred thousand from an archive — in runs of ``extract.files_per_unit``, so
+        the workers are not kept waiting on a round trip per file (a run that times out is
+        ledgered whole)."""
         size = self.params.extract.files_per_unit
         out: list[WorkUnit] = []
         run: list[dict] = []
         for r in rows:
-            if r.get("kind") in FILE_KINDS:
+            if r.get("kind") in SMALL_KINDS:
                 run.append(r)
                 if len(run) < size:
                     continue
             if run:
                 out.append(WorkUnit(run, str(run[0].get("id"))))
                 run = []
-            if r.get("kind") not in FILE_KINDS:
+            if r.get("kind") not in SMALL_KINDS:
                 out.append(WorkUnit([r], str(r.get("id"))))
         if run:
             out.append(WorkUnit(run, str(run[0].get("id"))))
@@ -91,6 +106,11 @@ class ExtractStage(Stage, UsesFormats):
         loc = self.locator(src)
         if src.get("kind") == SourceKind.PDF:  # read page by page by PyMuPDF, not slurped
             recs, rejs = extract_pdf(src, self.params.extract.pdf)
+            return Outcome(records=recs, rejections=rejs)
+        if src.get("kind") == SourceKind.STACKEXCHANGE:  # the HTML body came along
+            tikz = self.formats()[Format.TIKZ]
+            recs, rejs = post_records(src, self.params.extract,
+                                      lambda code: tikz.claims_file("post.tex", code))
             return Outcome(records=recs, rejections=rejs)
         if src.get("content") is not None:  # streamed from an archive: the bytes came along
             data = src["content"]

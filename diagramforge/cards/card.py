@@ -204,8 +204,30 @@ def _sources(params: Params, inputs: CardInputs | None = None) -> str:
         lines.append(f"- Repositories GitHub code search finds for "
                      f"{', '.join(f'`extension:{x}`' for x in rs.extensions)}, each checked "
                      f"out at the commit the search saw, licence read from its licence files.")
+    if params.crawl.stackexchange.enabled:
+        lines.append(_stackexchange_line(params))
     text = "\n".join(lines) or "- (no sources configured)"
     return text + (_shares(inputs) if inputs is not None else "")
+
+
+def _stackexchange_line(params: Params) -> str:
+    se = params.crawl.stackexchange
+    scope = [f"{' and '.join(f'{t}s' for t in se.post_types)}"]
+    if se.accepted_only:
+        scope.append("answers only when accepted")
+    if se.from_date or se.until_date:
+        scope.append(f"created {se.from_date or '…'} to {se.until_date or '…'}")
+    if se.min_score is not None:
+        scope.append(f"score ≥ {se.min_score}")
+    if se.tags:
+        scope.append("tagged " + " or ".join(f"`{t}`" for t in se.tags))
+    return (f"- Stack Exchange (`{se.site}`, data dump `{se.dataset or se.dump}`): "
+            f"{', '.join(scope)}; the pictures in their code blocks (fragments completed "
+            f"with the smallest preamble), the question's and the answer's prose as context. "
+            f"Each row credits its post's author (name, profile link, post link) under the "
+            f"post's own licence: CC BY-SA 2.5 before 2011-04-08, 3.0 until 2018-05-02, 4.0 "
+            f"from then, by the date of the post's latest revision (Stack Exchange's rule); "
+            f"a question and its answers share a `group`.")
 
 
 def _licence_section(params: Params, inputs: CardInputs) -> str:
@@ -416,7 +438,10 @@ def render_licences(df: pd.DataFrame) -> str:
     if not len(df):
         return "\n".join(lines)
     cols = ["group", "licence", "licence_url", "attribution", "source_url"]
-    for _, r in df[cols].drop_duplicates("group").sort_values("group").iterrows():
+    # one entry per author and licence in a group: a paper or repository has one, a Stack
+    # Exchange question has one per post (each credited to its own author)
+    entries = df[cols].drop_duplicates(["group", "attribution", "licence"])
+    for _, r in entries.sort_values(["group", "source_url"]).iterrows():
         lines.append(f"- **{r['group']}** — {r['attribution']} — licence `{r['licence']}`"
                      f" ({r['licence_url'] or 'no URL'}) — {r['source_url']}")
     return "\n".join(lines) + "\n"

@@ -44,6 +44,8 @@ def source_groups(src: dict) -> list[str]:
         out.append(f"arxiv:{meta['arxiv_id']}")
     if meta.get("repo") or src.get("kind") == "repo":
         out.append(f"repo:{meta.get('repo', src.get('url'))}")
+    if meta.get("group"):  # a source that names its diagrams' group (a Stack Exchange post)
+        out.append(str(meta["group"]))
     return out
 
 

@@ -13,7 +13,7 @@ from diagramforge.records import SOURCE_SCHEMA
 from diagramforge.runner import run_named
 from diagramforge.shards import ShardSet
 from tests.builders.arxiv_server import ArxivLoopback, Faults
-from tests.conftest import SAMPLES, make_params
+from tests.conftest import SAMPLES, WITH_NC, make_params
 
 UA = "diagramforge-test/1.0 (mailto:test@example.org)"
 DELAY = 0.15
@@ -25,7 +25,8 @@ def http_params(tmp_path, srv, **arxiv):
            "categories": ["cs", "math", "eess"], "from_date": "2024-01-01",
            "until_date": "2024-12-31", **arxiv}
     # the papers' PDFs as `pdf` sources are tests/builders/test_pdf_source.py's business
-    return make_params(tmp_path, crawl={"arxiv": cfg, "pdf": {"from_arxiv": False}})
+    return make_params(tmp_path, licences=WITH_NC,
+                       crawl={"arxiv": cfg, "pdf": {"from_arxiv": False}})
 
 
 def papers(params) -> dict[str, dict]:
@@ -72,7 +73,7 @@ def test_http_crawl_feeds_the_same_extraction_as_the_local_corpus(tmp_path):
     with ArxivLoopback(SAMPLES / "arxiv", Faults(oai_503_first=False)) as srv:
         remote = http_params(tmp_path / "http", srv, delay_s=0.0)
         run_named("crawl", remote)
-    local = make_params(tmp_path / "local", crawl={"pdf": {"from_arxiv": False}})
+    local = make_params(tmp_path / "local", licences=WITH_NC, crawl={"pdf": {"from_arxiv": False}})
     run_named("crawl", local)
     ids = {}
     for name, params in (("http", remote), ("local", local)):

@@ -27,7 +27,7 @@ from diagramforge.runner import run_named
 from diagramforge.shards import ShardSet
 from tests.builders import bulk_corpus as bc
 from tests.builders.s3_loopback import S3Loopback
-from tests.conftest import SAMPLES, make_params
+from tests.conftest import SAMPLES, WITH_NC, make_params
 
 CATS = ["cs", "math", "eess"]
 
@@ -35,7 +35,7 @@ CATS = ["cs", "math", "eess"]
 def bulk_params(tmp_path: Path, s3: S3Loopback, metadata: str, workers: int = 0,
                 **bulk: object):
     return make_params(
-        tmp_path, runner={"workers": workers},
+        tmp_path, runner={"workers": workers}, licences=WITH_NC,
         crawl={"arxiv": {"source": "", "categories": CATS, "from_date": "2024-01-01",
                          "until_date": "2024-12-31",
                          "bulk": {"url": "s3://arxiv/src/", "metadata": metadata,
@@ -70,7 +70,7 @@ def test_bulk_papers_end_up_exactly_like_api_crawled_ones(tmp_path, snapshot):
     from tests.builders.arxiv_server import ArxivLoopback, Faults
 
     with ArxivLoopback(SAMPLES / "arxiv", Faults(oai_503_first=False)) as srv:
-        api = make_params(tmp_path / "api", crawl={"arxiv": {
+        api = make_params(tmp_path / "api", licences=WITH_NC, crawl={"arxiv": {
             "source": srv.url, "api_url": f"{srv.url}/api/query", "oai_url": f"{srv.url}/oai",
             "delay_s": 0, "categories": CATS, "from_date": "2024-01-01",
             "until_date": "2024-12-31", "download_pdfs": False}, "pdf": {"from_arxiv": False}})

@@ -19,7 +19,7 @@ from diagramforge.pdffigures.synthetic import build
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, SOURCE_SCHEMA
 from diagramforge.runner import run_stage
 from diagramforge.shards import ShardSet
-from tests.conftest import make_params
+from tests.conftest import WITH_NC, make_params
 
 needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex missing")
 
@@ -34,7 +34,7 @@ def _ledger(params, stage: str) -> list[dict]:  # noqa: ANN001
 
 
 def test_crawled_arxiv_papers_give_pdf_sources_with_their_licence_and_group(tmp_path):
-    params = make_params(tmp_path)
+    params = make_params(tmp_path, licences=WITH_NC)
     stats = run_stage(CrawlStage(params))
     assert stats.balance_error() is None
     rows = _rows(params, "crawl", SOURCE_SCHEMA)
@@ -45,7 +45,7 @@ def test_crawled_arxiv_papers_give_pdf_sources_with_their_licence_and_group(tmp_
         paper = papers[json.loads(r["meta"])["arxiv_id"]]
         assert r["path"] == paper["pdf_path"] and r["licence"] == paper["licence"]
     assert stats.extra["pdf_files"] == 4
-    off = make_params(tmp_path / "off", crawl={"pdf": {"from_arxiv": False}})
+    off = make_params(tmp_path / "off", licences=WITH_NC, crawl={"pdf": {"from_arxiv": False}})
     run_stage(CrawlStage(off))
     assert not [r for r in _rows(off, "crawl", SOURCE_SCHEMA) if r["kind"] == "pdf"]
 
