@@ -413,6 +413,9 @@ class RasterParams(_Section):
     max_side_px: Annotated[int, Field(ge=16)] = 4096
     max_aspect: Annotated[float, Field(ge=1)] = 12.0
     min_ink_fraction: Annotated[float, Field(ge=0, le=1)] = 0.001
+    png_level: Annotated[int, Field(ge=0, le=6)] = 2
+    """oxipng's optimisation level for every stored render (lossless: the same pixels in
+    fewer bytes; ``formats/encoding.py``); 0 keeps the tool's own PNG."""
 
 
 class MxGraphRenderParams(_Section):

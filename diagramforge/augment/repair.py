@@ -200,7 +200,7 @@ class FixRender(RendersFormats, Stage):
                 for k in range(0, len(rows), step)]
 
     def process(self, unit: WorkUnit) -> Outcome:
-        return self.formats()["tikz"].render(unit.rows)
+        return self.formats()["tikz"].render_stored(unit.rows)
 
 
 class RepairStage(TableStage, UsesFormats):

@@ -58,7 +58,7 @@ class RenderStage(RendersFormats, Stage):
                 Rejection(self.locator(r), "unsupported_format",
                           f"no renderer for {fmt}; known: {sorted(handlers())}", id=r["id"])
                 for r in unit.rows])
-        out = h.render(unit.rows)
+        out = h.render_stored(unit.rows)
         if not h.graphs_in_render:
             for rec in out.records:
                 rec.update(graph_columns(lambda r=rec: h.to_graph(r), out.extra))

@@ -152,7 +152,7 @@ class EditStage(SelectsRows, RendersFormats, Stage):
                 ) -> int:
         if not pending:
             return 0
-        rendered = handler.render([p[1] for p in pending])
+        rendered = handler.render_stored([p[1] for p in pending])
         images = {r["source_id"]: r["image"] for r in rendered.records}
         kept = 0
         for tier, target, res in pending:

@@ -176,7 +176,7 @@ class Twins:
                      "source_id": a.key, "group": a.row.get("group"), "meta": None}
                     for a in chunk]
             try:
-                rendered = handler.render(rows)
+                rendered = handler.render_stored(rows)
             except Exception as exc:  # noqa: BLE001 - an engine crash fails this batch only
                 for a in chunk:
                     self._fail(out, a, TwinReason.RENDER, repr(exc)[:300])

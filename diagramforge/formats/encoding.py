@@ -1,0 +1,68 @@
+"""How a picture is stored: line art as lossless optimised PNG, photo-like pictures as JPEG.
+
+A render of a diagram is line art — flat fills, strokes, anti-aliased text — and the tasks
+compare its pixels (edit verification counts changed pixels, ``evaluate`` scores a
+prediction's render against the reference's by SSIM and pixel equality), so it stays
+lossless: :func:`line_art_png` hands the tool's PNG to oxipng (``pyoxipng``), which keeps
+every pixel and only stores them better — a palette when the render has at most 256 colours
+(counted exactly, never quantised), grey when it is grey, fewer bits per sample when they
+suffice, the best row filters, and a stronger deflate than the browsers' and PyMuPDF's fast
+encoders. The output is a function of the input bytes and the level (the same bytes on every
+run, thread count and machine: no timeout, whose cut-off would depend on the machine's
+speed).
+
+A degraded scan is a photograph of a page — noise, blur, paper texture — which no PNG
+compresses; it is stored as the JPEG its degradation ends in (:func:`photo_jpeg`), encoded
+once (before, a JPEG step inside the degradation was followed by a PNG of its output, which
+kept the artefacts and paid the noise in full).
+"""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+JPEG_SIGNATURE = b"\xff\xd8\xff"
+
+
+def line_art_png(png: bytes, level: int) -> bytes:
+    """``png`` stored losslessly in fewer bytes (oxipng at ``level``, 1–6; 0 returns it as
+    it is). Decoding the result gives exactly the input's pixels, mode for mode: a palette
+    only when the colours fit one, alpha kept (also the colour under fully transparent
+    pixels). Metadata chunks that do not change how the picture looks are dropped."""
+    if level <= 0 or not png.startswith(PNG_SIGNATURE):
+        return png
+    import oxipng
+
+    out = oxipng.optimize_from_memory(png, level=min(level, 6),
+                                      strip=oxipng.StripChunks.safe())
+    return out if len(out) < len(png) else png
+
+
+def photo_jpeg(rgb: np.ndarray, quality: int) -> bytes:
+    """An RGB ``uint8`` array as a baseline JPEG at ``quality`` (Pillow's libjpeg-turbo,
+    4:2:0 chroma subsampling as cameras and scanners write, optimised Huffman tables — a
+    lossless saving that changes no pixel of the decoded picture)."""
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(rgb, "RGB").save(buf, "JPEG", quality=int(quality), subsampling="4:2:0",
+                                     optimize=True)
+    return buf.getvalue()
+
+
+def kind(data: bytes | None) -> str | None:
+    """``"png"``, ``"jpeg"``, ``"webp"`` or ``None``: what an image column's bytes are."""
+    if not data:
+        return None
+    if data.startswith(PNG_SIGNATURE):
+        return "png"
+    if data.startswith(JPEG_SIGNATURE):
+        return "jpeg"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "webp"
+    return "other"
