@@ -292,10 +292,12 @@ def _images_text(params: Params, configs: list[dict], n: int) -> str:
     d = params.augment.degrade
     text = (f"All configs together: {_mb(total)} MB{per}.\n\n"
             "Every render (`image`, `target_image`, sketches, variations, twins: line art) "
-            "is stored as a lossless PNG: the renderer's pixels exactly, re-compressed by "
-            "oxipng (level "
-            f"{params.render.raster.png_level}; a palette only where the render has at most "
-            "256 colours, grey where it is grey). Degraded scans (`degraded`) are "
+            "is stored as a lossless PNG: the renderer's pixels exactly"
+            + (", re-compressed by oxipng (level "
+               f"{params.render.raster.png_level}; a palette only where the render has at "
+               "most 256 colours, grey where it is grey)"
+               if params.render.raster.png_level is not None else "")
+            + ". Degraded scans (`degraded`) are "
             "photographs of a page and are stored as JPEG, encoded once, at a quality "
             f"drawn per scan from {d.jpeg_quality[0]}–{d.jpeg_quality[1]} (its "
             "`transform` says which). A picture that several rows show (the diagram all "

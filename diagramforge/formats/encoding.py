@@ -29,12 +29,13 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 JPEG_SIGNATURE = b"\xff\xd8\xff"
 
 
-def line_art_png(png: bytes, level: int) -> bytes:
-    """``png`` stored losslessly in fewer bytes (oxipng at ``level``, 1–6; 0 returns it as
-    it is). Decoding the result gives exactly the input's pixels, mode for mode: a palette
-    only when the colours fit one, alpha kept (also the colour under fully transparent
-    pixels). Metadata chunks that do not change how the picture looks are dropped."""
-    if level <= 0 or not png.startswith(PNG_SIGNATURE):
+def line_art_png(png: bytes, level: int | None) -> bytes:
+    """``png`` stored losslessly in fewer bytes (oxipng at ``level``, 0–6; ``None`` returns
+    it as it is). Decoding the result gives exactly the input's pixels — as RGBA, RGB or
+    grey, whatever mode it is stored in: a palette only when the colours fit one, grey only
+    when it is grey, alpha kept (and the colour under fully transparent pixels). Metadata
+    chunks that do not change how the picture looks are dropped."""
+    if level is None or not png.startswith(PNG_SIGNATURE):
         return png
     import oxipng
 

@@ -77,9 +77,9 @@ def test_line_art_keeps_every_pixel_and_uses_a_palette_only_when_colours_fit(col
     assert line_art_png(src, 2) == out  # a function of the bytes
 
 
-def test_level_zero_and_non_png_bytes_pass_through():
+def test_no_level_and_non_png_bytes_pass_through():
     src = _png(_line_art(3))
-    assert line_art_png(src, 0) is src
+    assert line_art_png(src, None) is src
     jpeg = photo_jpeg(_line_art(3), 80)
     assert line_art_png(jpeg, 2) is jpeg
 
@@ -124,7 +124,7 @@ def test_stages_store_renders_optimised_with_the_tools_pixels(tmp_path):
     assert len(stored["image"]) < len(raw["image"])
     _same_picture(raw["image"], stored["image"])
     assert (stored["width"], stored["height"]) == (raw["width"], raw["height"])
-    off = make_params(tmp_path / "off", render={"raster": {"png_level": 0}})
+    off = make_params(tmp_path / "off", render={"raster": {"png_level": None}})
     h = instantiate(off, lambda r: r["source_id"])["svg"]
     assert h.render_stored([row]).records[0]["image"] == raw["image"]
     h.close()
