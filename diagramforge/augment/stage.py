@@ -23,6 +23,7 @@ from diagramforge.augment.variation import KINDS, request
 from diagramforge.curation.select import SelectsRows
 from diagramforge.edits.pixels import changed_pixels
 from diagramforge.edits.sampler import FORMATS
+from diagramforge.formats.encoding import render_stored
 from diagramforge.formats.registry import RendersFormats
 from diagramforge.records import Rejection, Unit, derived_seed, item_id
 from diagramforge.stage import Outcome, Stage, WorkUnit
@@ -231,7 +232,7 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
                 ) -> None:
         if not to_render:
             return
-        done = handler.render_stored([r for _, r, _ in to_render])
+        done = render_stored(handler, [r for _, r, _ in to_render])
         images = {r["source_id"]: r["image"] for r in done.records}
         why = {r.locator: r.detail for r in done.rejections}
         v = self.params.augment.variation

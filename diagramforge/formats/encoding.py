@@ -25,6 +25,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
+    from diagramforge.formats.registry import DiagramFormat
+    from diagramforge.stage import Outcome
+
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 JPEG_SIGNATURE = b"\xff\xd8\xff"
 
@@ -42,6 +45,20 @@ def line_art_png(png: bytes, level: int | None) -> bytes:
     out = oxipng.optimize_from_memory(png, level=min(level, 6),
                                       strip=oxipng.StripChunks.safe())
     return out if len(out) < len(png) else png
+
+
+def render_stored(handler: DiagramFormat, rows: list[dict]) -> Outcome:
+    """``handler.render(rows)``, each record's ``image`` in the form the pipeline stores and
+    publishes renders: the tool's PNG made smaller losslessly (:func:`line_art_png` at
+    ``render.raster.png_level``; the same pixels). Every stage that keeps a render calls
+    this (render, edit, augment, repair, twin); a scorer that only compares pixels
+    (``evaluate``) calls ``render``."""
+    out = handler.render(rows)
+    level = handler.params.render.raster.png_level
+    for rec in out.records:
+        if rec.get("image"):
+            rec["image"] = line_art_png(rec["image"], level)
+    return out
 
 
 def photo_jpeg(rgb: np.ndarray, quality: int) -> bytes:

@@ -84,21 +84,6 @@ class DiagramFormat(ABC):
     def render(self, rows: list[dict]) -> Outcome:
         """Render rows (one batch): records with ``image``… or rejections, one per row."""
 
-    def render_stored(self, rows: list[dict]) -> Outcome:
-        """:meth:`render`, each record's ``image`` in the form the pipeline stores and
-        publishes renders: the tool's PNG made smaller losslessly
-        (:func:`~diagramforge.formats.encoding.line_art_png` at ``render.raster.png_level``;
-        the same pixels). Every stage that keeps a render calls this; a scorer that only
-        compares pixels may call :meth:`render`."""
-        from diagramforge.formats.encoding import line_art_png
-
-        out = self.render(rows)
-        level = self.params.render.raster.png_level
-        for rec in out.records:
-            if rec.get("image"):
-                rec["image"] = line_art_png(rec["image"], level)
-        return out
-
     def environment(self) -> dict:
         """Versions of the outside tools this format's output depends on."""
         return {}

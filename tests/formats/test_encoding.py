@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from diagramforge.classifier.images import to_rgb
-from diagramforge.formats.encoding import kind, line_art_png, photo_jpeg
+from diagramforge.formats.encoding import kind, line_art_png, photo_jpeg, render_stored
 from diagramforge.formats.registry import instantiate
 from diagramforge.records import empty_record, make_id
 from tests.conftest import make_params
@@ -119,12 +119,12 @@ def test_stages_store_renders_optimised_with_the_tools_pixels(tmp_path):
     h = instantiate(params, lambda r: r["source_id"])["svg"]
     row = empty_record(id=make_id("svg", SVG_RICH), format="svg", code=SVG_RICH,
                        split="test", source_id="test:svg")
-    raw, stored = h.render([row]).records[0], h.render_stored([row]).records[0]
+    raw, stored = h.render([row]).records[0], render_stored(h, [row]).records[0]
     h.close()
     assert len(stored["image"]) < len(raw["image"])
     _same_picture(raw["image"], stored["image"])
     assert (stored["width"], stored["height"]) == (raw["width"], raw["height"])
     off = make_params(tmp_path / "off", render={"raster": {"png_level": None}})
     h = instantiate(off, lambda r: r["source_id"])["svg"]
-    assert h.render_stored([row]).records[0]["image"] == raw["image"]
+    assert render_stored(h, [row]).records[0]["image"] == raw["image"]
     h.close()
