@@ -132,6 +132,13 @@ def published_dir(params) -> Path:  # noqa: ANN001 - Params
     return Path(params.publish.out_dir) / params.publish.name
 
 
+def _image_columns(schema) -> list[str]:  # noqa: ANN001 - pa.Schema
+    """The ``Image`` columns (structs of bytes and path; not ``diagram_type_image``)."""
+    import pyarrow as pa
+
+    return [f.name for f in schema if f.name.endswith("image") and pa.types.is_struct(f.type)]
+
+
 def measure(out: Path) -> dict:
     """Bytes, rows and per-format shares of every config of a published directory."""
     import pyarrow.parquet as pq
@@ -147,7 +154,7 @@ def measure(out: Path) -> dict:
         t = pq.read_table(path)
         fmts = t.column("format").to_pylist() if "format" in t.column_names \
             else ["?"] * t.num_rows
-        image_cols = [f.name for f in t.schema if f.name.endswith("image")]
+        image_cols = _image_columns(t.schema)
         img = [0] * t.num_rows
         for col in image_cols:
             vals = [v["bytes"] if v else None for v in t.column(col).to_pylist()]
@@ -193,6 +200,23 @@ def run(name: str, folder: Path, out: Path, workers: int, tex_cache: Path | None
            **measure(published_dir(params))}
     (root / "result.json").write_text(json.dumps(res, indent=1))
     return res
+
+
+def remeasure(root: Path, log: Path) -> None:
+    """``result.json`` of a finished run from its published directory and the stage lines
+    its log printed (``<corpus>: <stage> {...}``)."""
+    import ast
+
+    corpus = root.name
+    stages = {}
+    for line in log.read_text().splitlines():
+        if line.startswith(f"{corpus}: ") and "{" in line:
+            stage, _, rest = line[len(corpus) + 2:].partition(" ")
+            stages[stage] = ast.literal_eval(rest)
+    pub = next(p for p in root.rglob("published/*") if (p / "README.md").exists())
+    res = {"corpus": corpus, "stages": stages, "published": str(pub), **measure(pub)}
+    (root / "result.json").write_text(json.dumps(res, indent=1))
+    print(json.dumps({k: res[k] for k in ("corpus", "diagrams", "all_bytes")}))
 
 
 def _mb(x: float) -> str:
@@ -246,7 +270,7 @@ def _images(out: Path) -> dict[tuple[str, str, str], tuple[bytes, str | None]]:
     for path in sorted(out.rglob("*.parquet")):
         config = path.relative_to(out).parts[0]
         t = pq.read_table(path)
-        cols = [f.name for f in t.schema if f.name.endswith("image")]
+        cols = _image_columns(t.schema)
         for r in t.select([c for c in ("id", "diagram_id", *cols) if c in t.column_names]) \
                 .to_pylist():
             for c in cols:
@@ -332,6 +356,9 @@ def main() -> None:
                    help="at most N files of a folder corpus, every k-th (0: all)")
     r.add_argument("--code", type=Path, default=None,
                    help="a checkout whose diagramforge package to run (default: this one)")
+    m = sub.add_parser("measure", help="result.json again from a run's project and log")
+    m.add_argument("root", type=Path, help="<out>/<corpus> of a run")
+    m.add_argument("log", type=Path)
     t = sub.add_parser("table")
     t.add_argument("dirs", nargs="+", type=Path)
     s = sub.add_parser("ssim")
@@ -340,6 +367,8 @@ def main() -> None:
     a = ap.parse_args()
     if a.cmd == "table":
         return table(a.dirs)
+    if a.cmd == "measure":
+        return remeasure(a.root, a.log)
     if a.cmd == "ssim":
         return ssim(a.before, a.after)
     sys.path.insert(0, str(a.code or REPO))
