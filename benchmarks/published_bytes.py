@@ -15,8 +15,9 @@ with the repository's ``params.yaml``), each in a throw-away project:
 It records each stage's CPU seconds (the process and its reaped children: pool workers,
 pdflatex, Chromium) and wall time, and writes ``<out>/<corpus>/result.json``: per config its
 Parquet bytes and rows, per format the bytes attributed to it (a row's image bytes exactly —
-images are stored uncompressed — and the rest of each file in proportion to the rows'
-other raw bytes), and the published diagrams per format (``generation`` rows).
+images are stored uncompressed; a picture a file repeats counts once, for its first row —
+and the rest of each file in proportion to the rows' other raw bytes), and the published
+diagrams per format (``generation`` rows).
 
 ``table`` prints MB per published diagram per format and per config for one or more runs
 (``before``/``after`` side by side). ``ssim`` decodes every image two runs published under
@@ -158,7 +159,8 @@ def measure(out: Path) -> dict:
         img = [0] * t.num_rows
         for col in image_cols:
             vals = [v["bytes"] if v else None for v in t.column(col).to_pylist()]
-            n = [len(b) if b else 0 for b in vals]
+            seen: set[bytes] = set()  # a picture rows repeat is stored once (dictionary)
+            n = [0 if not b or b in seen or seen.add(b) else len(b) for b in vals]
             c["image_columns"][col] = c["image_columns"].get(col, 0) + sum(n)
             img = [a + b for a, b in zip(img, n, strict=True)]
         other = [sum(len(str(v)) for k, v in r.items() if k not in image_cols and v is not None)
