@@ -479,6 +479,10 @@ class RasterParams(_Section):
     max_side_px: Annotated[int, Field(ge=16)] = 4096
     max_aspect: Annotated[float, Field(ge=1)] = 12.0
     min_ink_fraction: Annotated[float, Field(ge=0, le=1)] = 0.001
+    png_level: Annotated[int | None, Field(ge=0, le=6)] = 0
+    """oxipng's optimisation level for every stored render (lossless: the same pixels in
+    fewer bytes; ``formats/encoding.py``); ``null`` keeps the tool's own PNG. Measured on
+    draw.io pages: level 0 saves 41 % at ≈ 0.1 CPU-s a page, 2 saves 49 % at ≈ 0.7."""
 
 
 class MxGraphRenderParams(_Section):

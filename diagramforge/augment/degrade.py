@@ -2,15 +2,20 @@
 original plan, does not import with NumPy ≥ 2).
 
 A small rotation and perspective warp (a page photographed at an angle, white outside the
-page), blur, sensor noise, JPEG artefacts, and a paper texture (low-frequency brightness
-variation multiplied in). Every parameter range comes from ``augment.degrade``; the draw is
-seeded per diagram, so a rerun writes the same bytes.
+page), blur, sensor noise and a paper texture (low-frequency brightness variation multiplied
+in), then stored as a JPEG at a quality drawn from ``augment.degrade.jpeg_quality`` — as a
+camera or a scanner stores its picture: the JPEG artefacts are the file's own, encoded once
+(``formats/encoding.photo_jpeg``). Until this was the storage, a JPEG step inside the
+pipeline was followed by the texture and a PNG of the result, which paid the noise in full
+(a page-sized scan ≈ 2.7 MB). Every parameter range comes from ``augment.degrade``; the draw
+is seeded per diagram, so a rerun writes the same bytes.
 """
 
 from __future__ import annotations
 
 import io
 import os
+import random
 
 import numpy as np
 from PIL import Image
@@ -30,8 +35,13 @@ def pipeline(cfg, seed: int):  # noqa: ANN001, ANN201 - DegradeParams → A.Comp
                       border_mode=cv2.BORDER_CONSTANT, fill=white, p=1.0),
         A.GaussianBlur(blur_limit=(3, cfg.blur_limit), p=cfg.blur_p),
         A.GaussNoise(std_range=tuple(cfg.noise_std), p=1.0),
-        A.ImageCompression(quality_range=tuple(cfg.jpeg_quality), p=1.0),
     ], seed=seed)
+
+
+def jpeg_quality(cfg, seed: int) -> int:  # noqa: ANN001 - DegradeParams
+    """The JPEG quality of the scan drawn with ``seed`` (uniform in ``cfg.jpeg_quality``)."""
+    lo, hi = sorted(cfg.jpeg_quality)
+    return random.Random(f"jpeg-{seed}").randint(lo, hi)
 
 
 def paper(shape: tuple[int, int], strength: float, rng: np.random.Generator) -> np.ndarray:
@@ -44,13 +54,14 @@ def paper(shape: tuple[int, int], strength: float, rng: np.random.Generator) -> 
 
 
 def degrade(png: bytes, cfg, seed: int) -> bytes:  # noqa: ANN001 - DegradeParams
-    """The PNG degraded as a scan or photo would be (PNG out, to keep the JPEG look exact)."""
+    """The render degraded as a scan or photo would be: JPEG bytes at
+    :func:`jpeg_quality`."""
+    from diagramforge.formats.encoding import photo_jpeg
+
     img = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
     out = pipeline(cfg, seed)(image=img)["image"].astype(np.float32)
     if cfg.paper_texture > 0:
         tex = paper(out.shape[:2], cfg.paper_texture, np.random.default_rng(seed))
         tint = np.array([1.0, 0.985, 0.95], dtype=np.float32)  # slightly warm paper
         out = out * tex[..., None] * tint
-    buf = io.BytesIO()
-    Image.fromarray(np.clip(out, 0, 255).astype(np.uint8)).save(buf, "PNG", optimize=False)
-    return buf.getvalue()
+    return photo_jpeg(np.clip(out, 0, 255).astype(np.uint8), jpeg_quality(cfg, seed))

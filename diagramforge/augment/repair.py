@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 from diagramforge.curation.select import Selector
 from diagramforge.edits.sampler import FORMATS
 from diagramforge.executors import Executor, Failure, make_executor, unit_timeouts
+from diagramforge.formats.encoding import render_stored
 from diagramforge.formats.registry import RendersFormats, UsesFormats
 from diagramforge.paths import stage_paths
 from diagramforge.records import Rejection, item_id
@@ -200,7 +201,7 @@ class FixRender(RendersFormats, Stage):
                 for k in range(0, len(rows), step)]
 
     def process(self, unit: WorkUnit) -> Outcome:
-        return self.formats()["tikz"].render(unit.rows)
+        return render_stored(self.formats()["tikz"], unit.rows)
 
 
 class RepairStage(TableStage, UsesFormats):

@@ -17,12 +17,13 @@ from typing import ClassVar
 
 import pyarrow as pa
 
-from diagramforge.augment.degrade import degrade
+from diagramforge.augment.degrade import degrade, jpeg_quality
 from diagramforge.augment.sketch import mxgraph_sketch, svg_sketch, tikz_sketch
 from diagramforge.augment.variation import KINDS, request
 from diagramforge.curation.select import SelectsRows
 from diagramforge.edits.pixels import changed_pixels
 from diagramforge.edits.sampler import FORMATS
+from diagramforge.formats.encoding import render_stored
 from diagramforge.formats.registry import RendersFormats
 from diagramforge.records import Rejection, Unit, derived_seed, item_id
 from diagramforge.stage import Outcome, Stage, WorkUnit
@@ -181,7 +182,8 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
             out.records.append({**base, "id": item_id(row["id"], "degrade", k),
                                 "config": "degraded", "kind": "scan", "code": row["code"],
                                 "image": png, "render_code": None,
-                                "transform": json.dumps({"seed": seed})})
+                                "transform": json.dumps({"seed": seed,
+                                                         "jpeg_quality": jpeg_quality(d, seed)})})
 
     def _variations(self, row: dict, base: dict, to_render: list, out: Outcome) -> None:
         v, fmt = self.params.augment.variation, row["format"]
@@ -230,7 +232,7 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
                 ) -> None:
         if not to_render:
             return
-        done = handler.render([r for _, r, _ in to_render])
+        done = render_stored(handler, [r for _, r, _ in to_render])
         images = {r["source_id"]: r["image"] for r in done.records}
         why = {r.locator: r.detail for r in done.rejections}
         v = self.params.augment.variation

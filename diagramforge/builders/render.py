@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import ClassVar
 
+from diagramforge.formats.encoding import render_stored
 from diagramforge.formats.registry import RendersFormats, handlers
 from diagramforge.graphs.record import GRAPH_COLUMNS, graph_columns
 from diagramforge.records import Rejection
@@ -58,7 +59,7 @@ class RenderStage(RendersFormats, Stage):
                 Rejection(self.locator(r), "unsupported_format",
                           f"no renderer for {fmt}; known: {sorted(handlers())}", id=r["id"])
                 for r in unit.rows])
-        out = h.render(unit.rows)
+        out = render_stored(h, unit.rows)
         if not h.graphs_in_render:
             for rec in out.records:
                 rec.update(graph_columns(lambda r=rec: h.to_graph(r), out.extra))

@@ -289,6 +289,65 @@ def _selection_section(params: Params, inputs: CardInputs) -> str:
             + "\n".join(lines) + "\n")
 
 
+def _mb(nbytes: int) -> str:
+    return f"{nbytes / 1e6:,.1f}" if nbytes >= 1e5 else f"{nbytes / 1e6:.3f}"
+
+
+def _images_cell(config: dict) -> str:
+    """How each image column of a config is stored: its encodings (counted on the rows
+    published), or the ``generation`` column it refers to."""
+    parts = [f"`{col}` {' / '.join(f'{k.upper()} {n}' for k, n in kinds.items())}"
+             for col, kinds in config.get("_images", {}).items() if kinds]
+    parts += [f"`{col}` → `generation`.`{home}` of `diagram_id`"
+              for col, home in config.get("_references", {}).items()]
+    return "; ".join(parts) or "-"
+
+
+def _images_text(params: Params, configs: list[dict], n: int) -> str:
+    """What a picture costs and where each one is: line art lossless, scans as JPEG, a
+    diagram's render once (``cards/references.py``)."""
+    total = sum(sum(c.get("_split_bytes", {}).values()) for c in configs
+                if not c.get("_view"))
+    per = f" — {total / n / 1e6:.2f} MB per diagram" if n else ""
+    refs = sorted({c["config_name"] for c in configs if c.get("_references")})
+    kept = {c["config_name"]: c["_unreferenced"] for c in configs if c.get("_unreferenced")}
+    d = params.augment.degrade
+    text = (f"All configs together: {_mb(total)} MB{per}.\n\n"
+            "Every render (`image`, `target_image`, sketches, variations, twins: line art) "
+            "is stored as a lossless PNG: the renderer's pixels exactly"
+            + (", re-compressed by oxipng (level "
+               f"{params.render.raster.png_level}; a palette only where the render has at "
+               "most 256 colours, grey where it is grey)"
+               if params.render.raster.png_level is not None else "")
+            + ". Degraded scans (`degraded`) are "
+            "photographs of a page and are stored as JPEG, encoded once, at a quality "
+            f"drawn per scan from {d.jpeg_quality[0]}–{d.jpeg_quality[1]} (its "
+            "`transform` says which). A picture that several rows show (the diagram all "
+            "of its `qa` questions are about) is stored once per Parquet row group; each "
+            "row still loads its own `Image`.")
+    if refs:
+        text += (
+            "\n\nA diagram's render is published once, in `generation`: in "
+            + ", ".join(f"`{r}`" for r in refs)
+            + " the source picture (`source_image`) was every row's diagram render byte for "
+              "byte, so it is not repeated there — it is `generation`'s `image` of the row "
+              "whose `id` is the item's `diagram_id` (same split):\n\n"
+              "```python\n"
+              "from datasets import Image, load_dataset\n"
+              "gen = load_dataset(\"<this repo>\", \"generation\", split=\"train\")\n"
+              "gen = gen.cast_column(\"image\", Image(decode=False))  # bytes, decoded "
+              "when used\n"
+              "render = dict(zip(gen[\"id\"], gen[\"image\"]))\n"
+              "edits = load_dataset(\"<this repo>\", \"editing\", split=\"train\")\n"
+              "source = render[edits[0][\"diagram_id\"]]   # {'bytes': ..., 'path': None}\n"
+              "```")
+    for config, cols in sorted(kept.items()):
+        text += (f"\n\n`{config}` keeps "
+                 + ", ".join(f"`{c}` (e.g. {why})" for c, why in cols.items())
+                 + ": not every row's source is its diagram's published render.")
+    return text
+
+
 def _twins_text(configs: list[dict]) -> str:
     if not any(c["config_name"] == "translation" for c in configs):
         return ""
@@ -321,7 +380,8 @@ def render_card(params: Params, df: pd.DataFrame, configs: list[dict], funnel: s
     rt, tk = params.render, params.filter.tokens
     cfg_rows = "\n".join(
         f"| `{c['config_name']}` | {TASK_TEXT.get(c['config_name']) or c.get('_task', '')} | "
-        f"{c.get('_rows', 0)} | {', '.join(d['split'] for d in c.get('data_files', []))} |"
+        f"{c.get('_rows', 0)} | {', '.join(d['split'] for d in c.get('data_files', []))} | "
+        f"{_mb(sum(c.get('_split_bytes', {}).values()))} | {_images_cell(c)} |"
         for c in configs)
     missing = ("\n\nNot in this version (their stages did not run): "
                + ", ".join(f"`{s}`" for s in inputs.missing_stages) + "."
@@ -341,14 +401,17 @@ diagram type and licence, a detail view with code, render and task items; works 
 
 ## Configs
 
-| config | task | rows | splits |
-|---|---|---:|---|
+| config | task | rows | splits | MB | images |
+|---|---|---:|---|---:|---|
 {cfg_rows}{missing}
 
 ```python
 from datasets import load_dataset
 ds = load_dataset("<this repo>", "generation")   # or another config above
 ```
+
+MB is what downloading the config's Parquet files costs (the per-format configs are
+views: their files are `generation`'s). {_images_text(params, configs, n)}
 
 Splits are assigned per source (`group`) and near-duplicate cluster (`dup_cluster`), so no
 paper, repository or duplicate family appears in two splits; every task item sits in the

@@ -3,9 +3,11 @@
 Why not ``Dataset.to_parquet``: it wants the whole split in memory and writes one file.
 This writes what ``datasets`` would (same Arrow schema with its ``huggingface`` features
 metadata, same per-column compression and encodings, content-defined chunking, row groups
-of at most ``row_group_bytes``), so a split that fits one row group has the same bytes as
-``Dataset.to_parquet`` gave, while a split of any size holds one row group in memory
-and rolls over to a new file past ``max_bytes`` or ``max_rows``. Files are written under
+of at most ``row_group_bytes``) but for one thing: an ``Image`` column's bytes are
+dictionary-encoded (:func:`column_options`), so a picture that several rows of a row group
+show — the diagram every one of its eight QA questions is asked about — is stored once, and
+each row still reads back its own ``Image``. A split of any size holds one row group in
+memory and rolls over to a new file past ``max_bytes`` or ``max_rows``. Files are written under
 temporary names and renamed ``{split}-0000k-of-0000n.parquet`` when the split is closed
 (``n`` is only known then), which is what the card's ``{split}-*.parquet`` globs and
 ``datasets`` expect.
@@ -18,6 +20,25 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+
+def column_options(features, schema: pa.Schema, row_group_bytes: int  # noqa: ANN001
+                   ) -> dict:
+    """``pq.ParquetWriter`` options: ``datasets``' own per-column ones, with every embedded
+    image's ``bytes`` leaf moved from PLAIN to a dictionary (still uncompressed: a PNG or
+    JPEG does not compress again). The dictionary may grow to the row group's size, so it
+    never falls back to PLAIN midway; a row group of distinct pictures costs its index
+    column, 4 bytes or less per row."""
+    from datasets.arrow_writer import get_parquet_column_options
+
+    opts = get_parquet_column_options(features, schema)
+    images = [leaf for leaf, enc in opts["column_encoding"].items()
+              if enc == "PLAIN" and leaf.endswith(".bytes")]
+    opts["column_encoding"] = {k: v for k, v in opts["column_encoding"].items()
+                               if k not in images}
+    opts["use_dictionary"] = [*opts["use_dictionary"], *images]
+    opts["dictionary_pagesize_limit"] = max(1 << 20, 2 * row_group_bytes)
+    return opts
 
 
 class SplitWriter:
@@ -39,7 +60,6 @@ class SplitWriter:
 
     def _open(self) -> None:
         from datasets import config
-        from datasets.io.parquet import get_parquet_column_options
 
         schema = self.features.arrow_schema
         path = self.dir / f".{self.split}-{len(self._parts):05d}.part"
@@ -48,7 +68,8 @@ class SplitWriter:
         self._sink = open(path, "wb")  # noqa: SIM115 - closed in _close_file
         self._writer = pq.ParquetWriter(
             self._sink, schema=schema, use_content_defined_chunking=config.DEFAULT_CDC_OPTIONS,
-            write_page_index=True, **get_parquet_column_options(self.features, schema))
+            write_page_index=True,
+            **column_options(self.features, schema, self.row_group_bytes))
         self._file_rows = 0
 
     def _table(self, rows: list[dict]) -> pa.Table:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -37,11 +38,13 @@ from diagramforge.cards.manifest import ManifestBuilder
 from diagramforge.cards.nested import convert as nested_values
 from diagramforge.cards.nested import feature as nested_feature
 from diagramforge.cards.parquet_out import SplitWriter
+from diagramforge.cards.references import digest
 from diagramforge.cards.source_funnel import format_source_funnel, source_funnel
 from diagramforge.cards.tasks import INHERITED, iter_task_rows, scan_tasks, task_encoder
 from diagramforge.cards.tasks import features as task_features
 from diagramforge.curation import select
 from diagramforge.curation.select import Selector
+from diagramforge.formats.encoding import kind
 from diagramforge.licences import licence_family
 from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
@@ -137,7 +140,8 @@ class PublishStage(TableStage):
     code = ("cards/card.py", "cards/audit.py", "cards/tasks.py", "cards/statistics.py",
             "cards/licence_audit.py", "cards/manifest.py", "cards/gallery.py",
             "licences.py", "curation/select.py", "cards/source_funnel.py",
-            "cards/nested.py", "cards/contamination.py", "cards/parquet_out.py")
+            "cards/nested.py", "cards/contamination.py", "cards/parquet_out.py",
+            "cards/references.py", "formats/encoding.py")
     outputs = ("data/published",)
     inputs = _TaskStageOutputs()
     extra_metrics = ("dataset.json",)
@@ -216,6 +220,23 @@ def _config_entries(meta: pd.DataFrame, formats: list[str], config: str = "gener
     return configs
 
 
+class _ImageKinds:
+    """Per config and image column, how many of its pictures are PNG, JPEG…
+    (:func:`formats.encoding.kind`: the card says how each column is stored)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, dict[str, Counter]] = {}
+
+    def add(self, config: str, columns, rows: list[dict]) -> None:  # noqa: ANN001
+        cols = self.counts.setdefault(config, {})
+        for col in columns:
+            got = cols.setdefault(col, Counter())
+            got.update(k for r in rows if (k := kind(r.get(col))) is not None)
+
+    def of(self, config: str) -> dict[str, dict[str, int]]:
+        return {col: dict(sorted(c.items())) for col, c in self.counts.get(config, {}).items()}
+
+
 class _Aggregates:
     """Statistics, licence audit and manifest, fed the same rows as they stream past."""
 
@@ -269,6 +290,8 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
     agg = _Aggregates(views)
     gallery_ids = set(sorted(meta["id"])[:pp.gallery_max_diagrams]) if len(meta) else set()
     gallery_rows: list[dict] = []
+    digests: dict[str, bytes] = {}  # id → its render's digest (cards/references.py)
+    kinds = _ImageKinds()
     offset = 0
     for shard in upstream.tables():
         rows = shard.to_pylist()
@@ -282,6 +305,9 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
                                            feats_gen, encode, pp.max_file_bytes,
                                            pp.max_file_rows, pp.row_group_bytes)
             writers[key].add([r])
+            if r.get("image"):
+                digests[str(r["id"])] = digest(r["image"])
+        kinds.add("generation", ("image",), taken)
         agg.add("generation", taken)
         gallery_rows += [gallery_view(r, DIAGRAM_COLUMNS) for r in taken
                          if r["id"] in gallery_ids]
@@ -290,7 +316,8 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
     configs = _config_entries(meta, formats)
     diagrams = meta_pool[[c for c in ("id", "split", *INHERITED) if c in names]] \
         .drop_duplicates("id", keep="last").set_index("id").to_dict("index")
-    scan = scan_tasks(params, diagrams)
+    scan = scan_tasks(params, diagrams, digests=digests)
+    del digests
     for rej in scan.rejections:
         if log is not None:
             log.reject(rej)
@@ -312,6 +339,7 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
                                                 pp.max_file_bytes, pp.max_file_rows,
                                                 pp.row_group_bytes)
             task_writers[key].add([r])
+        kinds.add(config, [c for c in schema.names if c.endswith("image")], rows)
         agg.add(config, rows)
         gallery_tasks[config] += [gallery_view(r, TASK_COLUMNS) for r in rows
                                   if r.get("diagram_id") in gallery_ids]
@@ -323,11 +351,14 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
                         "_rows": sum(scan.split_rows[config].values()), "_task": config,
                         "data_files": [{"split": s, "path": f"{config}/{s}-*.parquet"}
                                        for s in splits],
-                        "_split_rows": scan.split_rows[config]})
+                        "_split_rows": scan.split_rows[config],
+                        "_references": scan.references.get(config, {}),
+                        "_unreferenced": scan.unreferenced.get(config, {})})
         feats[config] = task_features(schema)._to_yaml_list()
     for c in configs:  # dataset_info wants each split's size in bytes as well as rows
         c["_split_bytes"] = {d["split"]: sum(p.stat().st_size for p in tmp.glob(d["path"]))
                              for d in c["data_files"]}
+        c["_images"] = kinds.of(c.get("_features", c["config_name"]))
     stats = agg.stats.result()
     statistics.write_metrics(stats, Path(params.project.metrics_dir))
     token_frame = meta[["tokens"]] if "tokens" in meta.columns else pd.DataFrame()
@@ -356,6 +387,12 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
     (tmp / "VERSION").write_text(pp.version + "\n")
     atomic.replace_dir(tmp, out)
     if log is not None:
+        for config, cols in scan.references.items():
+            for col in cols:
+                log.stats.extra[f"referenced.{config}.{col}"] = 1
+        for config, cols in scan.unreferenced.items():
+            for col in cols:
+                log.stats.extra[f"referenced.{config}.{col}"] = 0
         for config, got in selection.items():
             log.stats.extra[f"selected.{config}"] = got["selected"]
             for why, k in got["not_selected"].items():

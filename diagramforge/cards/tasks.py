@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from diagramforge.cards.nested import convert as nested_values
 from diagramforge.cards.nested import feature as nested_feature
+from diagramforge.cards.references import ReferenceCheck
 from diagramforge.licences import licence_family
 from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
@@ -241,6 +242,12 @@ class TaskScan:
     missing_stages: list[str] = field(default_factory=list)
     empty_configs: list[str] = field(default_factory=list)
     rejections: list[Rejection] = field(default_factory=list)
+    references: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Per config, the columns left out because every row's value is its diagram's
+    ``generation`` render (column → the ``generation`` column; :mod:`.references`)."""
+    unreferenced: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Per config, referenceable columns it publishes whole, with the first row that is not
+    its diagram's render."""
 
 
 def _kept(rows: list[dict], config: str, stand_alone: bool, diagrams: Mapping[str, dict],
@@ -271,11 +278,16 @@ def _kept(rows: list[dict], config: str, stand_alone: bool, diagrams: Mapping[st
 
 
 def scan_tasks(params: Params, diagrams: Mapping[str, dict],
-               classes: Mapping[str, type] | None = None) -> TaskScan:
+               classes: Mapping[str, type] | None = None,
+               digests: Mapping[str, bytes] | None = None) -> TaskScan:
     """First pass of :func:`iter_task_rows`: ``diagrams`` maps each candidate diagram's id
-    to its ``split`` and :data:`INHERITED` values (a few short strings per diagram)."""
+    to its ``split`` and :data:`INHERITED` values (a few short strings per diagram);
+    ``digests`` each ``generation`` row's render digest (:func:`.references.digest`), by
+    which a config's ``source_image`` is found to repeat it — ``None``: every column is
+    published as it is."""
     classes = _stage_classes() if classes is None else classes
     out = TaskScan()
+    check = ReferenceCheck(digests) if digests is not None else None
     known = set(INHERITED) & set(next(iter(diagrams.values()), {}))
     for stage, configs in task_stages(classes).items():
         schema = classes[stage].output_schema
@@ -297,6 +309,8 @@ def scan_tasks(params: Params, diagrams: Mapping[str, dict],
                     if not stand_alone:
                         d = diagrams[r["diagram_id"]]
                         inherited_seen[config].update(c for c in known if not _missing(d[c]))
+                        if check is not None:
+                            check.add(config, r)
         for config in configs:
             out.rejections += rejected[config]
             if not splits[config]:
@@ -305,7 +319,12 @@ def scan_tasks(params: Params, diagrams: Mapping[str, dict],
             inherit = [] if stand_alone else [c for c in INHERITED if c in known
                                               and c not in seen[config]]
             nonnull = (seen[config] - set(inherit)) | (inherited_seen[config] & set(inherit))
-            used = [c for c in schema.names if c in _KEYS or c in nonnull]
+            refs = check.referenced(config) if check is not None else {}
+            if refs:
+                out.references[config] = refs
+            if check is not None and check.kept(config):
+                out.unreferenced[config] = check.kept(config)
+            used = [c for c in schema.names if (c in _KEYS or c in nonnull) and c not in refs]
             fields = [schema.field(c) for c in used]
             fields += [pa.field(c, pa.string()) for c in INHERITED
                        if c in inherit and c not in schema.names]

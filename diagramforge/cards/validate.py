@@ -207,7 +207,7 @@ class ValidateStage(TableStage):
     streams_input = True
     param_sections = ("validate", "licences", "filter.tokens", "render.raster")
     code = ("licences.py", "cards/tasks.py", "cards/nested.py", "cards/gx_batches.py",
-            "filters/tokens.py")
+            "filters/tokens.py", "cards/references.py")
     inputs = _TaskStageOutputs()
 
     def run_table(self, table: Upstream | None, log: StageLog) -> list[dict]:

@@ -19,7 +19,9 @@ def to_rgb(data: bytes | Image.Image) -> Image.Image:
     """Decode ``data`` to RGB, compositing any transparency onto white."""
     img = data if isinstance(data, Image.Image) else Image.open(io.BytesIO(data))
     img.load()
-    if img.mode in ("RGBA", "LA", "PA") or (img.mode == "P" and "transparency" in img.info):
+    # a tRNS chunk makes any mode transparent (a palette, or grey or RGB with one
+    # transparent colour: how an optimised PNG stores a render's see-through background)
+    if img.mode in ("RGBA", "LA", "PA") or "transparency" in img.info:
         rgba = img.convert("RGBA")
         white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
         return Image.alpha_composite(white, rgba).convert("RGB")

@@ -22,6 +22,7 @@ import pyarrow as pa
 from diagramforge.curation.select import SelectsRows
 from diagramforge.edits.pixels import changed_pixels
 from diagramforge.edits.sampler import FORMATS, compose
+from diagramforge.formats.encoding import render_stored
 from diagramforge.formats.registry import RendersFormats
 from diagramforge.records import Rejection, Unit, derived_seed, item_id
 from diagramforge.referents.naming import Namer
@@ -152,7 +153,7 @@ class EditStage(SelectsRows, RendersFormats, Stage):
                 ) -> int:
         if not pending:
             return 0
-        rendered = handler.render([p[1] for p in pending])
+        rendered = render_stored(handler, [p[1] for p in pending])
         images = {r["source_id"]: r["image"] for r in rendered.records}
         kept = 0
         for tier, target, res in pending:

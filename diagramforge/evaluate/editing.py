@@ -37,6 +37,10 @@ from diagramforge.params import Params
 
 METRICS = ("execution_success", "edit_verified", "style_preserved", "ssim", "pixel")
 GROUP_BY = "difficulty"
+REFERENCE_COLUMNS = ("source_image",)
+"""Read from ``generation`` when the editing config publishes it as a reference (the
+source render is the diagram's own: ``cards/references.py``): an edit whose render is
+its source's did nothing."""
 
 
 class EditEvalReason:

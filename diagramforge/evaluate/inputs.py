@@ -11,10 +11,12 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
 from diagramforge.cards.nested import stored
+from diagramforge.cards.references import HOME, REFERENCED
 
 ID_COLUMN = "id"
 OUTPUT_COLUMNS = ("prediction", "output")
@@ -76,8 +78,11 @@ def card_configs(root: Path) -> dict[str, dict]:
     return {c["config_name"]: c for c in meta.get("configs", [])}
 
 
-def reference_rows(root: Path, config: str, split: str) -> list[dict]:
-    """The published rows of ``config``/``split``; ``Image`` columns as their PNG bytes."""
+def reference_rows(root: Path, config: str, split: str, resolve: tuple[str, ...] = ()
+                   ) -> list[dict]:
+    """The published rows of ``config``/``split``; ``Image`` columns as their bytes. Each
+    column of ``resolve`` the config does not publish — left out as a reference to the
+    diagram's render (``cards/references.py``) — is filled from ``generation``."""
     configs = card_configs(root)
     if config not in configs:
         raise InputError(f"no config {config!r} in {root}; known: {sorted(configs)}")
@@ -86,13 +91,45 @@ def reference_rows(root: Path, config: str, split: str) -> list[dict]:
         have = sorted(d["split"] for d in configs[config].get("data_files", []))
         raise InputError(f"config {config!r} has no split {split!r}; it has {have}")
     rows: list[dict] = []
+    columns: set[str] = set()
     for pattern in files:
         for p in sorted(root.glob(pattern)):
-            rows += pq.read_table(p).to_pylist()
+            table = pq.read_table(p)
+            columns |= set(table.column_names)
+            rows += table.to_pylist()
     for r in rows:
         for k, v in r.items():
             if isinstance(v, dict) and set(v) == {"bytes", "path"}:
                 r[k] = v["bytes"]
             else:  # nested published columns back to the stages' JSON text
                 r[k] = stored(k, v)
+    if config != HOME and "diagram_id" in columns:
+        _resolve(root, configs, split, rows,
+                 [c for c in resolve if c in REFERENCED and c not in columns])
     return rows
+
+
+def _resolve(root: Path, configs: dict[str, dict], split: str, rows: list[dict],
+             missing: list[str]) -> None:
+    """Fill each column publish left out as a reference (``cards/references.py``: every
+    row's value was its diagram's ``generation`` render) from ``generation``'s row
+    ``id == diagram_id`` of the same split — what a user of the dataset does — reading only
+    the renders these rows point at."""
+    import pyarrow.compute as pc
+
+    if not missing or not rows or HOME not in configs:
+        return
+    wanted = pa.array(sorted({str(r["diagram_id"]) for r in rows}))
+    found: dict[str, dict] = {}
+    for d in configs[HOME].get("data_files", []):
+        if d["split"] != split:
+            continue
+        for p in sorted(root.glob(d["path"])):
+            table = pq.read_table(p, columns=["id", *{REFERENCED[c] for c in missing}])
+            table = table.filter(pc.is_in(table.column("id"), value_set=wanted))
+            found |= {str(r["id"]): r for r in table.to_pylist()}
+    for r in rows:
+        home = found.get(str(r["diagram_id"]), {})
+        for col in missing:
+            value = home.get(REFERENCED[col])
+            r[col] = value["bytes"] if isinstance(value, dict) else value

@@ -42,7 +42,8 @@ def evaluate(params: Params, predictions: str | Path, config: str, split: str,
     :mod:`.report` writes.  ``judge`` (default ``evaluate.judge.enabled``) adds the
     model-judged metrics (:mod:`.judge`); ``judge_requests`` writes the judge's requests
     there instead of sending them."""
-    refs = reference_rows(root or published_root(params), config, split)
+    needs = getattr(CODE_TASKS.get(config), "REFERENCE_COLUMNS", ())
+    refs = reference_rows(root or published_root(params), config, split, resolve=needs)
     preds = read_predictions(predictions)
     task = task_of(config, refs)
     items: list[dict[str, Any]] = []

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from diagramforge.formats.encoding import render_stored
 from diagramforge.formats.registry import DiagramFormat
 from diagramforge.graphs.model import Graph
 from diagramforge.records import Refusal, Rejection, Unit, item_id
@@ -176,7 +177,7 @@ class Twins:
                      "source_id": a.key, "group": a.row.get("group"), "meta": None}
                     for a in chunk]
             try:
-                rendered = handler.render(rows)
+                rendered = render_stored(handler, rows)
             except Exception as exc:  # noqa: BLE001 - an engine crash fails this batch only
                 for a in chunk:
                     self._fail(out, a, TwinReason.RENDER, repr(exc)[:300])

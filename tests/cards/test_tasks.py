@@ -13,7 +13,7 @@ from diagramforge.paths import stage_paths
 from diagramforge.pipeline import stage_classes
 from diagramforge.runner import run_named
 from diagramforge.stage import TableStage
-from tests.cards.test_publish import FIXED, png, rows
+from tests.cards.test_publish import FIXED, rows
 from tests.conftest import make_params, seed_stage
 
 QA_SCHEMA = pa.schema([pa.field("id", pa.string()), pa.field("diagram_id", pa.string()),
@@ -43,6 +43,18 @@ def with_fake_stage(monkeypatch):
     return classes
 
 
+def other_png() -> bytes:
+    """A picture that is not the diagrams' render: the task's own (a column that repeats
+    the diagram's render is published as a reference, tests/cards/test_references.py)."""
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (40, 20), "grey").save(buf, "PNG")
+    return buf.getvalue()
+
+
 def task_rows() -> list[dict]:
     # diagrams id0..id3: splits train, test, train, test (tests.cards.test_publish.rows)
     out = []
@@ -50,7 +62,7 @@ def task_rows() -> list[dict]:
                                       ("id0", "train")]):
         out.append({"id": f"qa{i}", "diagram_id": did, "config": "qa", "split": split,
                     "question": f"how many boxes in {did}?", "answer": "2",
-                    "options": ["1", "2", "3"], "source_image": png(),
+                    "options": ["1", "2", "3"], "source_image": other_png(),
                     "steps": None if i == 3 else i})
     out.append({"id": "orphan", "diagram_id": "nope", "config": "qa", "split": "train",
                 "question": "q", "answer": "a", "options": ["a"], "source_image": None})
@@ -58,7 +70,7 @@ def task_rows() -> list[dict]:
                 "question": "q", "answer": "a", "options": ["a"], "source_image": None})
     out.append({"id": "cap0", "diagram_id": "id3", "config": "captioning", "split": "test",
                 "question": None, "answer": "a flowchart", "options": None,
-                "source_image": png()})
+                "source_image": other_png()})
     return out
 
 

@@ -10,12 +10,13 @@ import random
 import numpy as np
 from PIL import Image
 
-from diagramforge.augment.degrade import degrade
+from diagramforge.augment.degrade import degrade, jpeg_quality
 from diagramforge.augment.sketch import mxgraph_sketch, svg_sketch, tikz_sketch
 from diagramforge.augment.stage import AUGMENT_SCHEMA, AugmentStage
 from diagramforge.augment.variation import RULES, request
 from diagramforge.edits.sampler import FORMATS
 from diagramforge.edits.stage import changed_pixels
+from diagramforge.formats.encoding import kind
 from diagramforge.formats.registry import instantiate
 from diagramforge.records import empty_record, make_id
 from tests.conftest import make_params, needs_browser, needs_tex
@@ -46,7 +47,9 @@ def test_svg_augmentations_and_their_contract(tmp_path):
     assert 1 <= configs.count("variation") <= params.augment.variation.per_diagram
     for rec in out.records:
         assert set(rec) == set(AUGMENT_SCHEMA.names)
-        assert rec["image"][:8] == b"\x89PNG\r\n\x1a\n" and rec["split"] == "test"
+        # renders are PNG; a scan is the one JPEG it was encoded as (never PNG after JPEG)
+        assert kind(rec["image"]) == ("jpeg" if rec["config"] == "degraded" else "png")
+        assert rec["split"] == "test"
         assert changed_pixels(rec["image"], row["image"]) > 0
     sketch = next(r for r in out.records if r["config"] == "sketch")
     assert sketch["code"] == SVG_RICH and sketch["render_code"] != SVG_RICH
@@ -103,6 +106,13 @@ def test_degrade_is_seeded_and_scan_like(params):
     cfg = params.augment.degrade
     a, b, c = degrade(png, cfg, 1), degrade(png, cfg, 1), degrade(png, cfg, 2)
     assert a == b != c
+    # one JPEG, at the quality the seed draws from the configured range: its tables are
+    # what libjpeg writes at that quality (Pillow's encoder is the reference)
+    q = jpeg_quality(cfg, 1)
+    assert cfg.jpeg_quality[0] <= q <= cfg.jpeg_quality[1] and kind(a) == "jpeg"
+    ref = io.BytesIO()
+    Image.new("RGB", (8, 8)).save(ref, "JPEG", quality=q)
+    assert Image.open(io.BytesIO(a)).quantization == Image.open(ref).quantization
     img = np.asarray(Image.open(io.BytesIO(a)).convert("L"), dtype=np.float32)
     clean = np.asarray(Image.open(io.BytesIO(png)).convert("L"), dtype=np.float32)
     # noise and paper: no longer a flat white background, but still mostly light

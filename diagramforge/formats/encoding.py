@@ -1,0 +1,161 @@
+"""How a picture is stored: line art as lossless optimised PNG, photo-like pictures as JPEG.
+
+A render of a diagram is line art — flat fills, strokes, anti-aliased text — and the tasks
+compare its pixels (edit verification counts changed pixels, ``evaluate`` scores a
+prediction's render against the reference's by SSIM and pixel equality), so it stays
+lossless: :func:`line_art_png` hands the tool's PNG to oxipng (``pyoxipng``), which keeps
+every pixel and only stores them better — a palette when the render has at most 256 colours
+(counted exactly, never quantised), grey when it is grey, fewer bits per sample when they
+suffice, the best row filters, and a stronger deflate than the browsers' and PyMuPDF's fast
+encoders. The output is a function of the input bytes and the level (the same bytes on every
+run, thread count and machine: no timeout, whose cut-off would depend on the machine's
+speed).
+
+A degraded scan is a photograph of a page — noise, blur, paper texture — which no PNG
+compresses; it is stored as the JPEG its degradation ends in (:func:`photo_jpeg`), encoded
+once (before, a JPEG step inside the degradation was followed by a PNG of its output, which
+kept the artefacts and paid the noise in full).
+
+oxipng is not fork-safe: it runs on rayon's global thread pool, which a process starts at
+its first call, and a child forked after that inherits a pool whose threads do not exist —
+its first call waits forever. The runner forks its workers, so a process that stored a
+render itself (an inline run, a stage's driver) and then forks would hang every worker's
+first render until the unit deadline rejected it as a timeout. :func:`_optimise` therefore
+runs oxipng in the process that started rayon, and in any process forked from it asks a
+small helper process of its own (the same library, hence the same bytes).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import struct
+import subprocess
+import sys
+import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from diagramforge.formats.registry import DiagramFormat
+    from diagramforge.stage import Outcome
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+JPEG_SIGNATURE = b"\xff\xd8\xff"
+
+
+def line_art_png(png: bytes, level: int | None) -> bytes:
+    """``png`` stored losslessly in fewer bytes (oxipng at ``level``, 0–6; ``None`` returns
+    it as it is). Decoding the result gives exactly the input's pixels — as RGBA, RGB or
+    grey, whatever mode it is stored in: a palette only when the colours fit one, grey only
+    when it is grey, alpha kept (and the colour under fully transparent pixels). Metadata
+    chunks that do not change how the picture looks are dropped."""
+    if level is None or not png.startswith(PNG_SIGNATURE):
+        return png
+    out = _optimise(png, min(level, 6))
+    return out if len(out) < len(png) else png
+
+
+# The process whose rayon pool oxipng started (None: no call yet in this process's lineage).
+_RAYON_PID: int | None = None
+_HELPER: _OxipngHelper | None = None
+_HELPER_LOCK = threading.Lock()
+
+# The helper's whole program: frames of (level: u8, length: u32, png) in, (status: u8,
+# length: u32, bytes) out; it imports nothing but oxipng and ends when its stdin closes.
+_HELPER_CODE = """
+import struct, sys, oxipng
+i, o = sys.stdin.buffer, sys.stdout.buffer
+while True:
+    head = i.read(5)
+    if len(head) < 5:
+        break
+    level, n = struct.unpack('<BI', head)
+    data = i.read(n)
+    try:
+        out, status = oxipng.optimize_from_memory(
+            data, level=level, strip=oxipng.StripChunks.safe()), 0
+    except Exception as e:
+        out, status = repr(e).encode(), 1
+    o.write(struct.pack('<BI', status, len(out)) + out)
+    o.flush()
+"""
+
+
+class _OxipngHelper:
+    """One helper process for a forked process (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.proc = subprocess.Popen([sys.executable, "-c", _HELPER_CODE],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def optimise(self, png: bytes, level: int) -> bytes:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(struct.pack("<BI", level, len(png)) + png)
+        self.proc.stdin.flush()
+        head = self.proc.stdout.read(5)
+        if len(head) < 5:
+            raise RuntimeError(f"oxipng helper ended (exit {self.proc.poll()})")
+        status, n = struct.unpack("<BI", head)
+        out = self.proc.stdout.read(n)
+        if status:
+            raise ValueError(out.decode(errors="replace"))
+        return out
+
+
+def _optimise(png: bytes, level: int) -> bytes:
+    """oxipng's bytes for ``png`` at ``level``, safe in a process forked after a call."""
+    global _RAYON_PID, _HELPER
+    pid = os.getpid()
+    if _RAYON_PID is None:
+        _RAYON_PID = pid
+    if pid == _RAYON_PID:
+        import oxipng
+
+        return oxipng.optimize_from_memory(png, level=level,
+                                           strip=oxipng.StripChunks.safe())
+    with _HELPER_LOCK:
+        if _HELPER is None or _HELPER.pid != pid:
+            _HELPER = _OxipngHelper()
+        return _HELPER.optimise(png, level)
+
+
+def render_stored(handler: DiagramFormat, rows: list[dict]) -> Outcome:
+    """``handler.render(rows)``, each record's ``image`` in the form the pipeline stores and
+    publishes renders: the tool's PNG made smaller losslessly (:func:`line_art_png` at
+    ``render.raster.png_level``; the same pixels). Every stage that keeps a render calls
+    this (render, edit, augment, repair, twin); a scorer that only compares pixels
+    (``evaluate``) calls ``render``."""
+    out = handler.render(rows)
+    level = handler.params.render.raster.png_level
+    for rec in out.records:
+        if rec.get("image"):
+            rec["image"] = line_art_png(rec["image"], level)
+    return out
+
+
+def photo_jpeg(rgb: np.ndarray, quality: int) -> bytes:
+    """An RGB ``uint8`` array as a baseline JPEG at ``quality`` (Pillow's libjpeg-turbo,
+    4:2:0 chroma subsampling as cameras and scanners write, optimised Huffman tables — a
+    lossless saving that changes no pixel of the decoded picture)."""
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(rgb, "RGB").save(buf, "JPEG", quality=int(quality), subsampling="4:2:0",
+                                     optimize=True)
+    return buf.getvalue()
+
+
+def kind(data: bytes | None) -> str | None:
+    """``"png"``, ``"jpeg"``, ``"webp"`` or ``None``: what an image column's bytes are."""
+    if not data:
+        return None
+    if data.startswith(PNG_SIGNATURE):
+        return "png"
+    if data.startswith(JPEG_SIGNATURE):
+        return "jpeg"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "webp"
+    return "other"

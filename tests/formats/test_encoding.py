@@ -1,0 +1,143 @@
+"""How pictures are stored: renders losslessly (the same pixels in fewer bytes, a palette only
+when the colours fit one), scans as one JPEG; every stage that keeps a render stores it so."""
+
+from __future__ import annotations
+
+import io
+import struct
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from diagramforge.classifier.images import to_rgb
+from diagramforge.formats.encoding import kind, line_art_png, photo_jpeg, render_stored
+from diagramforge.formats.registry import instantiate
+from diagramforge.records import empty_record, make_id
+from tests.conftest import make_params
+from tests.edits.conftest import SVG_RICH
+
+
+def _png(arr: np.ndarray, **save: object) -> bytes:
+    buf = io.BytesIO()
+    Image.fromarray(arr).save(buf, "PNG", **save)
+    return buf.getvalue()
+
+
+def _colour_type(png: bytes) -> int:
+    """The IHDR colour type (0 grey, 2 RGB, 3 palette, 4 grey+alpha, 6 RGBA)."""
+    assert png[12:16] == b"IHDR"
+    return struct.unpack(">BB", png[24:26])[1]
+
+
+def _pixels(png: bytes, mode: str) -> np.ndarray:
+    with Image.open(io.BytesIO(png)) as im:
+        return np.asarray(im.convert(mode))
+
+
+def _same_picture(a: bytes, b: bytes) -> None:
+    """Whatever a reader converts to, it sees the same pixels (alpha too, and the colour
+    under transparent pixels: RGB conversion drops alpha)."""
+    for mode in ("RGBA", "RGB", "L"):
+        assert np.array_equal(_pixels(a, mode), _pixels(b, mode)), mode
+    assert np.array_equal(np.asarray(to_rgb(a)), np.asarray(to_rgb(b)))
+
+
+def _line_art(colours: int, alpha: bool = False, size: tuple[int, int] = (90, 120)
+              ) -> np.ndarray:
+    """Horizontal bands of ``colours`` distinct colours (counted: each band its own)."""
+    h, w = max(size[0], colours), size[1]
+    rng = np.random.default_rng(colours)
+    palette = rng.permutation(256 ** 3)[:colours]
+    rgb = np.stack([(palette >> 16) & 255, (palette >> 8) & 255, palette & 255], axis=1)
+    rows = rgb[np.arange(h) * colours // h].astype(np.uint8)
+    img = np.repeat(rows[:, None, :], w, axis=1)
+    if alpha:  # a see-through left margin whose hidden colour varies
+        a = np.full((h, w, 1), 255, np.uint8)
+        a[:, :10] = 0
+        img = np.concatenate([img, a], axis=2)
+    return img
+
+
+@pytest.mark.parametrize("colours,alpha", [(2, False), (200, False), (100, True), (257, False),
+                                           (4000, True)])
+def test_line_art_keeps_every_pixel_and_uses_a_palette_only_when_colours_fit(colours, alpha):
+    arr = _line_art(colours, alpha)
+    src = _png(arr, compress_level=1)  # a fast encoder's PNG, as a browser writes one
+    out = line_art_png(src, 2)
+    assert kind(out) == "png" and len(out) < len(src)
+    _same_picture(src, out)
+    # colours counted on the pixels (RGBA: a see-through pixel is a colour of its own)
+    distinct = len(np.unique(arr.reshape(-1, arr.shape[2]), axis=0))
+    assert distinct == colours * (2 if alpha else 1)
+    if distinct <= 256:
+        assert _colour_type(out) == 3  # exact palette: the colours fit
+    else:
+        assert _colour_type(out) in (2, 6)  # never quantised: still true colour
+    assert line_art_png(src, 2) == out  # a function of the bytes
+
+
+def test_a_process_forked_after_oxipng_ran_still_stores_the_same_bytes():
+    """oxipng's rayon pool does not survive a fork: a worker forked from a process that had
+    optimised a render waited forever on its first one (the runner then rejected every unit
+    as a timeout). A forked child gets the same bytes, and in time."""
+    import multiprocessing
+
+    png = _png(_line_art(7, size=(140, 180)))
+    here = line_art_png(png, 2)
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        there = pool.apply_async(line_art_png, (png, 2)).get(timeout=120)
+    assert there == here and len(here) < len(png)
+
+
+def test_no_level_and_non_png_bytes_pass_through():
+    src = _png(_line_art(3))
+    assert line_art_png(src, None) is src
+    jpeg = photo_jpeg(_line_art(3), 80)
+    assert line_art_png(jpeg, 2) is jpeg
+
+
+def test_photo_jpeg_is_one_baseline_jpeg_at_its_quality():
+    rng = np.random.default_rng(0)
+    arr = np.clip(200 + rng.normal(0, 20, (64, 96, 3)), 0, 255).astype(np.uint8)
+    out = photo_jpeg(arr, 55)
+    assert kind(out) == "jpeg" and photo_jpeg(arr, 55) == out
+    with Image.open(io.BytesIO(out)) as im:
+        assert im.format == "JPEG" and im.size == (96, 64) and im.mode == "RGB"
+        tables = im.quantization
+    # the file's quantisation tables are libjpeg's at quality 55: it was encoded once, at
+    # that quality (Pillow's own encoder at that quality is the reference)
+    buf = io.BytesIO()
+    Image.fromarray(arr).save(buf, "JPEG", quality=55)
+    with Image.open(buf) as ref:
+        assert tables == ref.quantization
+
+
+def test_a_see_through_png_reads_as_white_paper_in_every_form():
+    """A render on a transparent background may be stored as grey or RGB with one
+    transparent colour (a tRNS chunk): the classifier's input is the same white paper."""
+    arr = np.zeros((20, 30, 4), np.uint8)
+    arr[5:15, 5:25] = (40, 40, 40, 255)  # a dark box on transparent black
+    rgba = _png(arr)
+    grey_trns = io.BytesIO()
+    Image.fromarray(np.where(arr[..., 3] > 0, 40, 0).astype(np.uint8), "L").save(
+        grey_trns, "PNG", transparency=0)
+    a, b = np.asarray(to_rgb(rgba)), np.asarray(to_rgb(grey_trns.getvalue()))
+    assert (a[0, 0] == 255).all() and np.array_equal(a, b)
+
+
+def test_stages_store_renders_optimised_with_the_tools_pixels(tmp_path):
+    """``render_stored``: the handler's own render, in fewer bytes, the same pixels."""
+    params = make_params(tmp_path)
+    h = instantiate(params, lambda r: r["source_id"])["svg"]
+    row = empty_record(id=make_id("svg", SVG_RICH), format="svg", code=SVG_RICH,
+                       split="test", source_id="test:svg")
+    raw, stored = h.render([row]).records[0], render_stored(h, [row]).records[0]
+    h.close()
+    assert len(stored["image"]) < len(raw["image"])
+    _same_picture(raw["image"], stored["image"])
+    assert (stored["width"], stored["height"]) == (raw["width"], raw["height"])
+    off = make_params(tmp_path / "off", render={"raster": {"png_level": None}})
+    h = instantiate(off, lambda r: r["source_id"])["svg"]
+    assert render_stored(h, [row]).records[0]["image"] == raw["image"]
+    h.close()
