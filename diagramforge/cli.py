@@ -158,16 +158,28 @@ _register_cards(app, audit_app, _params)
 @app.command()
 def score(pred: Annotated[Path, typer.Argument(help="Predicted graph JSON or diagram file.")],
           ref: Annotated[Path, typer.Argument(help="Reference graph JSON or diagram file.")],
-          threshold: Annotated[float, typer.Option(help="Text match threshold.")] = 0.8
+          threshold: Annotated[float | None, typer.Option(
+              help="Text similarity a node pair must exceed to match, for every metric "
+              "(default: evaluate.scores in params.yaml, 0.8).")] = None,
+          compile_tikz: Annotated[bool, typer.Option(
+              help="Also compile TikZ files and read the page's geometry.")] = False,
           ) -> None:
-    """Score a predicted diagram against a reference: node/edge P/R/F1 (SciFlow), path
-    alignment (DiagramEval). Either side may be graph JSON or a .drawio/.svg/.tex file."""
+    """Score a predicted diagram against a reference: node, edge and path alignment
+    (DiagramEval) and SciFlow-Bench's node/edge precision, recall and F1, with nodes matched
+    one-to-one. Either side may be graph JSON or a diagram file: draw.io/mxGraph (.drawio,
+    .xml, .drawio.svg, .drawio.png), SVG, TikZ (.tex), Graphviz DOT (.dot, .gv), Mermaid
+    (.mmd) or PDF. Prints the scores as JSON."""
     import json
 
     from diagramforge.graphs.score import score_files
 
-    typer.echo(json.dumps(score_files(pred, ref, threshold=threshold), indent=2,
-                          sort_keys=True))
+    try:
+        row = score_files(pred, ref, threshold=threshold, params=_params(),
+                          compile_tikz=compile_tikz)
+    except (ValueError, OSError) as exc:
+        typer.secho(str(exc), fg="red", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(json.dumps(row, indent=2, sort_keys=True))
 
 
 @app.command()

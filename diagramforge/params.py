@@ -149,15 +149,11 @@ class GraphParams(_Section):
     in ``render``) and of the reference scorers.  Lengths are in the drawing's own units (SVG
     px, PDF pt), scaled by its median font size over ``svg_default_font_size``."""
 
-    # -- scoring ------------------------------------------------------------------------
+    # -- matching a TikZ picture's source nodes to its compiled page ----------------------
     match_threshold: Annotated[float, Field(ge=0, le=1)] = 0.8
-    """Minimum similarity of normalised node texts for two nodes to match.  Neither paper
-    publishes its number (SciFlow: "a fixed threshold" on embedding cosine; DiagramEval: "a
-    predefined threshold"); 0.8 of ``difflib``'s ratio accepts plurals and small OCR slips
-    ("train model"/"train models" 0.96) and rejects different words ("evaluate"/
-    "evaluation" 0.78)."""
-    node_weight: Annotated[float, Field(ge=0, le=1)] = 0.4
-    """SciFlow's graph-level score: node F1 weighs 40 %, edge F1 the other 60 %."""
+    """Minimum similarity of normalised node texts for a source node and a page node to be
+    candidates for each other (the TikZ extractor; the scorers' thresholds are
+    ``evaluate.scores``)."""
 
     # -- geometry (mxGraph, SVG, PDF) ---------------------------------------------------
     attach_tolerance: Annotated[float, Field(ge=0)] = 10.0
@@ -1113,10 +1109,38 @@ class EmbeddingParams(_Section):
     device: Annotated[str, Field(pattern=r"^(cpu|cuda(:\d+)?|mps)$")] = "cpu"
 
 
-class EvaluateParams(_Section):
-    """``diagramforge evaluate`` (scores a model; never part of ``dvc repro``): its optional,
-    model-based metrics."""
+class GraphScoreParams(_Section):
+    """``evaluate.scores``: the structure-graph scorers (``diagramforge score``, the graph
+    metrics of ``diagramforge evaluate``).  Nodes match one-to-one when their text
+    similarity (``difflib`` ratio of normalised texts) *exceeds* a metric's threshold: both
+    papers define the match that way and neither publishes the number (SciFlow: "exceeds a
+    fixed threshold", on sentence-embedding cosine; DiagramEval: "surpasses a predefined
+    threshold").  0.8 of ``difflib``'s ratio accepts plurals and small OCR slips ("train
+    model"/"train models" 0.96) and rejects different words ("evaluate"/"evaluation" 0.78);
+    near-identical labels ("Expert 1"/"Expert 2", 0.875) pass it, and the one-to-one
+    matching is what keeps them apart."""
 
+    diagrameval_threshold: Annotated[float, Field(ge=0, lt=1)] = 0.8
+    """Node, edge and path alignment (``node_*``, ``edge_*``, ``path_*``, ``graph_score``)."""
+    sciflow_threshold: Annotated[float, Field(ge=0, lt=1)] = 0.8
+    """SciFlow-Bench's scores (``sciflow_*``)."""
+    node_weight: Annotated[float, Field(ge=0, le=1)] = 0.4
+    """Both graph scores: node F1 weighs 40 %, edge F1 the other 60 % (SciFlow's weights)."""
+    matching: Literal["hungarian", "greedy", "sequential"] = "hungarian"
+    """``hungarian``: the one-to-one matching of greatest total similarity; ``sequential``:
+    DiagramEval's procedure as written (each predicted node in order takes its most similar
+    unmatched reference node); ``greedy``: the most similar pair first."""
+
+
+class EvaluateParams(_Section):
+    """``diagramforge evaluate`` (scores a model; never part of ``dvc repro``): the graph
+    scorers, the input limit and the optional, model-based metrics."""
+
+    scores: GraphScoreParams = GraphScoreParams()
+    max_prediction_bytes: Annotated[int, Field(ge=1)] = 2_000_000
+    """A prediction larger than this (UTF-8 bytes) scores 0 with ``prediction_too_large``
+    and is never compiled or counted in token statistics; the default is the largest file
+    any format's extractor takes (SVG's ``max_bytes``)."""
     judge: JudgeParams = JudgeParams()
     embedding: EmbeddingParams = EmbeddingParams()
 

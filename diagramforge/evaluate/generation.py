@@ -51,7 +51,7 @@ def score_item(ref: dict[str, Any], output: str | None, compiler: Compiler,
     if ref_graph is None:
         row |= dict.fromkeys(GRAPH_METRICS)
     elif c.ok and c.graph is not None:
-        scores = score_graphs(c.graph, ref_graph, params=params.graph)
+        scores = score_graphs(c.graph, ref_graph, params=params.evaluate.scores)
         row |= {k: float(scores[k]) for k in GRAPH_METRICS}
         if not scores["node_tp"] and ref_graph.nodes:
             row["path_f1"] = None  # no aligned node: path alignment says nothing
