@@ -182,14 +182,29 @@ def score(pred: Annotated[Path, typer.Argument(help="Predicted graph JSON or dia
     typer.echo(json.dumps(row, indent=2, sort_keys=True))
 
 
-@app.command()
+def _evaluate_help() -> str:
+    from diagramforge.evaluate.registry import help_text
+
+    return ("Score a model's outputs on a published config and split with the seeds' "
+            "metrics, computed by code; writes results.json and results.md (means over all "
+            "items and over executed items). Code outputs are compiled and rendered in the "
+            "pipeline's sandbox; a bad row or output is that item's zero with a reason, "
+            "never the run's end. --judge adds the model-judged metrics in their own "
+            "table.\n\nConfigs and their metrics:\n\n" + help_text())
+
+
+@app.command(help=_evaluate_help())
 def evaluate(
         predictions: Annotated[Path, typer.Argument(
-            help="JSON lines or Parquet: `id` and `prediction` (or `output`) per item.")],
-        config: Annotated[str, typer.Option(help="Published config, e.g. generation, qa.")],
+            help="JSON lines (or a JSON array, or Parquet): `id` and `prediction` (or "
+            "`output`) per item.")],
+        config: Annotated[str, typer.Option(
+            help="Published config to score (listed above).")],
         split: Annotated[str, typer.Option(help="train, validation or test.")] = "test",
         published: Annotated[Path | None, typer.Option(
-            help="Published dataset dir (default: publish.out_dir/publish.name).")] = None,
+            help="The published dataset directory (default: publish.out_dir / "
+            "publish.name of params.yaml).")
+        ] = None,
         out: Annotated[Path | None, typer.Option(
             help="Where results.json and results.md go (default: next to PREDICTIONS).")
         ] = None,
@@ -198,13 +213,9 @@ def evaluate(
             "requirements, style consistency) through the LLM of evaluate.judge "
             "(default: evaluate.judge.enabled).")] = None,
         judge_dry_run: Annotated[bool, typer.Option(
-            help="Write the judge's exact requests to judge-requests.jsonl in the output "
-            "dir with their estimated cost; send nothing.")] = False) -> None:
-    """Score a model's outputs on a published config/split with the seeds' metrics
-    (generation: Execution Success through the render handlers' sandbox, graph F1, SSIM,
-    tokens; editing: Execution Success, edit verified by graph diff; qa: exact/inclusion/
-    option accuracy; captioning: BLEU/chrF, grounding). Writes JSON and a Markdown table.
-    --judge adds the model-judged metrics (evaluate.judge), reported in their own table."""
+            "--judge-dry-run", help="Write the judge's exact requests to "
+            "judge-requests.jsonl in the output dir with their estimated cost; send "
+            "nothing.")] = False) -> None:
     from diagramforge.evaluate.inputs import InputError
     from diagramforge.evaluate.report import markdown, write
     from diagramforge.evaluate.run import evaluate as run_evaluate

@@ -31,12 +31,13 @@ from diagramforge.edits.base import expected_graph, graph_diff
 from diagramforge.edits.sampler import FORMATS
 from diagramforge.evaluate.compile import Compiler
 from diagramforge.evaluate.images import same_picture, similarity
+from diagramforge.evaluate.registry import EDITING
 from diagramforge.evaluate.styles import style_preserved
 from diagramforge.graphs.model import Graph
 from diagramforge.params import Params
 
-METRICS = ("execution_success", "edit_verified", "style_preserved", "ssim", "pixel")
-GROUP_BY = "difficulty"
+METRICS = EDITING.metrics
+GROUP_BY = EDITING.group_by
 
 
 class EditEvalReason:
