@@ -14,12 +14,24 @@ import typer
 
 from diagramforge.params import Params, ParamsError, load_params
 
-app = typer.Typer(
-    help="Build and curate datasets of diagrams as code (TikZ, mxGraph, SVG).\n\n"
-    "Stages, in pipeline order: crawl → extract → render → filter → split → validate → "
-    "publish.  `dvc repro` runs them all; `diagramforge audit` shows the funnel.",
-    no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
-)
+
+def _top_help() -> str:
+    """The top-level help, from the format and stage registries (read without importing
+    any handler or stage: ``--help`` stays fast)."""
+    from diagramforge.formats.registry import format_titles
+    from diagramforge.pipeline import STAGES, stage_name
+
+    code = format_titles(code_only=True)
+    other = [t for k, t in format_titles().items() if k not in code]
+    formats = ", ".join(code.values()) + (f"; also {', '.join(other)}" if other else "")
+    stages = " → ".join(stage_name(s) for s in STAGES)
+    return (f"Build and curate datasets of diagrams as code ({formats}).\n\n"
+            f"Stages, in pipeline order: {stages}. `dvc repro` runs them all, each is also "
+            "a command below; `diagramforge audit` shows the funnel.")
+
+
+app = typer.Typer(help=_top_help(), no_args_is_help=True, pretty_exceptions_enable=False,
+                  add_completion=False)
 _state: dict[str, Path] = {"params": Path("params.yaml")}
 
 ParamsOpt = Annotated[Path, typer.Option("--params", "-p", help="Path to params.yaml.")]
@@ -31,7 +43,8 @@ DryRunOpt = Annotated[bool, typer.Option(
 
 @app.callback()
 def main(params: ParamsOpt = Path("params.yaml"),
-         verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> None:
+         verbose: Annotated[bool, typer.Option(
+             "--verbose", "-v", help="Log each step (INFO).")] = False) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     _state["params"] = params
@@ -280,6 +293,38 @@ def check_params() -> None:
     import yaml
 
     typer.echo(yaml.safe_dump(_params().model_dump(by_alias=True), sort_keys=False))
+
+
+def user_text(text: str) -> str:
+    """A docstring as help: paragraphs kept, lines within one joined (the terminal wraps
+    them), reST literals (````x````) shown as `x`."""
+    import inspect
+    import re
+
+    paras = [" ".join(p.split()) for p in re.split(r"\n\s*\n", inspect.cleandoc(text))
+             if p.strip()]
+    return re.sub(r"``([^`]+)``", r"`\1`", "\n\n".join(paras))
+
+
+def _tidy_help(t: typer.Typer) -> None:
+    """Every command's and group's help through :func:`user_text`, once all are
+    registered."""
+    for c in t.registered_commands:
+        doc = c.help or (c.callback.__doc__ if c.callback else None)
+        if doc:
+            c.help = user_text(doc)
+    infos = [*t.registered_groups, *([t.registered_callback] if t.registered_callback else [])]
+    for g in infos:
+        doc = g.help or (g.callback.__doc__ if g.callback else None)
+        if isinstance(doc, str) and doc:
+            g.help = user_text(doc)
+        if g is not t.registered_callback and isinstance(g.typer_instance, typer.Typer):
+            _tidy_help(g.typer_instance)
+    if isinstance(t.info.help, str) and t.info.help:
+        t.info.help = user_text(t.info.help)
+
+
+_tidy_help(app)
 
 
 def run() -> None:  # pragma: no cover - console entry

@@ -198,7 +198,7 @@ def test_evaluate_help_lists_every_evaluator(published: dict) -> None:
     for ev in EVALUATORS.values():
         for name in (*ev.configs, *ev.metrics):
             assert name in out, name
-        assert ev.module().METRICS == ev.metrics and ev.module().GROUP_BY == ev.group_by
+        assert ev.metrics == ev.module().METRICS and ev.group_by == ev.module().GROUP_BY
     assert set(views()) == {"tikz", "mxgraph", "svg", "dot", "mermaid"}
     for view in views():
         assert view in out
