@@ -682,10 +682,19 @@ class TierParams(_Section):
     thresholds: Annotated[list[int], Field(min_length=2, max_length=2)] = [8645, 14000]
     """``[medium_from, hard_above]``: easy < medium_from <= medium <= hard_above < hard."""
     quantiles: Annotated[list[float], Field(min_length=2, max_length=2)] = [0.3333, 0.6667]
+    structure: bool = False
+    """Also tier the format's diagrams by their structure graph's size (``graph_nodes +
+    graph_edges``), with the same method on the format's own sizes (``structure_thresholds``
+    for fixed cut points); a diagram's tier is the harder of the two (SciFlow-Bench tiers by
+    graph size).  For terse languages (DOT, Mermaid) a few tokens can hold a large graph and
+    long labels or styling inflate tokens without adding structure; a diagram without a
+    graph is tiered by tokens alone, one without tokens by structure alone."""
+    structure_thresholds: Annotated[list[int], Field(min_length=2, max_length=2)] = [20, 50]
 
     @model_validator(mode="after")
     def _ordered(self) -> TierParams:
-        if self.thresholds[0] > self.thresholds[1] or self.quantiles[0] > self.quantiles[1]:
+        if self.thresholds[0] > self.thresholds[1] or self.quantiles[0] > self.quantiles[1] \
+                or self.structure_thresholds[0] > self.structure_thresholds[1]:
             raise ValueError("thresholds and quantiles must be in increasing order")
         if not all(0 <= q <= 1 for q in self.quantiles):
             raise ValueError("quantiles must lie in [0, 1]")
@@ -693,13 +702,22 @@ class TierParams(_Section):
 
 
 class DifficultyParams(_Section):
+    """Per format, how ``difficulty`` is tiered (:mod:`diagramforge.curation.difficulty`);
+    a test fails when a registered format has no entry here."""
+
     mxgraph: TierParams = TierParams(method="thresholds")
     """VCG-Bench's cl100k tiers."""
     tikz: TierParams = TierParams()
     svg: TierParams = TierParams()
+    dot: TierParams = TierParams(structure=True)
+    """Terciles of its own tokens and of its own graph sizes, the harder tier wins."""
+    mermaid: TierParams = TierParams(structure=True)
+    raster: TierParams = TierParams(structure=True)
+    """Pixels have no tokens: tiered by the OCR graph's size alone."""
 
     def formats(self) -> dict[str, TierParams]:
-        return {"mxgraph": self.mxgraph, "tikz": self.tikz, "svg": self.svg}
+        return {"mxgraph": self.mxgraph, "tikz": self.tikz, "svg": self.svg, "dot": self.dot,
+                "mermaid": self.mermaid, "raster": self.raster}
 
 
 class DecontamParams(_Section):
