@@ -289,6 +289,45 @@ def _selection_section(params: Params, inputs: CardInputs) -> str:
             + "\n".join(lines) + "\n")
 
 
+def _formats_text(df: pd.DataFrame) -> str:
+    """The formats this version holds, as people call them (the format registry's titles)."""
+    from diagramforge.formats.registry import format_titles
+
+    titles = format_titles()
+    have = sorted(set(df["format"])) if len(df) else []
+    return ", ".join(titles.get(f, f) for f in have) or "none"
+
+
+def _difficulty_text(params: Params) -> str:
+    """How each format's `difficulty` was tiered, from the params the split stage used."""
+    parts = []
+    for fmt, t in params.split.difficulty.formats().items():
+        how = (f"cl100k tokens, fixed cut points {t.thresholds[0]:,} and {t.thresholds[1]:,}"
+               if t.method == "thresholds" else "terciles of its own cl100k tokens")
+        if t.structure:
+            how += (" and of its own graph sizes (`graph_nodes` + `graph_edges`), the harder "
+                    "tier winning")
+        parts.append(f"{fmt}: {how}")
+    return ("Each diagram's `difficulty` (easy, medium, hard) is tiered per format — "
+            + "; ".join(parts) + ". Cut points: `metrics/split.json` of the build; a diagram "
+            "without tokens or graph has the tier the other gives, or none.")
+
+
+def _nested_text(inputs: CardInputs) -> str:
+    """The nested columns this version publishes (only those: the card names no column the
+    data lacks)."""
+    from diagramforge.cards.nested import NESTED
+
+    present = {f.get("name") for feats in inputs.features.values() for f in feats}
+    nested = [c for c in NESTED if c in present]
+    if not nested:
+        return ""
+    ops = (" (an operation's `params` stay a JSON string, their keys differ per operation)"
+           if "operations" in nested else "")
+    return (f"List and record columns ({', '.join(f'`{c}`' for c in nested)}) are nested "
+            f"features: `datasets` returns them as Python lists and dicts{ops}.\n")
+
+
 def _twins_text(configs: list[dict]) -> str:
     if not any(c["config_name"] == "translation" for c in configs):
         return ""
@@ -332,9 +371,9 @@ def render_card(params: Params, df: pd.DataFrame, configs: list[dict], funnel: s
     body = f"""
 # {params.publish.pretty_name}
 
-Version **{params.publish.version}**: {n} diagrams as code (TikZ standalone documents,
-draw.io/mxGraph XML and SVG) from {groups} sources, each with its rendering (PNG), its
-caption and the paragraphs that refer to it where known, plus the task items built on them.
+Version **{params.publish.version}**: {n} diagrams as code ({_formats_text(df)}) from
+{groups} sources, each with its rendering (PNG), its caption and the paragraphs that refer to
+it where known, plus the task items built on them.
 
 Browse it: open `gallery/index.html` (thumbnails per config, filters by format, difficulty,
 diagram type and licence, a detail view with code, render and task items; works offline).
@@ -354,9 +393,8 @@ Splits are assigned per source (`group`) and near-duplicate cluster (`dup_cluste
 paper, repository or duplicate family appears in two splits; every task item sits in the
 split of its diagram.
 
-List and record columns (`choices`, `referents`, `operations`, `graph`, `source_graph`,
-`target_graph`) are nested features: `datasets` returns them as Python lists and dicts (an
-operation's `params` stay a JSON string, their keys differ per operation).
+{_difficulty_text(params)}
+{_nested_text(inputs)}
 
 {contamination_section(params)}
 ## How it was built
@@ -401,10 +439,12 @@ License field: `{card_licence(list(df["licence"]) if n else [], HUB_LICENCES)[0]
 
 ## Intended uses
 
-Training and evaluating models that read or write diagrams as code: image → TikZ/mxGraph/SVG
-generation, diagram captioning and question answering, instruction-driven diagram editing.
-The graph JSON and the verified edit targets support structure-aware scoring
-(`diagramforge score`).
+Training and evaluating models that read or write diagrams as code: image → code generation
+in every format, diagram captioning and question answering, instruction-driven diagram
+editing, translation between diagram languages. The graph JSON and the verified edit targets
+support structure-aware scoring: `diagramforge evaluate` scores a predictions file on any
+config (execution in the sandbox, one-to-one node matching for the graph metrics, means over
+all and over executed items) and `diagramforge score` one prediction against one reference.
 
 ## Limitations
 

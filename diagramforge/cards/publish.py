@@ -21,6 +21,7 @@ from diagramforge import atomic
 from diagramforge.cards import statistics
 from diagramforge.cards.audit import format_funnel, load_audit
 from diagramforge.cards.card import CardInputs, render_card, render_licences
+from diagramforge.cards.card_columns import missing_columns
 from diagramforge.cards.gallery import (
     DIAGRAM_COLUMNS,
     TASK_COLUMNS,
@@ -54,7 +55,8 @@ GENERATION_COLUMNS = ("id", "format", "image", "code", "caption", "context", "ti
                       "licence_url", "attribution", "tokens", "width", "height", "dup_cluster")
 """``licence_family`` is derived from ``licence`` as rows are written
 (:func:`diagramforge.licences.licence_family`), so a user filters on one column."""
-OPTIONAL_COLUMNS = {"difficulty": "string", "diagram_type": "string",
+OPTIONAL_COLUMNS = {"render_engine": "string",
+                    "difficulty": "string", "diagram_type": "string",
                     "diagram_type_prob": "float64", "diagram_type_source": "string",
                     "diagram_type_image": "string", "diagram_type_disagree": "bool",
                     "colour_entropy": "float64",
@@ -137,7 +139,8 @@ class PublishStage(TableStage):
     code = ("cards/card.py", "cards/audit.py", "cards/tasks.py", "cards/statistics.py",
             "cards/licence_audit.py", "cards/manifest.py", "cards/gallery.py",
             "licences.py", "curation/select.py", "cards/source_funnel.py",
-            "cards/nested.py", "cards/contamination.py", "cards/parquet_out.py")
+            "cards/nested.py", "cards/contamination.py", "cards/parquet_out.py",
+            "cards/card_columns.py")
     outputs = ("data/published",)
     inputs = _TaskStageOutputs()
     extra_metrics = ("dataset.json",)
@@ -354,6 +357,10 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
     atomic.write_json(tmp / "manifest.json", manifest)
     shutil.copyfile(report, tmp / "validation_report.json")
     (tmp / "VERSION").write_text(pp.version + "\n")
+    missing = missing_columns(tmp, params)  # the card and the data agree, or nothing ships
+    if missing:
+        raise RuntimeError(f"the dataset card names columns no published file has: "
+                           f"{', '.join(missing)}")
     atomic.replace_dir(tmp, out)
     if log is not None:
         for config, got in selection.items():
