@@ -300,11 +300,16 @@ def _formats_text(df: pd.DataFrame) -> str:
 
 def _difficulty_text(params: Params) -> str:
     """How each format's `difficulty` was tiered, from the params the split stage used."""
+    from diagramforge.formats.registry import format_titles
+
+    code = format_titles(code_only=True)
     parts = []
     for fmt, t in params.split.difficulty.formats().items():
         how = (f"cl100k tokens, fixed cut points {t.thresholds[0]:,} and {t.thresholds[1]:,}"
                if t.method == "thresholds" else "terciles of its own cl100k tokens")
-        if t.structure:
+        if fmt not in code:  # pixels: no tokens
+            how = "terciles of its own graph sizes (`graph_nodes` + `graph_edges`)"
+        elif t.structure:
             how += (" and of its own graph sizes (`graph_nodes` + `graph_edges`), the harder "
                     "tier winning")
         parts.append(f"{fmt}: {how}")
