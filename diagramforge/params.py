@@ -1130,13 +1130,13 @@ class EmbeddingParams(_Section):
 class GraphScoreParams(_Section):
     """``evaluate.scores``: the structure-graph scorers (``diagramforge score``, the graph
     metrics of ``diagramforge evaluate``).  Nodes match one-to-one when their text
-    similarity (``difflib`` ratio of normalised texts) *exceeds* a metric's threshold: both
-    papers define the match that way and neither publishes the number (SciFlow: "exceeds a
-    fixed threshold", on sentence-embedding cosine; DiagramEval: "surpasses a predefined
-    threshold").  0.8 of ``difflib``'s ratio accepts plurals and small OCR slips ("train
-    model"/"train models" 0.96) and rejects different words ("evaluate"/"evaluation" 0.78);
-    near-identical labels ("Expert 1"/"Expert 2", 0.875) pass it, and the one-to-one
-    matching is what keeps them apart."""
+    similarity (``difflib`` ratio of normalised texts, spaces left out) *exceeds* a
+    metric's threshold: both papers define the match that way and neither publishes the
+    number (SciFlow: "exceeds a fixed threshold", on sentence-embedding cosine;
+    DiagramEval: "surpasses a predefined threshold").  0.8 of ``difflib``'s ratio accepts
+    plurals and small OCR slips ("train model"/"train models" 0.95) and rejects different
+    words ("evaluate"/"evaluation" 0.78); near-identical labels ("Expert 1"/"Expert 2",
+    0.857) pass it, and the one-to-one matching is what keeps them apart."""
 
     diagrameval_threshold: Annotated[float, Field(ge=0, lt=1)] = 0.8
     """Node, edge and path alignment (``node_*``, ``edge_*``, ``path_*``, ``graph_score``)."""

@@ -1,17 +1,18 @@
 """Reference scorers: a predicted graph against a reference graph.
 
 Graphs from different sources share no ids, so nodes are matched on normalised text
-(:func:`normalise_text`; ``difflib`` ratio; two text-less nodes compare by shape, as SciFlow
-falls back to coarse type).  Any other similarity (sentence embeddings, as SciFlow uses) can
-be passed as ``sim``.
+(:func:`score_similarity`: ``difflib`` ratio of the texts normalised and without spaces;
+two text-less nodes compare by shape, as SciFlow falls back to coarse type).  Any other
+similarity (sentence embeddings, as SciFlow uses) can be passed as ``sim``.
 
 **Every metric matches nodes one-to-one** (:func:`match_nodes`): a pair is eligible when its
 similarity *exceeds* the metric's threshold (both papers say "surpasses"/"exceeds" a fixed
 threshold and neither gives its value; see
 :class:`~diagramforge.params.GraphScoreParams`), and the matching maximises the total
-similarity (``linear_sum_assignment``); among matchings of equal similarity, same shapes
-and nearby positions (each graph's boxes scaled to its own extent) win, so repeated labels
-and empty boxes pair up as drawn.  Edges only count between matched pairs.  One predicted
+similarity (``linear_sum_assignment``); among matchings of equal similarity, pairs whose
+surroundings agree (neighbour texts, edge directions), same shapes and nearby positions
+(each graph's boxes scaled to its own extent) win, so repeated labels and empty boxes pair
+up as drawn.  Edges only count between matched pairs.  One predicted
 node can therefore never stand for two reference nodes ("Expert 1" for "Expert 1" and
 "Expert 2") and have its edges counted twice.
 
@@ -48,6 +49,7 @@ import difflib
 import re
 import sys
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -86,6 +88,20 @@ def similarity(a: Node, b: Node) -> float:
     return difflib.SequenceMatcher(None, ta, tb, autojunk=False).ratio()
 
 
+def score_similarity(a: Node, b: Node) -> float:
+    """What the scorers compare: :func:`similarity` on the normalised texts without their
+    spaces — where a word gap falls is typography (a TeX subscript ``$V_s$`` read as "V s"
+    is the "Vs" a reader writes; "expert 1" drawn as glyph runs "expert1"), the twins'
+    comparison already ignores it.  Text-less nodes compare by shape."""
+    ta = normalise_text(a.text).replace(" ", "")
+    tb = normalise_text(b.text).replace(" ", "")
+    if not ta and not tb:
+        return 1.0 if a.shape == b.shape else 0.0
+    if not ta or not tb:
+        return 0.0
+    return difflib.SequenceMatcher(None, ta, tb, autojunk=False).ratio()
+
+
 def _matrix(pred: Graph, ref: Graph, threshold: float, sim: Similarity) -> list[list[float]]:
     """Similarities, with pairs below the threshold zeroed (they can never match).  Used by
     the TikZ extractor's source-to-page matching (at or above its threshold)."""
@@ -113,18 +129,39 @@ def _centres(g: Graph) -> dict[str, tuple[float, float]]:
             for k, b in boxes.items()}
 
 
+def _surroundings(g: Graph) -> dict[str, Counter]:
+    """Each node's neighbourhood as a reader sees it: (direction, normalised neighbour
+    text) per attached edge — ids differ between graphs, texts and directions do not."""
+    text = {n.id: normalise_text(n.text) for n in g.nodes}
+    out: dict[str, Counter] = {n.id: Counter() for n in g.nodes}
+    for e in g.attached_edges():
+        a, b = e.source or "", e.target or ""
+        out[a][("out" if e.directed else "both", text[b])] += 1
+        out[b][("in" if e.directed else "both", text[a])] += 1
+    return out
+
+
+def _agreement(a: Counter, b: Counter) -> float:
+    """Multiset Jaccard of two neighbourhoods (1 when both are empty)."""
+    top = sum((a | b).values())
+    return sum((a & b).values()) / top if top else 1.0
+
+
 def _weights(pred: Graph, ref: Graph, threshold: float, sim: Similarity
              ) -> list[list[float]]:
     """What the assignment maximises: the similarity of each eligible pair (above
     ``threshold``) on the :data:`_QUANTUM` grid, plus tie-breaks that together weigh less
-    than one grid step over the whole matching — same shape and closeness of the two
-    centres, then, far below, reading order (of two equal candidates the one listed first,
-    so the result does not depend on the solver's internals).  Ineligible pairs weigh 0 and
-    are never kept."""
+    than one grid step over the whole matching — for candidates equal on text, the mean of
+    how far their surroundings agree (neighbour texts and edge directions), same shape, and
+    closeness of the two centres; then, far below, reading order (equal candidates pair up
+    in the order both graphs list them, so the result does not depend on the solver's
+    internals).
+    Ineligible pairs weigh 0 and are never kept."""
     k = min(len(pred.nodes), len(ref.nodes))
     eps = _QUANTUM / (2 * (k + 1))
     eps_order = eps / (2 * (k + 1))
     cp, cr = _centres(pred), _centres(ref)
+    sp, sr = _surroundings(pred), _surroundings(ref)
     n_p, n_r = len(pred.nodes), len(ref.nodes)
     out = []
     for i, p in enumerate(pred.nodes):
@@ -138,8 +175,8 @@ def _weights(pred: Graph, ref: Graph, threshold: float, sim: Similarity
             if p.id in cp and r.id in cr:
                 (ax, ay), (bx, by) = cp[p.id], cr[r.id]
                 near = 1.0 - min(1.0, ((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5 / 2 ** 0.5)
-            tie = (0.5 * (p.shape == r.shape) + 0.5 * near)
-            order = 1.0 - (i / n_p + j / n_r) / 2
+            tie = (_agreement(sp[p.id], sr[r.id]) + (p.shape == r.shape) + near) / 3
+            order = 1.0 - abs(i / n_p - j / n_r)  # the same place in reading order
             row.append(max(round(s / _QUANTUM), 1) * _QUANTUM + eps * tie
                        + eps_order * order)
         out.append(row)
@@ -185,7 +222,7 @@ def match_nodes(pred: Graph, ref: Graph, threshold: float = 0.8, method: str = "
     """
     if not pred.nodes or not ref.nodes:
         return {}
-    scores = _weights(pred, ref, threshold, sim or similarity)
+    scores = _weights(pred, ref, threshold, sim or score_similarity)
     return {pred.nodes[i].id: ref.nodes[j].id for i, j in _assign(scores, method)
             if scores[i][j] > 0}
 
