@@ -10,9 +10,14 @@ language, graph equality with the source, render similarity.
   :func:`~diagramforge.twins.compare.as_text_nodes`).  What differs is the item's detail.
 * ``node_f1``/``edge_f1``: partial credit on the same pair (DiagramEval's one-to-one node
   and edge alignment, :func:`diagramforge.graphs.score.score_graphs`).
-* ``ssim``/``pixel``: the output's render against the reference twin's (``target_image``:
-  the same engine drew both, so a faithful translation is close to 1; against the source's
-  render a different engine's fonts and layout would dominate).
+* ``ssim``/``pixel``: the output's render against the reference twin's, both drawn the
+  same way — the reference ``target_code`` is compiled on the output's path (the same
+  engine, so a faithful translation is close to 1; against the source's render a different
+  engine's fonts and layout would dominate).  The published ``target_image`` is only the
+  fallback when the reference code does not compile here: the twin stage may draw a twin
+  at another scale (an SVG exported from TikZ at its pt size: 4/3 of what the SVG handler
+  draws), and resampling one render to the other's size cost a reference given as the
+  prediction up to 0.19 SSIM.
 * ``tokens``: the output's cl100k count, executed outputs only.
 
 Failures score 0; an item whose source has no graph has no graph scores (``None``).
@@ -76,6 +81,9 @@ def score_item(ref: dict[str, Any], output: str | None, compiler: Compiler,
         if diff:
             row |= {"reason": TranslationReason.GRAPH_DIFFERS, "detail": "; ".join(diff)[:500]}
     ref_image = ref.get("target_image")
+    if c.ok and c.image and ref.get("target_code"):
+        drawn = compiler.compile(f"{ref['id']}:reference", target, str(ref["target_code"]))
+        ref_image = drawn.image if drawn.ok and drawn.image else ref_image
     if not ref_image:
         row |= dict.fromkeys(IMAGE_METRICS)
     elif c.ok and c.image:

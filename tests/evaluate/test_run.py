@@ -202,3 +202,25 @@ def test_evaluate_help_lists_every_evaluator(published: dict) -> None:
     assert set(views()) == {"tikz", "mxgraph", "svg", "dot", "mermaid"}
     for view in views():
         assert view in out
+
+
+def test_translation_compares_renders_drawn_the_same_way(published: dict) -> None:
+    """The twin stage may publish a twin's render at another scale (an SVG exported from
+    TikZ at its pt size, 4/3 of the SVG handler's); the reference given as the prediction
+    must still score SSIM 1: the reference code is drawn on the prediction's path."""
+    import io
+
+    from PIL import Image
+
+    from diagramforge.evaluate import translation
+    from diagramforge.evaluate.compile import Compiler
+
+    (ref,) = published["refs"]["translation"]
+    with Image.open(io.BytesIO(ref["target_image"])) as im:
+        big = im.resize((im.width * 4 // 3, im.height * 4 // 3))
+        buf = io.BytesIO()
+        big.save(buf, "PNG")
+    scaled = {**ref, "target_image": buf.getvalue()}
+    with Compiler(published["params"]) as c:
+        row = translation.score_item(scaled, ref["target_code"], c, published["params"])
+    assert (row["ssim"], row["pixel"], row["graph_equal"]) == (1.0, 1.0, 1.0)
