@@ -34,11 +34,12 @@ _IDENTIFIER = re.compile(r"`([a-z][a-z0-9_]*)`")
 
 def vocabulary(params: Params, configs: list[str]) -> set[str]:
     """Words the card may backtick that are not columns: configs (published and declared),
-    splits, formats, filters, stages, source kinds, the Hub's licence ids, the token
-    encoding, :data:`NOT_COLUMNS`."""
+    splits, formats, filters, stages, source kinds, the Hub's licence ids, the values of
+    ``licence_family``, the token encoding, :data:`NOT_COLUMNS`."""
     from diagramforge.cards.card import HUB_LICENCES
     from diagramforge.cards.tasks import task_stages
     from diagramforge.formats.registry import format_titles
+    from diagramforge.licences import FAMILIES
     from diagramforge.pipeline import STAGES, stage_name
     from diagramforge.records import SPLITS, SourceKind
 
@@ -46,7 +47,7 @@ def vocabulary(params: Params, configs: list[str]) -> set[str]:
     declared = {c for cs in tasks.values() for c in cs}
     return ({*configs, *declared, *tasks, *SPLITS, *format_titles(), *params.filter.order,
              *(stage_name(s) for s in STAGES), *(k.value for k in SourceKind),
-             *HUB_LICENCES.values(), params.filter.tokens.encoding} | NOT_COLUMNS)
+             *HUB_LICENCES.values(), *FAMILIES, params.filter.tokens.encoding} | NOT_COLUMNS)
 
 
 def named_columns(card: str, params: Params) -> set[str]:
