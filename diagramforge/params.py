@@ -1200,11 +1200,17 @@ class ParamsError(ValueError):
     """A params.yaml problem, phrased for the person editing the file."""
 
 
+MOVED_KEYS = {"graph.node_weight": "evaluate.scores.node_weight"}
+"""Keys an older params.yaml has in another place: the error says where they went (the
+graph scores' settings moved to ``evaluate.scores`` with their per-metric thresholds)."""
+
+
 def _describe(err: dict) -> str:
     loc = ".".join("validate" if p == "validate_" else str(p) for p in err["loc"])
     msg = err["msg"]
     if err["type"] == "extra_forbidden":
-        msg = "unknown key (check the spelling; see params.yaml for the valid keys)"
+        msg = (f"moved to {MOVED_KEYS[loc]}" if loc in MOVED_KEYS
+               else "unknown key (check the spelling; see params.yaml for the valid keys)")
     got = err.get("input")
     shown = "" if err["type"] in {"extra_forbidden", "missing"} or isinstance(got, dict) else (
         f" (got {got!r})"
