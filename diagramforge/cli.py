@@ -14,12 +14,24 @@ import typer
 
 from diagramforge.params import Params, ParamsError, load_params
 
-app = typer.Typer(
-    help="Build and curate datasets of diagrams as code (TikZ, mxGraph, SVG).\n\n"
-    "Stages, in pipeline order: crawl → extract → render → filter → split → validate → "
-    "publish.  `dvc repro` runs them all; `diagramforge audit` shows the funnel.",
-    no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
-)
+
+def _top_help() -> str:
+    """The top-level help, from the format and stage registries (read without importing
+    any handler or stage: ``--help`` stays fast)."""
+    from diagramforge.formats.registry import format_titles
+    from diagramforge.pipeline import STAGES, stage_name
+
+    code = format_titles(code_only=True)
+    other = [t for k, t in format_titles().items() if k not in code]
+    formats = ", ".join(code.values()) + (f"; also {', '.join(other)}" if other else "")
+    stages = " → ".join(stage_name(s) for s in STAGES)
+    return (f"Build and curate datasets of diagrams as code ({formats}).\n\n"
+            f"Stages, in pipeline order: {stages}. `dvc repro` runs them all, each is also "
+            "a command below; `diagramforge audit` shows the funnel.")
+
+
+app = typer.Typer(help=_top_help(), no_args_is_help=True, pretty_exceptions_enable=False,
+                  add_completion=False)
 _state: dict[str, Path] = {"params": Path("params.yaml")}
 
 ParamsOpt = Annotated[Path, typer.Option("--params", "-p", help="Path to params.yaml.")]
@@ -31,7 +43,8 @@ DryRunOpt = Annotated[bool, typer.Option(
 
 @app.callback()
 def main(params: ParamsOpt = Path("params.yaml"),
-         verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> None:
+         verbose: Annotated[bool, typer.Option(
+             "--verbose", "-v", help="Log each step (INFO).")] = False) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     _state["params"] = params
@@ -158,26 +171,53 @@ _register_cards(app, audit_app, _params)
 @app.command()
 def score(pred: Annotated[Path, typer.Argument(help="Predicted graph JSON or diagram file.")],
           ref: Annotated[Path, typer.Argument(help="Reference graph JSON or diagram file.")],
-          threshold: Annotated[float, typer.Option(help="Text match threshold.")] = 0.8
+          threshold: Annotated[float | None, typer.Option(
+              help="Text similarity a node pair must exceed to match, for every metric "
+              "(default: evaluate.scores in params.yaml, 0.8).")] = None,
+          compile_tikz: Annotated[bool, typer.Option(
+              help="Also compile TikZ files and read the page's geometry.")] = False,
           ) -> None:
-    """Score a predicted diagram against a reference: node/edge P/R/F1 (SciFlow), path
-    alignment (DiagramEval). Either side may be graph JSON or a .drawio/.svg/.tex file."""
+    """Score a predicted diagram against a reference: node, edge and path alignment
+    (DiagramEval) and SciFlow-Bench's node/edge precision, recall and F1, with nodes matched
+    one-to-one. Either side may be graph JSON or a diagram file: draw.io/mxGraph (.drawio,
+    .xml, .drawio.svg, .drawio.png), SVG, TikZ (.tex), Graphviz DOT (.dot, .gv), Mermaid
+    (.mmd) or PDF. Prints the scores as JSON."""
     import json
 
     from diagramforge.graphs.score import score_files
 
-    typer.echo(json.dumps(score_files(pred, ref, threshold=threshold), indent=2,
-                          sort_keys=True))
+    try:
+        row = score_files(pred, ref, threshold=threshold, params=_params(),
+                          compile_tikz=compile_tikz)
+    except (ValueError, OSError) as exc:
+        typer.secho(str(exc), fg="red", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(json.dumps(row, indent=2, sort_keys=True))
 
 
-@app.command()
+def _evaluate_help() -> str:
+    from diagramforge.evaluate.registry import help_text
+
+    return ("Score a model's outputs on a published config and split with the seeds' "
+            "metrics, computed by code; writes results.json and results.md (means over all "
+            "items and over executed items). Code outputs are compiled and rendered in the "
+            "pipeline's sandbox; a bad row or output is that item's zero with a reason, "
+            "never the run's end. --judge adds the model-judged metrics in their own "
+            "table.\n\nConfigs and their metrics:\n\n" + help_text())
+
+
+@app.command(help=_evaluate_help())
 def evaluate(
         predictions: Annotated[Path, typer.Argument(
-            help="JSON lines or Parquet: `id` and `prediction` (or `output`) per item.")],
-        config: Annotated[str, typer.Option(help="Published config, e.g. generation, qa.")],
+            help="JSON lines (or a JSON array, or Parquet): `id` and `prediction` (or "
+            "`output`) per item.")],
+        config: Annotated[str, typer.Option(
+            help="Published config to score (listed above).")],
         split: Annotated[str, typer.Option(help="train, validation or test.")] = "test",
         published: Annotated[Path | None, typer.Option(
-            help="Published dataset dir (default: publish.out_dir/publish.name).")] = None,
+            help="The published dataset directory (default: publish.out_dir / "
+            "publish.name of params.yaml).")
+        ] = None,
         out: Annotated[Path | None, typer.Option(
             help="Where results.json and results.md go (default: next to PREDICTIONS).")
         ] = None,
@@ -186,13 +226,9 @@ def evaluate(
             "requirements, style consistency) through the LLM of evaluate.judge "
             "(default: evaluate.judge.enabled).")] = None,
         judge_dry_run: Annotated[bool, typer.Option(
-            help="Write the judge's exact requests to judge-requests.jsonl in the output "
-            "dir with their estimated cost; send nothing.")] = False) -> None:
-    """Score a model's outputs on a published config/split with the seeds' metrics
-    (generation: Execution Success through the render handlers' sandbox, graph F1, SSIM,
-    tokens; editing: Execution Success, edit verified by graph diff; qa: exact/inclusion/
-    option accuracy; captioning: BLEU/chrF, grounding). Writes JSON and a Markdown table.
-    --judge adds the model-judged metrics (evaluate.judge), reported in their own table."""
+            "--judge-dry-run", help="Write the judge's exact requests to "
+            "judge-requests.jsonl in the output dir with their estimated cost; send "
+            "nothing.")] = False) -> None:
     from diagramforge.evaluate.inputs import InputError
     from diagramforge.evaluate.report import markdown, write
     from diagramforge.evaluate.run import evaluate as run_evaluate
@@ -257,6 +293,38 @@ def check_params() -> None:
     import yaml
 
     typer.echo(yaml.safe_dump(_params().model_dump(by_alias=True), sort_keys=False))
+
+
+def user_text(text: str) -> str:
+    """A docstring as help: paragraphs kept, lines within one joined (the terminal wraps
+    them), reST literals (````x````) shown as `x`."""
+    import inspect
+    import re
+
+    paras = [" ".join(p.split()) for p in re.split(r"\n\s*\n", inspect.cleandoc(text))
+             if p.strip()]
+    return re.sub(r"``([^`]+)``", r"`\1`", "\n\n".join(paras))
+
+
+def _tidy_help(t: typer.Typer) -> None:
+    """Every command's and group's help through :func:`user_text`, once all are
+    registered."""
+    for c in t.registered_commands:
+        doc = c.help or (c.callback.__doc__ if c.callback else None)
+        if doc:
+            c.help = user_text(doc)
+    infos = [*t.registered_groups, *([t.registered_callback] if t.registered_callback else [])]
+    for g in infos:
+        doc = g.help or (g.callback.__doc__ if g.callback else None)
+        if isinstance(doc, str) and doc:
+            g.help = user_text(doc)
+        if g is not t.registered_callback and isinstance(g.typer_instance, typer.Typer):
+            _tidy_help(g.typer_instance)
+    if isinstance(t.info.help, str) and t.info.help:
+        t.info.help = user_text(t.info.help)
+
+
+_tidy_help(app)
 
 
 def run() -> None:  # pragma: no cover - console entry

@@ -149,15 +149,11 @@ class GraphParams(_Section):
     in ``render``) and of the reference scorers.  Lengths are in the drawing's own units (SVG
     px, PDF pt), scaled by its median font size over ``svg_default_font_size``."""
 
-    # -- scoring ------------------------------------------------------------------------
+    # -- matching a TikZ picture's source nodes to its compiled page ----------------------
     match_threshold: Annotated[float, Field(ge=0, le=1)] = 0.8
-    """Minimum similarity of normalised node texts for two nodes to match.  Neither paper
-    publishes its number (SciFlow: "a fixed threshold" on embedding cosine; DiagramEval: "a
-    predefined threshold"); 0.8 of ``difflib``'s ratio accepts plurals and small OCR slips
-    ("train model"/"train models" 0.96) and rejects different words ("evaluate"/
-    "evaluation" 0.78)."""
-    node_weight: Annotated[float, Field(ge=0, le=1)] = 0.4
-    """SciFlow's graph-level score: node F1 weighs 40 %, edge F1 the other 60 %."""
+    """Minimum similarity of normalised node texts for a source node and a page node to be
+    candidates for each other (the TikZ extractor; the scorers' thresholds are
+    ``evaluate.scores``)."""
 
     # -- geometry (mxGraph, SVG, PDF) ---------------------------------------------------
     attach_tolerance: Annotated[float, Field(ge=0)] = 10.0
@@ -690,10 +686,19 @@ class TierParams(_Section):
     thresholds: Annotated[list[int], Field(min_length=2, max_length=2)] = [8645, 14000]
     """``[medium_from, hard_above]``: easy < medium_from <= medium <= hard_above < hard."""
     quantiles: Annotated[list[float], Field(min_length=2, max_length=2)] = [0.3333, 0.6667]
+    structure: bool = False
+    """Also tier the format's diagrams by their structure graph's size (``graph_nodes +
+    graph_edges``), with the same method on the format's own sizes (``structure_thresholds``
+    for fixed cut points); a diagram's tier is the harder of the two (SciFlow-Bench tiers by
+    graph size).  For terse languages (DOT, Mermaid) a few tokens can hold a large graph and
+    long labels or styling inflate tokens without adding structure; a diagram without a
+    graph is tiered by tokens alone, one without tokens by structure alone."""
+    structure_thresholds: Annotated[list[int], Field(min_length=2, max_length=2)] = [20, 50]
 
     @model_validator(mode="after")
     def _ordered(self) -> TierParams:
-        if self.thresholds[0] > self.thresholds[1] or self.quantiles[0] > self.quantiles[1]:
+        if self.thresholds[0] > self.thresholds[1] or self.quantiles[0] > self.quantiles[1] \
+                or self.structure_thresholds[0] > self.structure_thresholds[1]:
             raise ValueError("thresholds and quantiles must be in increasing order")
         if not all(0 <= q <= 1 for q in self.quantiles):
             raise ValueError("quantiles must lie in [0, 1]")
@@ -701,13 +706,22 @@ class TierParams(_Section):
 
 
 class DifficultyParams(_Section):
+    """Per format, how ``difficulty`` is tiered (:mod:`diagramforge.curation.difficulty`);
+    a test fails when a registered format has no entry here."""
+
     mxgraph: TierParams = TierParams(method="thresholds")
     """VCG-Bench's cl100k tiers."""
     tikz: TierParams = TierParams()
     svg: TierParams = TierParams()
+    dot: TierParams = TierParams(structure=True)
+    """Terciles of its own tokens and of its own graph sizes, the harder tier wins."""
+    mermaid: TierParams = TierParams(structure=True)
+    raster: TierParams = TierParams(structure=True)
+    """Pixels have no tokens: tiered by the OCR graph's size alone."""
 
     def formats(self) -> dict[str, TierParams]:
-        return {"mxgraph": self.mxgraph, "tikz": self.tikz, "svg": self.svg}
+        return {"mxgraph": self.mxgraph, "tikz": self.tikz, "svg": self.svg, "dot": self.dot,
+                "mermaid": self.mermaid, "raster": self.raster}
 
 
 class DecontamParams(_Section):
@@ -1117,10 +1131,38 @@ class EmbeddingParams(_Section):
     device: Annotated[str, Field(pattern=r"^(cpu|cuda(:\d+)?|mps)$")] = "cpu"
 
 
-class EvaluateParams(_Section):
-    """``diagramforge evaluate`` (scores a model; never part of ``dvc repro``): its optional,
-    model-based metrics."""
+class GraphScoreParams(_Section):
+    """``evaluate.scores``: the structure-graph scorers (``diagramforge score``, the graph
+    metrics of ``diagramforge evaluate``).  Nodes match one-to-one when their text
+    similarity (``difflib`` ratio of normalised texts, spaces left out) *exceeds* a
+    metric's threshold: both papers define the match that way and neither publishes the
+    number (SciFlow: "exceeds a fixed threshold", on sentence-embedding cosine;
+    DiagramEval: "surpasses a predefined threshold").  0.8 of ``difflib``'s ratio accepts
+    plurals and small OCR slips ("train model"/"train models" 0.95) and rejects different
+    words ("evaluate"/"evaluation" 0.78); near-identical labels ("Expert 1"/"Expert 2",
+    0.857) pass it, and the one-to-one matching is what keeps them apart."""
 
+    diagrameval_threshold: Annotated[float, Field(ge=0, lt=1)] = 0.8
+    """Node, edge and path alignment (``node_*``, ``edge_*``, ``path_*``, ``graph_score``)."""
+    sciflow_threshold: Annotated[float, Field(ge=0, lt=1)] = 0.8
+    """SciFlow-Bench's scores (``sciflow_*``)."""
+    node_weight: Annotated[float, Field(ge=0, le=1)] = 0.4
+    """Both graph scores: node F1 weighs 40 %, edge F1 the other 60 % (SciFlow's weights)."""
+    matching: Literal["hungarian", "greedy", "sequential"] = "hungarian"
+    """``hungarian``: the one-to-one matching of greatest total similarity; ``sequential``:
+    DiagramEval's procedure as written (each predicted node in order takes its most similar
+    unmatched reference node); ``greedy``: the most similar pair first."""
+
+
+class EvaluateParams(_Section):
+    """``diagramforge evaluate`` (scores a model; never part of ``dvc repro``): the graph
+    scorers, the input limit and the optional, model-based metrics."""
+
+    scores: GraphScoreParams = GraphScoreParams()
+    max_prediction_bytes: Annotated[int, Field(ge=1)] = 2_000_000
+    """A prediction larger than this (UTF-8 bytes) scores 0 with ``prediction_too_large``
+    and is never compiled or counted in token statistics; the default is the largest file
+    any format's extractor takes (SVG's ``max_bytes``)."""
     judge: JudgeParams = JudgeParams()
     embedding: EmbeddingParams = EmbeddingParams()
 
@@ -1162,11 +1204,17 @@ class ParamsError(ValueError):
     """A params.yaml problem, phrased for the person editing the file."""
 
 
+MOVED_KEYS = {"graph.node_weight": "evaluate.scores.node_weight"}
+"""Keys an older params.yaml has in another place: the error says where they went (the
+graph scores' settings moved to ``evaluate.scores`` with their per-metric thresholds)."""
+
+
 def _describe(err: dict) -> str:
     loc = ".".join("validate" if p == "validate_" else str(p) for p in err["loc"])
     msg = err["msg"]
     if err["type"] == "extra_forbidden":
-        msg = "unknown key (check the spelling; see params.yaml for the valid keys)"
+        msg = (f"moved to {MOVED_KEYS[loc]}" if loc in MOVED_KEYS
+               else "unknown key (check the spelling; see params.yaml for the valid keys)")
     got = err.get("input")
     shown = "" if err["type"] in {"extra_forbidden", "missing"} or isinstance(got, dict) else (
         f" (got {got!r})"

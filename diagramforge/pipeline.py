@@ -167,4 +167,7 @@ def defines(spec: str, method: str) -> bool:
 
 
 def docstring(spec: str) -> str:
-    return " ".join((ast.get_docstring(_class_ast(spec)) or "").split())
+    """The stage's help: the first paragraph of its class docstring (what a user runs it
+    for; the paragraphs after it are notes for developers)."""
+    doc = ast.get_docstring(_class_ast(spec)) or ""
+    return " ".join(doc.split("\n\n")[0].split())

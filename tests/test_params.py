@@ -20,6 +20,14 @@ def test_unknown_key_is_named():
     assert "unknown key" in str(e.value)
 
 
+def test_a_moved_key_says_where_it_went():
+    """An older params.yaml's graph.node_weight (issue 36 moved the scorers' settings to
+    evaluate.scores) is named with its new place, not as a misspelling."""
+    with pytest.raises(ParamsError) as e:
+        parse_params({"graph": {"node_weight": 0.5}})
+    assert "graph.node_weight: moved to evaluate.scores.node_weight" in str(e.value)
+
+
 def test_wrong_type_names_key_expected_and_value():
     with pytest.raises(ParamsError) as e:
         parse_params({"render": {"raster": {"dpi": "high"}}})

@@ -118,6 +118,8 @@ def test_audit_totals_match_the_inputs(built):
     # like Mermaid's Markdown, refused on a look at its bytes)
     assert extract.by_reason["dot_unsafe"] == extract.by_reason["dot_too_large"] == 1
     assert extract.by_reason["not_a_diagram"] == 1
+    # the SVG declaring an external entity, refused as every format refuses it
+    assert extract.by_reason["xml_doctype_forbidden"] == 1
     assert {"compile_timeout", "compile_undefined_control_sequence",
             "compile_tikz_error"} <= set(render.by_reason)
     # the preamble ladder: the minimal document carries the body-level setup before a

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import typer.main
 
-from diagramforge.cli import app
+from diagramforge.cli import app, user_text
 from diagramforge.pipeline import (
     PACKAGE_DIR,
     STAGES,
@@ -89,7 +89,8 @@ def test_cli_has_exactly_one_command_per_stage_plus_utilities():
                                            "classifier",  # `classifier train`
                                            "stats", "push"}
     for spec, name in zip(STAGES, stages, strict=True):
-        assert commands[name].help == docstring(spec) != ""
+        # the help is the docstring's first paragraph, reST literals as `x`
+        assert commands[name].help == user_text(docstring(spec)) != ""
     assert ("workers" in [p.name for p in commands["render"].params]) is True
     assert ("workers" in [p.name for p in commands["split"].params]) is False
 

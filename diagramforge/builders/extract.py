@@ -32,8 +32,9 @@ SMALL_KINDS = FILE_KINDS | {SourceKind.STACKEXCHANGE}
 class ExtractStage(Stage, UsesFormats):
     """Unpack each e-print safely, flatten its LaTeX and turn every TikZ picture into a
     standalone document with the preamble definitions it uses, caption and context; split
-    repository files into mxGraph pages and SVG documents; find captioned figures in PDFs
-    (vector → svg, raster → raster records, with the paragraphs that cite them); take the
+    repository files into draw.io/mxGraph pages, SVG documents, Graphviz DOT graphs and
+    Mermaid diagrams (files and Markdown blocks); find captioned figures in PDFs (vector →
+    SVG, raster → raster figures from PDFs, with the paragraphs that cite them); take the
     pictures from Stack Exchange posts' code blocks."""
 
     name = "extract"

@@ -19,10 +19,13 @@ from diagramforge.stage import Outcome, Stage, WorkUnit
 
 
 class RenderStage(RendersFormats, Stage):
-    """Compile every diagram with its real tool (sandboxed pdflatex for TikZ, batched
-    across sources; draw.io's own engine for mxGraph; resvg for SVG) and rasterize it,
+    """Compile every diagram with its real tool (sandboxed pdflatex, lualatex or xelatex
+    for TikZ, batched across sources; draw.io's own engine for draw.io/mxGraph and
+    Mermaid's own library for Mermaid, in headless Chromium; Graphviz for Graphviz DOT;
+    resvg for SVG; raster figures from PDFs are checked as cropped) and rasterize it,
     rejecting failures, blanks and extreme scales; build each kept diagram's structure
-    graph (``graph`` and ``graph_*`` stats; null with the reason counted when it cannot)."""
+    graph (`graph` and the `graph_*` statistics; null, with the reason counted, when it
+    cannot)."""
 
     name = "render"
     upstream = "extract"

@@ -21,6 +21,7 @@ from diagramforge.builders.tikz_ladder import (
     verbatim_preamble,
 )
 from diagramforge.formats import latex
+from diagramforge.formats.declarations import UNSAFE_XML, declaration
 from diagramforge.formats.handlers.svg import SvgFormat, svg_record
 from diagramforge.formats.preamble import Definition, Kind, parse_preamble
 from diagramforge.formats.texcompile import package_available
@@ -126,6 +127,11 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
         doc.assets = picture_assets(raw, root, pic.text + "\n".join(doc.blocks),
                                     graphics_dirs, t.max_asset_bytes)
         doc.blocks += files_used
+        why = declaration(doc.code)  # refused as in every format, whatever keep_unsafe
+        if why is not None:
+            rejections.append(Rejection(f"arxiv:{src_id}", UNSAFE_XML, why,
+                                        unit=Unit.CANDIDATE))
+            continue
         unsafe = unsafe_constructs(doc.code)
         if unsafe and not t.keep_unsafe:
             rejections.append(Rejection(f"arxiv:{src_id}", ExtractReason.UNSAFE,

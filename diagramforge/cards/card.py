@@ -312,19 +312,26 @@ def _images_text(params: Params, configs: list[dict], n: int) -> str:
     refs = sorted({c["config_name"] for c in configs if c.get("_references")})
     kept = {c["config_name"]: c["_unreferenced"] for c in configs if c.get("_unreferenced")}
     d = params.augment.degrade
+    # only the image columns this version has (the card names no column the data lacks)
+    cols = sorted({col for c in configs for col in c.get("_images", {})}
+                  | {col for c in configs for col in c.get("_references", {})})
+    names = ", ".join(f"`{c}`" for c in cols) or "none"
+    degraded = any(c["config_name"] == "degraded" for c in configs)
     text = (f"All configs together: {_mb(total)} MB{per}.\n\n"
-            "Every render (`image`, `target_image`, sketches, variations, twins: line art) "
-            "is stored as a lossless PNG: the renderer's pixels exactly"
+            f"Every render (image columns: {names}; sketches, variations and twins are line "
+            "art too) is stored as a lossless PNG: the renderer's pixels exactly"
             + (", re-compressed by oxipng (level "
                f"{params.render.raster.png_level}; a palette only where the render has at "
                "most 256 colours, grey where it is grey)"
                if params.render.raster.png_level is not None else "")
-            + ". Degraded scans (`degraded`) are "
-            "photographs of a page and are stored as JPEG, encoded once, at a quality "
-            f"drawn per scan from {d.jpeg_quality[0]}–{d.jpeg_quality[1]} (its "
-            "`transform` says which). A picture that several rows show (the diagram all "
-            "of its `qa` questions are about) is stored once per Parquet row group; each "
-            "row still loads its own `Image`.")
+            + "."
+            + (" Degraded scans (`degraded`) are photographs of a page and are stored as "
+               "JPEG, encoded once, at a quality drawn per scan from "
+               f"{d.jpeg_quality[0]}–{d.jpeg_quality[1]} (each row's transform record says "
+               "which)." if degraded else "")
+            + " A picture that several rows show (the diagram all of its `qa` questions are "
+            "about) is stored once per Parquet row group; each row still loads its own "
+            "image.")
     if refs:
         text += (
             "\n\nA diagram's render is published once, in `generation`: in "
@@ -346,6 +353,50 @@ def _images_text(params: Params, configs: list[dict], n: int) -> str:
                  + ", ".join(f"`{c}` (e.g. {why})" for c, why in cols.items())
                  + ": not every row's source is its diagram's published render.")
     return text
+
+
+def _formats_text(df: pd.DataFrame) -> str:
+    """The formats this version holds, as people call them (the format registry's titles)."""
+    from diagramforge.formats.registry import format_titles
+
+    titles = format_titles()
+    have = sorted(set(df["format"])) if len(df) else []
+    return ", ".join(titles.get(f, f) for f in have) or "none"
+
+
+def _difficulty_text(params: Params) -> str:
+    """How each format's `difficulty` was tiered, from the params the split stage used."""
+    from diagramforge.formats.registry import format_titles
+
+    code = format_titles(code_only=True)
+    parts = []
+    for fmt, t in params.split.difficulty.formats().items():
+        how = (f"cl100k tokens, fixed cut points {t.thresholds[0]:,} and {t.thresholds[1]:,}"
+               if t.method == "thresholds" else "terciles of its own cl100k tokens")
+        if fmt not in code:  # pixels: no tokens
+            how = "terciles of its own graph sizes (`graph_nodes` + `graph_edges`)"
+        elif t.structure:
+            how += (" and of its own graph sizes (`graph_nodes` + `graph_edges`), the harder "
+                    "tier winning")
+        parts.append(f"{fmt}: {how}")
+    return ("Each diagram's `difficulty` (easy, medium, hard) is tiered per format — "
+            + "; ".join(parts) + ". Cut points: `metrics/split.json` of the build; a diagram "
+            "without tokens or graph has the tier the other gives, or none.")
+
+
+def _nested_text(inputs: CardInputs) -> str:
+    """The nested columns this version publishes (only those: the card names no column the
+    data lacks)."""
+    from diagramforge.cards.nested import NESTED
+
+    present = {f.get("name") for feats in inputs.features.values() for f in feats}
+    nested = [c for c in NESTED if c in present]
+    if not nested:
+        return ""
+    ops = (" (an operation's `params` stay a JSON string, their keys differ per operation)"
+           if "operations" in nested else "")
+    return (f"List and record columns ({', '.join(f'`{c}`' for c in nested)}) are nested "
+            f"features: `datasets` returns them as Python lists and dicts{ops}.\n")
 
 
 def _twins_text(configs: list[dict]) -> str:
@@ -392,9 +443,9 @@ def render_card(params: Params, df: pd.DataFrame, configs: list[dict], funnel: s
     body = f"""
 # {params.publish.pretty_name}
 
-Version **{params.publish.version}**: {n} diagrams as code (TikZ standalone documents,
-draw.io/mxGraph XML and SVG) from {groups} sources, each with its rendering (PNG), its
-caption and the paragraphs that refer to it where known, plus the task items built on them.
+Version **{params.publish.version}**: {n} diagrams as code ({_formats_text(df)}) from
+{groups} sources, each with its rendering (PNG), its caption and the paragraphs that refer to
+it where known, plus the task items built on them.
 
 Browse it: open `gallery/index.html` (thumbnails per config, filters by format, difficulty,
 diagram type and licence, a detail view with code, render and task items; works offline).
@@ -417,9 +468,8 @@ Splits are assigned per source (`group`) and near-duplicate cluster (`dup_cluste
 paper, repository or duplicate family appears in two splits; every task item sits in the
 split of its diagram.
 
-List and record columns (`choices`, `referents`, `operations`, `graph`, `source_graph`,
-`target_graph`) are nested features: `datasets` returns them as Python lists and dicts (an
-operation's `params` stay a JSON string, their keys differ per operation).
+{_difficulty_text(params)}
+{_nested_text(inputs)}
 
 {contamination_section(params)}
 ## How it was built
@@ -464,10 +514,12 @@ License field: `{card_licence(list(df["licence"]) if n else [], HUB_LICENCES)[0]
 
 ## Intended uses
 
-Training and evaluating models that read or write diagrams as code: image → TikZ/mxGraph/SVG
-generation, diagram captioning and question answering, instruction-driven diagram editing.
-The graph JSON and the verified edit targets support structure-aware scoring
-(`diagramforge score`).
+Training and evaluating models that read or write diagrams as code: image → code generation
+in every format, diagram captioning and question answering, instruction-driven diagram
+editing, translation between diagram languages. The graph JSON and the verified edit targets
+support structure-aware scoring: `diagramforge evaluate` scores a predictions file on any
+config (execution in the sandbox, one-to-one node matching for the graph metrics, means over
+all and over executed items) and `diagramforge score` one prediction against one reference.
 
 ## Limitations
 

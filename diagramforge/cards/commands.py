@@ -94,9 +94,12 @@ def register(app: typer.Typer, audit_app: typer.Typer, params_fn: Callable[[], P
     def push(dry_run: Annotated[bool, typer.Option(
             "--dry-run", help="List the operations and sizes; upload nothing.")] = False,
              ) -> None:
-        """Upload the published version to the Hub (publish.repo_id) in one commit, tagged
-        v<version>, with CHANGELOG.md against the previous version.  The token comes from
-        the environment variable named by publish.token_env; an existing tag is never moved."""
+        """Upload the published version to the Hub by hand: one commit to
+        publish.repo_id, tagged v<version>, with CHANGELOG.md against the previous version
+        (--dry-run lists the operations and sizes and uploads nothing). The token comes
+        from the environment variable named by publish.token_env; an existing tag is never
+        moved. `dvc repro` does the same upload in its hub-push stage when publish.push is
+        true."""
         from diagramforge.hub.push import PushError, format_plan, push_version
 
         p = params_fn()

@@ -22,6 +22,7 @@ from diagramforge import atomic
 from diagramforge.cards import statistics
 from diagramforge.cards.audit import format_funnel, load_audit
 from diagramforge.cards.card import CardInputs, render_card, render_licences
+from diagramforge.cards.card_columns import missing_columns
 from diagramforge.cards.gallery import (
     DIAGRAM_COLUMNS,
     TASK_COLUMNS,
@@ -57,7 +58,8 @@ GENERATION_COLUMNS = ("id", "format", "image", "code", "caption", "context", "ti
                       "licence_url", "attribution", "tokens", "width", "height", "dup_cluster")
 """``licence_family`` is derived from ``licence`` as rows are written
 (:func:`diagramforge.licences.licence_family`), so a user filters on one column."""
-OPTIONAL_COLUMNS = {"difficulty": "string", "diagram_type": "string",
+OPTIONAL_COLUMNS = {"render_engine": "string",
+                    "difficulty": "string", "diagram_type": "string",
                     "diagram_type_prob": "float64", "diagram_type_source": "string",
                     "diagram_type_image": "string", "diagram_type_disagree": "bool",
                     "colour_entropy": "float64",
@@ -141,7 +143,7 @@ class PublishStage(TableStage):
             "cards/licence_audit.py", "cards/manifest.py", "cards/gallery.py",
             "licences.py", "curation/select.py", "cards/source_funnel.py",
             "cards/nested.py", "cards/contamination.py", "cards/parquet_out.py",
-            "cards/references.py", "formats/encoding.py")
+            "cards/references.py", "formats/encoding.py", "cards/card_columns.py")
     outputs = ("data/published",)
     inputs = _TaskStageOutputs()
     extra_metrics = ("dataset.json",)
@@ -385,6 +387,12 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
     atomic.write_json(tmp / "manifest.json", manifest)
     shutil.copyfile(report, tmp / "validation_report.json")
     (tmp / "VERSION").write_text(pp.version + "\n")
+    # the card and the data agree, or nothing ships
+    missing = missing_columns(tmp, params, {col for c in configs
+                                            for col in c.get("_references", {})})
+    if missing:
+        raise RuntimeError(f"the dataset card names columns no published file has: "
+                           f"{', '.join(missing)}")
     atomic.replace_dir(tmp, out)
     if log is not None:
         for config, cols in scan.references.items():

@@ -299,22 +299,35 @@ def compare(old: dict, new: dict) -> list[tuple[str, float | None, float | None]
     return [(k, a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
 
 
+def number(v: float | int | None, decimals: int = 2) -> str:
+    """One way to print a statistic everywhere (``stats``, the card, the changelog): counts
+    as integers with thousands separators, means with a fixed number of decimals, ``-`` for
+    none."""
+    if v is None:
+        return "-"
+    if isinstance(v, int) or float(v).is_integer() and decimals == 0:
+        return f"{int(v):,}"
+    return f"{v:,.{decimals}f}"
+
+
 def format_stats(stats: dict) -> str:
-    """Table for ``diagramforge stats``."""
+    """Table for ``diagramforge stats``: rows and total tokens as counts, colour entropy
+    (bits) and graph nodes as means with two and one decimals."""
     w = max([8, *(len(f) for splits in stats["configs"].values()
                   for fmts in splits.values() for f in fmts)])
-    lines = [f"{'config':<12} {'split':<10} {'format':<{w}} {'rows':>5} {'tokens':>8} "
+    lines = [f"{'config':<12} {'split':<10} {'format':<{w}} {'rows':>6} {'tokens':>10} "
              f"{'entropy':>7} {'nodes':>6}  difficulty / types"]
     for c, splits in stats["configs"].items():
         for s, fmts in splits.items():
             for f, x in fmts.items():
-                def show(v: float | None) -> str:
-                    return "-" if v is None else f"{v:g}"
                 tiers = ",".join(f"{k}={v}" for k, v in (x["difficulty"] or {}).items())
                 types = ",".join(f"{k}={v}" for k, v in (x["diagram_types"] or {}).items())
-                lines.append(f"{c:<12} {s:<10} {f:<{w}} {x['rows']:>5} "
-                             f"{show(x['tokens_total']):>8} {show(x['colour_entropy_mean']):>7} "
-                             f"{show(x['graph_nodes_mean']):>6}  {tiers or '-'} / {types or '-'}")
+                tokens = x["tokens_total"]
+                lines.append(f"{c:<12} {s:<10} {f:<{w}} {number(x['rows'], 0):>6} "
+                             f"{number(None if tokens is None else int(tokens), 0):>10} "
+                             f"{number(x['colour_entropy_mean'], 2):>7} "
+                             f"{number(x['graph_nodes_mean'], 1):>6}  "
+                             f"{tiers or '-'} / {types or '-'}")
     return "\n".join(lines)
 
 
@@ -323,7 +336,9 @@ def format_compare(diff: list[tuple[str, float | None, float | None]], ref: str)
         return f"no statistic changed since {ref}"
     lines = [f"changes since {ref}:"]
     for k, a, b in diff:
-        delta = f" ({b - a:+g})" if a is not None and b is not None else ""
-        lines.append(f"  {k}: {'-' if a is None else f'{a:g}'} → "
-                     f"{'-' if b is None else f'{b:g}'}{delta}")
+        whole = all(v is None or float(v).is_integer() for v in (a, b))
+        d = 0 if whole else 2
+        delta = f" ({'+' if b - a >= 0 else '-'}{number(abs(b - a), d)})" \
+            if a is not None and b is not None else ""
+        lines.append(f"  {k}: {number(a, d)} → {number(b, d)}{delta}")
     return "\n".join(lines)

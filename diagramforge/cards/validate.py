@@ -192,12 +192,12 @@ class ValidateStage(TableStage):
     """Run the Great Expectations suite on the final table; any failed expectation fails
     the stage (and so `dvc repro`).
 
-    Streams (issue 26): a first pass reads the small key columns of every shard for the
+    It streams: a first pass reads the small key columns of every shard for the
     table-wide checks (duplicate ids, splits per group and family, the diagrams task items
     are checked against); the second validates one shard of the split table, and one row
     group of a task table, at a time, images measured and dropped, and GX's per-part
-    results fold into the whole table's
-    (:mod:`diagramforge.cards.gx_batches`)."""
+    results fold into the whole table's (:mod:`diagramforge.cards.gx_batches`).  The
+    command's help is the first paragraph."""
 
     name = "validate"
     upstream = "split"

@@ -15,11 +15,12 @@ from typing import Any
 
 import sacrebleu
 
+from diagramforge.evaluate.registry import CAPTIONING
 from diagramforge.synth.checks import quoted_spans, ungrounded_quotes
 from diagramforge.synth.facts import facts_of
 
-METRICS = ("bleu", "chrf", "grounding")
-GROUP_BY = "format"
+METRICS = CAPTIONING.metrics
+GROUP_BY = CAPTIONING.group_by
 REFERENCE_COLUMNS = ("caption", "description")
 
 

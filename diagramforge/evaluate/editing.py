@@ -31,13 +31,14 @@ from diagramforge.edits.base import expected_graph, graph_diff
 from diagramforge.edits.sampler import FORMATS
 from diagramforge.evaluate.compile import Compiler
 from diagramforge.evaluate.images import same_picture, similarity
+from diagramforge.evaluate.registry import EDITING
 from diagramforge.evaluate.styles import style_preserved
 from diagramforge.graphs.model import Graph
 from diagramforge.params import Params
 
-METRICS = ("execution_success", "edit_verified", "style_preserved", "ssim", "pixel")
-GROUP_BY = "difficulty"
-REFERENCE_COLUMNS = ("source_image",)
+METRICS = EDITING.metrics
+GROUP_BY = EDITING.group_by
+FROM_GENERATION = ("source_image",)
 """Read from ``generation`` when the editing config publishes it as a reference (the
 source render is the diagram's own: ``cards/references.py``): an edit whose render is
 its source's did nothing."""

@@ -43,7 +43,8 @@ from diagramforge.params import EmbeddingParams, Params
 METRIC = "embedding_cosine"
 CAPTION_METRIC = "caption_image_cosine"
 PARAM = "evaluate.embedding.checkpoint"
-REFERENCE_IMAGE = {"generation": "image", "editing": "target_image"}
+REFERENCE_IMAGE = {"generation": "image", "editing": "target_image",
+                   "translation": "target_image"}
 """Per task, the reference render a prediction's render is compared with."""
 
 

@@ -7,7 +7,9 @@ tokens.
   :func:`diagramforge.graphs.score.score_graphs` — the ``diagramforge score`` matcher — on
   the predicted graph (built as the render stage builds it) against the published ``graph``.
 * ``ssim`` and ``pixel``: :mod:`.images` on the two renders.
-* ``tokens``: the output's cl100k count (``filters.tokens``, the toolkit's counter).
+* ``tokens``: the output's cl100k count (``filters.tokens``, the toolkit's counter), for
+  outputs that executed only: junk that never rendered says nothing about the length of a
+  model's diagrams (and a 3 MB output would swamp the mean).
 
 An output that does not render recovers nothing: its graph and similarity scores are 0 (a
 model is not rewarded for skipping hard items).  An item whose reference has no graph
@@ -23,15 +25,15 @@ from typing import Any
 
 from diagramforge.evaluate.compile import Compiler
 from diagramforge.evaluate.images import similarity
+from diagramforge.evaluate.registry import GENERATION, GRAPH_METRICS, IMAGE_METRICS
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.score import score_graphs
 from diagramforge.params import Params
 
-GRAPH_METRICS = ("node_f1", "edge_f1", "path_f1", "sciflow_node_f1", "sciflow_edge_f1",
-                 "sciflow_graph_score")
-IMAGE_METRICS = ("ssim", "pixel")
-METRICS = ("execution_success", *GRAPH_METRICS, *IMAGE_METRICS, "tokens")
-GROUP_BY = "format"
+METRICS = GENERATION.metrics
+GROUP_BY = GENERATION.group_by
+__all__ = ["GRAPH_METRICS", "IMAGE_METRICS", "METRICS", "GROUP_BY", "count_tokens",
+           "score_item"]
 
 
 def count_tokens(text: str | None) -> int | None:
@@ -45,13 +47,14 @@ def score_item(ref: dict[str, Any], output: str | None, compiler: Compiler,
     c = compiler.compile(str(ref["id"]), str(ref["format"]), output)
     row: dict[str, Any] = {"id": ref["id"], GROUP_BY: ref["format"],
                            "execution_success": float(c.ok), "reason": c.reason,
-                           "detail": c.detail, "tokens": count_tokens(output),
+                           "detail": c.detail,
+                           "tokens": count_tokens(output) if c.ok else None,
                            "ref_tokens": ref.get("tokens")}
     ref_graph = Graph.from_json(ref["graph"]) if ref.get("graph") else None
     if ref_graph is None:
         row |= dict.fromkeys(GRAPH_METRICS)
     elif c.ok and c.graph is not None:
-        scores = score_graphs(c.graph, ref_graph, params=params.graph)
+        scores = score_graphs(c.graph, ref_graph, params=params.evaluate.scores)
         row |= {k: float(scores[k]) for k in GRAPH_METRICS}
         if not scores["node_tp"] and ref_graph.nodes:
             row["path_f1"] = None  # no aligned node: path alignment says nothing

@@ -27,42 +27,151 @@ class InputError(ValueError):
     """The predictions file or the published config cannot be read as asked."""
 
 
+class InputReason:
+    """Why a predictions row is no usable output.  The first five name an item (the row
+    has its id): that item scores 0 with the reason.  The others name a row only."""
+
+    NO_PREDICTION = "no_prediction"
+    """No row for the item, or its output is null."""
+    FIELD_MISSING = "prediction_field_missing"
+    """A row with the item's id but none of :data:`OUTPUT_COLUMNS`."""
+    NOT_UTF8 = "prediction_not_utf8"
+    """The output is not valid UTF-8 (raw bytes in the file, a lone surrogate escape)."""
+    TOO_LARGE = "prediction_too_large"
+    """Over ``evaluate.max_prediction_bytes``: never compiled nor counted in tokens."""
+    DUPLICATE = "duplicate_id"
+    """Several rows for one item: which one is the model's answer is unknown."""
+    MALFORMED_ROW = "row_malformed"
+    """A line that is not a JSON object."""
+    NO_ID = "row_without_id"
+    UNKNOWN_ID = "unknown_id"
+    """A row for an id the config and split do not hold."""
+
+
+ITEM_REASONS = (InputReason.NO_PREDICTION, InputReason.FIELD_MISSING, InputReason.NOT_UTF8,
+                InputReason.TOO_LARGE, InputReason.DUPLICATE)
+
+
 @dataclass
 class Predictions:
     outputs: dict[str, str | None] = field(default_factory=dict)
+    """Id → the output to score (null: nothing predicted)."""
+    problems: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Id → (reason, detail) for an item whose row(s) give no usable output; such an item
+    scores 0 whatever :attr:`outputs` holds."""
+    rows: list[dict] = field(default_factory=list)
+    """Rows that are no item's (``row`` number, ``reason``, ``detail``): malformed lines,
+    rows without an id; unknown ids are added once the references are known."""
     duplicates: list[str] = field(default_factory=list)
-    """Ids given more than once: the first output is scored, the rest listed."""
+    """Ids given more than once (each extra row once)."""
+    row_of: dict[str, int] = field(default_factory=dict)
+    """Id → the row (line) that first gave it."""
+
+    def row_problem(self, n: int, reason: str, detail: str = "") -> None:
+        self.rows.append({"row": n, "reason": reason, "detail": detail[:200]})
 
 
-def read_predictions(path: str | Path) -> Predictions:
-    """JSON lines (``.jsonl``/``.json``) or Parquet with ``id`` and ``prediction`` (or
-    ``output``); a non-string output (a null, a number) is kept as given and scored as
-    what it is — a missing or wrong answer, never a crash."""
+def _lines(path: Path) -> list[tuple[int, object, bool]]:
+    """(line number, parsed row or the parse error, valid UTF-8) per non-blank line.  A
+    line that is not UTF-8 is parsed with the bad bytes replaced, so its id is known."""
+    raw = path.read_bytes()
+    head = raw.lstrip()[:1]
+    if head == b"[":  # one JSON array of rows
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            pass
+        else:
+            if isinstance(data, list):
+                return [(n, row, True) for n, row in enumerate(data, 1)]
+    out: list[tuple[int, object, bool]] = []
+    for n, line in enumerate(raw.split(b"\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            text, ok = line.decode("utf-8"), True
+        except UnicodeDecodeError:
+            text, ok = line.decode("utf-8", "replace"), False
+        try:
+            out.append((n, json.loads(text), ok))
+        except json.JSONDecodeError as exc:
+            out.append((n, exc, ok))
+    return out
+
+
+def _utf8(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (JSON "\\udcff")
+        return False
+    return True
+
+
+def read_predictions(path: str | Path, max_bytes: int | None = None) -> Predictions:
+    """JSON lines (``.jsonl``/``.json``; a ``.json`` file may also be one array of rows) or
+    Parquet, with ``id`` and ``prediction`` (or ``output``) per row.
+
+    Nothing in a row stops the run: a row that names its item but gives no usable output
+    (no output field, not UTF-8, over ``max_bytes``, the id given twice) marks that item
+    (:attr:`Predictions.problems`, it scores 0); a row that names no item (not JSON, no id)
+    is listed in :attr:`Predictions.rows`.  A non-string output (a number, a list) is kept
+    as its JSON text and scored as what it is — a wrong answer.  Only a file that cannot
+    be read at all is an :class:`InputError`."""
     path = Path(path)
-    if path.suffix == ".parquet":
-        rows = pq.read_table(path).to_pylist()
-    else:
-        rows = []
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{n}: not JSON ({exc.msg})") from exc
     out = Predictions()
-    for n, row in enumerate(rows, 1):
-        if not isinstance(row, dict) or ID_COLUMN not in row:
-            raise InputError(f"{path}: row {n} has no {ID_COLUMN!r}")
+    if path.suffix == ".parquet":
+        try:
+            rows = [(n, r, True) for n, r in enumerate(pq.read_table(path).to_pylist(), 1)]
+        except (OSError, ValueError) as exc:  # pyarrow's errors subclass both
+            raise InputError(f"{path}: not a readable Parquet file ({exc})") from None
+    else:
+        try:
+            rows = _lines(path)
+        except OSError as exc:
+            raise InputError(f"{path}: {exc.strerror or exc}") from None
+    seen: set[str] = set()
+    for n, row, utf8 in rows:
+        if isinstance(row, Exception) or not isinstance(row, dict):
+            why = f"not JSON ({row.msg})" if isinstance(row, json.JSONDecodeError) \
+                else f"not a JSON object ({type(row).__name__})"
+            out.row_problem(n, InputReason.MALFORMED_ROW, why)
+            continue
+        rid = row.get(ID_COLUMN)
+        if rid is None or isinstance(rid, dict | list) or str(rid) == "":
+            out.row_problem(n, InputReason.NO_ID, f"keys: {sorted(map(str, row))[:8]}")
+            continue
+        rid = str(rid)
+        if rid in seen:
+            out.duplicates.append(rid)
+            out.problems[rid] = (InputReason.DUPLICATE, f"rows for this id: "
+                                 f"{out.duplicates.count(rid) + 1}")
+            out.outputs.pop(rid, None)
+            continue
+        seen.add(rid)
+        out.row_of[rid] = n
         key = next((c for c in OUTPUT_COLUMNS if c in row), None)
         if key is None:
-            raise InputError(f"{path}: row {n} has none of {list(OUTPUT_COLUMNS)}")
-        rid = str(row[ID_COLUMN])
-        if rid in out.outputs:
-            out.duplicates.append(rid)
+            out.problems[rid] = (InputReason.FIELD_MISSING,
+                                 f"row {n} has none of {list(OUTPUT_COLUMNS)}")
             continue
         value = row[key]
-        out.outputs[rid] = value if value is None or isinstance(value, str) else json.dumps(value)
+        if isinstance(value, bytes):
+            try:
+                value = value.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                out.problems[rid] = (InputReason.NOT_UTF8, f"row {n}: {exc}")
+                continue
+        elif value is not None and not isinstance(value, str):
+            value = json.dumps(value)
+        if value is not None and (not utf8 or not _utf8(value)):
+            out.problems[rid] = (InputReason.NOT_UTF8, f"row {n}: invalid UTF-8")
+            continue
+        if value is not None and max_bytes is not None:
+            size = len(value.encode("utf-8"))
+            if size > max_bytes:
+                out.problems[rid] = (InputReason.TOO_LARGE, f"{size:,} bytes > {max_bytes:,}")
+                continue
+        out.outputs[rid] = value
     return out
 
 

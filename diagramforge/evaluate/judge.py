@@ -19,7 +19,8 @@ here raises for one item: an answer that is not the schema (after the layer's on
 or does not add up (a missing requirement, a score off the scale) is ``judge_unparsed``; a
 call past ``budget_usd`` is ``judge_budget``; a backend failure ``judge_error`` — the
 item's judged score is then unset (not a zero: the model under test did nothing wrong).
-An item whose prediction did not execute scores 0 without a call, like the other metrics.
+An item whose prediction did not execute scores 0 without a call, like the other metrics;
+an item without a usable prediction (an input problem of :mod:`.inputs`) is unset.
 
 The offline backend answers from the code-measured evidence (``edit_verified``,
 ``style_preserved``, ``ssim``…) put in each request's ``context``: it exercises the whole path
@@ -265,11 +266,16 @@ def _ask_style(task: str, ref: dict[str, Any], item: dict[str, Any], out: str,
 
 def plan(task: str, refs: list[dict[str, Any]], outputs: dict[str, str | None],
          items: list[dict[str, Any]], p: JudgeParams) -> list[Ask]:
-    """The requests for every item that executed; an item that did not scores 0 here."""
+    """The requests for every item that executed; an item that did not scores 0 here, and
+    an item that had no usable prediction at all (an input problem: not UTF-8, too large,
+    a duplicated id…) is left unset with that reason — nothing was there to judge."""
     metrics = metrics_for(task, p)
     asks: list[Ask] = []
     for ref, item in zip(refs, items, strict=True):
         item.setdefault("judge_reason", "")
+        if item.get("input_problem"):
+            item |= dict.fromkeys(metrics) | {"judge_reason": str(item.get("reason") or "")}
+            continue
         if not item.get("execution_success"):
             item |= dict.fromkeys(metrics, 0.0)
             continue

@@ -15,11 +15,12 @@ import json
 import re
 from typing import Any
 
+from diagramforge.evaluate.registry import QA
 from diagramforge.graphs.score import normalise_text
 from diagramforge.synth.qa import OPTIONS
 
-METRICS = ("exact", "inclusion", "option")
-GROUP_BY = "qa_type"
+METRICS = QA.metrics
+GROUP_BY = QA.group_by
 _LETTER = re.compile(r"^\s*\(?([A-Za-z])\)?(?:[.):]|\s|$)")
 
 

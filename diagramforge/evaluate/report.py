@@ -1,5 +1,12 @@
 """Aggregate per-item scores and write them: ``results.json`` (every item, the means, the
-reasons) and ``results.md`` (the tables a paper or a model card quotes)."""
+reasons) and ``results.md`` (the tables a paper or a model card quotes).
+
+Two means per metric, always labelled: over **all** items (an item whose output did not
+execute — or was never given — scores 0, so skipping hard items does not pay) and over the
+**executed** items (how good the outputs that ran are).  A metric an item cannot be scored
+on (no reference graph, nothing quoted) is left out of both and the table says over how
+many items the mean is.  Token counts are only ever taken of executed outputs.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +17,9 @@ from typing import Any
 from diagramforge import atomic
 
 ALL = "all"
+EXECUTED = "executed"
+"""Item key (bool) and aggregate section: the item's output executed (rendered, for tasks
+whose outputs are code; was given and usable, for text answers)."""
 
 
 def _means(rows: list[dict[str, Any]], metrics: tuple[str, ...]) -> dict[str, Any]:
@@ -24,33 +34,73 @@ def _means(rows: list[dict[str, Any]], metrics: tuple[str, ...]) -> dict[str, An
 
 def aggregate(rows: list[dict[str, Any]], metrics: tuple[str, ...], group_by: str
               ) -> dict[str, Any]:
-    """Means over every item (``None`` values — not scorable — left out and counted as
-    ``<metric>_scored``), per ``group_by`` value, and the failure reasons."""
+    """Means over every item and over the executed ones (``None`` values — not scorable —
+    left out and counted as ``<metric>_scored``), each also per ``group_by`` value, and the
+    failure reasons.  Rows without the :data:`EXECUTED` key (the judge's) count as
+    executed."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         groups.setdefault(str(r.get(group_by) or "-"), []).append(r)
-    return {ALL: _means(rows, metrics),
+
+    def ran(rs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [r for r in rs if r.get(EXECUTED, True)]
+
+    return {ALL: _means(rows, metrics), EXECUTED: _means(ran(rows), metrics),
             group_by: {g: _means(rs, metrics) for g, rs in sorted(groups.items())},
+            f"{group_by}_{EXECUTED}": {g: _means(ran(rs), metrics)
+                                       for g, rs in sorted(groups.items())},
             "reasons": dict(Counter(r["reason"] for r in rows if r.get("reason")).most_common())}
 
 
 def _cell(v: Any) -> str:
-    return "–" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        return f"{v:,.1f}" if abs(v) >= 100 else f"{v:.3f}"
+    return str(v)
 
 
 def markdown(result: dict[str, Any]) -> str:
     metrics, group_by, agg = result["metrics"], result["group_by"], result["aggregate"]
-    head = f"| {group_by} | n | " + " | ".join(metrics) + " |"
-    note = "A mean over fewer items than n shows how many in parentheses (the rest could " \
-           "not be scored: no reference graph, nothing quoted, no aligned node)."
+    n, ran = agg[ALL]["n"], agg[EXECUTED]["n"]
+    label = result.get("executed_means", "executed items")
+    inputs = result.get("inputs") or {}
+    token_note = " `tokens` is the mean cl100k count of executed outputs only." \
+        if "tokens" in metrics else ""
+    stray = sum(v for k, v in inputs.items() if k != "duplicate_rows")
     lines = [f"# {result['config']} / {result['split']} ({result['task']})", "",
-             f"Predictions: `{result['predictions']}`; items: {agg[ALL]['n']}; "
-             f"predictions for unknown ids: {len(result['unknown_ids'])}; duplicate ids: "
-             f"{len(result['duplicate_ids'])}. {note}", "", head,
-             "|" + "---|" * (len(metrics) + 2)]
-    lines += _rows(agg, group_by, metrics, "reason")
+             f"Predictions: `{result['predictions']}`; items: {n}; {label}: {ran}; rows that "
+             f"are no item's prediction: {stray}; duplicate ids: "
+             f"{len(result.get('duplicate_ids') or [])}.", "",
+             f"## Mean over all {n} items", "",
+             "An item whose output did not execute, or that had no usable prediction, "
+             "scores 0. A mean over fewer items than n shows how many in parentheses (the "
+             f"rest could not be scored: no reference graph, nothing quoted, no aligned "
+             f"node).{token_note}", ""]
+    lines += _table(agg, group_by, metrics, ALL, group_by)
+    lines += ["", f"## Mean over the {ran} {label}", ""]
+    lines += _table(agg, group_by, metrics, EXECUTED, f"{group_by}_{EXECUTED}")
+    if agg["reasons"]:
+        lines += ["", "| reason | items |", "|---|---|"]
+        lines += [f"| {k} | {v} |" for k, v in agg["reasons"].items()]
+    if inputs:
+        lines += ["", "Rows of the predictions file that are no item's prediction:", "",
+                  "| problem | rows |", "|---|---|"]
+        lines += [f"| {k} | {v} |" for k, v in inputs.items()]
     lines += _judged(result.get("judge") or {}, group_by)
     return "\n".join(lines) + "\n"
+
+
+def _table(agg: dict[str, Any], group_by: str, metrics: list[str], total: str,
+           groups: str) -> list[str]:
+    head = f"| {group_by} | n | " + " | ".join(metrics) + " |"
+    lines = [head, "|" + "---|" * (len(metrics) + 2)]
+    shown = [(g, m) for g, m in agg[groups].items() if m["n"]]  # a group with none ran
+    for name, m in [*shown, (f"**{total}**", agg[total])]:
+        cells = [_cell(m[k]) + (f" ({m[k + '_scored']})" if k + "_scored" in m else "")
+                 for k in metrics]
+        lines.append(f"| {name} | {m['n']} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def _judged(judge: dict[str, Any], group_by: str) -> list[str]:
@@ -66,22 +116,18 @@ def _judged(judge: dict[str, Any], group_by: str) -> list[str]:
         return []
     lines = ["", f"## Model-judged metrics (LLM judge: {judge['backend']} / {judge['model']})",
              "", "A model's opinion read from the code, not a check by code: the verified "
-             "metrics above are primary. Unset where the judge's answer was unusable or the "
-             "budget ran out (see reasons).", "",
+             "metrics above are primary. Unset where the judge's answer was unusable, the "
+             "budget ran out or the item had no usable prediction (see reasons).", "",
              f"| {group_by} | n | " + " | ".join(f"{m} (judged)" for m in metrics) + " |",
              "|" + "---|" * (len(metrics) + 2)]
-    return lines + _rows(agg, group_by, metrics, "judge reason")
+    lines += _rows(agg, group_by, metrics, "judge reason")
+    return lines
 
 
 def _rows(agg: dict[str, Any], group_by: str, metrics: list[str], reason: str) -> list[str]:
     """A metric table's body (one row per group, then all; each mean with how many items it
-    covers where that differs) and its table of reasons — the same for the metrics computed
-    by code and the judged ones."""
-    lines = []
-    for name, m in [*agg[group_by].items(), (f"**{ALL}**", agg[ALL])]:
-        cells = [_cell(m[k]) + (f" ({m[k + '_scored']})" if k + "_scored" in m else "")
-                 for k in metrics]
-        lines.append(f"| {name} | {m['n']} | " + " | ".join(cells) + " |")
+    covers where that differs) and its table of reasons."""
+    lines = _table(agg, group_by, metrics, ALL, group_by)[2:]
     if agg["reasons"]:
         lines += ["", f"| {reason} | items |", "|---|---|"]
         lines += [f"| {k} | {v} |" for k, v in agg["reasons"].items()]

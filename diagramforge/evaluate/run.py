@@ -1,38 +1,56 @@
-"""Evaluate a predictions file on one published config/split: dispatch to the task's
-scorer, item by item, and aggregate.
+"""Evaluate a predictions file on one published config/split: dispatch to the config's
+evaluator (:mod:`.registry`), item by item, and aggregate.
 
-The task is the config's: ``qa``, ``editing`` and ``captioning`` by name; any other config
-whose rows carry ``format`` and ``code`` (``generation`` and its per-format views, the
-sketch/degraded/variation configs) is scored as generation — the model writes the code.
-Every reference item gets a row (a missing prediction scores as a failure with reason
-``no_prediction``); predictions for ids the split does not hold are listed, not dropped.
+Every reference item gets a row, and nothing one item holds stops the run: an item whose
+predictions row gives no usable output (none, no output field, not UTF-8, too large, its id
+given twice: :class:`~.inputs.InputReason`) scores 0 with that reason and is never
+compiled; rows that name no item of the split (malformed, without an id, unknown ids) are
+counted in the result's ``inputs``.  A config the registry does not name is scored as
+generation when its rows carry ``format`` and ``code`` (a task config added later).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from diagramforge.evaluate import captioning, editing, embed, generation, qa
+from diagramforge.evaluate import embed
 from diagramforge.evaluate.compile import Compiler
-from diagramforge.evaluate.inputs import InputError, read_predictions, reference_rows
-from diagramforge.evaluate.report import aggregate
+from diagramforge.evaluate.inputs import (
+    InputError,
+    InputReason,
+    read_predictions,
+    reference_rows,
+)
+from diagramforge.evaluate.registry import EVALUATORS, GENERATION, Evaluator, for_config
+from diagramforge.evaluate.report import EXECUTED, aggregate
 from diagramforge.params import Params
-
-TEXT_TASKS = {"qa": qa, "captioning": captioning}
-CODE_TASKS = {"editing": editing}
 
 
 def published_root(params: Params) -> Path:
     return Path(params.publish.out_dir) / params.publish.name
 
 
-def task_of(config: str, rows: list[dict[str, Any]]) -> str:
-    if config in TEXT_TASKS or config in CODE_TASKS:
-        return config
+def evaluator_of(config: str, rows: list[dict[str, Any]]) -> Evaluator:
+    found = for_config(config)
+    if found is not None:
+        return found
     if rows and "format" in rows[0] and "code" in rows[0]:
-        return "generation"
-    raise InputError(f"no evaluator for config {config!r} (rows without format and code)")
+        return GENERATION
+    known = sorted({c for e in EVALUATORS.values() for c in e.configs})
+    raise InputError(f"no evaluator for config {config!r} (its rows have no format and "
+                     f"code); evaluable: {', '.join(known)} and the per-format views")
+
+
+def task_of(config: str, rows: list[dict[str, Any]]) -> str:
+    return evaluator_of(config, rows).task
+
+
+def _mark(item: dict[str, Any], reason: str, detail: str) -> dict[str, Any]:
+    """An item whose prediction never reached the scorer: scored as no output (0 on every
+    metric its task gives a missing output), with the input reason instead."""
+    return item | {"reason": reason, "detail": detail, "input_problem": True}
 
 
 def evaluate(params: Params, predictions: str | Path, config: str, split: str,
@@ -42,36 +60,60 @@ def evaluate(params: Params, predictions: str | Path, config: str, split: str,
     :mod:`.report` writes.  ``judge`` (default ``evaluate.judge.enabled``) adds the
     model-judged metrics (:mod:`.judge`); ``judge_requests`` writes the judge's requests
     there instead of sending them."""
-    needs = getattr(CODE_TASKS.get(config), "REFERENCE_COLUMNS", ())
+    found = for_config(config)
+    # columns the config may publish as references to generation's (cards/references.py)
+    needs = getattr(found.module(), "FROM_GENERATION", ()) if found is not None else ()
     refs = reference_rows(root or published_root(params), config, split, resolve=needs)
-    preds = read_predictions(predictions)
-    task = task_of(config, refs)
-    items: list[dict[str, Any]] = []
+    preds = read_predictions(predictions, params.evaluate.max_prediction_bytes)
+    ev = evaluator_of(config, refs)
+    module = ev.module()
+    known = {str(r["id"]) for r in refs}
+    for rid in sorted((set(preds.outputs) | set(preds.problems)) - known):
+        preds.row_problem(preds.row_of.get(rid, 0), InputReason.UNKNOWN_ID, rid)
     not_computed = ["LLM-judged metrics (style consistency, decomposed requirements)"]
-    embedder = embed.for_task(params.evaluate.embedding, task)  # a bad checkpoint fails here
-    tap = embed.RenderTap(params) if embedder and task not in TEXT_TASKS else None
-    if task in TEXT_TASKS:
-        module = TEXT_TASKS[task]
-        items = [module.score_item(r, preds.outputs.get(str(r["id"]))) for r in refs]
-    else:
-        module = CODE_TASKS.get(task, generation)
+    embedder = embed.for_task(params.evaluate.embedding, ev.task)  # a bad checkpoint fails here
+    tap = embed.RenderTap(params) if embedder and ev.compiles else None
+    outputs = {k: v for k, v in preds.outputs.items() if k not in preds.problems}
+
+    def one(ref: dict[str, Any], compiler: Compiler | None) -> dict[str, Any]:
+        rid = str(ref["id"])
+        problem = preds.problems.get(rid)
+        args = (compiler, params) if compiler is not None else ()
+        if problem is not None:
+            return _mark(module.score_item(ref, None, *args), *problem)
+        item = module.score_item(ref, outputs.get(rid), *args)
+        if rid not in outputs and not item.get("reason"):
+            item["reason"] = InputReason.NO_PREDICTION
+        return item
+
+    if ev.compiles:
         with tap or Compiler(params) as compiler:
-            items = [module.score_item(r, preds.outputs.get(str(r["id"])), compiler, params)
-                     for r in refs]
-    metrics = (*module.METRICS, *embed.add_scores(
-        embedder, params.evaluate.embedding, task, refs, preds.outputs,
+            items = [one(r, compiler) for r in refs]
+    else:
+        items = [one(r, None) for r in refs]
+    for item in items:
+        item[EXECUTED] = bool(item.get("execution_success")) if ev.compiles else (
+            not item.get("input_problem") and outputs.get(str(item["id"])) is not None)
+    metrics = (*ev.metrics, *embed.add_scores(
+        embedder, params.evaluate.embedding, ev.task, refs, outputs,
         tap.renders if tap else {}, items, not_computed))
     extra = {"embedding": embedder.describe()} if embedder else {}
-    known = {str(r["id"]) for r in refs}
-    result = {"config": config, "split": split, "task": task, "predictions": str(predictions),
-              "metrics": list(metrics), "group_by": module.GROUP_BY,
-              "aggregate": aggregate(items, metrics, module.GROUP_BY),
-              "unknown_ids": sorted(set(preds.outputs) - known),
+    inputs = dict(Counter(r["reason"] for r in preds.rows).most_common())
+    if preds.duplicates:
+        inputs["duplicate_rows"] = len(preds.duplicates)
+    result = {"config": config, "split": split, "task": ev.task,
+              "predictions": str(predictions), "metrics": list(metrics),
+              "group_by": ev.group_by, "executed_means": "executed items" if ev.compiles
+              else "answered items",
+              "aggregate": aggregate(items, metrics, ev.group_by),
+              "inputs": inputs, "input_rows": preds.rows,
+              "unknown_ids": sorted(r["detail"] for r in preds.rows
+                                    if r["reason"] == InputReason.UNKNOWN_ID),
               "duplicate_ids": sorted(set(preds.duplicates)), "items": items,
               "not_computed": not_computed, **extra}
     if judge_requests is not None or (params.evaluate.judge.enabled if judge is None
                                       else judge):
         from diagramforge.evaluate.judge import attach
 
-        attach(result, refs, preds.outputs, params, requests_path=judge_requests)
+        attach(result, refs, outputs, params, requests_path=judge_requests)
     return result

@@ -12,7 +12,8 @@ In order, over the whole table (it needs a global view):
    the evidence. A figure cut from a paper's PDF joins the cluster of the code it was
    compiled from, matched by paper, caption, shape and labels
    (:mod:`diagramforge.curation.pdf_match`), not only by image hash.
-3. **Difficulty** per format from token counts (:mod:`diagramforge.curation.difficulty`).
+3. **Difficulty** per format from token counts, and graph size where asked (DOT, Mermaid)
+   (:mod:`diagramforge.curation.difficulty`).
 4. **Splits** per leakage unit, stratified, stable (:mod:`diagramforge.curation.splits`
    explains how hashing, minimum coverage and pins combine). ``group`` becomes the unit.
    With ``split.test_after`` a component reaches test only if every source in it is dated
@@ -81,7 +82,8 @@ from diagramforge.stage import StageLog, TableStage
 
 ASSIGNMENTS = "assignments.json"
 CONTAMINATION = "contamination.json"
-LIGHT = ("id", "group", "source_id", "source", "format", "tokens", "width", "height")
+LIGHT = ("id", "group", "source_id", "source", "format", "tokens", "width", "height",
+         "graph_nodes", "graph_edges")
 """The columns every row keeps in memory for the global decisions."""
 PDF_COLUMNS = ("caption", "label", "meta", "graph")
 """What the PDF match also compares: read only for rows of papers with a cut-out."""
@@ -198,15 +200,19 @@ def _near(rows: list[dict], log_: StageLog, cfg: SplitParams,
 def _tiers(rows: list[dict], log_: StageLog, cfg: SplitParams,
            frozen: dict | None) -> dict[str, tuple[int, int]]:
     by_fmt: dict[str, list[int]] = defaultdict(list)
+    sizes: dict[str, list[int]] = defaultdict(list)
     for r in rows:
         if r.get("tokens") is not None:
             by_fmt[str(r["format"])].append(int(r["tokens"]))
-    cuts = difficulty.cut_points(by_fmt, cfg.difficulty, frozen)
+        if difficulty.size(r) is not None:
+            sizes[str(r["format"])].append(difficulty.size(r))
+    cuts = difficulty.cut_points(by_fmt, cfg.difficulty, frozen, sizes)
     for r in rows:
-        r["difficulty"] = difficulty.tier(r.get("tokens"), cuts.get(str(r["format"])))
-    for fmt, (lo, hi) in sorted(cuts.items()):
-        log_.stats.extra[f"tier_{fmt}_medium_from"] = lo
-        log_.stats.extra[f"tier_{fmt}_hard_above"] = hi
+        r["difficulty"] = difficulty.tier_of(r, cuts)
+    for key, (lo, hi) in sorted(cuts.items()):
+        name = key.replace(difficulty.STRUCTURE, "_structure")
+        log_.stats.extra[f"tier_{name}_medium_from"] = lo
+        log_.stats.extra[f"tier_{name}_hard_above"] = hi
     for (fmt, tier), n in Counter((r["format"], r["difficulty"]) for r in rows
                                   if r["difficulty"]).items():
         log_.stats.extra[f"difficulty_{fmt}_{tier}"] = n
@@ -493,7 +499,8 @@ class SplitStage(TableStage):
     name = "split"
     upstream = "filter"
     reads = ("id", "group", "source_id", "code", "image")
-    """``tokens`` too when the tokens filter ran; without it ``difficulty`` stays null."""
+    """``tokens`` too when the tokens filter ran, and ``graph_nodes``/``graph_edges`` for the
+    formats tiered by structure; without either ``difficulty`` stays null."""
     writes = UPDATES
     streams_input = True
     param_sections = ("split",)

@@ -32,6 +32,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from diagramforge.formats.declarations import UNSAFE_XML, declaration
 from diagramforge.records import Refusal
 from diagramforge.sandbox import run_sandboxed
 
@@ -43,6 +44,7 @@ class DotReason(StrEnum):
     MALFORMED = "dot_malformed"
     NO_GRAPH = "dot_no_graph"
     UNSAFE = "dot_unsafe"
+    UNSAFE_XML = UNSAFE_XML
     TOO_LARGE = "dot_too_large"
     TIMEOUT = "dot_timeout"
     FAILED = "dot_render_failed"
@@ -223,6 +225,9 @@ def check(code: str, caps: Caps, timeout_s: float = 20.0) -> dict:
     no layout)."""
     if len(code.encode()) > caps.max_bytes:
         raise DotError(DotReason.TOO_LARGE, f"{len(code.encode())} bytes > {caps.max_bytes}")
+    why = declaration(code)  # HTML-like labels are markup: refused as in every format
+    if why is not None:
+        raise DotError(DotReason.UNSAFE_XML, why)
     graphs = split_graphs(code)
     if not graphs:
         raise DotError(DotReason.NO_GRAPH, "no `graph`/`digraph` block")

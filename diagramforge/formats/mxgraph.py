@@ -30,6 +30,11 @@ import nh3
 from lxml import etree
 from lxml import html as lhtml
 
+from diagramforge.formats.declarations import (
+    UNSAFE_XML,
+    declaration,
+    parsed_declaration,
+)
 from diagramforge.records import Refusal
 
 MAX_INFLATE = 20_000_000
@@ -38,7 +43,7 @@ _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=Fals
 
 
 class MxReason(StrEnum):
-    UNSAFE_XML = "xml_doctype_forbidden"
+    UNSAFE_XML = UNSAFE_XML
     MALFORMED = "xml_malformed"
     NOT_MXGRAPH = "not_mxgraph"
     DECODE = "mxgraph_decode_error"
@@ -52,14 +57,16 @@ class MxGraphError(Refusal):
 def parse_xml(data: bytes | str) -> etree._Element:
     """Parse untrusted XML: no DTD, no entities, no network."""
     raw = data.encode() if isinstance(data, str) else data
-    if re.search(rb"<!DOCTYPE|<!ENTITY", raw, re.I):
-        raise MxGraphError(MxReason.UNSAFE_XML, "DOCTYPE/ENTITY declarations are refused")
+    why = declaration(raw)  # the same rule and reason in every format
+    if why is not None:
+        raise MxGraphError(MxReason.UNSAFE_XML, why)
     try:
         root = etree.fromstring(raw, _PARSER)
     except etree.XMLSyntaxError as exc:
         raise MxGraphError(MxReason.MALFORMED, str(exc)) from None
-    if root.getroottree().docinfo.internalDTD is not None:  # belt and braces
-        raise MxGraphError(MxReason.UNSAFE_XML, "DTD refused")
+    why = parsed_declaration(root)  # belt and braces (a UTF-16 document)
+    if why is not None:
+        raise MxGraphError(MxReason.UNSAFE_XML, why)
     return root
 
 

@@ -30,6 +30,10 @@ class DiagramFormat(ABC):
     a TeX compiler, a browser page), closed by :meth:`close`."""
 
     name: ClassVar[str]
+    title: ClassVar[str] = ""
+    """How people call the format ("Graphviz DOT"): the CLI's help lists formats by it."""
+    has_code: ClassVar[bool] = True
+    """Whether a diagram of this format is code (``False``: pixels, raster figures)."""
     suffixes: ClassVar[tuple[str, ...]] = ()
     """File names this format extracts from repository files (lower-case suffixes)."""
     not_suffixes: ClassVar[tuple[str, ...]] = ()
@@ -146,6 +150,41 @@ def handlers() -> dict[str, type[DiagramFormat]]:
             importlib.import_module(f"{pkg.__name__}.{mod.name}")
         _scanned = True
     return REGISTRY
+
+
+def format_titles(code_only: bool = False) -> dict[str, str]:
+    """Format name → :attr:`~DiagramFormat.title` of every handler module, read from their
+    source without importing them (the CLI's help must not load TeX, browser or OCR code):
+    the same modules :func:`handlers` imports, the same ``@register`` classes.
+    ``code_only`` leaves out formats whose diagrams are not code (raster figures)."""
+    import ast
+    from pathlib import Path
+
+    from diagramforge.formats import handlers as pkg
+    from diagramforge.records import Format
+
+    def value(node: ast.expr) -> object:
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id == "Format":
+            return Format[node.attr].value
+        return ast.literal_eval(node)
+
+    out: dict[str, str] = {}
+    for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        tree = ast.parse((Path(pkg.__path__[0]) / f"{mod.name}.py").read_text("utf-8"))
+        for cls in tree.body:
+            if not isinstance(cls, ast.ClassDef) or not any(
+                    isinstance(d, ast.Name) and d.id == "register"
+                    for d in cls.decorator_list):
+                continue
+            attrs = {t.id: value(n.value) for n in cls.body if isinstance(n, ast.Assign)
+                     for t in n.targets if isinstance(t, ast.Name)
+                     and t.id in ("name", "title", "has_code")}
+            if code_only and attrs.get("has_code") is False:
+                continue
+            name = str(attrs["name"])
+            out[name] = str(attrs.get("title") or name)
+    return out
 
 
 def instantiate(params: Params, locator: Locator) -> dict[str, DiagramFormat]:

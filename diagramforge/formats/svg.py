@@ -2,10 +2,11 @@
 
 Sanitizing removes what could act or reach out — scripts, event handlers, foreignObject,
 references to files or URLs (``href``, CSS ``url()``/``@import``) — and never expands
-entities.  Normalising strips editor metadata and comments and makes ``viewBox`` and
-width/height agree, without changing a pixel.  resvg drops text whose font family does not
-resolve (there is no Arial here), so before rendering every family list gets an installed
-fallback of the same kind (sans, serif, mono).
+entities; a document that declares any is refused (``xml_doctype_forbidden``, as in every
+format: :mod:`.declarations`).  Normalising strips editor metadata and comments and makes
+``viewBox`` and width/height agree, without changing a pixel.  resvg drops text whose font
+family does not resolve (there is no Arial here), so before rendering every family list gets
+an installed fallback of the same kind (sans, serif, mono).
 """
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ from enum import StrEnum
 import numpy as np
 from lxml import etree
 
+from diagramforge.formats.declarations import (
+    UNSAFE_XML,
+    declaration,
+    parsed_declaration,
+)
 from diagramforge.records import Refusal
 
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -41,6 +47,8 @@ _SAFE_DATA = re.compile(r"^data:image/(png|jpe?g|gif|webp);", re.I)
 
 class SvgReason(StrEnum):
     MALFORMED = "svg_malformed"
+    UNSAFE_XML = UNSAFE_XML
+    """A DTD subset or ENTITY declaration (:mod:`.declarations`)."""
     NOT_SVG = "not_svg"
     TOO_LARGE = "svg_too_large"
     TOO_MANY_ELEMENTS = "svg_too_many_elements"
@@ -90,10 +98,16 @@ def clean(data: bytes | str, caps: Caps | None = None) -> Cleaned:
     raw = data.encode() if isinstance(data, str) else data
     if len(raw) > caps.max_bytes:
         raise SvgError(SvgReason.TOO_LARGE, f"{len(raw)} bytes > {caps.max_bytes}")
+    why = declaration(raw)  # the same rule and reason in every format
+    if why is not None:
+        raise SvgError(SvgReason.UNSAFE_XML, why)
     try:
         root = etree.fromstring(raw, _PARSER)
     except (etree.XMLSyntaxError, ValueError) as exc:
         raise SvgError(SvgReason.MALFORMED, str(exc)) from None
+    why = parsed_declaration(root)  # belt and braces (a UTF-16 document)
+    if why is not None:
+        raise SvgError(SvgReason.UNSAFE_XML, why)
     if _local(root.tag) != "svg":
         raise SvgError(SvgReason.NOT_SVG, f"root element <{_local(root.tag)}>")
     try:

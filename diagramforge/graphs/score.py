@@ -1,31 +1,41 @@
 """Reference scorers: a predicted graph against a reference graph.
 
 Graphs from different sources share no ids, so nodes are matched on normalised text
-(:func:`normalise_text`; ``difflib`` ratio ≥ ``match_threshold``, see
-:class:`~.params.GraphParams` for why 0.8; two text-less nodes fall back to their shape, as
-SciFlow falls back to coarse type).  Any other similarity (sentence embeddings, as SciFlow
-uses) can be passed as ``similarity``.
+(:func:`score_similarity`: ``difflib`` ratio of the texts normalised and without spaces;
+two text-less nodes compare by shape, as SciFlow falls back to coarse type).  Any other
+similarity (sentence embeddings, as SciFlow uses) can be passed as ``sim``.
 
-* **Node alignment** (DiagramEval; ``node_*``): one-to-one matching; TP = matched pairs,
-  P = TP/|pred|, R = TP/|ref|.  The matching maximises total similarity
-  (``method="hungarian"``, the default with scipy), or takes the best pair first
-  (``"greedy"``), or walks the predicted nodes in order, each taking its most similar
-  unmatched reference node (``"sequential"``: DiagramEval's procedure as written).
+**Every metric matches nodes one-to-one** (:func:`match_nodes`): a pair is eligible when its
+similarity *exceeds* the metric's threshold (both papers say "surpasses"/"exceeds" a fixed
+threshold and neither gives its value; see
+:class:`~diagramforge.params.GraphScoreParams`), and the matching maximises the total
+similarity (``linear_sum_assignment``); among matchings of equal similarity, pairs whose
+surroundings agree (neighbour texts, edge directions), same shapes and nearby positions
+(each graph's boxes scaled to its own extent) win, so repeated labels and empty boxes pair
+up as drawn.  Edges only count between matched pairs.  One predicted
+node can therefore never stand for two reference nodes ("Expert 1" for "Expert 1" and
+"Expert 2") and have its edges counted twice.
+
+* **Node alignment** (DiagramEval; ``node_*``): TP = matched pairs, P = TP/|pred|,
+  R = TP/|ref|.  ``matching="sequential"`` walks the predicted nodes in order, each taking
+  its most similar unmatched reference node (DiagramEval's procedure as written);
+  ``"greedy"`` takes the best pair first; the default is the optimal assignment.
 * **Edges, exact** (``edge_*``): a predicted edge is correct when both ends are matched and
   the reference has an unused edge between their counterparts in the same direction (either
   way if one of the two is undirected); reversed edges are wrong.
 * **Path alignment** (DiagramEval; ``path_*``): over ordered pairs of distinct matched
   nodes, compare "v is reachable from u" in the subgraphs each graph induces on its matched
   nodes.
-* **SciFlow-Bench** (``sciflow_*``): nodes match asymmetrically — a reference node is
-  recovered when *some* predicted node is similar enough, a predicted node is supported when
-  it is similar enough to some reference node (robust to over-segmentation and duplicates).
-  A predicted edge is correct when its ends are similar to two distinct reference nodes with
-  a directed *path* between them in the reference (skipped intermediate steps are allowed;
-  reversed or unsupported edges are errors); a reference edge is recovered when its ends are
-  similar to two predicted nodes with a path between them in the prediction.
-  ``sciflow_graph_score`` = 0.4 node F1 + 0.6 edge F1 of these; ``graph_score`` is the same
-  weighting of the exact (one-to-one) node and edge F1.
+* **SciFlow-Bench** (``sciflow_*``): nodes on the same one-to-one matching (at SciFlow's own
+  threshold).  SciFlow's leniency is kept where the paper puts it, on the predicted side: a
+  predicted edge is correct when it is a reference edge between its matched ends, or — once
+  per pair — when the reference has a directed path between them (an intermediate step left
+  out); reversed, duplicated or unsupported edges are errors.  A reference edge is recovered
+  when the prediction draws it between the matched ends (a detour through other nodes does
+  not recover a missing edge).  ``sciflow_graph_score`` = 0.4 node F1 + 0.6 edge F1 of
+  these; ``graph_score`` is the same weighting of the exact node and edge F1.
+  The paper's node criterion is asymmetric ("at least one predicted node" recovers a
+  reference node); here it is one-to-one, so a duplicated node costs precision.
 * **Execution success** (VCG-Bench): the share of outputs that parse and render.
 
 Only edges with both ends on nodes take part in edge and path scores.  Precision with
@@ -39,16 +49,21 @@ import difflib
 import re
 import sys
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
 from diagramforge.graphs.model import Edge, Graph, Node
-from diagramforge.graphs.params import GraphParams
+from diagramforge.params import GraphParams, GraphScoreParams
 
 Similarity = Callable[[Node, Node], float]
+
+_QUANTUM = 1e-6
+"""Similarities are compared on this grid: differences below it are noise, and the
+tie-breakers (shape, position) together weigh less than one step of it."""
 
 
 def normalise_text(text: str) -> str:
@@ -73,8 +88,23 @@ def similarity(a: Node, b: Node) -> float:
     return difflib.SequenceMatcher(None, ta, tb, autojunk=False).ratio()
 
 
+def score_similarity(a: Node, b: Node) -> float:
+    """What the scorers compare: :func:`similarity` on the normalised texts without their
+    spaces — where a word gap falls is typography (a TeX subscript ``$V_s$`` read as "V s"
+    is the "Vs" a reader writes; "expert 1" drawn as glyph runs "expert1"), the twins'
+    comparison already ignores it.  Text-less nodes compare by shape."""
+    ta = normalise_text(a.text).replace(" ", "")
+    tb = normalise_text(b.text).replace(" ", "")
+    if not ta and not tb:
+        return 1.0 if a.shape == b.shape else 0.0
+    if not ta or not tb:
+        return 0.0
+    return difflib.SequenceMatcher(None, ta, tb, autojunk=False).ratio()
+
+
 def _matrix(pred: Graph, ref: Graph, threshold: float, sim: Similarity) -> list[list[float]]:
-    """Similarities, with pairs below the threshold zeroed (they can never match)."""
+    """Similarities, with pairs below the threshold zeroed (they can never match).  Used by
+    the TikZ extractor's source-to-page matching (at or above its threshold)."""
     out = []
     for p in pred.nodes:
         row = []
@@ -85,15 +115,76 @@ def _matrix(pred: Graph, ref: Graph, threshold: float, sim: Similarity) -> list[
     return out
 
 
-def _assign(scores: list[list[float]], method: str) -> list[tuple[int, int]]:
-    if method == "auto":
-        try:
-            import scipy.optimize  # noqa: F401
+def _centres(g: Graph) -> dict[str, tuple[float, float]]:
+    """Each boxed node's centre, in the unit square of the graph's own node extent (two
+    drawings of one diagram at different scales and offsets agree)."""
+    boxes = {n.id: n.bbox for n in g.nodes if n.bbox and len(n.bbox) == 4}
+    if not boxes:
+        return {}
+    x0 = min(b[0] for b in boxes.values())
+    y0 = min(b[1] for b in boxes.values())
+    w = max(b[0] + b[2] for b in boxes.values()) - x0 or 1.0
+    h = max(b[1] + b[3] for b in boxes.values()) - y0 or 1.0
+    return {k: ((b[0] + b[2] / 2 - x0) / w, (b[1] + b[3] / 2 - y0) / h)
+            for k, b in boxes.items()}
 
-            method = "hungarian"
-        except ImportError:
-            method = "greedy"
-    if method == "hungarian":
+
+def _surroundings(g: Graph) -> dict[str, Counter]:
+    """Each node's neighbourhood as a reader sees it: (direction, normalised neighbour
+    text) per attached edge — ids differ between graphs, texts and directions do not."""
+    text = {n.id: normalise_text(n.text) for n in g.nodes}
+    out: dict[str, Counter] = {n.id: Counter() for n in g.nodes}
+    for e in g.attached_edges():
+        a, b = e.source or "", e.target or ""
+        out[a][("out" if e.directed else "both", text[b])] += 1
+        out[b][("in" if e.directed else "both", text[a])] += 1
+    return out
+
+
+def _agreement(a: Counter, b: Counter) -> float:
+    """Multiset Jaccard of two neighbourhoods (1 when both are empty)."""
+    top = sum((a | b).values())
+    return sum((a & b).values()) / top if top else 1.0
+
+
+def _weights(pred: Graph, ref: Graph, threshold: float, sim: Similarity
+             ) -> list[list[float]]:
+    """What the assignment maximises: the similarity of each eligible pair (above
+    ``threshold``) on the :data:`_QUANTUM` grid, plus tie-breaks that together weigh less
+    than one grid step over the whole matching — for candidates equal on text, the mean of
+    how far their surroundings agree (neighbour texts and edge directions), same shape, and
+    closeness of the two centres; then, far below, reading order (equal candidates pair up
+    in the order both graphs list them, so the result does not depend on the solver's
+    internals).
+    Ineligible pairs weigh 0 and are never kept."""
+    k = min(len(pred.nodes), len(ref.nodes))
+    eps = _QUANTUM / (2 * (k + 1))
+    eps_order = eps / (2 * (k + 1))
+    cp, cr = _centres(pred), _centres(ref)
+    sp, sr = _surroundings(pred), _surroundings(ref)
+    n_p, n_r = len(pred.nodes), len(ref.nodes)
+    out = []
+    for i, p in enumerate(pred.nodes):
+        row = []
+        for j, r in enumerate(ref.nodes):
+            s = sim(p, r)
+            if not s > threshold or s <= 0:
+                row.append(0.0)
+                continue
+            near = 0.0
+            if p.id in cp and r.id in cr:
+                (ax, ay), (bx, by) = cp[p.id], cr[r.id]
+                near = 1.0 - min(1.0, ((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5 / 2 ** 0.5)
+            tie = (_agreement(sp[p.id], sr[r.id]) + (p.shape == r.shape) + near) / 3
+            order = 1.0 - abs(i / n_p - j / n_r)  # the same place in reading order
+            row.append(max(round(s / _QUANTUM), 1) * _QUANTUM + eps * tie
+                       + eps_order * order)
+        out.append(row)
+    return out
+
+
+def _assign(scores: list[list[float]], method: str) -> list[tuple[int, int]]:
+    if method in ("auto", "hungarian"):
         import numpy as np
         from scipy.optimize import linear_sum_assignment
 
@@ -121,23 +212,26 @@ def _assign(scores: list[list[float]], method: str) -> list[tuple[int, int]]:
     raise ValueError(f"unknown matching method {method!r}")
 
 
-def match_nodes(pred: Graph, ref: Graph, threshold: float = 0.8, method: str = "auto",
+def match_nodes(pred: Graph, ref: Graph, threshold: float = 0.8, method: str = "hungarian",
                 sim: Similarity | None = None) -> dict[str, str]:
-    """One-to-one node matching, pred id → ref id, for pairs at or above ``threshold``.
+    """One-to-one node matching, pred id → ref id, for pairs whose similarity exceeds
+    ``threshold``.
 
-    ``method`` is ``"auto"``, ``"hungarian"`` (needs scipy), ``"greedy"`` or
-    ``"sequential"`` (see the module notes).
+    ``method`` is ``"hungarian"`` (the optimal assignment; ``"auto"`` is the same),
+    ``"greedy"`` or ``"sequential"`` (see the module notes).
     """
     if not pred.nodes or not ref.nodes:
         return {}
-    scores = _matrix(pred, ref, threshold, sim or similarity)
+    scores = _weights(pred, ref, threshold, sim or score_similarity)
     return {pred.nodes[i].id: ref.nodes[j].id for i, j in _assign(scores, method)
             if scores[i][j] > 0}
 
 
 def candidates(pred: Graph, ref: Graph, threshold: float = 0.8,
                sim: Similarity | None = None) -> dict[str, set[str]]:
-    """SciFlow's many-to-many matching: pred id → every ref id similar enough."""
+    """Many-to-many: pred id → every ref id at least ``threshold`` similar.  Not a scorer
+    (scores match one-to-one): the TikZ extractor's starting point when it pairs a picture's
+    source nodes with the compiled page's, where structure then settles repeated texts."""
     if not pred.nodes or not ref.nodes:
         return {p.id: set() for p in pred.nodes}
     scores = _matrix(pred, ref, threshold, sim or similarity)
@@ -147,35 +241,41 @@ def candidates(pred: Graph, ref: Graph, threshold: float = 0.8,
 
 def prf(tp: int, n_pred: int, n_ref: int) -> tuple[float, float, float]:
     """Precision, recall, F1; an empty side is perfect only if the other is empty too."""
-    p = tp / n_pred if n_pred else float(n_ref == 0)
-    r = tp / n_ref if n_ref else float(n_pred == 0)
-    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+    return prf2(tp, n_pred, tp, n_ref)
 
 
 def prf2(tp_p: int, n_pred: int, tp_r: int, n_ref: int) -> tuple[float, float, float]:
-    """P/R/F1 when precision and recall count different hits (SciFlow's asymmetric
-    matching)."""
+    """P/R/F1 when precision and recall count different hits (SciFlow's path-supported
+    predicted edges against drawn reference edges)."""
     p = tp_p / n_pred if n_pred else float(n_ref == 0)
     r = tp_r / n_ref if n_ref else float(n_pred == 0)
     return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 
-def _edge_matches(pe: Edge, re_: Edge, m: dict[str, str]) -> bool:
-    s, t = m.get(pe.source or ""), m.get(pe.target or "")
-    if s is None or t is None:
-        return False
+def _joins(s: str, t: str, directed: bool, re_: Edge) -> bool:
+    """Whether reference edge ``re_`` joins ``s`` to ``t`` (either way when one of the two
+    edges is undirected)."""
     if (s, t) == (re_.source, re_.target):
         return True
-    return (not pe.directed or not re_.directed) and (t, s) == (re_.source, re_.target)
+    return (not directed or not re_.directed) and (t, s) == (re_.source, re_.target)
+
+
+def _ends(pe: Edge, m: dict[str, str]) -> tuple[str, str] | None:
+    s, t = m.get(pe.source or ""), m.get(pe.target or "")
+    return None if s is None or t is None else (s, t)
 
 
 def edge_tp(pred: Graph, ref: Graph, m: dict[str, str]) -> int:
-    """Predicted edges that hit a distinct reference edge (multi-edges count once each)."""
+    """Predicted edges that hit a distinct reference edge between the matched ends
+    (multi-edges count once each)."""
     free = list(ref.attached_edges())
     tp = 0
     for pe in pred.attached_edges():
+        ends = _ends(pe, m)
+        if ends is None:
+            continue
         for k, re_ in enumerate(free):
-            if _edge_matches(pe, re_, m):
+            if _joins(*ends, pe.directed, re_):
                 tp += 1
                 del free[k]
                 break
@@ -194,80 +294,71 @@ def path_counts(pred: Graph, ref: Graph, m: dict[str, str]) -> tuple[int, int, i
     return len(p_gen & p_ref), len(p_gen), len(p_ref)
 
 
-class _Reach:
-    """Memoised "is there a directed path u → v" on a graph (undirected edges both ways)."""
+def sciflow_edges(pred: Graph, ref: Graph, m: dict[str, str]) -> tuple[int, int]:
+    """(supported predicted edges, recovered reference edges) on the matching ``m``.
 
-    def __init__(self, g: Graph) -> None:
-        self.d = g.to_networkx()
-        self.cache: dict[str, set[str]] = {}
-
-    def __call__(self, u: str, v: str) -> bool:
-        if u not in self.d:
-            return False
-        if u not in self.cache:
-            self.cache[u] = nx.descendants(self.d, u)
-        return v in self.cache[u]
-
-
-def _supported(edges: Iterable[Edge], cand: dict[str, set[str]], reach: _Reach) -> int:
-    """Edges whose ends are similar to two distinct nodes joined by a path on the other side
-    (an undirected edge may be joined either way)."""
-    hits = 0
-    for e in edges:
-        us, vs = cand.get(e.source or "", set()), cand.get(e.target or "", set())
-        if any(u != v and (reach(u, v) or (not e.directed and reach(v, u)))
-               for u in us for v in vs):
-            hits += 1
-    return hits
-
-
-def sciflow_scores(pred: Graph, ref: Graph, threshold: float = 0.8,
-                   sim: Similarity | None = None, node_weight: float = 0.4
-                   ) -> dict[str, float | int]:
-    """SciFlow-Bench's graph-level scores (see the module notes)."""
-    fwd = candidates(pred, ref, threshold, sim)
-    back: dict[str, set[str]] = {r.id: set() for r in ref.nodes}
-    for p, rs in fwd.items():
-        for r in rs:
-            back[r].add(p)
-    n_sup = sum(1 for rs in fwd.values() if rs)
-    n_rec = sum(1 for ps in back.values() if ps)
-    pe, re_ = pred.attached_edges(), ref.attached_edges()
-    e_sup = _supported(pe, fwd, _Reach(ref))
-    e_rec = _supported(re_, back, _Reach(pred))
-    row: dict[str, float | int] = {}
-    for name, (tp_p, n_p, tp_r, n_r) in {"node": (n_sup, len(pred.nodes), n_rec,
-                                                  len(ref.nodes)),
-                                         "edge": (e_sup, len(pe), e_rec, len(re_))}.items():
-        p, r, f = prf2(tp_p, n_p, tp_r, n_r)
-        row |= {f"sciflow_{name}_precision": p, f"sciflow_{name}_recall": r,
-                f"sciflow_{name}_f1": f, f"sciflow_{name}_supported": tp_p,
-                f"sciflow_{name}_recovered": tp_r}
-    row["sciflow_graph_score"] = (node_weight * row["sciflow_node_f1"]
-                                  + (1 - node_weight) * row["sciflow_edge_f1"])
-    return row
+    A predicted edge is supported when it takes an unused reference edge between its
+    matched ends, or else, the first time its pair comes up and when the reference has no
+    edge of its own between them, when the reference has a directed path from one end to
+    the other (undirected: either way).  Recovered reference edges are the ones predicted
+    edges take."""
+    free = list(ref.attached_edges())
+    d = ref.to_networkx()
+    via_path: set[tuple[str, str]] = set()
+    supported = taken = 0
+    for pe in pred.attached_edges():
+        ends = _ends(pe, m)
+        if ends is None or ends[0] == ends[1]:
+            continue
+        k = next((k for k, re_ in enumerate(free) if _joins(*ends, pe.directed, re_)), None)
+        if k is not None:
+            del free[k]
+            supported += 1
+            taken += 1
+            continue
+        s, t = ends
+        pair = (s, t) if pe.directed else tuple(sorted(ends))
+        drawn = any(_joins(s, t, pe.directed, re_) for re_ in ref.attached_edges())
+        if drawn or pair in via_path:
+            continue  # a copy of an edge the reference has fewer of, or a repeated shortcut
+        if nx.has_path(d, s, t) or (not pe.directed and nx.has_path(d, t, s)):
+            via_path.add(pair)
+            supported += 1
+    return supported, taken
 
 
 def score_graphs(pred: Graph, ref: Graph, threshold: float | None = None,
-                 method: str = "auto", params: GraphParams | None = None,
+                 method: str | None = None, params: GraphScoreParams | None = None,
                  sim: Similarity | None = None) -> dict[str, float | int]:
-    """Every structural score of ``pred`` against ``ref``, as one flat row."""
-    params = params or GraphParams()
-    thr = params.match_threshold if threshold is None else threshold
-    m = match_nodes(pred, ref, thr, method, sim)
+    """Every structural score of ``pred`` against ``ref``, as one flat row.  ``threshold``
+    overrides both metrics' thresholds of ``params``."""
+    params = params or GraphScoreParams()
+    method = method or params.matching
+    t_de = params.diagrameval_threshold if threshold is None else threshold
+    t_sf = params.sciflow_threshold if threshold is None else threshold
+    m = match_nodes(pred, ref, t_de, method, sim)
+    m_sf = m if t_sf == t_de else match_nodes(pred, ref, t_sf, method, sim)
     row: dict[str, float | int] = {}
-    e_tp, e_pred, e_ref = (edge_tp(pred, ref, m), len(pred.attached_edges()),
-                           len(ref.attached_edges()))
+    pe, re_ = pred.attached_edges(), ref.attached_edges()
     p_tp, p_pred, p_ref = path_counts(pred, ref, m)
     for name, (tp, npred, nref) in {"node": (len(m), len(pred.nodes), len(ref.nodes)),
-                                    "edge": (e_tp, e_pred, e_ref),
+                                    "edge": (edge_tp(pred, ref, m), len(pe), len(re_)),
                                     "path": (p_tp, p_pred, p_ref)}.items():
         p, r, f = prf(tp, npred, nref)
         row |= {f"{name}_precision": p, f"{name}_recall": r, f"{name}_f1": f,
                 f"{name}_tp": tp, f"{name}_pred": npred, f"{name}_ref": nref}
     w = params.node_weight
     row["graph_score"] = w * row["node_f1"] + (1 - w) * row["edge_f1"]
-    row |= sciflow_scores(pred, ref, thr, sim, w)
+    e_sup, e_rec = sciflow_edges(pred, ref, m_sf)
+    for name, (tp_p, n_p, tp_r, n_r) in {
+            "node": (len(m_sf), len(pred.nodes), len(m_sf), len(ref.nodes)),
+            "edge": (e_sup, len(pe), e_rec, len(re_))}.items():
+        p, r, f = prf2(tp_p, n_p, tp_r, n_r)
+        row |= {f"sciflow_{name}_precision": p, f"sciflow_{name}_recall": r,
+                f"sciflow_{name}_f1": f, f"sciflow_{name}_supported": tp_p,
+                f"sciflow_{name}_recovered": tp_r}
+    row["sciflow_graph_score"] = (w * row["sciflow_node_f1"]
+                                  + (1 - w) * row["sciflow_edge_f1"])
     return row
 
 
@@ -294,9 +385,17 @@ def _passes(check: Callable[[Any], bool], item: Any) -> bool:
 
 # -- files ----------------------------------------------------------------------------------
 
+_DOT_HEAD = re.compile(rb"^(?:\s|//[^\n]*\n|/\*.*?\*/|#[^\n]*\n)*(?:strict\s+)?(?:di)?graph\b",
+                       re.I | re.S)
+_MERMAID_HEAD = re.compile(
+    rb"^(?:\s|%%[^\n]*\n)*(?:---\n.*?\n---\n\s*)?(?:flowchart|graph\s+(?:TB|TD|BT|RL|LR)\b|"
+    rb"sequenceDiagram|classDiagram|stateDiagram|erDiagram|journey|gantt|pie|mindmap|"
+    rb"timeline|gitGraph|quadrantChart|requirementDiagram|C4Context|block-beta)", re.S)
+
+
 def detect_format(data: bytes, name: str = "") -> str:
-    """``json``, ``mxgraph``, ``svg``, ``tikz`` or ``pdf``, from the extension, else the
-    content."""
+    """``json``, ``mxgraph``, ``svg``, ``tikz``, ``dot``, ``mermaid`` or ``pdf``, from the
+    extension, else the content."""
     lower = name.lower()
     head = data[:4096].lstrip()
     if lower.endswith(".json") or head.startswith(b"{"):
@@ -305,6 +404,10 @@ def detect_format(data: bytes, name: str = "") -> str:
         return "pdf"
     if lower.endswith((".tex", ".tikz")):
         return "tikz"
+    if lower.endswith((".dot", ".gv")):
+        return "dot"
+    if lower.endswith((".mmd", ".mermaid")):
+        return "mermaid"
     if lower.endswith((".drawio", ".drawio.svg", ".drawio.png", ".drawio.xml")) \
             or data[:8] == b"\x89PNG\r\n\x1a\n":
         return "mxgraph"
@@ -315,23 +418,55 @@ def detect_format(data: bytes, name: str = "") -> str:
         return "svg"
     if re.search(rb"\\(?:begin\{tikzpicture\}|tikz\b|node\b|draw\b)", data):
         return "tikz"
+    if _MERMAID_HEAD.match(data[:4096]):
+        return "mermaid"
+    if _DOT_HEAD.match(data[:4096]):
+        return "dot"
     if lower.endswith(".xml"):
         return "mxgraph"
     raise ValueError(f"cannot tell the diagram format of {name or 'the input'}")
 
 
+def _engine_graph(fmt: str, data: bytes, name: str, params: Any) -> Graph:  # noqa: ANN401
+    """A DOT or Mermaid file's graph as the pipeline builds it: the format's extractor (its
+    safety checks and limits), then its engine (Graphviz's layout; Mermaid's parse in the
+    browser).  ``params`` is the full :class:`~diagramforge.params.Params`."""
+    from diagramforge.formats.registry import handlers
+    from diagramforge.params import Params
+    from diagramforge.records import Unit
+
+    h = handlers()[fmt](params or Params(), lambda r: name)
+    try:
+        base = {"source": "file", "source_id": name, "group": name, "title": name}
+        recs, rejs = h.extract_file(data, name or f"input.{fmt}", base, name, Unit.INPUT)
+        if not recs:
+            why = f"{rejs[0].reason}: {rejs[0].detail}" if rejs else "nothing extracted"
+            raise ValueError(f"{name}: {why}")
+        g = h.to_graph(recs[0])
+    finally:
+        h.close()
+    if g is None:
+        raise ValueError(f"{name}: {fmt} gives no structure graph for this diagram")
+    return g
+
+
 def load_graph(path: str | Path, params: GraphParams | None = None,
-               compile_tikz: bool = False) -> Graph:
+               compile_tikz: bool = False, full: Any = None) -> Graph:  # noqa: ANN401
     """A graph JSON file, or a diagram converted with the extractors: draw.io/mxGraph
     (``.drawio``, ``.xml``, ``.drawio.svg``, ``.drawio.png``: first page, exact), SVG
     (DiagramEval geometry), TikZ (``.tex``/``.tikz`` source; with ``compile_tikz`` also the
-    compiled page, see :func:`~.tikz.tikz_graph`), PDF (page geometry)."""
+    compiled page, see :func:`~.tikz.tikz_graph`), Graphviz DOT (``.dot``/``.gv``, Graphviz's
+    layout) and Mermaid (``.mmd``/``.mermaid``, Mermaid's own parse), PDF (page geometry).
+    ``full`` is the whole :class:`~diagramforge.params.Params` (DOT and Mermaid read their
+    format sections; defaults otherwise)."""
     path = Path(path)
     data = path.read_bytes()
-    params = params or GraphParams()
+    params = params or (full.graph if full is not None else GraphParams())
     fmt = detect_format(data, path.name)
     if fmt == "json":
         return Graph.from_json(data)
+    if fmt in ("dot", "mermaid"):
+        return _engine_graph(fmt, data, path.name, full)
     if fmt == "mxgraph":
         from diagramforge.formats.mxgraph import MxGraphError, decode, normalise, parse_xml
         from diagramforge.graphs.mxgraph import model_graph
@@ -361,12 +496,16 @@ def load_graph(path: str | Path, params: GraphParams | None = None,
 
 
 def score_files(pred_path: str | Path, ref_path: str | Path, threshold: float | None = None,
-                method: str = "auto", params: GraphParams | None = None,
+                method: str | None = None, params: Any = None,  # noqa: ANN401
                 compile_tikz: bool = False) -> dict[str, float | int]:
-    """:func:`score_graphs` on two files (see :func:`load_graph` for what they may be)."""
-    params = params or GraphParams()
-    return score_graphs(load_graph(pred_path, params, compile_tikz),
-                        load_graph(ref_path, params, compile_tikz), threshold, method, params)
+    """:func:`score_graphs` on two files (see :func:`load_graph` for what they may be);
+    ``params`` is the whole :class:`~diagramforge.params.Params` (extraction from its
+    ``graph`` section, scoring from ``evaluate.scores``), defaults when ``None``."""
+    graph = params.graph if params is not None else None
+    scores = params.evaluate.scores if params is not None else None
+    return score_graphs(load_graph(pred_path, graph, compile_tikz, params),
+                        load_graph(ref_path, graph, compile_tikz, params), threshold, method,
+                        scores)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -443,11 +443,14 @@ class SvgRead:
 
 
 def _parse(svg: str | bytes) -> etree._Element:
+    from diagramforge.formats.declarations import declaration
+
     raw = svg.encode() if isinstance(svg, str) else svg
     # an external DTD reference (Graphviz, Inkscape) is never loaded; an internal subset
-    # (entities: billion laughs, XXE) is refused outright
-    if re.search(rb"<!ENTITY|<!DOCTYPE[^>\[]*\[", raw[:65536], re.I):
-        raise ValueError("DTD internal subsets and ENTITY declarations are refused")
+    # (entities: billion laughs, XXE) is refused outright, as every format refuses it
+    why = declaration(raw)
+    if why is not None:
+        raise ValueError(why)
     return etree.fromstring(raw, _PARSER)
 
 

@@ -20,8 +20,11 @@ class PushCounter:
 
 
 class PushStage(TableStage):
-    """Push the published version to the Hub (publish.repo_id) as one commit tagged
-    v<version> with CHANGELOG.md — only when publish.push is true; otherwise a no-op."""
+    """The pipeline's upload, run by `dvc repro` after publish: the same upload as
+    `diagramforge push` (one commit tagged v<version> with CHANGELOG.md, to
+    publish.repo_id), done only when publish.push is true and a no-op otherwise, so a
+    repro stays offline unless asked. To preview or upload by hand, use `diagramforge
+    push`."""
 
     name = "hub-push"
     upstream = "publish"

@@ -87,14 +87,18 @@ def test_crawl_and_extract_repository_files(tmp_path):
     pages = [k for k in by if "flows.drawio" in k]
     assert sorted(p.rsplit("#", 1)[1] for p in pages) == ["page1", "page2"]
     assert {r["format"] for r in by.values()} == {"mxgraph", "svg", "dot", "mermaid"}
-    assert by[next(k for k in by if "hostile.svg" in k)]["code"].count("script") == 0
-    # 8 pages from 7 draw.io files (one has two pages), 5 SVGs, 4 DOT graphs (two in one
-    # file; the hostile and the huge one refused), 4 .mmd files + 2 README blocks
-    assert ex.n_out == 8 + 5 + 4 + 6
+    assert not [k for k in by if "hostile.svg" in k]  # it declares entities: refused
+    # 8 pages from 7 draw.io files (one has two pages), 4 SVGs (the hostile one, which
+    # declares an external entity, refused), 4 DOT graphs (two in one file; the hostile and
+    # the huge one refused), 4 .mmd files + 2 README blocks
+    assert ex.n_out == 8 + 4 + 4 + 6
     # the templates' README holds no mermaid block: not a diagram on a closer look
-    assert dict(ex.by_reason) == {"not_a_diagram": 1, "dot_unsafe": 1, "dot_too_large": 1}
+    assert dict(ex.by_reason) == {"not_a_diagram": 1, "dot_unsafe": 1, "dot_too_large": 1,
+                                  "xml_doctype_forbidden": 1}
     ledger = ShardSet(stage_paths(params, "extract").rejections, REJECTION_SCHEMA)
-    assert ledger.count() == 3
+    assert ledger.count() == 4
+    assert any("hostile.svg" in r["locator"] and r["reason"] == "xml_doctype_forbidden"
+               for r in ledger.read_all().to_pylist())
 
 
 def test_a_tag_is_not_confused_with_a_branch_ending_like_it(tmp_path):

@@ -39,4 +39,21 @@ def test_a_config_with_language_pairs_is_counted_per_pair():
         "test": ["tikz->dot"], "train": ["mxgraph->mermaid", "mxgraph->svg"]}
     assert stats["totals"]["translation"] == 3
     table = format_stats(stats)
-    assert "mxgraph->mermaid     1" in table  # the column widens to the longest pair
+    assert "mxgraph->mermaid      1" in table  # the column widens to the longest pair
+
+
+def test_stats_print_one_precision_per_column() -> None:
+    """Counts with thousands separators, entropy means with 2 decimals, node means with 1,
+    whatever the values (they used to print as 3.183, 1.1353, 4.1429 and 5)."""
+    from diagramforge.cards.statistics import format_compare, number
+
+    row = {"rows": 1200, "tokens_total": 1234567, "difficulty": {}, "diagram_types": {}}
+    stats = {"configs": {"generation": {"train": {
+        "dot": {**row, "colour_entropy_mean": 3.183, "graph_nodes_mean": 5.0},
+        "tikz": {**row, "colour_entropy_mean": 1.1353, "graph_nodes_mean": 4.142857}}}}}
+    lines = format_stats(stats).splitlines()[1:]
+    assert [ln.split()[3:7] for ln in lines] == [["1,200", "1,234,567", "3.18", "5.0"],
+                                                  ["1,200", "1,234,567", "1.14", "4.1"]]
+    assert (number(None), number(3, 0), number(2.5, 1)) == ("-", "3", "2.5")
+    assert format_compare([("rows", 10, 12), ("entropy", 3.1, 2.95)], "v0.1.0").splitlines() \
+        == ["changes since v0.1.0:", "  rows: 10 → 12 (+2)", "  entropy: 3.10 → 2.95 (-0.15)"]

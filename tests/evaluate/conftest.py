@@ -1,5 +1,6 @@
 """A tiny published dataset built with the publisher's own writers: SVG generation items
-rendered by the real handlers, a verified DOT edit, QA and captioning items."""
+rendered by the real handlers, a verified DOT edit, QA and captioning items, and one SVG
+diagram's verified DOT twin (translation)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from diagramforge.edits.sampler import compose
 from diagramforge.evaluate.compile import Compiler
 from diagramforge.evaluate.generation import count_tokens
 from diagramforge.synth.stage import SYNTH_SCHEMA
+from diagramforge.twins.stage import TWIN_SCHEMA
 from tests.conftest import make_params
 
 
@@ -115,12 +117,32 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> dict:
             "format": "svg", "code": GENERATION["g2"], "image": gen[1]["image"],
             "caption": c, "description": d}
            for i, (c, d) in CAPTIONS.items()]
-    refs = {"generation": gen, "editing": edits, "qa": qa, "captioning": cap}
+    refs = {"generation": gen, "editing": edits, "qa": qa, "captioning": cap,
+            "translation": _twins(params, gen[1])}
     for name in ("editing", "qa", "captioning"):
         df = _task_rows(refs[name])
         configs.append(write_task_config(name, df, _schema(df), root))
+    df = _task_rows(refs["translation"])
+    configs.append(write_task_config("translation", df, TWIN_SCHEMA, root))
     _card(root, configs)
     return {"params": params, "root": root, "refs": refs}
+
+
+def _twins(params, row: dict) -> list[dict]:  # noqa: ANN001 - Params
+    """The translation items of one diagram as the twin stage makes them (its real
+    writers, Graphviz, and its verification): here, the SVG diagram in DOT."""
+    from diagramforge.formats.registry import instantiate
+    from diagramforge.twins.make import Twins
+
+    formats = instantiate(params, lambda r: str(r.get("id")))
+    try:
+        out = Twins(formats, ["dot"], 200, lambda r: str(r.get("id"))).make(
+            [{**row, "group": "g"}])
+    finally:
+        for h in formats.values():
+            h.close()
+    assert len(out.records) == 1, [r.detail for r in out.rejections]
+    return [{**r, "licence": "cc-by-4.0"} for r in out.records]
 
 
 def write_predictions(path: Path, outputs: dict[str, str | None]) -> Path:

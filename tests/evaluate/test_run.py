@@ -159,3 +159,68 @@ def test_no_aligned_node_leaves_path_alignment_unscored(published: dict, tmp_pat
     from diagramforge.evaluate.report import markdown
 
     assert "| 1.000 (3) |" in markdown(res)
+
+
+def test_translation_crafted_errors(published: dict, tmp_path) -> None:
+    """The SVG diagram Load — Parse — Save in DOT.  t1 drops the second edge: it executes,
+    its graph differs (graph_equal 0); node F1 1 (3/3), edge P 1/1, R 1/2, F1 2/3.
+    An SVG submitted where DOT is asked does not execute as DOT: 0 throughout."""
+    (ref,) = published["refs"]["translation"]
+    assert (ref["pair"], ref["target_language"]) == ("svg->dot", "dot")
+    lines = ref["target_code"].splitlines()
+    dropped = "\n".join(ln for ln in lines if "n1 -> n2" not in ln)
+    assert dropped != ref["target_code"]
+    preds = write_predictions(tmp_path / "p.jsonl", {ref["id"]: dropped})
+    res = evaluate(published["params"], preds, "translation", "test", published["root"])
+    (item,) = res["items"]
+    assert item["execution_success"] == 1.0 and item["graph_equal"] == 0.0
+    assert item["reason"] == "translation_graph_differs" and "edge_count" in item["detail"]
+    assert item["node_f1"] == 1.0 and item["edge_f1"] == pytest.approx(2 / 3)
+    assert 0.0 < item["ssim"] < 1.0 and item["pixel"] < 1.0
+    assert res["aggregate"]["pair"]["svg->dot"]["n"] == 1
+    preds = write_predictions(tmp_path / "p.jsonl", {ref["id"]: GENERATION["g2"]})
+    (item,) = evaluate(published["params"], preds, "translation", "test",
+                       published["root"])["items"]
+    assert item["execution_success"] == 0.0 and item["graph_equal"] == 0.0
+    assert item["reason"] and item["tokens"] is None
+
+
+def test_evaluate_help_lists_every_evaluator(published: dict) -> None:
+    """`evaluate --help` is generated from the evaluator registry: every evaluator's configs
+    and metrics, and every per-format view of generation."""
+    from typer.testing import CliRunner
+
+    from diagramforge.cli import app
+    from diagramforge.evaluate.registry import EVALUATORS, views
+
+    out = " ".join(CliRunner().invoke(app, ["evaluate", "--help"],
+                                      env={"COLUMNS": "200"}).output.split())
+    for ev in EVALUATORS.values():
+        for name in (*ev.configs, *ev.metrics):
+            assert name in out, name
+        assert ev.metrics == ev.module().METRICS and ev.group_by == ev.module().GROUP_BY
+    assert set(views()) == {"tikz", "mxgraph", "svg", "dot", "mermaid"}
+    for view in views():
+        assert view in out
+
+
+def test_translation_compares_renders_drawn_the_same_way(published: dict) -> None:
+    """The twin stage may publish a twin's render at another scale (an SVG exported from
+    TikZ at its pt size, 4/3 of the SVG handler's); the reference given as the prediction
+    must still score SSIM 1: the reference code is drawn on the prediction's path."""
+    import io
+
+    from PIL import Image
+
+    from diagramforge.evaluate import translation
+    from diagramforge.evaluate.compile import Compiler
+
+    (ref,) = published["refs"]["translation"]
+    with Image.open(io.BytesIO(ref["target_image"])) as im:
+        big = im.resize((im.width * 4 // 3, im.height * 4 // 3))
+        buf = io.BytesIO()
+        big.save(buf, "PNG")
+    scaled = {**ref, "target_image": buf.getvalue()}
+    with Compiler(published["params"]) as c:
+        row = translation.score_item(scaled, ref["target_code"], c, published["params"])
+    assert (row["ssim"], row["pixel"], row["graph_equal"]) == (1.0, 1.0, 1.0)

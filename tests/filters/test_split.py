@@ -166,6 +166,45 @@ def test_mxgraph_tiers_are_vcg_bench_and_quantiles_are_frozen():
     assert rec3["tiers"]["tikz"] != cuts
 
 
+def test_dot_and_mermaid_tier_by_tokens_and_structure():
+    """Nine DOT graphs: tokens 100…900, graph sizes (nodes + edges) 9…1 — long code for the
+    small graphs.  Token terciles (numpy, linear): 100 + 800·⅓ → medium from 367, 100 +
+    800·⅔ → hard above 633: tokens tiers e e e m m m h h h.  Size terciles of 1…9: medium
+    from 4, hard above 6: sizes 9 8 7 are hard, 6 5 4 medium, 3 2 1 easy.  The harder of the
+    two: h h h m m m h h h.  A Mermaid diagram without a graph is tiered by tokens alone; a
+    raster figure (no tokens) by its graph alone."""
+    rows = [{"id": f"d{i}", "format": "dot", "group": f"repo:d{i}", "source_id": f"d{i}",
+             "tokens": 100 * (i + 1), "graph_nodes": (9 - i + 1) // 2,
+             "graph_edges": (9 - i) // 2} for i in range(9)]
+    rows += [{"id": "m", "format": "mermaid", "group": "repo:m", "source_id": "m",
+              "tokens": 40},
+             {"id": "r", "format": "raster", "group": "arxiv:r", "source_id": "r",
+              "graph_nodes": 3, "graph_edges": 0}]
+    cfg = SplitParams(near_dup={"enabled": False})
+    out, record, log = run(rows, cfg)
+    tier = {r["id"]: r["difficulty"] for r in out}
+    assert [tier[f"d{i}"] for i in range(9)] == ["hard"] * 3 + ["medium"] * 3 + ["hard"] * 3
+    assert record["tiers"]["dot"] == [367, 633]
+    assert record["tiers"]["dot:structure"] == [4, 6]
+    assert log.stats.extra["tier_dot_structure_medium_from"] == 4
+    # one value each: cut points (40, 40) and (3, 3), so both are "medium" (≤ hard_above)
+    assert (tier["m"], tier["r"]) == ("medium", "medium")
+    assert "mermaid:structure" not in record["tiers"]  # no mermaid graph to take terciles of
+    # pinned: the structure cut points come back too
+    again, rec2, _ = run(rows + [{"id": "d9", "format": "dot", "group": "repo:d9",
+                                  "source_id": "d9", "tokens": 10, "graph_nodes": 40,
+                                  "graph_edges": 60}], cfg, pins=record)
+    assert rec2["tiers"]["dot:structure"] == [4, 6]
+    assert {r["id"]: r["difficulty"] for r in again}["d9"] == "hard"  # by structure
+
+
+def test_every_registered_format_has_a_difficulty_entry():
+    from diagramforge.formats.registry import handlers
+    from diagramforge.params import DifficultyParams
+
+    assert set(DifficultyParams().formats()) == set(handlers())
+
+
 def test_template_repositories_split_by_file_papers_by_paper():
     rows = [{"id": f"f{i}-p{p}", "format": "mxgraph", "group": "repo:tpl", "source": "repo",
              "source_id": f"tpl@abc:t/f{i}.drawio#page{p}", "code": tikz(i * 10 + p)}

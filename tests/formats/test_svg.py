@@ -4,9 +4,12 @@ import pytest
 from diagramforge.formats import svg
 from diagramforge.formats.svg import Caps, SvgError, SvgReason
 
-HOSTILE = b"""<?xml version="1.0"?>
+DECLARATIONS = b"""<?xml version="1.0"?>
 <!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">
 <!ENTITY xxe SYSTEM "file:///etc/passwd">]>
+"""
+HOSTILE = b"""<?xml version="1.0"?>
+<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">
 <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"
      width="100" height="100" onload="alert(1)">
   <style>@import url(http://evil.example/x.css); rect { fill: url(http://evil/p#x); }</style>
@@ -17,17 +20,26 @@ HOSTILE = b"""<?xml version="1.0"?>
   <a xlink:href="javascript:alert(3)"><rect width="50" height="50" fill="red"/></a>
   <use href="#r"/>
   <set attributeName="href" to="javascript:alert(4)"/>
-  <text y="50">&b;&xxe;</text>
+  <text y="50">kept</text>
 </svg>"""
 
 
 def test_sanitize_removes_everything_active_or_external():
     c = svg.clean(HOSTILE)
     for bad in ("script", "onload", "foreignObject", "@import", "evil", "/etc/passwd",
-                "javascript", "<set", "aaaa", "DOCTYPE", "ENTITY"):
+                "javascript", "<set", "DOCTYPE"):
         assert bad not in c.code, bad
     assert 'href="#r"' in c.code and "data:image/png" in c.code  # internal and embedded stay
-    assert 'fill="red"' in c.code
+    assert 'fill="red"' in c.code and "kept" in c.code
+
+
+def test_entity_declarations_are_refused_not_dropped():
+    """Entities (billion laughs, XXE) used to be dropped silently and the rest rendered; a
+    document that declares them is refused, with the reason every format gives."""
+    hostile = DECLARATIONS + HOSTILE.split(b"?>", 1)[1].replace(b"kept", b"&b;&xxe;")
+    with pytest.raises(SvgError) as e:
+        svg.clean(hostile)
+    assert e.value.reason == SvgReason.UNSAFE_XML == "xml_doctype_forbidden"
 
 
 def test_caps():

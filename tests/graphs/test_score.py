@@ -41,7 +41,7 @@ def test_hand_made_pair() -> None:
     pred = _g({"x": "load  Data!", "y": "Train models", "z": "Evaluation", "q": "Deploy"},
               [("x", "y"), ("y", "z"), ("z", "q"), ("q", "x")])
     # Matching (threshold 0.8):
-    #   x "load data" = a exactly (1.0); y "train models" ~ b "train model": 2*11/23 = 0.957;
+    #   x "load data" = a exactly (1.0); y "trainmodels" ~ b "trainmodel": 2*10/21 = 0.952;
     #   q = d exactly; z "evaluation" ~ c "evaluate": 2*7/18 = 0.778 < 0.8, unmatched.
     assert match_nodes(pred, REF) == {"x": "a", "y": "b", "q": "d"}
     s = score_graphs(pred, REF)
@@ -69,7 +69,8 @@ def test_identical_graphs_score_one_and_threshold_matters() -> None:
     assert s["path_ref"] == 6
     renamed = _g({"1": "Load dataset", "2": "Train model", "3": "Evaluate", "4": "Deploy"},
                  [("1", "2"), ("2", "3"), ("3", "4")])
-    # "load dataset" ~ "load data": 2*9/21 = 0.857: matches at 0.8, not at 0.9
+    # "loaddataset" ~ "loaddata" (spaces do not count): 2*8/19 = 0.842: matches at 0.8,
+    # not at 0.9
     assert score_graphs(renamed, REF)["node_tp"] == 4
     assert score_graphs(renamed, REF, threshold=0.9)["node_tp"] == 3
 
@@ -113,12 +114,15 @@ def test_dangling_edges_are_left_out() -> None:
 
 def test_one_to_one_assignment_beats_greedy() -> None:
     # similarity: encoder~encoders 0.933, encoder~encode 0.923, decoder~encoders 0.8,
-    # decoder~encode 0.769 (< 0.8).  Greedy takes the best pair first and strands
-    # "decoder"; the assignment pairs encoder~encode, decoder~encoders (sum 1.72 > 0.93).
+    # decoder~encode 0.769.  At threshold 0.79 (a pair must exceed it): greedy takes the
+    # best pair first and strands "decoder"; the assignment pairs encoder~encode,
+    # decoder~encoders (sum 1.72 > 0.93).  At 0.8, decoder~encoders (exactly 0.8) does not
+    # exceed the threshold and the assignment is greedy's.
     pred = _g({"p1": "encoder", "p2": "decoder"}, [])
     ref = _g({"r1": "encoders", "r2": "encode"}, [])
-    assert match_nodes(pred, ref, method="greedy") == {"p1": "r1"}
-    assert match_nodes(pred, ref, method="hungarian") == {"p1": "r2", "p2": "r1"}
+    assert match_nodes(pred, ref, 0.79, method="greedy") == {"p1": "r1"}
+    assert match_nodes(pred, ref, 0.79, method="hungarian") == {"p1": "r2", "p2": "r1"}
+    assert match_nodes(pred, ref, 0.8, method="hungarian") == {"p1": "r1"}
     with pytest.raises(ValueError):
         match_nodes(pred, ref, method="nope")
 
@@ -152,42 +156,43 @@ def test_score_files_json_and_drawio(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert json.loads(capsys.readouterr().out)["edge_recall"] == 15 / 16
 
 
-# -- SciFlow-Bench's asymmetric matching and reachable edges --------------------------------
+# -- SciFlow-Bench's path-supported edges, on the one-to-one matching ---------------------
 
 def test_sciflow_hand_made_pair() -> None:
-    pred = _g({"x": "Load data", "y": "Train models", "q": "Deploy", "w": "deploy!",
+    pred = _g({"x": "Load data", "y": "Train models", "w": "deploy!", "q": "Deploy",
                "z": "Monitor"},
               [("x", "y"), ("y", "q"), ("q", "x"), ("w", "z")])
-    # candidates at 0.8: x→{a}, y→{b} (0.957), q→{d}, w→{d} ("deploy" after
-    # normalising), z→{} — so w, a duplicate of q, is supported too.
+    # one-to-one at 0.8: x↔a (1.0), y↔b ("trainmodels"~"trainmodel" 0.952), and one of
+    # w, q (both "deploy") ↔ d: their surroundings agree with d's equally (not at all), so
+    # reading order decides — q is 4th of 5 like Deploy 4th of 4 (w is 3rd).  z matches
+    # nothing; w, a duplicate, is unmatched.
     s = score_graphs(pred, REF)
-    # nodes: supported predictions 4/5 = 0.8; recovered references a, b, d = 3/4
-    assert (s["sciflow_node_supported"], s["sciflow_node_recovered"]) == (4, 3)
-    assert s["sciflow_node_precision"] == pytest.approx(0.8)
+    # nodes: 3 matched; P 3/5, R 3/4, F1 2·0.6·0.75/1.35 = 2/3
+    assert (s["sciflow_node_supported"], s["sciflow_node_recovered"]) == (3, 3)
+    assert s["sciflow_node_precision"] == pytest.approx(0.6)
     assert s["sciflow_node_recall"] == pytest.approx(0.75)
-    node_f1 = 2 * 0.8 * 0.75 / 1.55
-    assert s["sciflow_node_f1"] == pytest.approx(node_f1)
-    # edges, precision: x→y is a→b (a path); y→q is b→d, reached through the skipped c
-    # (allowed); q→x is d→a (no path: reversed logic); w→z has an unmatched end.  2/4.
-    # recall: a→b recovered by the path x→y; b→c and c→d have the unmatched c.  1/3.
+    assert s["sciflow_node_f1"] == pytest.approx(2 / 3)
+    # edges, precision: x→y is the reference edge a→b; y→q is b→d, no reference edge but a
+    # path through the skipped c (allowed); q→x is d→a (no path: reversed logic); w→z has
+    # unmatched ends.  2/4.  Recall: a→b is drawn; b→c, c→d touch the unmatched c.  1/3.
     assert (s["sciflow_edge_supported"], s["sciflow_edge_recovered"]) == (2, 1)
     assert s["sciflow_edge_precision"] == pytest.approx(0.5)
     assert s["sciflow_edge_recall"] == pytest.approx(1 / 3)
     assert s["sciflow_edge_f1"] == pytest.approx(0.4)  # 2·(1/2)(1/3)/(5/6)
-    assert s["sciflow_graph_score"] == pytest.approx(0.4 * node_f1 + 0.6 * 0.4)
-    # the exact scores for the same pair: one-to-one, so only one of q, w gets d
+    assert s["sciflow_graph_score"] == pytest.approx(0.4 * 2 / 3 + 0.6 * 0.4)
+    # the exact scores share the matching; only x→y is a reference edge
     assert (s["node_tp"], s["node_precision"], s["node_recall"]) == (3, 0.6, 0.75)
-    assert (s["edge_tp"], s["edge_pred"], s["edge_ref"]) == (1, 4, 3)  # only x→y
+    assert (s["edge_tp"], s["edge_pred"], s["edge_ref"]) == (1, 4, 3)
 
 
-def test_sciflow_recall_through_a_finer_prediction() -> None:
-    # the prediction inserts a step: a→m→b; the reference edge a→b is recovered through the
-    # path, and both predicted edges touch the unmatched m, so neither is supported
+def test_sciflow_finer_prediction_recovers_nothing_by_detour() -> None:
+    # the prediction inserts a step: a→m→b.  Both predicted edges touch the unmatched m
+    # (P 0), and the reference edge a→b is not drawn (R 0: a detour is not the edge)
     ref = _g({"a": "A", "b": "B"}, [("a", "b")])
     pred = _g({"p": "A", "m": "Middle", "q": "B"}, [("p", "m"), ("m", "q")])
     s = score_graphs(pred, ref)
-    assert (s["sciflow_edge_precision"], s["sciflow_edge_recall"]) == (0.0, 1.0)
-    # an undirected predicted edge is supported by a path either way
+    assert (s["sciflow_edge_precision"], s["sciflow_edge_recall"]) == (0.0, 0.0)
+    # an undirected predicted edge takes a reference edge either way
     loose = _g({"p": "B", "q": "A"}, [("p", "q")], directed=False)
     assert score_graphs(loose, ref)["sciflow_edge_precision"] == 1.0
 
@@ -196,13 +201,13 @@ def test_sequential_matching_depends_on_prediction_order() -> None:
     # DiagramEval as written: each predicted node, in order, takes its most similar
     # unmatched reference node.  Ratios: encoder~encoders 2·7/15 = 0.933,
     # encoder~encode 2·6/13 = 0.923, decoder~encoders 2·6/15 = 0.8 ("ecoder"),
-    # decoder~encode 2·5/13 = 0.769 (< 0.8).  encoder first takes encoders and leaves
-    # decoder nothing; decoder first takes encoders and encoder still gets encode.
+    # decoder~encode 2·5/13 = 0.769; threshold 0.79.  encoder first takes encoders and
+    # leaves decoder nothing; decoder first takes encoders and encoder still gets encode.
     ref = _g({"r1": "encoders", "r2": "encode"}, [])
     first = _g({"p1": "encoder", "p2": "decoder"}, [])
-    assert match_nodes(first, ref, method="sequential") == {"p1": "r1"}
+    assert match_nodes(first, ref, 0.79, method="sequential") == {"p1": "r1"}
     second = _g({"p2": "decoder", "p1": "encoder"}, [])
-    assert match_nodes(second, ref, method="sequential") == {"p2": "r1", "p1": "r2"}
+    assert match_nodes(second, ref, 0.79, method="sequential") == {"p2": "r1", "p1": "r2"}
 
 
 def test_execution_success_with_a_checker() -> None:
@@ -243,3 +248,26 @@ def test_score_files_drawio_svg_is_read_exactly(tmp_path: Path) -> None:
     assert s["node_f1"] == 1.0 and s["edge_f1"] == 1.0 and s["sciflow_graph_score"] == 1.0
     [page] = decode(drawio)
     assert s["edge_ref"] == len(mxgraph_graph(normalise(page.model)).attached_edges())
+
+
+def test_detect_format_dot_and_mermaid() -> None:
+    from diagramforge.graphs.score import detect_format
+
+    assert detect_format(b"digraph { a -> b }", "x.gv") == "dot"
+    assert detect_format(b"// pipeline\nstrict digraph G { a -> b }", "pred") == "dot"
+    assert detect_format(b"flowchart LR\n  A --> B\n", "x.mmd") == "mermaid"
+    assert detect_format(b"%% a comment\ngraph TD\n  A --> B\n", "pred") == "mermaid"
+
+
+@pytest.mark.skipif(__import__("shutil").which("dot") is None, reason="needs Graphviz")
+def test_score_files_reads_dot_with_graphviz(tmp_path: Path) -> None:
+    # Reference Router → Expert 1, Router → Expert 2; the prediction forgot Expert 2.
+    # Graphviz lays both out; one-to-one matching: node P 1, R 2/3, F1 0.8; edge P 1,
+    # R 1/2, F1 2/3; graph scores 0.4·0.8 + 0.6·2/3 = 0.72.
+    (tmp_path / "ref.dot").write_text('digraph { r [label="Router"]; e1 [label="Expert 1"]; '
+                                      'e2 [label="Expert 2"]; r -> e1; r -> e2; }\n')
+    (tmp_path / "pred.gv").write_text('digraph { a [label="Router"]; b [label="Expert 1"]; '
+                                      "a -> b; }\n")
+    s = score_files(tmp_path / "pred.gv", tmp_path / "ref.dot")
+    assert (s["node_f1"], s["edge_f1"]) == (pytest.approx(0.8), pytest.approx(2 / 3))
+    assert s["sciflow_graph_score"] == pytest.approx(0.72) == s["graph_score"]

@@ -52,6 +52,7 @@ def _decode(data: bytes) -> str | None:
 @register
 class DotFormat(DiagramFormat):
     name = "dot"
+    title = "Graphviz DOT"
     suffixes = (".dot", ".gv")
     params_model = DotParams
     graphs_in_render: ClassVar[bool] = True  # the layout exists only inside the run

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, ClassVar
 from pydantic import Field
 
 from diagramforge.formats import svg as svgfmt
+from diagramforge.formats.declarations import UNSAFE_XML, declaration
 from diagramforge.formats.mermaid_render import MermaidRenderer, find_mermaid, mermaid_version
 from diagramforge.formats.raster import check_render
 from diagramforge.formats.registry import DiagramFormat, register
@@ -73,6 +74,7 @@ def markdown_blocks(text: str) -> list[str]:
 @register
 class MermaidFormat(DiagramFormat):
     name = "mermaid"
+    title = "Mermaid"
     suffixes = (".mmd", ".mermaid", *MARKDOWN)
     params_model = MermaidParams
     graphs_in_render: ClassVar[bool] = True  # the graph comes from the page that drew it
@@ -105,6 +107,11 @@ class MermaidFormat(DiagramFormat):
             if len(code) > cap:
                 rejections.append(Rejection(where, MermaidReason.TOO_LARGE,
                                             f"{len(code)} characters > {cap}",
+                                            unit=Unit.CANDIDATE if many else unit))
+                continue
+            why = declaration(code)  # labels are markup: refused as in every format
+            if why is not None:
+                rejections.append(Rejection(where, UNSAFE_XML, why,
                                             unit=Unit.CANDIDATE if many else unit))
                 continue
             out.append(empty_record(**{

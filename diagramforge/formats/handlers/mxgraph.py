@@ -52,6 +52,7 @@ def mxgraph_records(data: bytes, path: str, base: dict, locator: str, unit: Unit
 @register
 class MxGraphFormat(DiagramFormat):
     name = Format.MXGRAPH
+    title = "draw.io/mxGraph"
     suffixes = (".drawio", ".drawio.xml", ".xml", ".drawio.svg", ".drawio.png", ".dio")
     generic_suffixes = (".xml",)
     """Suffixes most of whose files are not draw.io's: claimed only with an mxGraph root."""

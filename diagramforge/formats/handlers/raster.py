@@ -45,6 +45,8 @@ def ocr_graph(png: bytes, engine: Any, params: Any) -> Graph:  # noqa: ANN401
 @register
 class RasterFormat(DiagramFormat):
     name = Format.RASTER
+    title = "raster figures from PDFs"
+    has_code = False
     _ocr: Any = None
 
     def render(self, rows: list[dict]) -> Outcome:

@@ -54,6 +54,7 @@ def png_record(row: dict, svg_text: str, engine: str, params, locator, out: Outc
 @register
 class SvgFormat(DiagramFormat):
     name = Format.SVG
+    title = "SVG"
     suffixes = (".svg",)
     not_suffixes = (".drawio.svg",)
 

@@ -85,6 +85,7 @@ def attempts(docs: list[Standalone], engines: list[Engine]) -> list[Attempt]:
 @register
 class TikzFormat(DiagramFormat):
     name = Format.TIKZ
+    title = "TikZ"
     graphs_in_render = True
     suffixes = (".tex",)
     """A repository's (or code archive's) TeX file with a picture in it; arXiv e-prints go
