@@ -30,7 +30,11 @@ simple ``\\foreach`` loops expanded (literal lists, ``a/b`` pairs, ``1,...,n`` r
 ``tikz_source_share`` of the edges the page shows; its nodes take their bbox from the page
 nodes whose text matches.  Otherwise (macros, ``\\pgfmathsetmacro`` loops, packages drawing
 for the author) the page graph serves alone.  When the source skipped statements it could
-not read, page edges between two matched nodes that the source lacks are added.
+not read, page edges between two matched nodes that the source lacks are added.  The
+source's edges with a free end (an arrow from a bare point: axes) count as edges: the graph
+keeps them free (incomplete) rather than taking the page's reading of them.  Node texts are
+then those typeset (:func:`typeset_texts`: the page's text lines in each node's box), so a
+counter, a macro or math reads as the page shows it ("ball 1", not "ball").
 """
 
 from __future__ import annotations
@@ -1342,14 +1346,25 @@ def page_primitives(page: pymupdf.Page) -> tuple[list[TextItem], list[PathItem]]
     return texts, paths
 
 
-def pdf_graphs(pdf: bytes, params: GraphParams | None = None) -> list[Graph]:
-    """One geometric graph per page of a PDF (a standalone TikZ file: one per picture)."""
+def pdf_pages(pdf: bytes, params: GraphParams | None = None
+              ) -> list[tuple[Graph, list[TextItem]]]:
+    """Per page of a PDF (a standalone TikZ file: one per picture): its geometric graph and
+    its text lines, as typeset (what :func:`typeset_texts` gives the source's nodes)."""
     params = params or GraphParams()
     doc = pymupdf.open("pdf", pdf)
     try:
-        return [build_graph(*page_primitives(page), params) for page in doc]
+        out = []
+        for page in doc:
+            texts, paths = page_primitives(page)
+            out.append((build_graph(texts, paths, params), texts))
+        return out
     finally:
         doc.close()
+
+
+def pdf_graphs(pdf: bytes, params: GraphParams | None = None) -> list[Graph]:
+    """One geometric graph per page of a PDF (a standalone TikZ file: one per picture)."""
+    return [g for g, _ in pdf_pages(pdf, params)]
 
 
 def pdf_graph(pdf: bytes, params: GraphParams | None = None) -> Graph:
@@ -1449,9 +1464,76 @@ class MergeReport:
     added_edges: int = 0
 
 
+def _key(text: str) -> str:
+    from diagramforge.graphs.score import normalise_text
+
+    return normalise_text(text).replace(" ", "")
+
+
+def _in_order(short: str, long: str) -> bool:
+    """Every character of ``short`` occurs in ``long``, in order (``ball`` in ``ball1``,
+    ``inputx∈d`` in ``inputx∈rd``): what the source resolved is all there, the rest is what
+    it could not (a counter, a macro, ``\\mathbb``)."""
+    it = iter(long)
+    return all(c in it for c in short)
+
+
+def _related(a: str, b: str) -> bool:
+    return bool(a) and bool(b) and (_in_order(a, b) or _in_order(b, a))
+
+
+def typeset_texts(g: Graph, lines: list[TextItem], tolerance: float = 1.0) -> Graph:
+    """The source's nodes with the texts the page shows for them: ``ball \\theballcount``
+    in a ``\\foreach`` typesets as "ball 1", ``$\\R^d$`` as "Rd" — what a reader of the
+    drawing reads, and what a twin of it must say.
+
+    Each text line of the page goes to the smallest node box (from the page, see
+    :func:`merge_graphs`) that holds its centre.  A node's lines replace its text when they
+    spell it with more (the source's resolved characters in order, :func:`_in_order`); a
+    line that spells another node's text or an edge label instead (an edge label drawn
+    inside a container's box) is not the node's.  Nodes without a box, or whose lines say
+    something else, keep the source's text."""
+    boxed = [n for n in g.nodes if n.bbox and len(n.bbox) == 4]
+    if not boxed or not lines:
+        return g
+    own: dict[str, list[TextItem]] = {}
+    for t in lines:
+        cx, cy = t.box[0] + t.box[2] / 2, t.box[1] + t.box[3] / 2
+        inside = [n for n in boxed
+                  if n.bbox[0] - tolerance <= cx <= n.bbox[0] + n.bbox[2] + tolerance  # type: ignore[index]
+                  and n.bbox[1] - tolerance <= cy <= n.bbox[1] + n.bbox[3] + tolerance]  # type: ignore[index]
+        if inside:
+            best = min(inside, key=lambda n: n.bbox[2] * n.bbox[3])  # type: ignore[index]
+            own.setdefault(best.id, []).append(t)
+    if not own:
+        return g
+    labels = [(n.id, _key(n.text)) for n in g.nodes] + [
+        (None, _key(e.label)) for e in g.edges]
+    nodes = []
+    for n in g.nodes:
+        mine = own.get(n.id)
+        k = _key(n.text)
+        if mine:
+            others = [o for i, o in labels if i != n.id and o]
+            kept = [t for t in mine if _related(_key(t.text), k)
+                    or not any(_related(_key(t.text), o) for o in others)]
+            text = "\n".join(t.text for t in kept)
+            if kept and _key(text) != k and _in_order(k, _key(text)):
+                n = n.model_copy(update={"text": text})
+        nodes.append(n)
+    return g.model_copy(update={"nodes": nodes})
+
+
 def merge_graphs(source: Graph, geometry: Graph, info: SourceInfo | None = None,
-                 params: GraphParams | None = None) -> tuple[Graph, MergeReport]:
-    """Source names where they resolve, page geometry where the source is too macro-heavy."""
+                 params: GraphParams | None = None, lines: list[TextItem] | None = None
+                 ) -> tuple[Graph, MergeReport]:
+    """Source names where they resolve, page geometry where the source is too macro-heavy.
+
+    The source's edges count with their free ends (an arrow from a bare point to a node,
+    axes): an edge the source cannot attribute to two nodes stays such an edge — the graph
+    is incomplete there — rather than the page's geometry joining the labels it ends near
+    (three axes from an unlabelled origin are not a triangle of x, y and z).  With the
+    page's ``lines``, node texts are those typeset (:func:`typeset_texts`)."""
     params = params or GraphParams()
     s_edges, g_edges = source.attached_edges(), geometry.attached_edges()
     rep = MergeReport(method="none", source_nodes=len(source.nodes),
@@ -1460,7 +1542,7 @@ def merge_graphs(source: Graph, geometry: Graph, info: SourceInfo | None = None,
     m = match_by_text_and_structure(source, geometry, params.match_threshold)
     rep.matched_nodes = len(m)
     use_source = bool(source.nodes) and (
-        (s_edges and len(s_edges) >= params.tikz_source_share * len(g_edges))
+        (source.edges and len(source.edges) >= params.tikz_source_share * len(g_edges))
         or (not g_edges and len(source.nodes) >= len(geometry.nodes) * params.tikz_source_share))
     if not use_source:
         rep.method = "geometry" if geometry.nodes else ("source" if source.nodes else "none")
@@ -1483,7 +1565,8 @@ def merge_graphs(source: Graph, geometry: Graph, info: SourceInfo | None = None,
                 edges.append(Edge(source=a, target=b, directed=e.directed, label=e.label))
                 have.add(frozenset((a, b)))
                 rep.added_edges += 1
-    return Graph(nodes=nodes, edges=edges), rep
+    merged = Graph(nodes=nodes, edges=edges)
+    return (typeset_texts(merged, lines) if lines else merged), rep
 
 
 def tikz_graph(code: str, pdf: bytes | None = None, params: GraphParams | None = None
@@ -1501,16 +1584,19 @@ def tikz_graph_report(code: str, pdf: bytes | None = None, params: GraphParams |
         a = source.attached_edges()
         return source, MergeReport(method="source" if source.nodes else "none",
                                    source_nodes=len(source.nodes), source_edges=len(a))
-    pages = pdf_graphs(pdf, params)
+    pages = pdf_pages(pdf, params)
     if len(pages) == len(graphs) and len(graphs) > 1:
-        merged = [merge_graphs(s, g, info, params) for s, g in zip(graphs, pages, strict=True)]
+        merged = [merge_graphs(s, g, info, params, lines)
+                  for s, (g, lines) in zip(graphs, pages, strict=True)]
         rep = MergeReport(method="+".join(sorted({r.method for _, r in merged})))
         for _, r in merged:
             for f in ("source_nodes", "source_edges", "geometry_nodes", "geometry_edges",
                       "matched_nodes", "confirmed_edges", "added_edges"):
                 setattr(rep, f, getattr(rep, f) + getattr(r, f))
         return combine([g for g, _ in merged]), rep
-    return merge_graphs(source, combine(pages), info, params)
+    # several pages as one: their coordinates overlap, so no line can be placed in a node
+    return merge_graphs(source, combine([g for g, _ in pages]), info, params,
+                        pages[0][1] if len(pages) == 1 else None)
 
 
 def compile_tikz(code: str, timeout_s: float = 60.0) -> bytes | None:

@@ -181,6 +181,33 @@ FLOW = r"""\documentclass[tikz,border=2pt]{standalone}
 \end{document}
 """
 
+BALLS = r"""\documentclass[tikz,border=2pt]{standalone}
+\usepackage{amssymb}
+\newcounter{ball}
+\newcommand{\R}{\mathbb{R}}
+\begin{document}
+\begin{tikzpicture}
+\foreach \x in {1,2,3} {
+  \stepcounter{ball}
+  \node[draw] (b\x) at (\x*2,0) {ball \theball};
+}
+\node[draw] (in) at (4,-2) {Input $x \in \R^d$};
+\draw[->] (b1) -- node[above] {hit} (b2);
+\draw[->] (in) -- (b2);
+\end{tikzpicture}
+\end{document}
+"""
+
+AXES = r"""\documentclass[tikz,border=2pt]{standalone}
+\begin{document}
+\begin{tikzpicture}
+\draw[->] (0,0) -- (2,0) node[right] {$x$};
+\draw[->] (0,0) -- (0,2) node[above] {$y$};
+\draw[->] (0,0) -- (-1.2,-1.2) node[below left] {$z$};
+\end{tikzpicture}
+\end{document}
+"""
+
 MACROS = r"""\documentclass[tikz,border=2pt]{standalone}
 \newcommand{\block}[3]{\node[draw] (#1) at (#2) {#3};}
 \newcommand{\link}[2]{\draw[-latex] (#1) -- (#2);}
@@ -201,7 +228,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     if shutil.which("pdflatex") is None:
         pytest.skip("pdflatex not installed")
     out = {}
-    for name, code in (("flow", FLOW), ("macros", MACROS)):
+    for name, code in (("flow", FLOW), ("macros", MACROS), ("balls", BALLS), ("axes", AXES)):
         d = tmp_path_factory.mktemp(name)
         (d / "f.tex").write_text(code)
         subprocess.run(["pdflatex", "-no-shell-escape", "-interaction=nonstopmode", "f.tex"],
@@ -246,6 +273,59 @@ def test_macro_heavy_source_falls_back_to_geometry(compiled: dict[str, bytes]) -
     ids = {n.text: n.id for n in g.nodes}
     assert {(e.source, e.target, e.directed) for e in g.edges} == {
         (ids["Encoder"], ids["Decoder"], True), (ids["Decoder"], ids["Loss"], True)}
+
+
+@needs_tex
+def test_node_texts_are_what_was_typeset(compiled: dict[str, bytes]) -> None:
+    # the source alone cannot know a counter's value nor a macro's letters
+    src = [n.text for n in tikz_graph(BALLS).nodes]
+    assert src == ["ball", "ball", "ball", "Input x ∈d"]
+    g, rep = tikz_graph_report(BALLS, compiled["balls"])
+    assert rep.method == "source"
+    # the page's text lines, each in the node box that holds it, give the texts; the edge
+    # label "hit", drawn between two boxes, stays the edge's
+    assert [(n.id, n.text) for n in g.nodes] == [
+        ("b1", "ball 1"), ("b2", "ball 2"), ("b3", "ball 3"), ("in", "Input x ∈Rd")]
+    assert [(e.source, e.target, e.label) for e in g.edges] == [
+        ("b1", "b2", "hit"), ("in", "b2", "")]
+
+
+@needs_tex
+def test_free_arrows_stay_free_rather_than_joining_their_labels(
+        compiled: dict[str, bytes]) -> None:
+    # the page's geometry alone joins the labels the three axes end at
+    geo = pdf_graph(compiled["axes"])
+    assert sorted(n.text for n in geo.nodes) == ["x", "y", "z"]
+    assert geo.attached_edges()
+    # the source says each arrow starts at a bare point: an edge with a free end each
+    g, rep = tikz_graph_report(AXES, compiled["axes"])
+    assert rep.method == "source"
+    assert sorted(n.text for n in g.nodes) == ["x", "y", "z"]
+    assert len(g.edges) == 3 and not g.attached_edges()
+    assert all(e.source is None and e.unattached == ["source"] for e in g.edges)
+
+
+def test_typeset_texts_keep_a_container_s_own_text() -> None:
+    from diagramforge.graphs.geometry import TextItem
+    from diagramforge.graphs.model import Edge, Graph, Node
+    from diagramforge.graphs.tikz import typeset_texts
+
+    g = Graph(nodes=[Node(id="box", text="Backend", bbox=[0, 0, 200, 100]),
+                     Node(id="a", text="A", bbox=[10, 40, 30, 20]),
+                     Node(id="b", text="B", bbox=[150, 40, 30, 20]),
+                     Node(id="c", text="cell", bbox=[60, 70, 40, 20])],
+              edges=[Edge(source="a", target="b", label="calls")])
+    lines = [TextItem("Backend", [5, 2, 50, 10], 10), TextItem("A", [20, 45, 8, 10], 10),
+             TextItem("B", [160, 45, 8, 10], 10),
+             TextItem("calls", [80, 45, 30, 10], 10),  # the edge label, in the container
+             TextItem("cell 4", [65, 75, 30, 10], 10),
+             TextItem("unrelated", [300, 300, 30, 10], 10)]  # in no box
+    out = {n.id: n.text for n in typeset_texts(g, lines).nodes}
+    assert out == {"box": "Backend", "a": "A", "b": "B", "c": "cell 4"}
+    # a line that spells something else than the node's text is not taken for it
+    g2 = g.model_copy(update={"nodes": [Node(id="c", text="cell", bbox=[60, 70, 40, 20])],
+                              "edges": []})
+    assert typeset_texts(g2, [TextItem("other", [65, 75, 30, 10], 10)]).nodes[0].text == "cell"
 
 
 def test_merge_adds_page_edges_the_source_could_not_read() -> None:
