@@ -2,10 +2,17 @@
 
 Each writer takes the source's :class:`~diagramforge.graphs.model.Graph` (node texts and
 shapes, directed or undirected edges with labels, bboxes) and writes code its real engine
-compiles.  What each keeps is declared in :data:`PRESERVES`: DOT and Mermaid lay the
+compiles.  What each keeps is declared by :func:`preserves`: DOT and Mermaid lay the
 structure out themselves (``structure``); TikZ and mxGraph place every node where the
 source drew it, at its size, in its shape (``layout``) — or on layers of the structure when
 the source had no layout (then ``structure`` too: see :func:`preserves`).
+
+Dense graphs stay readable: no two edges nor labels lie on each other.  DOT and Mermaid
+route edges themselves (Graphviz's splines — a node's further loops on its other sides;
+Mermaid's curves, with more room between nodes when the graph has loops, parallel or
+opposite edges — and one loop per node, what Mermaid can draw); TikZ and mxGraph, which
+draw what they are told, bend parallel and opposite edges apart and put loops on a node's
+free sides (:func:`routes`).
 
 Text is written so the target's own reader gives it back: escaped for DOT strings, HTML
 escapes in Mermaid's quoted labels (what Mermaid cannot draw is refused, not altered), LaTeX
@@ -16,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from xml.sax.saxutils import quoteattr
 
 from diagramforge.graphs.model import Graph
@@ -29,6 +37,84 @@ def _ids(g: Graph) -> dict[str, str]:
     return {n.id: f"n{k}" for k, n in enumerate(g.nodes)}
 
 
+@dataclass(frozen=True)
+class Route:
+    """How a writer with explicit geometry (TikZ, mxGraph) draws one edge so that no two
+    edges, nor their labels, lie on each other: the ``loop``-th loop on its node (each on
+    another side), or the ``offset``-th of the edges that join the same two nodes — either
+    way round — bent apart (0: alone, drawn straight).  ``offset`` is signed in the frame of
+    the first such edge's direction; ``forward`` says whether this one runs that way."""
+
+    loop: int | None = None
+    offset: float = 0.0
+    forward: bool = True
+
+
+LOOP_SIDES = ("above", "right", "below", "left")
+_SIDE_VECTORS = {"above": (0.0, -1.0), "right": (1.0, 0.0), "below": (0.0, 1.0),
+                 "left": (-1.0, 0.0)}  # y down
+
+
+def _loop_sides(g: Graph, node: str | None,
+                boxes: dict[str, tuple[float, float, float, float]] | None) -> list[int]:
+    """The sides of ``node`` (indices into :data:`LOOP_SIDES`) for its loops, freest first:
+    a side that other edges leave the node by is taken last, so a loop never sits on an
+    incoming arrow.  Without boxes: above, right, below, left."""
+    order = list(range(len(LOOP_SIDES)))
+    if not boxes or node not in boxes:
+        return order
+
+    def centre(i: str) -> tuple[float, float]:
+        x, y, w, h = boxes[i]
+        return x + w / 2, y + h / 2
+
+    cx, cy = centre(node)  # type: ignore[arg-type]
+    ways = []
+    for e in g.edges:
+        other = e.target if e.source == node else e.source if e.target == node else None
+        if other is None or other == node or other not in boxes:
+            continue
+        ox, oy = centre(other)
+        d = math.hypot(ox - cx, oy - cy)
+        if d > 0:
+            ways.append(((ox - cx) / d, (oy - cy) / d))
+
+    def crowding(k: int) -> float:
+        vx, vy = _SIDE_VECTORS[LOOP_SIDES[k]]
+        return max((vx * wx + vy * wy for wx, wy in ways), default=-1.0)
+
+    return sorted(order, key=lambda k: (crowding(k) > 0.5, crowding(k), k))
+
+
+def routes(g: Graph, boxes: dict[str, tuple[float, float, float, float]] | None = None
+           ) -> list[Route]:
+    """One :class:`Route` per edge, in order: parallel and opposite edges spread evenly
+    about the straight line (two: ±½, three: −1, 0, 1…); loops on a node each on its own
+    side (:data:`LOOP_SIDES` index in ``loop``; past four, the sides again, wider), the sides
+    other edges leave by last when ``boxes`` (id → x, y, w, h; y down) say where they go."""
+    loops: dict[str | None, int] = {}
+    sides: dict[str | None, list[int]] = {}
+    pairs: dict[frozenset, list[int]] = {}
+    for k, e in enumerate(g.edges):
+        if e.source != e.target:
+            pairs.setdefault(frozenset((e.source, e.target)), []).append(k)
+    out: list[Route] = []
+    for k, e in enumerate(g.edges):
+        if e.source == e.target:
+            n = loops.get(e.source, 0)
+            if e.source not in sides:
+                sides[e.source] = _loop_sides(g, e.source, boxes)
+            out.append(Route(loop=sides[e.source][n % 4] + 4 * (n // 4)))
+            loops[e.source] = n + 1
+            continue
+        group = pairs[frozenset((e.source, e.target))]
+        first = g.edges[group[0]]
+        slot = group.index(k) - (len(group) - 1) / 2
+        out.append(Route(offset=slot, forward=(e.source, e.target) == (first.source,
+                                                                          first.target)))
+    return out
+
+
 # -- Graphviz DOT ---------------------------------------------------------------------------
 _DOT_SHAPES = {"rectangle": "box", "rounded": "box", "ellipse": "ellipse", "rhombus": "diamond",
                "cylinder": "cylinder", "hexagon": "hexagon", "triangle": "triangle",
@@ -40,22 +126,35 @@ def _dot_str(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
+_DOT_LOOP_PORTS = ("", "w", "n", "s")
+"""Compass ports of a node's 1st, 2nd, 3rd… loop: Graphviz nests a node's loops on its east
+side with their labels edge to edge ("polltick"); one per side keeps them apart."""
+
+
 def to_dot(g: Graph) -> str:
-    """``digraph`` with Graphviz's own layout; undirected edges as ``dir=none``."""
+    """``digraph`` with Graphviz's own layout and edge routing; undirected edges as
+    ``dir=none``; a node's second and further loops on its other sides."""
     check_expressible(g)
     ids = _ids(g)
-    # components packed in an array: a graph of many small parts is not one long row
+    # components packed in an array: a graph of many small parts is not one long row;
+    # labels in the font the SVG is drawn with, so Graphviz sizes them as they are drawn
     lines = ["digraph twin {", '  pack=true; packmode="array_u";',
-             '  node [fontname="DejaVu Sans"];']
+             '  node [fontname="DejaVu Sans"];', '  edge [fontname="DejaVu Sans"];']
     for n in g.nodes:
         attrs = [f"label={_dot_str(n.text)}", f"shape={_DOT_SHAPES.get(n.shape, 'box')}"]
         if n.shape == "rounded":
             attrs.append('style="rounded"')
         lines.append(f"  {ids[n.id]} [{', '.join(attrs)}];")
+    loops: dict[str | None, int] = {}
     for e in g.edges:
         attrs = [] if e.directed else ["dir=none"]
         if e.label:
             attrs.append(f"label={_dot_str(e.label)}")
+        if e.source == e.target:
+            port = _DOT_LOOP_PORTS[loops.get(e.source, 0) % len(_DOT_LOOP_PORTS)]
+            loops[e.source] = loops.get(e.source, 0) + 1
+            if port:
+                attrs += [f"tailport={port}", f"headport={port}"]
         tail = f" [{', '.join(attrs)}]" if attrs else ""
         lines.append(f"  {ids[e.source]} -> {ids[e.target]}{tail};")  # type: ignore[index]
     return "\n".join([*lines, "}", ""])
@@ -68,6 +167,7 @@ _MERMAID_SHAPES = {"rectangle": ("[", "]"), "rounded": ("(", ")"), "ellipse": ("
 _MERMAID_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _MERMAID_CODE = re.compile(r"#\w+;")
 UNEXPRESSIBLE = "twin_text_unexpressible"
+UNDRAWABLE = "twin_structure_undrawable"
 
 
 def _mermaid_str(s: str) -> str:
@@ -81,14 +181,32 @@ def _mermaid_str(s: str) -> str:
     return '"' + (body if body.strip() else " ") + '"'
 
 
+MERMAID_SPACING = 80
+"""Mermaid's ``nodeSpacing`` and ``rankSpacing`` (defaults 50) for a flowchart with loops,
+parallel or opposite edges: at the defaults dagre puts a loop's label on its neighbour's."""
+
+
 def to_mermaid(g: Graph) -> str:
-    """A ``flowchart``, top-down (left-right when the source drew it wider than tall)."""
+    """A ``flowchart``, top-down (left-right when the source drew it wider than tall).
+    Mermaid draws one loop per node (a second loop's curve and label are lost from the
+    drawing, though its parse keeps it): such a graph is refused."""
     check_expressible(g)
+    looped = [e.source for e in g.edges if e.source == e.target]
+    if len(looped) != len(set(looped)):
+        text = {n.id: n.text for n in g.nodes}
+        twice = next(s for s in looped if looped.count(s) > 1)
+        raise WriteError(UNDRAWABLE, f"Mermaid draws one loop per node; {text.get(twice)!r} "
+                         f"has {looped.count(twice)}")
     ids = _ids(g)
     boxes = [n.bbox for n in g.nodes if n.bbox]
     wide = bool(boxes) and (max(b[0] + b[2] for b in boxes) - min(b[0] for b in boxes)
                             > 1.5 * (max(b[1] + b[3] for b in boxes) - min(b[1] for b in boxes)))
-    lines = [f"flowchart {'LR' if wide else 'TD'}"]
+    # loops, parallel or opposite edges: Mermaid routes them as curves of its own, with
+    # room between ranks and nodes for their labels to stand apart
+    dense = any(r.loop is not None or r.offset for r in routes(g))
+    lines = ([f"---\nconfig:\n  flowchart:\n    nodeSpacing: {MERMAID_SPACING}\n"
+              f"    rankSpacing: {MERMAID_SPACING}\n---"] if dense else []) + [
+        f"flowchart {'LR' if wide else 'TD'}"]
     for n in g.nodes:
         a, b = _MERMAID_SHAPES.get(n.shape, ("[", "]"))
         lines.append(f"  {ids[n.id]}{a}{_mermaid_str(n.text)}{b}")
@@ -152,9 +270,15 @@ def _tex(s: str) -> str:
     return r" \\ ".join(lines)
 
 
+TIKZ_BEND = 30
+"""Degrees a pair of edges between the same two nodes bend apart (each side)."""
+
+
 def to_tikz(g: Graph) -> str:
     """A standalone TikZ picture: nodes at the source's positions and sizes (pt), in their
-    shapes; edges as straight arrows (loops above, parallel edges bent apart)."""
+    shapes; edges as straight arrows, their labels on them — but edges between the same two
+    nodes (parallel or opposite) bent apart, each label outside its own bend, and loops on
+    a node each on another side (:func:`routes`)."""
     from diagramforge.formats.tikz import STANDALONE_CLASS
 
     check_expressible(g)
@@ -170,20 +294,24 @@ def to_tikz(g: Graph) -> str:
         body.append(rf"  \node[{shape}, minimum width={w * k:.1f}pt, minimum height="
                     rf"{h * k:.1f}pt] ({ids[n.id]}) at ({x + w / 2:.1f}, {-(y + h / 2):.1f}) "
                     rf"{{{_tex(n.text)}}};")
-    seen: dict[frozenset, int] = {}
-    for e in g.edges:
+    for e, r in zip(g.edges, routes(g, placed.boxes), strict=True):
         a, b = ids[e.source], ids[e.target]  # type: ignore[index]
         tip = "->" if e.directed else "-"
-        label = (rf" node[midway, fill=white, draw=none, font=\scriptsize] {{{_tex(e.label)}}}"
+        where = "midway, fill=white"
+        if r.loop is not None:
+            wider = f", min distance={6 + 4 * (r.loop // 4)}mm" if r.loop >= 4 else ""
+            path = f"to[loop {LOOP_SIDES[r.loop % 4]}{wider}]"
+        elif r.offset == 0:
+            path = "--"
+        else:
+            # the pair's frame: the first edge's direction; an edge drawn the other way
+            # bends to its own other side to land on the same one
+            side = r.offset if r.forward else -r.offset
+            path = f"to[bend {'left' if side > 0 else 'right'}={TIKZ_BEND * 2 * abs(side):g}]"
+            where = "midway, auto" + ("" if side > 0 else ", swap")  # outside the bend
+        label = (rf" node[{where}, draw=none, font=\scriptsize] {{{_tex(e.label)}}}"
                  if e.label.strip() else "")
-        if a == b:
-            body.append(rf"  \draw[{tip}] ({a}) to[loop above]{label} ({a});")
-            continue
-        pair = frozenset((a, b))
-        bend = seen.get(pair, 0)
-        seen[pair] = bend + 1
-        path = "--" if bend == 0 else f"to[bend left={15 * bend}]"
-        body.append(rf"  \draw[{tip}] ({a}) {path}{label} ({b});")
+        body.append(rf"  \draw[{tip}] ({a}) {path}{label} ({b if a != b else a});")
     body.append(r"\end{tikzpicture}")
     return "\n".join([STANDALONE_CLASS, r"\usepackage[T1]{fontenc}", r"\usepackage{tikz}",
                       r"\usetikzlibrary{shapes.geometric}", r"\begin{document}", *body,
@@ -200,25 +328,59 @@ MX_SCALE = {"tikz": 4 / 3, "dot": 4 / 3}
 """Source units per draw.io px: TikZ and Graphviz boxes are in pt."""
 
 
+MX_SPREAD = 32.0
+"""px between the waypoints of two edges joining the same two nodes (and of a loop from its
+node): wider than a line of label text, so labels drawn at them never meet."""
+
+
+def _mx_points(box_a: tuple[float, ...], box_b: tuple[float, ...], r: Route
+               ) -> list[tuple[float, float]]:
+    """Waypoints of an edge from ``box_a`` to ``box_b`` (x, y, w, h): none for a lone
+    edge; one beside the straight line for each of several between the same nodes; one off
+    the node's side for a loop.  draw.io puts an edge's label at the middle of its route,
+    which is then the waypoint: each label has its own place."""
+    ax, ay = box_a[0] + box_a[2] / 2, box_a[1] + box_a[3] / 2
+    if r.loop is not None:
+        side = r.loop % 4
+        far = MX_SPREAD * (1 + r.loop // 4)
+        return [[(ax, box_a[1] - far), (box_a[0] + box_a[2] + far, ay),
+                 (ax, box_a[1] + box_a[3] + far), (box_a[0] - far, ay)][side]]
+    if r.offset == 0:
+        return []
+    bx, by = box_b[0] + box_b[2] / 2, box_b[1] + box_b[3] / 2
+    dx, dy = (bx - ax, by - ay) if r.forward else (ax - bx, ay - by)
+    length = math.hypot(dx, dy) or 1.0
+    ux, uy = -dy / length, dx / length  # perpendicular to the first edge's direction
+    step = r.offset * MX_SPREAD
+    return [((ax + bx) / 2 + ux * step, (ay + by) / 2 + uy * step)]
+
+
 def to_mxgraph(g: Graph, unit: float = 1.0) -> str:
     """An uncompressed ``<mxGraphModel>``: vertices at the source's boxes (× ``unit``) in its
-    shapes, plain-text labels; edges between them (``endArrow=none`` when undirected)."""
+    shapes, plain-text labels; edges between them (``endArrow=none`` when undirected),
+    parallel and opposite ones routed apart through waypoints, loops each on another side
+    (:func:`routes`)."""
     check_expressible(g)
     placed = place(g)
     ids = _ids(g)
     cells = ['<mxCell id="0"/>', '<mxCell id="1" parent="0"/>']
+    boxes: dict[str, tuple[float, ...]] = {}
     for n in g.nodes:
         x, y, w, h = (v * unit for v in placed.boxes[n.id])
+        boxes[n.id] = (x + 20, y + 20, w, h)
         style = _MX_SHAPES.get(n.shape, "rounded=0;") + "whiteSpace=wrap;html=0;"
         cells.append(f'<mxCell id="{ids[n.id]}" value={quoteattr(n.text)} style="{style}" '
                      f'vertex="1" parent="1"><mxGeometry x="{x + 20:.1f}" y="{y + 20:.1f}" '
                      f'width="{w:.1f}" height="{h:.1f}" as="geometry"/></mxCell>')
-    for k, e in enumerate(g.edges):
+    for k, (e, r) in enumerate(zip(g.edges, routes(g, placed.boxes), strict=True)):
         arrow = "endArrow=classic;" if e.directed else "endArrow=none;"
+        pts = _mx_points(boxes[e.source], boxes[e.target], r)  # type: ignore[index]
+        inner = ('<Array as="points">' + "".join(f'<mxPoint x="{x:.1f}" y="{y:.1f}"/>'
+                                                 for x, y in pts) + "</Array>") if pts else ""
         cells.append(f'<mxCell id="e{k}" value={quoteattr(e.label)} style="{arrow}html=0;" '
                      f'edge="1" parent="1" source="{ids[e.source]}" '  # type: ignore[index]
                      f'target="{ids[e.target]}"><mxGeometry relative="1" '  # type: ignore[index]
-                     'as="geometry"/></mxCell>')
+                     f'as="geometry">{inner}</mxGeometry></mxCell>')
     return "<mxGraphModel><root>" + "".join(cells) + "</root></mxGraphModel>"
 
 

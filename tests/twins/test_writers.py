@@ -87,3 +87,56 @@ def test_what_a_language_cannot_draw_is_refused_not_altered():
     with pytest.raises(WriteError) as e:  # no glyph in pdflatex's fonts, no math command
         to_tikz(Graph(nodes=[Node(id="a", text="日本")]))
     assert e.value.reason == "twin_text_unexpressible"
+
+
+# -- readable twins: loops, parallel and opposite edges ------------------------------------
+
+DENSE = Graph(
+    nodes=[Node(id="s", text="start", shape="text", bbox=[0, 36, 40, 12]),
+           Node(id="q0", text="idle", shape="ellipse", bbox=[60, 28, 36, 28]),
+           Node(id="q1", text="busy", shape="ellipse", bbox=[160, 28, 36, 28])],
+    edges=[Edge(source="s", target="q0"),
+           Edge(source="q0", target="q1", label="request"),
+           Edge(source="q1", target="q0", label="done"),       # opposite
+           Edge(source="q0", target="q1", label="urgent"),     # parallel
+           Edge(source="q0", target="q0", label="poll"),       # two loops on one node
+           Edge(source="q0", target="q0", label="tick"),
+           Edge(source="q1", target="q1", label="work")])
+"""An automaton as dense as the samples' (two loops, opposite edges), and more: a parallel
+edge and two loops on one node."""
+
+
+def _overlap(a: list[float], b: list[float]) -> bool:
+    return (min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]) > 0.5
+            and min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]) > 0.5)
+
+
+@pytest.mark.parametrize("layout", [True, False], ids=["layout", "structure"])
+@pytest.mark.parametrize("target", [pytest.param(t, marks=m) for t, m in ENGINES.items()])
+def test_dense_twins_keep_every_edge_label_apart(handlers, target, layout):
+    from diagramforge.graphs.svg import svg_primitives
+    from diagramforge.twins.gate import letters
+
+    g = DENSE if layout else DENSE.model_copy(update={
+        "nodes": [n.model_copy(update={"bbox": None}) for n in DENSE.nodes]})
+    if target == "mermaid":  # Mermaid draws one loop per node: refused, not drawn wrong
+        with pytest.raises(WriteError) as e:
+            WRITERS[target](g)
+        assert e.value.reason == "twin_structure_undrawable"
+        g = g.model_copy(update={"edges": [e for e in g.edges if e.label != "tick"]})
+    code = WRITERS[target](g)
+    twin, rec = _rendered_graph(handlers[target], code)
+    assert differences(g, twin) == []
+    # the engine's own drawing of the twin: where each label and node text landed
+    svg = handlers[target].export_svg([{**rec, "code": code}])[0]
+    assert isinstance(svg, str), svg
+    texts, _ = svg_primitives(svg)
+    boxes = {}
+    for want in [e.label for e in g.edges if e.label] + [n.text for n in g.nodes]:
+        found = [t.box for t in texts if letters(t.text) == letters(want)]
+        assert len(found) == 1, (want, [t.text for t in texts])
+        boxes[want] = found[0]
+    labels = [e.label for e in g.edges if e.label]
+    clashes = [(a, b) for i, a in enumerate(labels) for b in list(boxes)[i + 1:]
+               if _overlap(boxes[a], boxes[b])]
+    assert clashes == [], (clashes, {k: [round(v) for v in b] for k, b in boxes.items()})
