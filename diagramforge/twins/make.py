@@ -40,7 +40,14 @@ from diagramforge.stage import Outcome
 from diagramforge.twins import gate
 from diagramforge.twins.compare import as_text_nodes, differences
 from diagramforge.twins.layout import WriteError
-from diagramforge.twins.writers import MX_SCALE, WRITERS, preserves, to_mxgraph
+from diagramforge.twins.writers import (
+    MX_SCALE,
+    TIKZ_SCALE,
+    WRITERS,
+    preserves,
+    to_mxgraph,
+    to_tikz,
+)
 
 SVG = "svg"
 LAYOUT_STYLE = "layout+style"
@@ -177,6 +184,7 @@ class Twins:
                             preserves(target, graph))
                 try:
                     a.code = (to_mxgraph(graph, MX_SCALE.get(fmt, 1.0)) if target == "mxgraph"
+                              else to_tikz(graph, TIKZ_SCALE.get(fmt, 1.0)) if target == "tikz"
                               else WRITERS[target](graph))
                 except WriteError as exc:
                     self._count(out, f"attempted.{fmt}.{target}")

@@ -37,6 +37,14 @@ def _ids(g: Graph) -> dict[str, str]:
     return {n.id: f"n{k}" for k, n in enumerate(g.nodes)}
 
 
+_SHAPE_NAMES = {"circle": "ellipse", "diamond": "rhombus", "rounded rectangle": "rounded"}
+"""The readers' other names for the writers' shapes (TikZ's ``circle``, ``diamond``)."""
+
+
+def shape_of(shape: str) -> str:
+    return _SHAPE_NAMES.get(shape, shape)
+
+
 @dataclass(frozen=True)
 class Route:
     """How a writer with explicit geometry (TikZ, mxGraph) draws one edge so that no two
@@ -83,7 +91,7 @@ def _loop_sides(g: Graph, node: str | None,
         vx, vy = _SIDE_VECTORS[LOOP_SIDES[k]]
         return max((vx * wx + vy * wy for wx, wy in ways), default=-1.0)
 
-    return sorted(order, key=lambda k: (crowding(k) > 0.5, crowding(k), k))
+    return sorted(order, key=lambda k: (crowding(k) > 0.5, k))  # stable: above first
 
 
 def routes(g: Graph, boxes: dict[str, tuple[float, float, float, float]] | None = None
@@ -126,35 +134,54 @@ def _dot_str(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-_DOT_LOOP_PORTS = ("", "w", "n", "s")
-"""Compass ports of a node's 1st, 2nd, 3rd… loop: Graphviz nests a node's loops on its east
-side with their labels edge to edge ("polltick"); one per side keeps them apart."""
+def _wide(g: Graph) -> bool:
+    """Whether the source drew it wider than tall (×1.5): its twin runs left to right."""
+    boxes = [n.bbox for n in g.nodes if n.bbox]
+    return bool(boxes) and (max(b[0] + b[2] for b in boxes) - min(b[0] for b in boxes)
+                            > 1.5 * (max(b[1] + b[3] for b in boxes)
+                                     - min(b[1] for b in boxes)))
+
+
+_DOT_LOOP_PORTS = {False: ("", "w", "n", "s"), True: ("", "s", "w", "e")}
+"""Compass ports of a node's 1st, 2nd, 3rd… loop, top-down and left-right: Graphviz nests a
+node's loops on one side (east; north when left-right) with their labels edge to edge
+("polltick"); the second goes to the opposite side, further ones where ranks join."""
 
 
 def to_dot(g: Graph) -> str:
-    """``digraph`` with Graphviz's own layout and edge routing; undirected edges as
-    ``dir=none``; a node's second and further loops on its other sides."""
+    """``digraph`` with Graphviz's own layout and edge routing (left to right when the
+    source is wide); undirected edges as ``dir=none``.  Where Graphviz's routing alone lets
+    edges or labels meet, each is given its own side of its nodes by compass ports: a
+    node's second and further loops, and edges joining the same two nodes (a 2-cycle's two
+    splines otherwise run almost on top of each other, their labels edge to edge)."""
     check_expressible(g)
     ids = _ids(g)
+    wide = _wide(g)
     # components packed in an array: a graph of many small parts is not one long row;
     # labels in the font the SVG is drawn with, so Graphviz sizes them as they are drawn
     lines = ["digraph twin {", '  pack=true; packmode="array_u";',
+             *(["  rankdir=LR;"] if wide else []),
              '  node [fontname="DejaVu Sans"];', '  edge [fontname="DejaVu Sans"];']
     for n in g.nodes:
-        attrs = [f"label={_dot_str(n.text)}", f"shape={_DOT_SHAPES.get(n.shape, 'box')}"]
-        if n.shape == "rounded":
+        attrs = [f"label={_dot_str(n.text)}",
+                 f"shape={_DOT_SHAPES.get(shape_of(n.shape), 'box')}"]
+        if shape_of(n.shape) == "rounded":
             attrs.append('style="rounded"')
         lines.append(f"  {ids[n.id]} [{', '.join(attrs)}];")
+    sides = ("n", "s") if wide else ("w", "e")  # beside the direction ranks run in
     loops: dict[str | None, int] = {}
-    for e in g.edges:
+    for e, r in zip(g.edges, routes(g), strict=True):
         attrs = [] if e.directed else ["dir=none"]
         if e.label:
             attrs.append(f"label={_dot_str(e.label)}")
+        port = ""
         if e.source == e.target:
-            port = _DOT_LOOP_PORTS[loops.get(e.source, 0) % len(_DOT_LOOP_PORTS)]
+            port = _DOT_LOOP_PORTS[wide][loops.get(e.source, 0) % 4]
             loops[e.source] = loops.get(e.source, 0) + 1
-            if port:
-                attrs += [f"tailport={port}", f"headport={port}"]
+        elif r.offset:  # the same side of both nodes, whichever way the edge runs
+            port = sides[r.offset > 0]
+        if port:
+            attrs += [f"tailport={port}", f"headport={port}"]
         tail = f" [{', '.join(attrs)}]" if attrs else ""
         lines.append(f"  {ids[e.source]} -> {ids[e.target]}{tail};")  # type: ignore[index]
     return "\n".join([*lines, "}", ""])
@@ -198,9 +225,7 @@ def to_mermaid(g: Graph) -> str:
         raise WriteError(UNDRAWABLE, f"Mermaid draws one loop per node; {text.get(twice)!r} "
                          f"has {looped.count(twice)}")
     ids = _ids(g)
-    boxes = [n.bbox for n in g.nodes if n.bbox]
-    wide = bool(boxes) and (max(b[0] + b[2] for b in boxes) - min(b[0] for b in boxes)
-                            > 1.5 * (max(b[1] + b[3] for b in boxes) - min(b[1] for b in boxes)))
+    wide = _wide(g)
     # loops, parallel or opposite edges: Mermaid routes them as curves of its own, with
     # room between ranks and nodes for their labels to stand apart
     dense = any(r.loop is not None or r.offset for r in routes(g))
@@ -208,7 +233,7 @@ def to_mermaid(g: Graph) -> str:
               f"    rankSpacing: {MERMAID_SPACING}\n---"] if dense else []) + [
         f"flowchart {'LR' if wide else 'TD'}"]
     for n in g.nodes:
-        a, b = _MERMAID_SHAPES.get(n.shape, ("[", "]"))
+        a, b = _MERMAID_SHAPES.get(shape_of(n.shape), ("[", "]"))
         lines.append(f"  {ids[n.id]}{a}{_mermaid_str(n.text)}{b}")
     for e in g.edges:
         arrow = "-->" if e.directed else "---"
@@ -274,23 +299,28 @@ TIKZ_BEND = 30
 """Degrees a pair of edges between the same two nodes bend apart (each side)."""
 
 
-def to_tikz(g: Graph) -> str:
-    """A standalone TikZ picture: nodes at the source's positions and sizes (pt), in their
-    shapes; edges as straight arrows, their labels on them — but edges between the same two
-    nodes (parallel or opposite) bent apart, each label outside its own bend, and loops on
-    a node each on another side (:func:`routes`)."""
+TIKZ_SCALE = {"mxgraph": 0.75, "mermaid": 0.75, "svg": 0.75}
+"""pt per source unit: draw.io's, Mermaid's and SVG's boxes are in px (TikZ's and
+Graphviz's in pt), so a twin's text fits boxes made for the source's."""
+
+
+def to_tikz(g: Graph, unit: float = 1.0) -> str:
+    """A standalone TikZ picture: nodes at the source's positions and sizes (× ``unit``, in
+    pt), in their shapes; edges as straight arrows, their labels on them — but edges between
+    the same two nodes (parallel or opposite) bent apart, each label outside its own bend,
+    and loops on a node each on another side (:func:`routes`)."""
     from diagramforge.formats.tikz import STANDALONE_CLASS
 
     check_expressible(g)
     placed = place(g)
     ids = _ids(g)
     right = max(x + w for x, _, w, _ in placed.boxes.values())
-    k = min(1.0, TIKZ_WIDTH_PT / right) if right > 0 else 1.0
+    k = min(unit, TIKZ_WIDTH_PT / right) if right > 0 else unit
     body = [rf"\begin{{tikzpicture}}[x={k:.4f}pt, y={k:.4f}pt, every node/.style="
             r"{draw, align=center, inner sep=2pt, font=\small}]"]
     for n in g.nodes:
         x, y, w, h = placed.boxes[n.id]
-        shape = _TIKZ_SHAPES.get(n.shape, "rectangle")
+        shape = _TIKZ_SHAPES.get(shape_of(n.shape), "rectangle")
         body.append(rf"  \node[{shape}, minimum width={w * k:.1f}pt, minimum height="
                     rf"{h * k:.1f}pt] ({ids[n.id]}) at ({x + w / 2:.1f}, {-(y + h / 2):.1f}) "
                     rf"{{{_tex(n.text)}}};")
@@ -355,24 +385,56 @@ def _mx_points(box_a: tuple[float, ...], box_b: tuple[float, ...], r: Route
     return [((ax + bx) / 2 + ux * step, (ay + by) / 2 + uy * step)]
 
 
+MX_CHAR, MX_LINE, MX_PAD = 7.0, 15.0, 10.0
+"""draw.io's default label (12 px Helvetica): a character's width and a line's height, and
+the room a label needs around it, in px."""
+MX_MAX_SPREAD = 3.0
+
+
+def mx_boxes(g: Graph, unit: float = 1.0) -> dict[str, tuple[float, float, float, float]]:
+    """Each node's draw.io box (x, y, w, h in px, 20 px from the page's corner): the source's
+    box × ``unit``, grown about its centre to hold its label at draw.io's font (a TeX text box
+    fits its 10 pt text exactly, draw.io's 12 px label would wrap and spill); the centres are
+    spread by the one factor (≤ :data:`MX_MAX_SPREAD`) that keeps grown boxes as far apart as
+    the source's were, so positions keep their relations."""
+    placed = place(g)
+    need: dict[str, tuple[float, float]] = {}
+    spread = 1.0
+    for n in g.nodes:
+        _, _, w, h = (v * unit for v in placed.boxes[n.id])
+        lines = n.text.split("\n") if n.text else [""]
+        nw = max(len(ln) for ln in lines) * MX_CHAR + MX_PAD
+        nh = len(lines) * MX_LINE + MX_PAD
+        need[n.id] = (max(w, nw), max(h, nh))
+        spread = max(spread, need[n.id][0] / max(w, 1.0), need[n.id][1] / max(h, 1.0))
+    spread = min(spread, MX_MAX_SPREAD)
+    out = {}
+    for n in g.nodes:
+        x, y, w, h = (v * unit for v in placed.boxes[n.id])
+        cx, cy = (x + w / 2) * spread, (y + h / 2) * spread
+        nw, nh = need[n.id]
+        out[n.id] = (cx - nw / 2, cy - nh / 2, nw, nh)
+    x0 = min(b[0] for b in out.values())
+    y0 = min(b[1] for b in out.values())
+    return {i: (x - x0 + 20, y - y0 + 20, w, h) for i, (x, y, w, h) in out.items()}
+
+
 def to_mxgraph(g: Graph, unit: float = 1.0) -> str:
     """An uncompressed ``<mxGraphModel>``: vertices at the source's boxes (× ``unit``) in its
     shapes, plain-text labels; edges between them (``endArrow=none`` when undirected),
     parallel and opposite ones routed apart through waypoints, loops each on another side
     (:func:`routes`)."""
     check_expressible(g)
-    placed = place(g)
     ids = _ids(g)
     cells = ['<mxCell id="0"/>', '<mxCell id="1" parent="0"/>']
-    boxes: dict[str, tuple[float, ...]] = {}
+    boxes = mx_boxes(g, unit)
     for n in g.nodes:
-        x, y, w, h = (v * unit for v in placed.boxes[n.id])
-        boxes[n.id] = (x + 20, y + 20, w, h)
-        style = _MX_SHAPES.get(n.shape, "rounded=0;") + "whiteSpace=wrap;html=0;"
+        x, y, w, h = boxes[n.id]
+        style = _MX_SHAPES.get(shape_of(n.shape), "rounded=0;") + "whiteSpace=wrap;html=0;"
         cells.append(f'<mxCell id="{ids[n.id]}" value={quoteattr(n.text)} style="{style}" '
-                     f'vertex="1" parent="1"><mxGeometry x="{x + 20:.1f}" y="{y + 20:.1f}" '
+                     f'vertex="1" parent="1"><mxGeometry x="{x:.1f}" y="{y:.1f}" '
                      f'width="{w:.1f}" height="{h:.1f}" as="geometry"/></mxCell>')
-    for k, (e, r) in enumerate(zip(g.edges, routes(g, placed.boxes), strict=True)):
+    for k, (e, r) in enumerate(zip(g.edges, routes(g, boxes), strict=True)):
         arrow = "endArrow=classic;" if e.directed else "endArrow=none;"
         pts = _mx_points(boxes[e.source], boxes[e.target], r)  # type: ignore[index]
         inner = ('<Array as="points">' + "".join(f'<mxPoint x="{x:.1f}" y="{y:.1f}"/>'
