@@ -260,6 +260,8 @@ def _shape(keys: list[str], styles: dict[str, str]) -> str:
             shape = value.strip()
         elif name in _SHAPES:
             shape = name
+        elif name == "state" and not value:  # the automata library's states are circles
+            shape = "circle"
         elif name == "rounded corners":
             rounded = True
     return "rounded" if rounded and shape == "rectangle" else shape
