@@ -71,9 +71,9 @@ def structure_check(graph: Graph, diagram_type: str | None) -> Verdict | None:
     ids = {n.id for n in graph.nodes}
     free = [e for e in graph.edges if e.source not in ids or e.target not in ids]
     if free:
-        text = {n.id: n.text for n in graph.nodes}
-        show = ", ".join(f"{text.get(e.source or '', '?')!r}->{text.get(e.target or '', '?')!r}"
-                         for e in free[:3])
+        text = {n.id: repr(n.text) for n in graph.nodes}
+        show = ", ".join(f"{text.get(e.source or '', '(free)')}->"
+                         f"{text.get(e.target or '', '(free)')}" for e in free[:3])
         return Verdict(INCOMPLETE, f"{len(free)} of {len(graph.edges)} edges have a free end "
                        f"(the reader could not attribute them to two nodes): {show}")
     return None
