@@ -1494,7 +1494,8 @@ def typeset_texts(g: Graph, lines: list[TextItem], tolerance: float = 1.0) -> Gr
     spell it with more (the source's resolved characters in order, :func:`_in_order`); a
     line that spells another node's text or an edge label instead (an edge label drawn
     inside a container's box) is not the node's.  Nodes without a box, or whose lines say
-    something else, keep the source's text."""
+    something else, or that also spell another node's text or an edge label, keep the
+    source's text."""
     boxed = [n for n in g.nodes if n.bbox and len(n.bbox) == 4]
     if not boxed or not lines:
         return g
@@ -1520,7 +1521,11 @@ def typeset_texts(g: Graph, lines: list[TextItem], tolerance: float = 1.0) -> Gr
             kept = [t for t in mine if _related(_key(t.text), k)
                     or not any(_related(_key(t.text), o) for o in others)]
             text = "\n".join(t.text for t in kept)
-            if kept and _key(text) != k and _in_order(k, _key(text)):
+            new = _key(text)
+            # a line PyMuPDF joined across two boxes ("subproject 1 subproject 2") spells a
+            # neighbour's text too: not this node's alone
+            joined = any(len(o) > 1 and o in new and o not in k for o in others)
+            if kept and new != k and _in_order(k, new) and not joined:
                 n = n.model_copy(update={"text": text})
         nodes.append(n)
     return g.model_copy(update={"nodes": nodes})

@@ -326,6 +326,12 @@ def test_typeset_texts_keep_a_container_s_own_text() -> None:
     g2 = g.model_copy(update={"nodes": [Node(id="c", text="cell", bbox=[60, 70, 40, 20])],
                               "edges": []})
     assert typeset_texts(g2, [TextItem("other", [65, 75, 30, 10], 10)]).nodes[0].text == "cell"
+    # one line the page joined across two neighbouring boxes is neither's
+    pair = Graph(nodes=[Node(id="a", text="subproject 1", bbox=[0, 0, 50, 12]),
+                        Node(id="b", text="subproject 2", bbox=[52, 0, 50, 12])])
+    joined = [TextItem("subproject 1 subproject 2", [2, 1, 98, 10], 10)]
+    assert [n.text for n in typeset_texts(pair, joined).nodes] == ["subproject 1",
+                                                                   "subproject 2"]
 
 
 def test_merge_adds_page_edges_the_source_could_not_read() -> None:
