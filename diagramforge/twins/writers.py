@@ -157,9 +157,11 @@ def to_dot(g: Graph) -> str:
     check_expressible(g)
     ids = _ids(g)
     wide = _wide(g)
-    # components packed in an array: a graph of many small parts is not one long row;
+    # components packed in an array, so a graph of many small parts is not one long row —
+    # but Graphviz (2.43) drops every edge label of a packed graph, so not when it has any;
     # labels in the font the SVG is drawn with, so Graphviz sizes them as they are drawn
-    lines = ["digraph twin {", '  pack=true; packmode="array_u";',
+    labelled = any(e.label for e in g.edges)
+    lines = ["digraph twin {", *([] if labelled else ['  pack=true; packmode="array_u";']),
              *(["  rankdir=LR;"] if wide else []),
              '  node [fontname="DejaVu Sans"];', '  edge [fontname="DejaVu Sans"];']
     for n in g.nodes:

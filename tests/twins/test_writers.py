@@ -166,3 +166,19 @@ def test_dot_twin_keeps_a_two_cycle_s_edges_apart(wide):
 
     (ax, ay), (bx, by) = (middle(e) for e in laid["edges"])
     assert ((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5 > 20  # pt
+
+
+@needs_dot
+def test_dot_twin_of_several_parts_draws_its_edge_labels(handlers):
+    """Graphviz drops the edge labels of a packed graph (its -Tjson still lists them, so the
+    twin's graph looked right): a labelled graph is not packed."""
+    from diagramforge.graphs.svg import svg_primitives
+
+    g = Graph(nodes=[Node(id=i, text=t) for i, t in
+                     (("a", "x0"), ("b", "x1"), ("s", "sum"), ("d", "dots"))],
+              edges=[Edge(source="a", target="s", label="w0"),
+                     Edge(source="b", target="s", label="w1")])  # "dots" stands apart
+    code = WRITERS["dot"](g)
+    svg = handlers["dot"].export_svg([{"id": "t", "code": code, "format": "dot"}])[0]
+    drawn = {t.text for t in svg_primitives(svg)[0]}
+    assert {"w0", "w1"} <= drawn, drawn
