@@ -46,7 +46,7 @@ import pymupdf
 
 from diagramforge.formats import latex
 from diagramforge.graphs import tikz_layout as lay
-from diagramforge.graphs.geometry import PathItem, TextItem, bbox, build_graph
+from diagramforge.graphs.geometry import PathItem, TextItem, _dedupe, bbox, build_graph
 from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.graphs.params import GraphParams
 
@@ -1500,7 +1500,7 @@ def typeset_texts(g: Graph, lines: list[TextItem], tolerance: float = 1.0) -> Gr
     if not boxed or not lines:
         return g
     own: dict[str, list[TextItem]] = {}
-    for t in lines:
+    for t in _dedupe(lines):  # a label overprinted (bold, a shadow) is one label
         cx, cy = t.box[0] + t.box[2] / 2, t.box[1] + t.box[3] / 2
         inside = [n for n in boxed
                   if n.bbox[0] - tolerance <= cx <= n.bbox[0] + n.bbox[2] + tolerance  # type: ignore[index]

@@ -11,7 +11,8 @@ when:
    flowcharts, graphs, trees, automata, commutative, architecture/block, UML, network, mind
    maps, neural networks…) — charts, tables, plots, pictures, Venn diagrams and circuits
    are not (an untyped diagram is judged by its graph alone);
-2. **its graph has at least one edge** — else :data:`NOT_A_GRAPH`;
+2. **its graph has at least one edge, and most of its nodes are joined to something** — else
+   :data:`NOT_A_GRAPH` (loose labels, whatever the classifier said);
 3. **every edge joins two nodes** — an arrow the reader could not attribute (a free arrow,
    an axis, a connector between circles it found no text in) leaves the graph incomplete:
    :data:`INCOMPLETE`;
@@ -37,6 +38,10 @@ from diagramforge.graphs.score import normalise_text
 NOT_A_GRAPH = "twin_not_a_graph"
 INCOMPLETE = "twin_graph_incomplete"
 MIN_TEXT_SHARE = 0.95
+MAX_LOOSE_SHARE = 0.5
+"""A graph most of whose nodes touch no edge is labels on a picture (a geometry figure the
+classifier took for a graph: "φ", "F = 5N", "s = 3m" and one line), not a node-link
+diagram; a legend or a title or two beside a real graph stay well below."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,11 @@ def structure_check(graph: Graph, diagram_type: str | None) -> Verdict | None:
     if not graph.edges:
         return Verdict(NOT_A_GRAPH, f"{len(graph.nodes)} nodes and no edges: loose labels, "
                        "no structure to translate")
+    joined = {i for e in graph.edges for i in (e.source, e.target)}
+    loose = [n for n in graph.nodes if n.id not in joined]
+    if len(loose) > MAX_LOOSE_SHARE * len(graph.nodes):
+        return Verdict(NOT_A_GRAPH, f"{len(loose)} of {len(graph.nodes)} nodes are joined to "
+                       "nothing: mostly loose labels (a picture's annotations), not a graph")
     ids = {n.id for n in graph.nodes}
     free = [e for e in graph.edges if e.source not in ids or e.target not in ids]
     if free:

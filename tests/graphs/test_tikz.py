@@ -326,6 +326,9 @@ def test_typeset_texts_keep_a_container_s_own_text() -> None:
     g2 = g.model_copy(update={"nodes": [Node(id="c", text="cell", bbox=[60, 70, 40, 20])],
                               "edges": []})
     assert typeset_texts(g2, [TextItem("other", [65, 75, 30, 10], 10)]).nodes[0].text == "cell"
+    # a label drawn twice at one place (overprinted) is read once
+    twice = [TextItem("cell 4", [65, 75, 30, 10], 10), TextItem("cell 4", [65, 75, 30, 10], 10)]
+    assert typeset_texts(g2, twice).nodes[0].text == "cell 4"
     # one line the page joined across two neighbouring boxes is neither's
     pair = Graph(nodes=[Node(id="a", text="subproject 1", bbox=[0, 0, 50, 12]),
                         Node(id="b", text="subproject 2", bbox=[52, 0, 50, 12])])

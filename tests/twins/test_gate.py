@@ -43,6 +43,9 @@ def test_graph_like_kinds_are_diagrams_and_leave_out_what_the_issue_names() -> N
     (g(["A", "B"], [("n0", "n1")]), "no_such_kind", NOT_A_GRAPH),
     (g(["2", "loss", "epoch"], []), "graph", NOT_A_GRAPH),  # loose labels
     (g([], []), "flowchart", NOT_A_GRAPH),
+    # a geometry figure typed "graph": labels, one of them joined by a line
+    (g(["F = 5N", "s = 3m", "φ", "A", "B"], [("n3", "n4")]), "graph", NOT_A_GRAPH),
+    (g(["A", "B", "C", "title", "legend"], [("n0", "n1"), ("n1", "n2")]), "graph", None),
     (g([], [(None, None)] * 3), "neural_network", INCOMPLETE),  # connectors, no node read
     (g(["x", "y", "z"], [(None, "n0"), (None, "n1"), (None, "n2")]), "graph", INCOMPLETE),
     (g(["A", "B"], [("n0", "n1"), ("n1", None)]), "flowchart", INCOMPLETE),
