@@ -131,6 +131,9 @@ _DROP_WITH_ARG = ("color", "label", "nodepart", "pgfuseimage", "pgfimage", "useb
 
 def latex_text(s: str) -> str:
     """Readable text of a node's LaTeX: commands dropped, arguments kept, ``\\\\`` a line."""
+    # a fraction reads "2/10" (not "210"): numerator and denominator as groups or tokens
+    frac = r"\\[dt]?frac\s*(\{[^{}]*\}|\\?[A-Za-z0-9])\s*(\{[^{}]*\}|\\?[A-Za-z0-9])"
+    s = re.sub(frac, lambda m: f"{_unbrace(m.group(1))}/{_unbrace(m.group(2))}", s)
     s = re.sub(r"\\\\(\s*\[[^\]]*\])?", "\n", s)
     s = re.sub(r"\\(?:newline|linebreak|par)\b", "\n", s)
     s = re.sub(r"\\textcolor\s*\{[^{}]*\}", "", s)

@@ -81,6 +81,9 @@ def test_latex_text() -> None:
     assert latex_text(r"\textbf{Input} \\ $\alpha_1 + x^2$") == "Input\nα1 + x2"
     assert latex_text(r"{\small Enc}oder~\textcolor{red}{x}\,y") == "Encoder x y"
     assert latex_text(r"\nodepart{second} 12") == "12"
+    # a fraction is read as one, not as its digits run together ("2/10", not "210")
+    assert latex_text(r"$\frac{2}{10}$") == "2/10"
+    assert latex_text(r"$\tfrac12 + \dfrac{\alpha}{n}$") == "1/2 + α/n"
 
 
 def test_styles_every_edge_and_waypoints() -> None:
