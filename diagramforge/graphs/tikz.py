@@ -927,6 +927,7 @@ class _PathReader:
                 if pending is not None and path_first is not None:
                     self._reach(pending, keys, drawn, start, path_first, labels)
                 pending = None
+                reached = None  # closed: a shape, no free end
                 k += 1
                 continue
             if kind == "kw" and val in ("circle", "ellipse", "arc", "sin", "cos", "parabola",
@@ -935,6 +936,7 @@ class _PathReader:
                 if val in ("rectangle", "grid", "sin", "cos", "parabola"):
                     pending = ("shape", [])
                 start = None
+                reached = None  # a chain that turns into a shape has no free end
                 k += 1
                 continue
             if kind == "kw" and val == "let":
@@ -961,6 +963,7 @@ class _PathReader:
                     xy = lay.point(self._expand_macros(val), self.pic.places, self.frame)
                 pt = _Point(node, xy)
                 if pending is None:
+                    self._free_end(reached, keys, drawn)
                     cur = start = pt
                     reached = None
                     if path_first is None:
@@ -987,7 +990,26 @@ class _PathReader:
                 self.r.info.unresolved += 1
                 break
             k += 1
+        self._free_end(reached, keys, drawn)
         return first_node
+
+    def _free_end(self, reached: tuple | None, keys: list[str], drawn: bool) -> None:
+        """A chain that left a node and ended at a bare point (``(a) -- ++(1,0)``: an
+        output arrow to nowhere) is an edge with a free end when an arrow tip says it
+        connects — as an arrow from a bare point into a node is; a plain stroke is not."""
+        if reached is None or not drawn:
+            return
+        (_, okeys), start, labels = reached
+        if start is None or start.node is None:
+            return
+        ts, te = _direction(keys + okeys, self.r.styles)
+        if not (ts or te):
+            return
+        label = "\n".join(x for x in labels if x)
+        self.pic.edges.append(
+            Edge(source=None, target=start.node, label=label, unattached=["source"])
+            if ts and not te else Edge(source=start.node, target=None, label=label,
+                                       directed=ts != te, unattached=["target"]))
 
     def _reach(self, pending: tuple[str, list[str]], keys: list[str], drawn: bool,
                start: _Point | None, pt: _Point, labels: list[str], every: str | None = None
@@ -1527,7 +1549,7 @@ def typeset_texts(g: Graph, lines: list[TextItem], tolerance: float = 1.0) -> Gr
             new = _key(text)
             # a line PyMuPDF joined across two boxes ("subproject 1 subproject 2") spells a
             # neighbour's text too: not this node's alone
-            joined = any(len(o) > 1 and o in new and o not in k for o in others)
+            joined = any(len(o) > 1 and new.count(o) > k.count(o) for o in others)
             if kept and new != k and _in_order(k, new) and not joined:
                 n = n.model_copy(update={"text": text})
         nodes.append(n)

@@ -308,6 +308,20 @@ def test_free_arrows_stay_free_rather_than_joining_their_labels(
     assert all(e.source is None and e.unattached == ["source"] for e in g.edges)
 
 
+def test_an_arrow_from_a_node_to_nowhere_is_an_edge_with_a_free_end() -> None:
+    g = tikz_graph(r"""\begin{tikzpicture}
+    \node (a) {A}; \node (b) at (2,0) {B};
+    \draw[->] (a) -- (b);
+    \draw[->] (b) -- ++(1,0);                 % an output arrow
+    \draw[<-] (a) -- ++(-1,0);                % an input arrow, drawn backwards
+    \draw[->] (a) -- ++(0,1) -| (b);          % through waypoints to a node: an edge
+    \draw (a) -- ++(0,-1);                    % a plain stroke: no connection
+    \draw (b) -- ++(1,1) -- ++(0,1) -- cycle; % a closed shape
+    \end{tikzpicture}""")
+    assert [(e.source, e.target, e.unattached) for e in g.edges] == [
+        ("a", "b", []), ("b", None, ["target"]), (None, "a", ["source"]), ("a", "b", [])]
+
+
 def test_typeset_texts_keep_a_container_s_own_text() -> None:
     from diagramforge.graphs.geometry import TextItem
     from diagramforge.graphs.model import Edge, Graph, Node
@@ -338,6 +352,10 @@ def test_typeset_texts_keep_a_container_s_own_text() -> None:
     joined = [TextItem("subproject 1 subproject 2", [2, 1, 98, 10], 10)]
     assert [n.text for n in typeset_texts(pair, joined).nodes] == ["subproject 1",
                                                                    "subproject 2"]
+    leaves = Graph(nodes=[Node(id="a", text="NIL", bbox=[0, 0, 20, 12]),
+                          Node(id="b", text="NIL", bbox=[21, 0, 20, 12])])
+    both = [TextItem("NIL NIL", [2, 1, 38, 10], 10)]  # one line across two leaves
+    assert [n.text for n in typeset_texts(leaves, both).nodes] == ["NIL", "NIL"]
 
 
 def test_merge_adds_page_edges_the_source_could_not_read() -> None:
