@@ -175,7 +175,11 @@ _NON_DIRECTIONAL = re.compile(
 
 
 def _tips(key: str) -> tuple[bool, bool] | None:
-    """(start points, end points) when ``key`` is an arrow spec, else None."""
+    """(start points, end points) when ``key`` is an arrow spec (``->``, or the ``arrows=``
+    key's value: ``arrows={-latex}``), else None."""
+    m = re.match(r"^\s*arrows\s*=\s*(.+)$", key, re.S)
+    if m:
+        return _tips(_unbrace(m.group(1)))
     flat = re.sub(r"\[[^\]]*\]", "", key.strip().replace("{", "").replace("}", ""))
     if "=" in flat or "-" not in flat or flat.startswith("arrows"):
         return None
@@ -1247,11 +1251,17 @@ def tikz_source_graphs(code: str, params: GraphParams | None = None
     params = params or GraphParams()
     code = strip_comments(code)
     reader = _Reader(params)
-    # styles defined anywhere in the document (preamble \tikzset, \tikzstyle)
+    # styles defined anywhere in the document (preamble \tikzset, \tikzstyle); the
+    # preamble's plain keys (\tikzset{->, >=stealth}) are every picture's options
+    preamble = code.split("\\begin{document}", 1)[0] if "\\begin{document}" in code else ""
+    defaults: list[str] = []
     for m in re.finditer(r"\\tikzset\s*\{", code):
         g = read_balanced(code, m.end() - 1, "{", "}")
         if g:
             _parse_styles(g[0], reader.styles)
+            if m.start() < len(preamble):
+                defaults += [k for k in split_top(g[0]) if "/." not in k and "/" not in
+                             k.split("=", 1)[0]]
     for m in re.finditer(r"\\tikzstyle\s*\{([^{}]*)\}\s*\+?=\s*\[", code):
         g = read_balanced(code, m.end() - 1, "[", "]")
         if g:
@@ -1266,7 +1276,7 @@ def tikz_source_graphs(code: str, params: GraphParams | None = None
     for opts, body in pics:
         _parse_styles(opts, reader.styles)
         stmts: list[_Stmt] = []
-        reader.statements(body, _Opts().plus(opts), stmts)
+        reader.statements(body, _Opts(list(defaults)).plus(opts), stmts)
         reader.info.statements += len(stmts)
         pic = _Picture()
         pr = _PathReader(reader, pic)

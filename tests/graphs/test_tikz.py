@@ -71,7 +71,7 @@ def _edges(code: str) -> list[tuple]:
     ("-Latex", (False, True)), ("|-|", (False, False)), ("*-*", (False, False)),
     ("o->", (False, True)), ("-", (False, False)), ("-to", (False, True)),
     (">=stealth", None), ("shorten >=2pt", None), ("thick", None), ("my-style", None),
-    ("bend left=-20", None),
+    ("bend left=-20", None), ("arrows={-latex}", (False, True)), ("arrows=<-", (True, False)),
 ])
 def test_arrow_specs(key: str, tips: tuple | None) -> None:
     assert _tips(key) == tips
@@ -306,6 +306,18 @@ def test_free_arrows_stay_free_rather_than_joining_their_labels(
     assert sorted(n.text for n in g.nodes) == ["x", "y", "z"]
     assert len(g.edges) == 3 and not g.attached_edges()
     assert all(e.source is None and e.unattached == ["source"] for e in g.edges)
+
+
+def test_the_preamble_s_plain_tikzset_keys_apply_to_every_picture() -> None:
+    doc = r"""\documentclass{article}\usepackage{tikz}
+    \tikzset{->, >=stealth', auto, main/.style={circle, draw}}
+    \begin{document}\begin{tikzpicture}
+    \node[main] (a) {A}; \node[main] (b) at (2,0) {B};
+    \path (a) edge node {4} (b);
+    \end{tikzpicture}\end{document}"""
+    assert _edges(doc) == [("a", "b", True, "4")]
+    # without the preamble's tip the same edge is undirected
+    assert _edges(doc.replace("\\tikzset{->, ", "\\tikzset{")) == [("a", "b", False, "4")]
 
 
 def test_an_arrow_from_a_node_to_nowhere_is_an_edge_with_a_free_end() -> None:
