@@ -134,6 +134,33 @@ def _dot_str(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
+def holders(g: Graph, tolerance: float = 1.0) -> list[str]:
+    """Texts of the nodes whose box holds another node's box: containers, groups, swimlanes,
+    a UML class's compartments' frame.  A structure-only writer (DOT, Mermaid) would draw
+    each as one more loose box beside what it held; the layout writers draw it in place."""
+    boxed = [n for n in g.nodes if n.bbox and len(n.bbox) == 4]
+    out = []
+    for a in boxed:
+        ax, ay, aw, ah = a.bbox  # type: ignore[misc]
+        for b in boxed:
+            if b is a:
+                continue
+            bx, by, bw, bh = b.bbox  # type: ignore[misc]
+            if bw * bh < aw * ah and ax - tolerance <= bx and ay - tolerance <= by \
+                    and bx + bw <= ax + aw + tolerance and by + bh <= ay + ah + tolerance:
+                out.append(a.text)
+                break
+    return out
+
+
+def _refuse_holders(g: Graph, language: str) -> None:
+    held = holders(g)
+    if held:
+        show = ", ".join(map(repr, held[:3]))
+        raise WriteError(UNDRAWABLE, f"{len(held)} nodes hold others ({show}): a {language} "
+                         "twin would draw each as a loose box")
+
+
 def _wide(g: Graph) -> bool:
     """Whether the source drew it wider than tall (×1.5): its twin runs left to right."""
     boxes = [n.bbox for n in g.nodes if n.bbox]
@@ -155,6 +182,7 @@ def to_dot(g: Graph) -> str:
     node's second and further loops, and edges joining the same two nodes (a 2-cycle's two
     splines otherwise run almost on top of each other, their labels edge to edge)."""
     check_expressible(g)
+    _refuse_holders(g, "DOT")
     ids = _ids(g)
     wide = _wide(g)
     # components packed in an array, so a graph of many small parts is not one long row —
@@ -220,6 +248,7 @@ def to_mermaid(g: Graph) -> str:
     Mermaid draws one loop per node (a second loop's curve and label are lost from the
     drawing, though its parse keeps it): such a graph is refused."""
     check_expressible(g)
+    _refuse_holders(g, "Mermaid")
     looped = [e.source for e in g.edges if e.source == e.target]
     if len(looped) != len(set(looped)):
         text = {n.id: n.text for n in g.nodes}

@@ -182,3 +182,22 @@ def test_dot_twin_of_several_parts_draws_its_edge_labels(handlers):
     svg = handlers["dot"].export_svg([{"id": "t", "code": code, "format": "dot"}])[0]
     drawn = {t.text for t in svg_primitives(svg)[0]}
     assert {"w0", "w1"} <= drawn, drawn
+
+
+def test_structure_writers_refuse_containers_the_layout_writers_draw_in_place():
+    """A cluster, swimlane or UML class frame holds other nodes; DOT and Mermaid twins of the
+    structure would draw it as one more loose box beside them."""
+    g = Graph(nodes=[Node(id="ci", text="CI", shape="container", bbox=[100, 0, 200, 60]),
+                     Node(id="b", text="Build", bbox=[110, 20, 60, 30]),
+                     Node(id="t", text="Test", bbox=[220, 20, 60, 30]),
+                     Node(id="f", text="Fetch", bbox=[0, 20, 60, 30])],
+              edges=[Edge(source="f", target="b"), Edge(source="b", target="t")])
+    for target in ("dot", "mermaid"):
+        with pytest.raises(WriteError) as e:
+            WRITERS[target](g)
+        assert e.value.reason == "twin_structure_undrawable" and "'CI'" in e.value.detail
+    assert "CI" in WRITERS["tikz"](g) and "CI" in WRITERS["mxgraph"](g)
+    # side by side, nothing held: every writer writes it
+    apart = g.model_copy(update={"nodes": [n.model_copy(update={"bbox": [400, 0, 50, 30]})
+                                           if n.id == "ci" else n for n in g.nodes]})
+    assert "CI" in WRITERS["dot"](apart) and "CI" in WRITERS["mermaid"](apart)
