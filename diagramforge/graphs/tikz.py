@@ -1013,7 +1013,8 @@ class _PathReader:
         self.pic.edges.append(
             Edge(source=None, target=start.node, label=label, unattached=["source"])
             if ts and not te else Edge(source=start.node, target=None, label=label,
-                                       directed=ts != te, unattached=["target"]))
+                                       directed=ts != te, both_heads=ts and te,
+                                       unattached=["target"]))
 
     def _reach(self, pending: tuple[str, list[str]], keys: list[str], drawn: bool,
                start: _Point | None, pt: _Point, labels: list[str], every: str | None = None
@@ -1036,7 +1037,8 @@ class _PathReader:
                 return None
             e = (Edge(source=pt.node, target=None, label=label, unattached=["target"])
                  if ts and not te else Edge(source=None, target=pt.node, label=label,
-                                            directed=te != ts, unattached=["source"]))
+                                            directed=te != ts, both_heads=ts and te,
+                                            unattached=["source"]))
             self.pic.edges.append(e)
             return e
         if start.node == pt.node and op != "edge" and op != "to":
@@ -1044,7 +1046,7 @@ class _PathReader:
         a, b = start.node, pt.node
         if ts and not te:
             a, b = b, a
-        e = Edge(source=a, target=b, directed=ts != te, label=label)
+        e = Edge(source=a, target=b, directed=ts != te, both_heads=ts and te, label=label)
         self.pic.edges.append(e)
         return e
 
@@ -1087,7 +1089,8 @@ class _PathReader:
         if parent and child and not missing and not hidden:
             ts, te = _direction(allkeys, self.r.styles)
             a, b = (child, parent) if ts and not te else (parent, child)
-            self.pic.edges.append(Edge(source=a, target=b, directed=ts != te, label=elabel))
+            self.pic.edges.append(Edge(source=a, target=b, directed=ts != te,
+                                       both_heads=ts and te, label=elabel))
         return k + 1
 
 
@@ -1604,7 +1607,8 @@ def merge_graphs(source: Graph, geometry: Graph, info: SourceInfo | None = None,
         for e in g_edges:
             a, b = back.get(e.source or ""), back.get(e.target or "")
             if a and b and a != b and frozenset((a, b)) not in have:
-                edges.append(Edge(source=a, target=b, directed=e.directed, label=e.label))
+                edges.append(Edge(source=a, target=b, directed=e.directed,
+                                  both_heads=e.both_heads, label=e.label))
                 have.add(frozenset((a, b)))
                 rep.added_edges += 1
     merged = Graph(nodes=nodes, edges=edges)

@@ -201,7 +201,7 @@ def to_dot(g: Graph) -> str:
     sides = ("n", "s") if wide else ("w", "e")  # beside the direction ranks run in
     loops: dict[str | None, int] = {}
     for e, r in zip(g.edges, routes(g), strict=True):
-        attrs = [] if e.directed else ["dir=none"]
+        attrs = [] if e.directed else ["dir=both" if e.both_heads else "dir=none"]
         if e.label:
             attrs.append(f"label={_dot_str(e.label)}")
         port = ""
@@ -267,7 +267,7 @@ def to_mermaid(g: Graph) -> str:
         a, b = _MERMAID_SHAPES.get(shape_of(n.shape), ("[", "]"))
         lines.append(f"  {ids[n.id]}{a}{_mermaid_str(n.text)}{b}")
     for e in g.edges:
-        arrow = "-->" if e.directed else "---"
+        arrow = "-->" if e.directed else "<-->" if e.both_heads else "---"
         label = f"|{_mermaid_str(e.label)}|" if e.label.strip() else ""
         lines.append(f"  {ids[e.source]} {arrow}{label} {ids[e.target]}")  # type: ignore[index]
     # many separate parts: invisible links (laid out, never drawn, not in the graph) stack
@@ -357,7 +357,7 @@ def to_tikz(g: Graph, unit: float = 1.0) -> str:
                     rf"{{{_tex(n.text)}}};")
     for e, r in zip(g.edges, routes(g, placed.boxes), strict=True):
         a, b = ids[e.source], ids[e.target]  # type: ignore[index]
-        tip = "->" if e.directed else "-"
+        tip = "->" if e.directed else "<->" if e.both_heads else "-"
         where = "midway, fill=white"
         if r.loop is not None:
             wider = f", min distance={6 + 4 * (r.loop // 4)}mm" if r.loop >= 4 else ""
@@ -466,7 +466,8 @@ def to_mxgraph(g: Graph, unit: float = 1.0) -> str:
                      f'vertex="1" parent="1"><mxGeometry x="{x:.1f}" y="{y:.1f}" '
                      f'width="{w:.1f}" height="{h:.1f}" as="geometry"/></mxCell>')
     for k, (e, r) in enumerate(zip(g.edges, routes(g, boxes), strict=True)):
-        arrow = "endArrow=classic;" if e.directed else "endArrow=none;"
+        arrow = ("endArrow=classic;" if e.directed else
+                 "startArrow=classic;endArrow=classic;" if e.both_heads else "endArrow=none;")
         pts = _mx_points(boxes[e.source], boxes[e.target], r)  # type: ignore[index]
         inner = ('<Array as="points">' + "".join(f'<mxPoint x="{x:.1f}" y="{y:.1f}"/>'
                                                  for x, y in pts) + "</Array>") if pts else ""

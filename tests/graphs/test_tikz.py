@@ -462,3 +462,21 @@ def test_an_initial_state_has_its_start_arrow():
     assert sorted((text[e.source], text[e.target]) for e in g.edges) == [
         ("go", "q1"), ("start", "q0")]
     assert all(e.directed for e in g.edges)
+
+
+def test_a_double_arrow_is_undirected_with_both_heads() -> None:
+    """``<->`` is reachable both ways (undirected, as scorers read it) and drawn with two
+    heads, which a twin must draw too; a plain line has none."""
+    from diagramforge.graphs.model import Graph
+
+    g = tikz_graph(r"""\begin{tikzpicture}
+    \node (a) {A}; \node (b) at (2,0) {B}; \node (c) at (4,0) {C};
+    \draw[<->] (a) -- node[above] {both ways} (b);
+    \draw (b) -- (c);
+    \draw[<->] (c) -- ++(1,0);                 % a double arrow to nowhere: a free end
+    \end{tikzpicture}""")
+    assert [(e.source, e.target, e.directed, e.both_heads) for e in g.edges] == [
+        ("a", "b", False, True), ("b", "c", False, False), ("c", None, False, True)]
+    # a graph without double arrows is the same JSON as before the field existed
+    assert '"both_heads"' not in Graph(nodes=g.nodes, edges=g.edges[1:2]).to_json()
+    assert Graph.from_json(g.to_json()) == g

@@ -201,3 +201,30 @@ def test_structure_writers_refuse_containers_the_layout_writers_draw_in_place():
     apart = g.model_copy(update={"nodes": [n.model_copy(update={"bbox": [400, 0, 50, 30]})
                                            if n.id == "ci" else n for n in g.nodes]})
     assert "CI" in WRITERS["dot"](apart) and "CI" in WRITERS["mermaid"](apart)
+
+
+# -- double arrows: a line and an arrow with a head at each end are different pictures ------
+
+BOTH = Graph(
+    nodes=[Node(id=i, text=t, bbox=[x, y, 60, 30]) for i, t, x, y in
+           (("s", "Start", 0, 0), ("e", "End", 200, 0), ("p", "Plain", 0, 100),
+            ("q", "Line", 200, 100))],
+    edges=[Edge(source="s", target="e", label="both ways", directed=False, both_heads=True),
+           Edge(source="p", target="q", directed=False),
+           Edge(source="s", target="p")])
+
+
+@pytest.mark.parametrize("layout", [True, False], ids=["layout", "structure"])
+@pytest.mark.parametrize("target", [pytest.param(t, marks=m) for t, m in ENGINES.items()])
+def test_a_double_arrow_stays_a_double_arrow(handlers, target, layout):
+    """Each language draws ``<->`` as it does (``dir=both``, ``<-->``, ``<->``, start and
+    end arrows), and its engine's graph reads the heads back; a plain line stays a line."""
+    g = BOTH if layout else BOTH.model_copy(update={
+        "nodes": [n.model_copy(update={"bbox": None}) for n in BOTH.nodes]})
+    twin, _ = _rendered_graph(handlers[target], WRITERS[target](g))
+    assert differences(g, twin) == []
+    text = {n.id: normalise_text(n.text) for n in twin.nodes}
+    heads = {(text[e.source], text[e.target]): e.both_heads for e in twin.edges
+             if e.source in text and e.target in text}
+    assert heads.get(("start", "end"), heads.get(("end", "start"))) is True, heads
+    assert heads.get(("plain", "line"), heads.get(("line", "plain"))) is False, heads
