@@ -12,7 +12,10 @@ when:
    maps, neural networks…) — charts, tables, plots, pictures, Venn diagrams and circuits
    are not (an untyped diagram is judged by its graph alone);
 2. **its graph has at least one edge, and most of its nodes are joined to something** — else
-   :data:`NOT_A_GRAPH` (loose labels, whatever the classifier said);
+   :data:`NOT_A_GRAPH` (loose labels, whatever the classifier said); nor is a **sequence
+   diagram** (participants drawn as lifelines: :data:`SEQUENCE_SHAPES`) — its messages are
+   ordered in time down the lifelines, which no node-link graph says (a twin drew "GET" and
+   "200 OK" as a 2-cycle between two boxes);
 3. **every edge joins two nodes** — an arrow the reader could not attribute (a free arrow,
    an axis, a connector between circles it found no text in) leaves the graph incomplete:
    :data:`INCOMPLETE`;
@@ -44,6 +47,11 @@ classifier took for a graph: "φ", "F = 5N", "s = 3m" and one line), not a node-
 diagram; a legend or a title or two beside a real graph stay well below."""
 
 
+SEQUENCE_SHAPES = frozenset({"actor", "umlLifeline"})
+"""Node shapes that mark a sequence diagram's participants: Mermaid's sequence reader gives
+each participant the shape ``actor``; draw.io draws a lifeline as ``shape=umlLifeline``."""
+
+
 @dataclass(frozen=True)
 class Verdict:
     """Why a diagram gets no twins: a ledger reason and what was found."""
@@ -73,6 +81,11 @@ def structure_check(graph: Graph, diagram_type: str | None) -> Verdict | None:
     if not graph.edges:
         return Verdict(NOT_A_GRAPH, f"{len(graph.nodes)} nodes and no edges: loose labels, "
                        "no structure to translate")
+    lifelines = [n.text for n in graph.nodes if n.shape in SEQUENCE_SHAPES]
+    if lifelines:
+        return Verdict(NOT_A_GRAPH, f"a sequence diagram ({len(lifelines)} lifelines: "
+                       + ", ".join(repr(t) for t in lifelines[:3]) + "): its messages' order "
+                       "in time is the diagram, which a graph does not say")
     joined = {i for e in graph.edges for i in (e.source, e.target)}
     loose = [n for n in graph.nodes if n.id not in joined]
     if len(loose) > MAX_LOOSE_SHARE * len(graph.nodes):

@@ -49,6 +49,16 @@ def test_graph_like_kinds_are_diagrams_and_leave_out_what_the_issue_names() -> N
     (g([], [(None, None)] * 3), "neural_network", INCOMPLETE),  # connectors, no node read
     (g(["x", "y", "z"], [(None, "n0"), (None, "n1"), (None, "n2")]), "graph", INCOMPLETE),
     (g(["A", "B"], [("n0", "n1"), ("n1", None)]), "flowchart", INCOMPLETE),
+    # a sequence diagram: two lifelines and their messages, typed uml
+    (Graph(nodes=[Node(id="c", text="Client", shape="actor"),
+                  Node(id="s", text="Server", shape="actor")],
+           edges=[Edge(source="c", target="s", label="GET"),
+                  Edge(source="s", target="c", label="200 OK")]), "uml", NOT_A_GRAPH),
+    (Graph(nodes=[Node(id="c", text="Client", shape="umlLifeline"), Node(id="s", text="S")],
+           edges=[Edge(source="c", target="s")]), None, NOT_A_GRAPH),
+    # a use-case diagram's stick figure (draw.io umlActor) is a node like any other
+    (Graph(nodes=[Node(id="u", text="User", shape="umlActor"), Node(id="l", text="Log in")],
+           edges=[Edge(source="u", target="l")]), "uml", None),
 ])
 def test_structure_check(graph: Graph, kind: str | None, reason: str | None) -> None:
     v = structure_check(graph, kind)
