@@ -358,8 +358,9 @@ def _twins_text(configs: list[dict]) -> str:
 structure graph is the diagram have twins: a graph-like kind (flowcharts, graphs, trees,
 automata, commutative, architecture/block, UML, network, mind-map and neural-network
 diagrams — no charts, tables, plots, pictures, Venn diagrams, circuits or sequence diagrams),
-at least one edge, every edge between two nodes, and node and edge labels that account for
-the text drawn on the diagram's own render (TikZ labels as typeset). Each twin was compiled
+at least one edge, most nodes with a text (not icons), every edge between two nodes, and
+node and edge labels that account for the text drawn on the diagram's own render (TikZ
+labels as typeset). Each twin was compiled
 by its language's real engine and kept only when its structure graph has the source's node
 texts, edge count and edge directions (a double arrow stays one); `method` and `preserves`
 say how it was made and what it keeps. A twin sits in its diagram's split; the statistics

@@ -16,10 +16,14 @@ when:
    diagram** (participants drawn as lifelines: :data:`SEQUENCE_SHAPES`) — its messages are
    ordered in time down the lifelines, which no node-link graph says (a twin drew "GET" and
    "200 OK" as a 2-cycle between two boxes);
-3. **every edge joins two nodes** — an arrow the reader could not attribute (a free arrow,
+3. **most of its nodes have text** — else :data:`INCOMPLETE`: a node without text is drawn,
+   not written (a cloud vendor's icon, a picture, a blank circle), so the graph cannot say
+   what it is, and the twin check, which pairs nodes by their text, verifies nothing but
+   counts (``MAX_BLANK_SHARE``);
+4. **every edge joins two nodes** — an arrow the reader could not attribute (a free arrow,
    an axis, a connector between circles it found no text in) leaves the graph incomplete:
    :data:`INCOMPLETE`;
-4. **the graph explains what was drawn** (:func:`text_check`): at least
+5. **the graph explains what was drawn** (:func:`text_check`): at least
    ``min_text_share`` of the text runs on the source's own render (its engine's SVG: the PDF
    text layer for TikZ, through PyMuPDF; draw.io's, Graphviz's, Mermaid's SVG text; an SVG's
    own text) are part of a node text or an edge label, and every node text is on the render —
@@ -47,6 +51,9 @@ classifier took for a graph: "φ", "F = 5N", "s = 3m" and one line), not a node-
 diagram; a legend or a title or two beside a real graph stay well below."""
 
 
+MAX_BLANK_SHARE = 0.5
+"""A graph more than half of whose nodes have no text is icons or pictures joined by lines
+(draw.io's cloud templates: rows of vendor icons), which a twin draws as empty boxes."""
 SEQUENCE_SHAPES = frozenset({"actor", "umlLifeline"})
 """Node shapes that mark a sequence diagram's participants: Mermaid's sequence reader gives
 each participant the shape ``actor``; draw.io draws a lifeline as ``shape=umlLifeline``."""
@@ -67,7 +74,7 @@ def letters(text: str) -> str:
 
 
 def structure_check(graph: Graph, diagram_type: str | None) -> Verdict | None:
-    """Points 1–3 (no render needed): ``None`` when the graph may be the diagram."""
+    """Points 1–4 (no render needed): ``None`` when the graph may be the diagram."""
     from diagramforge.classifier.vocabulary import graph_like
 
     if diagram_type:
@@ -91,6 +98,11 @@ def structure_check(graph: Graph, diagram_type: str | None) -> Verdict | None:
     if len(loose) > MAX_LOOSE_SHARE * len(graph.nodes):
         return Verdict(NOT_A_GRAPH, f"{len(loose)} of {len(graph.nodes)} nodes are joined to "
                        "nothing: mostly loose labels (a picture's annotations), not a graph")
+    blank = [n for n in graph.nodes if not letters(n.text)]
+    if len(blank) > MAX_BLANK_SHARE * len(graph.nodes):
+        return Verdict(INCOMPLETE, f"{len(blank)} of {len(graph.nodes)} nodes have no text: "
+                       "what they are is drawn (icons, pictures), not written, so the graph "
+                       "cannot say it")
     ids = {n.id for n in graph.nodes}
     free = [e for e in graph.edges if e.source not in ids or e.target not in ids]
     if free:
@@ -104,7 +116,7 @@ def structure_check(graph: Graph, diagram_type: str | None) -> Verdict | None:
 
 def text_check(graph: Graph, runs: list[str], min_share: float = MIN_TEXT_SHARE
                ) -> Verdict | None:
-    """Point 4: ``None`` when the graph's labels explain the render's text ``runs``."""
+    """Point 5: ``None`` when the graph's labels explain the render's text ``runs``."""
     labels = [k for k in (letters(t) for t in [*(n.text for n in graph.nodes),
                                                  *(e.label for e in graph.edges)]) if k]
     counted = [r for r in runs if letters(r)]

@@ -56,6 +56,12 @@ def test_graph_like_kinds_are_diagrams_and_leave_out_what_the_issue_names() -> N
                   Edge(source="s", target="c", label="200 OK")]), "uml", NOT_A_GRAPH),
     (Graph(nodes=[Node(id="c", text="Client", shape="umlLifeline"), Node(id="s", text="S")],
            edges=[Edge(source="c", target="s")]), None, NOT_A_GRAPH),
+    # vendor icons joined by lines, three of four without text: drawn, not written
+    (g(["", "", "", "Amazon S3"], [("n0", "n1"), ("n1", "n2"), ("n2", "n3")]),
+     "architecture_diagram", INCOMPLETE),
+    # a state diagram's start and end dots: two blank nodes of four are still a graph
+    (g(["", "Idle", "Running", ""], [("n0", "n1"), ("n1", "n2"), ("n2", "n3")]),
+     "graph", None),
     # a use-case diagram's stick figure (draw.io umlActor) is a node like any other
     (Graph(nodes=[Node(id="u", text="User", shape="umlActor"), Node(id="l", text="Log in")],
            edges=[Edge(source="u", target="l")]), "uml", None),
