@@ -13,12 +13,26 @@ dot      ``--dot DIR``: ``*.gv``/``*.dot`` files under DIR (e.g. Graphviz's own 
 mermaid  ``--markdown FILE…`` / ``--mermaid DIR``: Mermaid blocks of Markdown files (e.g.
          ``node_modules/mermaid/README.md``), ``*.mmd`` files
 
-Each rendered diagram with a structure graph goes through :class:`diagramforge.twins.make.
-Twins` — the twin stage's own code, with renders batched across diagrams — for every target
-language.  Prints the coverage matrix (verified / attempted), the reasons per source and
-target, and the mismatch kinds (texts, edge count, edges).
+Each rendered diagram, typed as the ``diagram_type`` filter types it (the pipeline's
+classifier checkpoint, ``data/classifier-train/checkpoint`` after ``dvc repro``; untyped
+without it, or with ``--no-type``), goes through :class:`diagramforge.twins.make.Twins` — the
+twin stage's own code, its gate included, with renders batched across diagrams — for every
+target language.  Prints the coverage matrix (verified / attempted), the reasons per source
+and target, and the mismatch kinds (texts, edge count, edges).
+
+``--samples`` reads the pipeline's own twins instead (``data/twin``, ``data/split`` and
+``metrics/twin.json`` of this checkout after ``dvc repro``): the coverage per language pair
+(beside an older ``metrics/twin.json`` given with ``--compare``), the diagrams left out and
+why, and the check of issue 40 — how many published twins come from an edge-free graph or a
+chart, table or plot kind (0 is right).
+
+``--sheets DIR`` writes contact sheets for judging twins by eye: per language pair, the
+source's render beside the twin's, a row per verified twin (``DIR/<source>-<target>-NN.png``,
+``--per-sheet`` rows each).
 
 Usage: .venv/bin/python benchmarks/twins.py [--limit N] [--dot DIR] [--markdown FILE…]
+       [--sheets DIR]
+       .venv/bin/python benchmarks/twins.py --samples [--compare OLD.json] [--sheets DIR]
 """
 
 from __future__ import annotations
@@ -36,6 +50,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from corpus_latex import DEFAULT_CORPUS, documents, extract  # noqa: E402
 
+from diagramforge.augment.contact import contact_sheet  # noqa: E402
 from diagramforge.formats.drawio_render import find_drawio  # noqa: E402
 from diagramforge.formats.registry import instantiate  # noqa: E402
 from diagramforge.graphs.record import graph_columns  # noqa: E402
@@ -84,6 +99,107 @@ def render(handlers: dict, rows: list[dict], fmt: str) -> tuple[list[dict], Coun
     return kept, why
 
 
+def type_rows(params, rows: list[dict]) -> str:  # noqa: ANN001
+    """Type ``rows`` in place as the ``diagram_type`` filter does (code first, the image
+    where code is silent); returns what was used."""
+    from diagramforge.classifier.model import resolve_checkpoint
+    from diagramforge.filters.diagram_type import make_diagram_type_filter
+
+    cfg = params.filter.section("diagram_type").resolved(params)
+    try:
+        resolve_checkpoint(cfg.checkpoint)
+    except Exception as exc:  # noqa: BLE001 - no checkpoint: untyped, said so
+        return f"untyped (no classifier checkpoint: {exc})"[:200]
+    check = make_diagram_type_filter(cfg, params)
+    for k in range(0, len(rows), 32):
+        chunk = rows[k:k + 32]
+        for row, v in zip(chunk, check.batch(chunk), strict=True):
+            row["diagram_type"] = (v.metrics or {}).get("diagram_type")
+    return f"typed with {cfg.checkpoint}"
+
+
+def write_sheets(folder: Path, records: list[dict], per_sheet: int, cell: int = 380) -> int:
+    """Contact sheets of twin records (source | twin, a row each), per language pair."""
+    folder.mkdir(parents=True, exist_ok=True)
+    by_pair: dict[str, list[dict]] = defaultdict(list)
+    for r in records:
+        by_pair[r["pair"]].append(r)
+    n = 0
+    for pair, recs in sorted(by_pair.items()):
+        recs.sort(key=lambda r: str(r.get("label") or r["diagram_id"]))
+        for page, k in enumerate(range(0, len(recs), per_sheet), start=1):
+            rows = [(f"{r.get('label') or r['diagram_id'][:12]}  {pair}  {r['method']} "
+                     f"({r['preserves']})", r["source_image"], r["target_image"])
+                    for r in recs[k:k + per_sheet] if r["source_image"] and r["target_image"]]
+            name = f"{pair.replace('->', '-')}-{page:02d}.png"
+            (folder / name).write_bytes(contact_sheet(rows, cell))
+            n += 1
+    return n
+
+
+CHART_FAMILIES = ("chart", "table")
+
+
+def samples(args: argparse.Namespace) -> None:
+    """The pipeline's own twins on the samples: coverage per pair, what was left out, the
+    check, and contact sheets."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from diagramforge.classifier.vocabulary import KINDS
+    from diagramforge.graphs.model import Graph
+
+    data = args.data
+    split = {r["id"]: r for r in pq.read_table(data / "split" / "records",
+                                                columns=["id", "source_id", "diagram_type",
+                                                         "graph"]).to_pylist()}
+    twins = pq.read_table(data / "twin" / "records").to_pylist()
+    ledger = pq.read_table(data / "twin" / "rejections").to_pylist()
+    metrics = json.loads((args.metrics / "twin.json").read_text())["extra"]
+    old = json.loads(args.compare.read_text())["extra"] if args.compare else None
+
+    def cells(m: dict) -> dict[str, tuple[int, int]]:
+        pairs = {k.split(".", 1)[1] for k in m if k.startswith("attempted.")}
+        return {p: (m.get(f"verified.{p}", 0), m[f"attempted.{p}"]) for p in pairs}
+
+    now, before = cells(metrics), cells(old) if old else {}
+    print(f"samples: {len(split)} diagrams, {len(twins)} verified twins")
+    print("\nverified / attempted per language pair" + (" (before | now)" if old else ""))
+    tot = [0, 0, 0, 0]
+    for p in sorted(set(now) | set(before)):
+        v, a = now.get(p, (0, 0))
+        vb, ab = before.get(p, (0, 0))
+        tot = [tot[0] + vb, tot[1] + ab, tot[2] + v, tot[3] + a]
+        left = f"{vb:>4}/{ab:<4} {100 * vb / ab if ab else 0:>4.0f}%  |  " if old else ""
+        print(f"  {p.replace('.', '->'):<18} {left}{v:>4}/{a:<4} {100 * v / a if a else 0:>4.0f}%")
+    left = f"{tot[0]:>4}/{tot[1]:<4} {100 * tot[0] / max(tot[1], 1):>4.0f}%  |  " if old else ""
+    print(f"  {'all':<18} {left}{tot[2]:>4}/{tot[3]:<4} {100 * tot[2] / max(tot[3], 1):>4.0f}%")
+    inputs = Counter(r["reason"] for r in ledger if r["unit"] == "input")
+    cands = Counter(r["reason"] for r in ledger if r["unit"] == "candidate")
+    print(f"\ndiagrams left out (input rows of the ledger): {dict(inputs.most_common())}")
+    print(f"twin attempts that failed (candidate rows): {dict(cands.most_common())}")
+    for r in ledger:
+        if r["unit"] == "input" and args.examples:
+            src = split.get(r["id"], {})
+            print(f"    {r['reason']:<24} {src.get('diagram_type')!s:<20} "
+                  f"{(r['detail'] or '')[:110]}")
+    bad = []
+    for t in twins:
+        src = split[t["diagram_id"]]
+        g = Graph.from_json(t["source_graph"])
+        kind = src.get("diagram_type")
+        if not g.edges or (kind in KINDS and KINDS[kind].family in CHART_FAMILIES):
+            bad.append((t["pair"], kind, len(g.edges)))
+    print(f"\ncheck: published twins from an edge-free graph or a chart/table/plot kind: "
+          f"{len(bad)}" + (f" {Counter(k for _, k, _ in bad)}" if bad else ""))
+    if args.sheets:
+        for t in twins:
+            t["label"] = split[t["diagram_id"]].get("source_id")
+        n = write_sheets(args.sheets, twins, args.per_sheet)
+        print(f"contact sheets: {n} in {args.sheets}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tikz", type=Path, default=DEFAULT_CORPUS)
@@ -98,12 +214,26 @@ def main() -> None:
     ap.add_argument("--chunk", type=int, default=48, help="diagrams per twin batch")
     ap.add_argument("--examples", type=int, default=0,
                     help="print this many ledger details per source, target and reason")
+    ap.add_argument("--no-type", action="store_true",
+                    help="do not type the diagrams (the gate then judges graphs alone)")
+    ap.add_argument("--sheets", type=Path, help="write source | twin contact sheets here")
+    ap.add_argument("--per-sheet", type=int, default=5, help="twins per contact sheet")
+    ap.add_argument("--samples", action="store_true",
+                    help="report on the pipeline's own twins (data/twin) instead")
+    ap.add_argument("--data", type=Path, default=REPO / "data")
+    ap.add_argument("--metrics", type=Path, default=REPO / "metrics")
+    ap.add_argument("--compare", type=Path, help="an older metrics/twin.json (--samples)")
     args = ap.parse_args()
+    if args.samples:
+        samples(args)
+        return
 
     tmp = tempfile.TemporaryDirectory()
     params = parse_params({"render": {"tikz": {"cache_dir": f"{tmp.name}/tex",
                                                "timeout_s": 20}},
-                           "runner": {"workers": 1}})
+                           "runner": {"workers": 1},
+                           # the pipeline's classifier checkpoint, wherever this runs from
+                           "project": {"data_dir": str(args.data)}})
     handlers = instantiate(params, lambda r: r.get("source_id") or r["id"])
     sources: dict[str, list[dict]] = {}
     ledger: dict[str, Counter] = defaultdict(Counter)
@@ -131,18 +261,29 @@ def main() -> None:
     for fmt, rows in sources.items():
         rendered[fmt], why = render(handlers, rows, fmt)
         ledger[fmt].update(why)
+    typing = "untyped (--no-type)" if args.no_type else type_rows(
+        params, [r for rows in rendered.values() for r in rows])
     t_src = time.perf_counter() - t0
 
     twins = Twins(handlers, args.targets, params.twin.max_nodes, lambda r: r["source_id"])
     tally: Counter = Counter()
     kinds: dict[tuple[str, str], Counter] = defaultdict(Counter)
     examples: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    gated: dict[str, Counter] = defaultdict(Counter)
+    records: list[dict] = []
     t1 = time.perf_counter()
     for fmt, rows in rendered.items():
         for k in range(0, len(rows), args.chunk):
             out = twins.make(rows[k:k + args.chunk])
             tally.update(out.extra)
+            records += out.records
             for rej in out.rejections:
+                if "#twin-" not in rej.locator:  # the gate left the diagram out
+                    gated[fmt][rej.reason] += 1
+                    ex = examples[(fmt, "*", rej.reason)]
+                    if len(ex) < args.examples:
+                        ex.append(f"{rej.locator}: {rej.detail[:160]}")
+                    continue
                 target = rej.locator.rsplit("#twin-", 1)[1]
                 if rej.reason == TwinReason.MISMATCH:
                     kinds[(fmt, target)][rej.detail.split(":", 1)[0]] += 1
@@ -153,12 +294,20 @@ def main() -> None:
     for h in handlers.values():
         h.close()
 
-    print("sources:")
+    print(f"sources ({typing}):")
     for fmt, rows in sources.items():
         graphs = sum(1 for r in rendered[fmt] if r.get("graph"))
         print(f"  {fmt:<8} {len(rows):>5} diagrams extracted, {len(rendered[fmt]):>5} rendered, "
               f"{graphs:>5} with a structure graph; not rendered: "
               f"{dict(ledger[fmt].most_common(6)) or '-'}")
+    print("\nleft out by the twin gate (diagrams):")
+    for fmt in rendered:
+        kinds_ = Counter(r.get("diagram_type") for r in rendered[fmt])
+        print(f"  {fmt:<8} {dict(gated[fmt].most_common()) or '-'}; types "
+              f"{dict(kinds_.most_common(8))}")
+        for reason in gated[fmt]:
+            for line in examples.get((fmt, "*", reason), []):
+                print(f"      {reason}: {line}")
     print("\ncoverage (verified / attempted; attempted = every rendered diagram):")
     print(f"{'source':<9}" + "".join(f"{t:>17}" for t in args.targets))
     for fmt in rendered:
@@ -181,6 +330,13 @@ def main() -> None:
                     for line in examples.get((fmt, t, reason), []):
                         print(f"      {reason}: {line}")
     print(f"\nseconds: sources {t_src:.0f}, twins {t_twin:.0f}")
+    if args.sheets:
+        for r in records:
+            src = next((x for rows in rendered.values() for x in rows
+                        if x["id"] == r["diagram_id"]), {})
+            r["label"] = src.get("source_id")
+        n = write_sheets(args.sheets, records, args.per_sheet)
+        print(f"contact sheets: {n} in {args.sheets}")
     tmp.cleanup()
 
 

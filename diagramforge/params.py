@@ -877,6 +877,10 @@ class TwinParams(_Section):
     graph."""
     max_nodes: Annotated[int, Field(ge=1)] = 200
     """A source graph with more nodes gets no twin (ledgered ``twin_too_large``)."""
+    min_text_share: Annotated[float, Field(ge=0.0, le=1.0)] = 0.95
+    """Share of the text runs on a diagram's own render that must be in a node text or an
+    edge label of its graph for it to be twinned: below it the graph does not explain the
+    drawing (``twin_graph_incomplete``; ``twins/gate.py``)."""
 
     @model_validator(mode="after")
     def _known(self) -> TwinParams:

@@ -405,11 +405,17 @@ def _twins_text(configs: list[dict]) -> str:
     return """
 `translation` pairs each diagram with its twins in other languages: its own engine's SVG
 (`layout+style`), and DOT, Mermaid, TikZ and mxGraph written from its structure graph
-(`structure`, or `layout` when positions, sizes and shapes are kept). Each twin was compiled
+(`structure`, or `layout` when positions, sizes and shapes are kept). Only diagrams whose
+structure graph is the diagram have twins: a graph-like kind (flowcharts, graphs, trees,
+automata, commutative, architecture/block, UML, network, mind-map and neural-network
+diagrams — no charts, tables, plots, pictures, Venn diagrams, circuits or sequence diagrams),
+at least one edge, most nodes with a text (not icons), every edge between two nodes, and
+node and edge labels that account for the text drawn on the diagram's own render (TikZ
+labels as typeset). Each twin was compiled
 by its language's real engine and kept only when its structure graph has the source's node
-texts, edge count and edge directions; `method` and `preserves` say how it was made and
-what it keeps. A twin sits in its diagram's split; the statistics below count it per
-language pair (`source->target`)."""
+texts, edge count and edge directions (a double arrow stays one); `method` and `preserves`
+say how it was made and what it keeps. A twin sits in its diagram's split; the statistics
+below count it per language pair (`source->target`)."""
 
 
 def _stats_section(inputs: CardInputs) -> str:

@@ -25,7 +25,7 @@ _S = Value("string")
 
 NODE = {"id": _S, "text": _S, "shape": _S, "bbox": List(Value("float64"))}
 EDGE = {"source": _S, "target": _S, "label": _S, "directed": Value("bool"),
-        "unattached": List(_S)}
+        "unattached": List(_S), "both_heads": Value("bool")}
 GRAPH = {"nodes": List(NODE), "edges": List(EDGE)}
 """:class:`diagramforge.graphs.model.Graph` as a record (same field names)."""
 
@@ -42,7 +42,10 @@ def _strings(text: str) -> list[str | None]:
 def _graph(text: str) -> dict[str, Any]:
     from diagramforge.graphs.model import Graph
 
-    return Graph.from_json(text).model_dump()  # every key present, defaults filled
+    out = Graph.from_json(text).model_dump()  # every key present, defaults filled…
+    for e in out["edges"]:  # …but both_heads, which the canonical JSON omits when false
+        e.setdefault("both_heads", False)
+    return out
 
 
 def _operation(op: dict[str, Any]) -> dict[str, Any]:

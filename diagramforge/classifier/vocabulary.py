@@ -111,6 +111,25 @@ and tables are kept and labelled; which configs keep them is the per-config keep
 business."""
 
 
+GRAPH_LIKE: tuple[str, ...] = (
+    "architecture_diagram", "block_diagram", "flowchart", "uml", "bpmn", "er_diagram",
+    "network_diagram", "graph", "automaton", "commutative_diagram", "tree", "mind_map",
+    "neural_network")
+"""The kinds whose drawing *is* a structure graph — labelled boxes joined by connectors — so
+the same diagram can be written in another diagram language from its nodes and edges (the
+``translation`` config's twins, ``twins/gate.py``).  Left out, though some sit under a
+graph-like ACL-Fig parent: ``circuit`` (components on wires: the wires are the drawing, the
+components no boxes), ``feynman_diagram`` (the particles are the lines, vertices unnamed),
+``chemical_structure`` and ``geometry`` (bonds, angles and lengths carry the meaning),
+``venn_diagram`` (regions, not links), ``map``, ``nlp_grammar`` (rules as text),
+``wireframe``, and every chart, table, text and image kind."""
+
+
+def graph_like(label: str) -> bool:
+    """Whether a diagram of this kind is its structure graph (:data:`GRAPH_LIKE`)."""
+    return kind(label).name in GRAPH_LIKE
+
+
 def kind(label: str) -> Kind:
     """The :class:`Kind` of ``label``; a name outside the vocabulary is an error."""
     try:

@@ -125,6 +125,7 @@ def expected_graph(g: Graph, ed: dict) -> Graph:
             edges[k].target = p["new_target"]
         elif op == Op.EDGE_ARROW:
             edges[k].directed = bool(p["directed"])
+            edges[k].both_heads = edges[k].both_heads and not edges[k].directed
             if p.get("reverse"):
                 edges[k].source, edges[k].target = edges[k].target, edges[k].source
     return Graph(nodes=nodes, edges=edges)

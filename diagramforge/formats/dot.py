@@ -281,11 +281,18 @@ def _box(obj: dict, height: float) -> list[float] | None:
     return [round(x - w / 2, 2), round(height - y - h / 2, 2), round(w, 2), round(h, 2)]
 
 
-def _arrows(edge: dict, directed: bool) -> tuple[bool, bool]:
-    """(directed, reversed) from the arrowheads drawn."""
+def _heads(edge: dict, directed: bool) -> tuple[bool, bool]:
+    """(head, tail): whether each end of the edge has an arrowhead drawn."""
     d = edge.get("dir", "forward" if directed else "none")
     head = d in ("forward", "both") and edge.get("arrowhead", "normal") != "none"
     tail = d in ("back", "both") and edge.get("arrowtail", "normal") != "none"
+    return head, tail
+
+
+def _arrows(edge: dict, directed: bool) -> tuple[bool, bool]:
+    """(directed, reversed) from the arrowheads drawn (heads at both ends: undirected,
+    :attr:`~diagramforge.graphs.model.Edge.both_heads`)."""
+    head, tail = _heads(edge, directed)
     if head and tail:
         return False, False
     if tail:
@@ -321,6 +328,7 @@ def graph_from_json(doc: dict) -> Graph:
         if rev:
             src, tgt = tgt, src
         edges.append(Edge(source=src, target=tgt, directed=d,
+                          both_heads=all(_heads(e, directed)),
                           label=_drawn_text(e) or _drawn_text(e, "_xldraw_")
                           or str(e.get("label") or "")))
     return Graph(nodes=nodes, edges=edges)

@@ -16,8 +16,9 @@ script, no fetch), as draw.io's is.
 
 Structure.  Mermaid's own parse (``mermaidAPI.getDiagramFromText``) gives the graph exactly.
 Flowcharts: vertices with the text as drawn and their shape, edges with their arrowheads
-(``-->`` forward, ``---`` none, ``<-->`` both: undirected, ``~~~`` invisible: no edge) and
-subgraphs (``container`` nodes, as draw.io groups), bboxes from the drawn SVG.  Sequence
+(``-->`` forward, ``---`` none, ``<-->`` both: undirected with ``both_heads``, ``~~~``
+invisible: no edge) and subgraphs (``container`` nodes, as draw.io groups), bboxes from the
+drawn SVG.  Sequence
 diagrams: participants and messages (notes, loops and activations are not edges); state
 diagrams: states (nested ones too; ``[*]`` an empty circle) and transitions; class diagrams:
 classes and relations (the arrow points at the end with a head); ER diagrams: entities and
@@ -122,7 +123,8 @@ function dfFlowGraph(db, svg) {
     var directed = both ? false : (ARROWS[t] || [true])[0];
     var drawn = e.id ? dfDrawn(dfLabelOf(svg, e.id)) : null;
     edges.push({source: String(e.start), target: String(e.end),
-                label: drawn == null ? dfPlain(e.text) : drawn, directed: directed});
+                label: drawn == null ? dfPlain(e.text) : drawn, directed: directed,
+                both_heads: both});
   });
   return {nodes: nodes, edges: edges};
 }
@@ -138,7 +140,8 @@ function dfSequenceGraph(db) {
   (db.getMessages() || []).forEach(function (m) {
     if (!(m.type in SEQ_MESSAGES) || m.from == null || m.to == null) return;
     edges.push({source: String(m.from), target: String(m.to), label: dfPlain(m.message),
-                directed: SEQ_MESSAGES[m.type] === true});
+                directed: SEQ_MESSAGES[m.type] === true,
+                both_heads: SEQ_MESSAGES[m.type] === null});
   });
   return {nodes: nodes, edges: edges};
 }

@@ -278,7 +278,11 @@ def _viewbox(root: etree._Element) -> None:
 
 # -- fonts ------------------------------------------------------------------------------
 FALLBACK = {"sans": "DejaVu Sans", "serif": "DejaVu Serif", "mono": "DejaVu Sans Mono"}
-_FAMILY = re.compile(r"(font-family\s*[:=]\s*)(\"[^\"]*\"|'[^']*'|[^;\"'>}]+)", re.I)
+_ATTR = re.compile(r"""(font-family\s*=\s*)(["'])(.*?)\2""", re.I | re.S)
+_STYLE_ATTR = re.compile(r"""(\sstyle\s*=\s*)(["'])(.*?)\2""", re.I | re.S)
+_STYLE_ELEMENT = re.compile(r"(<style\b[^>]*>)(.*?)(</style>)", re.I | re.S)
+_DECLARATION = re.compile(r"(font-family\s*:\s*)([^;}]+)", re.I)
+_FAMILIES = re.compile(r""""[^"]*"|'[^']*'|[^,]+""")
 
 
 def _kind(family: str) -> str:
@@ -292,20 +296,42 @@ def _kind(family: str) -> str:
     return "sans"
 
 
+def _with_fallback(families: str, quote: str) -> str:
+    """A family list (``"trebuchet ms",verdana,sans-serif``) with the installed fallback of
+    its first family's kind appended, quoted with ``quote`` (never the quote that encloses
+    the list, so the document stays well-formed)."""
+    names = [f.strip() for f in _FAMILIES.findall(families) if f.strip()]
+    if not names:
+        return families
+    fb = FALLBACK[_kind(names[0].strip("\"'"))]
+    if any(n.strip("\"'").lower() == fb.lower() for n in names):
+        return families
+    return f"{families.rstrip()}, {quote}{fb}{quote}"
+
+
 def resolve_fonts(svg: str) -> str:
-    """Append an installed fallback of the same kind to every font-family list."""
+    """Append an installed fallback of the same kind to every font-family list: in
+    ``font-family`` attributes, in ``style`` attributes and in ``<style>`` sheets.  The list
+    is read whole — a first name in quotes (Mermaid's ``"trebuchet ms",verdana,arial,
+    sans-serif``) is one family of several, and resvg drops text none of them resolves."""
 
-    def fix(m: re.Match) -> str:
-        quote = m.group(2)[0] if m.group(2)[:1] in "\"'" else ""
-        families = m.group(2).strip("\"'")
-        first = families.split(",")[0].strip().strip("\"'")
-        fb = FALLBACK[_kind(first)]
-        if fb.lower() in families.lower():
-            return m.group(0)
-        sep = "'" if quote == '"' else '"' if quote == "'" else "'"
-        return f"{m.group(1)}{quote}{families}, {sep}{fb}{sep}{quote}"
+    def attr(m: re.Match) -> str:
+        inner = "'" if m.group(2) == '"' else '"'
+        return f"{m.group(1)}{m.group(2)}{_with_fallback(m.group(3), inner)}{m.group(2)}"
 
-    return _FAMILY.sub(fix, svg)
+    def declarations(text: str, quote: str) -> str:
+        return _DECLARATION.sub(lambda d: d.group(1) + _with_fallback(d.group(2), quote), text)
+
+    def style_attr(m: re.Match) -> str:
+        inner = "'" if m.group(2) == '"' else '"'
+        return f"{m.group(1)}{m.group(2)}{declarations(m.group(3), inner)}{m.group(2)}"
+
+    def sheet(m: re.Match) -> str:
+        return m.group(1) + declarations(m.group(2), "'") + m.group(3)
+
+    svg = _STYLE_ELEMENT.sub(sheet, svg)
+    svg = _STYLE_ATTR.sub(style_attr, svg)
+    return _ATTR.sub(attr, svg)
 
 
 # -- rendering --------------------------------------------------------------------------

@@ -350,7 +350,7 @@ def _edge(a: str | None, b: str | None, ta: bool, tb: bool) -> Edge | None:
         return None  # a stroke inside one box, or a loop we cannot tell from decoration
     if ta and not tb:
         a, b = b, a
-    return Edge(source=a, target=b, directed=ta != tb,
+    return Edge(source=a, target=b, directed=ta != tb, both_heads=ta and tb,
                 unattached=[k for k, v in (("source", a), ("target", b)) if v is None])
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import networkx as nx
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 
 class Node(BaseModel):
@@ -31,6 +31,19 @@ class Edge(BaseModel):
     label: str = ""
     directed: bool = True
     unattached: list[str] = []
+    both_heads: bool = False
+    """An undirected edge drawn with an arrow head at each end (TikZ ``<->``, DOT
+    ``dir=both``, Mermaid ``<-->``, draw.io start and end arrows): reachable both ways, so
+    ``directed`` is false as for a plain line, which scorers treat alike; but a twin must
+    draw the heads, or it is not the picture (issue 40).  Written to JSON only when true,
+    so a graph without such an edge is the same bytes as before."""
+
+    @model_serializer(mode="wrap")
+    def _omit_default_heads(self, handler: SerializerFunctionWrapHandler) -> dict:
+        out = handler(self)
+        if not self.both_heads:
+            out.pop("both_heads", None)
+        return out
 
 
 class Graph(BaseModel):

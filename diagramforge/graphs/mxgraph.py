@@ -262,12 +262,16 @@ def read_page(model: etree._Element, params: GraphParams | None = None) -> PageG
         for end in ("source", "target"):
             ref = c.get(end)
             ends[end] = ref if ref in node_ids else attached.get((eid, end))
-        directed, reverse = _direction(parse_style(c.get("style") or ""))
+        style = parse_style(c.get("style") or "")
+        directed, reverse = _direction(style)
         src, tgt = ends["source"], ends["target"]
         if reverse:
             src, tgt = tgt, src
         text = "\n".join(t for t in [_text(c, page.by_id), *labels.get(eid, [])] if t)
+        both = (style.get("endArrow", "classic") not in ("none", "")
+                and style.get("startArrow", "none") not in ("none", ""))
         edges.append(Edge(source=src, target=tgt, label=text, directed=directed,
+                          both_heads=both,
                           unattached=[k for k, v in (("source", src), ("target", tgt))
                                       if v is None]))
     return PageGraph(page, Graph(nodes=nodes, edges=edges), floating)

@@ -30,7 +30,11 @@ simple ``\\foreach`` loops expanded (literal lists, ``a/b`` pairs, ``1,...,n`` r
 ``tikz_source_share`` of the edges the page shows; its nodes take their bbox from the page
 nodes whose text matches.  Otherwise (macros, ``\\pgfmathsetmacro`` loops, packages drawing
 for the author) the page graph serves alone.  When the source skipped statements it could
-not read, page edges between two matched nodes that the source lacks are added.
+not read, page edges between two matched nodes that the source lacks are added.  The
+source's edges with a free end (an arrow from a bare point: axes) count as edges: the graph
+keeps them free (incomplete) rather than taking the page's reading of them.  Node texts are
+then those typeset (:func:`typeset_texts`: the page's text lines in each node's box), so a
+counter, a macro or math reads as the page shows it ("ball 1", not "ball").
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ import pymupdf
 
 from diagramforge.formats import latex
 from diagramforge.graphs import tikz_layout as lay
-from diagramforge.graphs.geometry import PathItem, TextItem, bbox, build_graph
+from diagramforge.graphs.geometry import PathItem, TextItem, _dedupe, bbox, build_graph
 from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.graphs.params import GraphParams
 
@@ -127,6 +131,9 @@ _DROP_WITH_ARG = ("color", "label", "nodepart", "pgfuseimage", "pgfimage", "useb
 
 def latex_text(s: str) -> str:
     """Readable text of a node's LaTeX: commands dropped, arguments kept, ``\\\\`` a line."""
+    # a fraction reads "2/10" (not "210"): numerator and denominator as groups or tokens
+    frac = r"\\[dt]?frac\s*(\{[^{}]*\}|\\?[A-Za-z0-9])\s*(\{[^{}]*\}|\\?[A-Za-z0-9])"
+    s = re.sub(frac, lambda m: f"{_unbrace(m.group(1))}/{_unbrace(m.group(2))}", s)
     s = re.sub(r"\\\\(\s*\[[^\]]*\])?", "\n", s)
     s = re.sub(r"\\(?:newline|linebreak|par)\b", "\n", s)
     s = re.sub(r"\\textcolor\s*\{[^{}]*\}", "", s)
@@ -168,7 +175,11 @@ _NON_DIRECTIONAL = re.compile(
 
 
 def _tips(key: str) -> tuple[bool, bool] | None:
-    """(start points, end points) when ``key`` is an arrow spec, else None."""
+    """(start points, end points) when ``key`` is an arrow spec (``->``, or the ``arrows=``
+    key's value: ``arrows={-latex}``), else None."""
+    m = re.match(r"^\s*arrows\s*=\s*(.+)$", key, re.S)
+    if m:
+        return _tips(_unbrace(m.group(1)))
     flat = re.sub(r"\[[^\]]*\]", "", key.strip().replace("{", "").replace("}", ""))
     if "=" in flat or "-" not in flat or flat.startswith("arrows"):
         return None
@@ -256,6 +267,8 @@ def _shape(keys: list[str], styles: dict[str, str]) -> str:
             shape = value.strip()
         elif name in _SHAPES:
             shape = name
+        elif name == "state" and not value:  # the automata library's states are circles
+            shape = "circle"
         elif name == "rounded corners":
             rounded = True
     return "rounded" if rounded and shape == "rectangle" else shape
@@ -918,6 +931,7 @@ class _PathReader:
                 if pending is not None and path_first is not None:
                     self._reach(pending, keys, drawn, start, path_first, labels)
                 pending = None
+                reached = None  # closed: a shape, no free end
                 k += 1
                 continue
             if kind == "kw" and val in ("circle", "ellipse", "arc", "sin", "cos", "parabola",
@@ -926,6 +940,7 @@ class _PathReader:
                 if val in ("rectangle", "grid", "sin", "cos", "parabola"):
                     pending = ("shape", [])
                 start = None
+                reached = None  # a chain that turns into a shape has no free end
                 k += 1
                 continue
             if kind == "kw" and val == "let":
@@ -952,6 +967,7 @@ class _PathReader:
                     xy = lay.point(self._expand_macros(val), self.pic.places, self.frame)
                 pt = _Point(node, xy)
                 if pending is None:
+                    self._free_end(reached, keys, drawn)
                     cur = start = pt
                     reached = None
                     if path_first is None:
@@ -978,7 +994,27 @@ class _PathReader:
                 self.r.info.unresolved += 1
                 break
             k += 1
+        self._free_end(reached, keys, drawn)
         return first_node
+
+    def _free_end(self, reached: tuple | None, keys: list[str], drawn: bool) -> None:
+        """A chain that left a node and ended at a bare point (``(a) -- ++(1,0)``: an
+        output arrow to nowhere) is an edge with a free end when an arrow tip says it
+        connects — as an arrow from a bare point into a node is; a plain stroke is not."""
+        if reached is None or not drawn:
+            return
+        (_, okeys), start, labels = reached
+        if start is None or start.node is None:
+            return
+        ts, te = _direction(keys + okeys, self.r.styles)
+        if not (ts or te):
+            return
+        label = "\n".join(x for x in labels if x)
+        self.pic.edges.append(
+            Edge(source=None, target=start.node, label=label, unattached=["source"])
+            if ts and not te else Edge(source=start.node, target=None, label=label,
+                                       directed=ts != te, both_heads=ts and te,
+                                       unattached=["target"]))
 
     def _reach(self, pending: tuple[str, list[str]], keys: list[str], drawn: bool,
                start: _Point | None, pt: _Point, labels: list[str], every: str | None = None
@@ -1001,7 +1037,8 @@ class _PathReader:
                 return None
             e = (Edge(source=pt.node, target=None, label=label, unattached=["target"])
                  if ts and not te else Edge(source=None, target=pt.node, label=label,
-                                            directed=te != ts, unattached=["source"]))
+                                            directed=te != ts, both_heads=ts and te,
+                                            unattached=["source"]))
             self.pic.edges.append(e)
             return e
         if start.node == pt.node and op != "edge" and op != "to":
@@ -1009,7 +1046,7 @@ class _PathReader:
         a, b = start.node, pt.node
         if ts and not te:
             a, b = b, a
-        e = Edge(source=a, target=b, directed=ts != te, label=label)
+        e = Edge(source=a, target=b, directed=ts != te, both_heads=ts and te, label=label)
         self.pic.edges.append(e)
         return e
 
@@ -1052,7 +1089,8 @@ class _PathReader:
         if parent and child and not missing and not hidden:
             ts, te = _direction(allkeys, self.r.styles)
             a, b = (child, parent) if ts and not te else (parent, child)
-            self.pic.edges.append(Edge(source=a, target=b, directed=ts != te, label=elabel))
+            self.pic.edges.append(Edge(source=a, target=b, directed=ts != te,
+                                       both_heads=ts and te, label=elabel))
         return k + 1
 
 
@@ -1216,11 +1254,17 @@ def tikz_source_graphs(code: str, params: GraphParams | None = None
     params = params or GraphParams()
     code = strip_comments(code)
     reader = _Reader(params)
-    # styles defined anywhere in the document (preamble \tikzset, \tikzstyle)
+    # styles defined anywhere in the document (preamble \tikzset, \tikzstyle); the
+    # preamble's plain keys (\tikzset{->, >=stealth}) are every picture's options
+    preamble = code.split("\\begin{document}", 1)[0] if "\\begin{document}" in code else ""
+    defaults: list[str] = []
     for m in re.finditer(r"\\tikzset\s*\{", code):
         g = read_balanced(code, m.end() - 1, "{", "}")
         if g:
             _parse_styles(g[0], reader.styles)
+            if m.start() < len(preamble):
+                defaults += [k for k in split_top(g[0]) if "/." not in k and "/" not in
+                             k.split("=", 1)[0]]
     for m in re.finditer(r"\\tikzstyle\s*\{([^{}]*)\}\s*\+?=\s*\[", code):
         g = read_balanced(code, m.end() - 1, "[", "]")
         if g:
@@ -1235,7 +1279,7 @@ def tikz_source_graphs(code: str, params: GraphParams | None = None
     for opts, body in pics:
         _parse_styles(opts, reader.styles)
         stmts: list[_Stmt] = []
-        reader.statements(body, _Opts().plus(opts), stmts)
+        reader.statements(body, _Opts(list(defaults)).plus(opts), stmts)
         reader.info.statements += len(stmts)
         pic = _Picture()
         pr = _PathReader(reader, pic)
@@ -1342,14 +1386,25 @@ def page_primitives(page: pymupdf.Page) -> tuple[list[TextItem], list[PathItem]]
     return texts, paths
 
 
-def pdf_graphs(pdf: bytes, params: GraphParams | None = None) -> list[Graph]:
-    """One geometric graph per page of a PDF (a standalone TikZ file: one per picture)."""
+def pdf_pages(pdf: bytes, params: GraphParams | None = None
+              ) -> list[tuple[Graph, list[TextItem]]]:
+    """Per page of a PDF (a standalone TikZ file: one per picture): its geometric graph and
+    its text lines, as typeset (what :func:`typeset_texts` gives the source's nodes)."""
     params = params or GraphParams()
     doc = pymupdf.open("pdf", pdf)
     try:
-        return [build_graph(*page_primitives(page), params) for page in doc]
+        out = []
+        for page in doc:
+            texts, paths = page_primitives(page)
+            out.append((build_graph(texts, paths, params), texts))
+        return out
     finally:
         doc.close()
+
+
+def pdf_graphs(pdf: bytes, params: GraphParams | None = None) -> list[Graph]:
+    """One geometric graph per page of a PDF (a standalone TikZ file: one per picture)."""
+    return [g for g, _ in pdf_pages(pdf, params)]
 
 
 def pdf_graph(pdf: bytes, params: GraphParams | None = None) -> Graph:
@@ -1449,9 +1504,81 @@ class MergeReport:
     added_edges: int = 0
 
 
+def _key(text: str) -> str:
+    from diagramforge.graphs.score import normalise_text
+
+    return normalise_text(text).replace(" ", "")
+
+
+def _in_order(short: str, long: str) -> bool:
+    """Every character of ``short`` occurs in ``long``, in order (``ball`` in ``ball1``,
+    ``inputx∈d`` in ``inputx∈rd``): what the source resolved is all there, the rest is what
+    it could not (a counter, a macro, ``\\mathbb``)."""
+    it = iter(long)
+    return all(c in it for c in short)
+
+
+def _related(a: str, b: str) -> bool:
+    return bool(a) and bool(b) and (_in_order(a, b) or _in_order(b, a))
+
+
+def typeset_texts(g: Graph, lines: list[TextItem], tolerance: float = 1.0) -> Graph:
+    """The source's nodes with the texts the page shows for them: ``ball \\theballcount``
+    in a ``\\foreach`` typesets as "ball 1", ``$\\R^d$`` as "Rd" — what a reader of the
+    drawing reads, and what a twin of it must say.
+
+    Each text line of the page goes to the smallest node box (from the page, see
+    :func:`merge_graphs`) that holds its centre.  A node's lines replace its text when they
+    spell it with more (the source's resolved characters in order, :func:`_in_order`); a
+    line that spells another node's text or an edge label instead (an edge label drawn
+    inside a container's box) is not the node's.  Nodes without a box, or whose lines say
+    something else, or that also spell another node's text or an edge label, keep the
+    source's text."""
+    boxed = [n for n in g.nodes if n.bbox and len(n.bbox) == 4]
+    if not boxed or not lines:
+        return g
+    own: dict[str, list[TextItem]] = {}
+    for t in _dedupe(lines):  # a label overprinted (bold, a shadow) is one label
+        cx, cy = t.box[0] + t.box[2] / 2, t.box[1] + t.box[3] / 2
+        inside = [n for n in boxed
+                  if n.bbox[0] - tolerance <= cx <= n.bbox[0] + n.bbox[2] + tolerance  # type: ignore[index]
+                  and n.bbox[1] - tolerance <= cy <= n.bbox[1] + n.bbox[3] + tolerance]  # type: ignore[index]
+        if inside:
+            best = min(inside, key=lambda n: n.bbox[2] * n.bbox[3])  # type: ignore[index]
+            own.setdefault(best.id, []).append(t)
+    if not own:
+        return g
+    labels = [(n.id, _key(n.text)) for n in g.nodes] + [
+        (None, _key(e.label)) for e in g.edges]
+    nodes = []
+    for n in g.nodes:
+        mine = own.get(n.id)
+        k = _key(n.text)
+        if mine:
+            others = [o for i, o in labels if i != n.id and o]
+            kept = [t for t in mine if _related(_key(t.text), k)
+                    or not any(_related(_key(t.text), o) for o in others)]
+            text = "\n".join(t.text for t in kept)
+            new = _key(text)
+            # a line PyMuPDF joined across two boxes ("subproject 1 subproject 2") spells a
+            # neighbour's text too: not this node's alone
+            joined = any(len(o) > 1 and new.count(o) > k.count(o) for o in others)
+            if kept and new != k and _in_order(k, new) and not joined:
+                n = n.model_copy(update={"text": text})
+        nodes.append(n)
+    return g.model_copy(update={"nodes": nodes})
+
+
 def merge_graphs(source: Graph, geometry: Graph, info: SourceInfo | None = None,
-                 params: GraphParams | None = None) -> tuple[Graph, MergeReport]:
-    """Source names where they resolve, page geometry where the source is too macro-heavy."""
+                 params: GraphParams | None = None, lines: list[TextItem] | None = None
+                 ) -> tuple[Graph, MergeReport]:
+    """Source names where they resolve, page geometry where the source is too macro-heavy.
+
+    The source's edges count with their free ends (an arrow from a bare point to a node,
+    axes): an edge the source cannot attribute to two nodes stays such an edge — the graph
+    is incomplete there — rather than the page's geometry joining the labels it ends near
+    (three axes from an unlabelled origin are not a triangle of x, y and z).  With the
+    page's ``lines``, node texts are those typeset (:func:`typeset_texts`)."""
     params = params or GraphParams()
     s_edges, g_edges = source.attached_edges(), geometry.attached_edges()
     rep = MergeReport(method="none", source_nodes=len(source.nodes),
@@ -1460,7 +1587,7 @@ def merge_graphs(source: Graph, geometry: Graph, info: SourceInfo | None = None,
     m = match_by_text_and_structure(source, geometry, params.match_threshold)
     rep.matched_nodes = len(m)
     use_source = bool(source.nodes) and (
-        (s_edges and len(s_edges) >= params.tikz_source_share * len(g_edges))
+        (source.edges and len(source.edges) >= params.tikz_source_share * len(g_edges))
         or (not g_edges and len(source.nodes) >= len(geometry.nodes) * params.tikz_source_share))
     if not use_source:
         rep.method = "geometry" if geometry.nodes else ("source" if source.nodes else "none")
@@ -1480,10 +1607,12 @@ def merge_graphs(source: Graph, geometry: Graph, info: SourceInfo | None = None,
         for e in g_edges:
             a, b = back.get(e.source or ""), back.get(e.target or "")
             if a and b and a != b and frozenset((a, b)) not in have:
-                edges.append(Edge(source=a, target=b, directed=e.directed, label=e.label))
+                edges.append(Edge(source=a, target=b, directed=e.directed,
+                                  both_heads=e.both_heads, label=e.label))
                 have.add(frozenset((a, b)))
                 rep.added_edges += 1
-    return Graph(nodes=nodes, edges=edges), rep
+    merged = Graph(nodes=nodes, edges=edges)
+    return (typeset_texts(merged, lines) if lines else merged), rep
 
 
 def tikz_graph(code: str, pdf: bytes | None = None, params: GraphParams | None = None
@@ -1501,16 +1630,19 @@ def tikz_graph_report(code: str, pdf: bytes | None = None, params: GraphParams |
         a = source.attached_edges()
         return source, MergeReport(method="source" if source.nodes else "none",
                                    source_nodes=len(source.nodes), source_edges=len(a))
-    pages = pdf_graphs(pdf, params)
+    pages = pdf_pages(pdf, params)
     if len(pages) == len(graphs) and len(graphs) > 1:
-        merged = [merge_graphs(s, g, info, params) for s, g in zip(graphs, pages, strict=True)]
+        merged = [merge_graphs(s, g, info, params, lines)
+                  for s, (g, lines) in zip(graphs, pages, strict=True)]
         rep = MergeReport(method="+".join(sorted({r.method for _, r in merged})))
         for _, r in merged:
             for f in ("source_nodes", "source_edges", "geometry_nodes", "geometry_edges",
                       "matched_nodes", "confirmed_edges", "added_edges"):
                 setattr(rep, f, getattr(rep, f) + getattr(r, f))
         return combine([g for g, _ in merged]), rep
-    return merge_graphs(source, combine(pages), info, params)
+    # several pages as one: their coordinates overlap, so no line can be placed in a node
+    return merge_graphs(source, combine([g for g, _ in pages]), info, params,
+                        pages[0][1] if len(pages) == 1 else None)
 
 
 def compile_tikz(code: str, timeout_s: float = 60.0) -> bytes | None:

@@ -1,5 +1,7 @@
 """Cross-format twins: the same diagram in another language, verified by its real engine.
 
+* :mod:`.gate` — which diagrams get twins: graph-like kinds whose structure graph has edges,
+  all between nodes, and explains the text of the source's own drawing;
 * :mod:`.compare` — when two structure graphs are the same diagram (node texts, edge count
   and direction);
 * :mod:`.writers` — a structure graph (and its layout) written as DOT, Mermaid, TikZ or

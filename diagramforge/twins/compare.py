@@ -1,6 +1,7 @@
 """When is a twin the same diagram as its source?  When their structure graphs agree on what
 the issue of cross-format controls needs: the multiset of node texts, the number of edges,
-and each edge's ends (by text) and direction.
+and each edge's ends (by text) and direction — forward, none (a line) or both (a double
+arrow, :attr:`~diagramforge.graphs.model.Edge.both_heads`).
 
 Ids differ between languages (``n3`` in DOT, a cell id in draw.io), so edges are compared by
 the texts of their ends; text is compared as the scorers compare it
@@ -42,7 +43,9 @@ def _edges(g: Graph) -> Counter:
     out: Counter = Counter()
     for e in g.edges:
         a, b = text.get(e.source or ""), text.get(e.target or "")
-        out[(a, b, True) if e.directed else (*sorted([a or "", b or ""]), False)] += 1
+        # an undirected edge is a line or, drawn with a head at each end, a double arrow
+        out[(a, b, True) if e.directed else (*sorted([a or "", b or ""]),
+                                              "<->" if e.both_heads else False)] += 1
     return out
 
 
@@ -82,8 +85,8 @@ def as_text_nodes(g: Graph) -> Graph:
       to such a reader.  An edge's end at one is a free end (``None``), which the twin's
       reader also finds (a line ending at a shape that is no node), so such an edge is
       still compared, by its labelled end and its direction;
-    * an undirected edge with a free end is no edge: to the reader an undecorated stroke
-      that does not join two nodes is a border or a divider.
+    * an undirected edge with a free end and no heads is no edge: to the reader an
+      undecorated stroke that does not join two nodes is a border or a divider.
 
     Everything the reader can see is still compared exactly (every text, every edge
     between labelled nodes with its direction); only what no text-based reader can read
@@ -96,7 +99,7 @@ def as_text_nodes(g: Graph) -> Graph:
     for e in g.edges:
         src = None if e.source in blank else e.source
         tgt = None if e.target in blank else e.target
-        if not e.directed and (src is None or tgt is None):
+        if not e.directed and not e.both_heads and (src is None or tgt is None):
             continue
         edges.append(e if (src, tgt) == (e.source, e.target)
                      else e.model_copy(update={"source": src, "target": tgt}))

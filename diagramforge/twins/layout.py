@@ -1,6 +1,7 @@
 """Where a twin's nodes go: the source's own layout when every node has a bbox, else a
-layered drawing of the structure (longest-path layers, in source order), so a writer for
-a language with explicit positions (TikZ, mxGraph) always has one."""
+layered drawing of the structure (longest-path layers, in source order; a cycle's nodes side
+by side, as far apart as the labels between them need), so a writer for a language with
+explicit positions (TikZ, mxGraph) always has one."""
 
 from __future__ import annotations
 
@@ -59,11 +60,17 @@ def place(g: Graph, node_w: float = 120.0, node_h: float = 50.0, gap: float = 40
     for c in nx.topological_sort(cond):
         depth[c] = max((depth[p] + 1 for p in cond.predecessors(c)), default=0)
     layer = {n: depth[cond.graph["mapping"][n]] for n in d.nodes}
+    # a cycle's nodes share a layer: the edges between them run across the gap between
+    # columns, which must hold their labels (about 7 units a character at 12 px)
+    across = [len(max(e.label.split("\n"), key=len)) for e in g.edges
+              if e.label and e.source != e.target
+              and layer.get(e.source or "") == layer.get(e.target or "") is not None]
+    col_gap = max([gap] + [7.0 * n + 24.0 for n in across])
     rows: dict[int, int] = {}
     boxes = {}
     for n in g.nodes:  # source order within a layer
         k = layer[n.id]
         col = rows.get(k, 0)
         rows[k] = col + 1
-        boxes[n.id] = (col * (node_w + gap), k * (node_h + gap), node_w, node_h)
+        boxes[n.id] = (col * (node_w + col_gap), k * (node_h + gap), node_w, node_h)
     return Placed(boxes, False)

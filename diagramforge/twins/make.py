@@ -9,13 +9,19 @@ Two ways to a target (:func:`plan`):
 * **a writer** (:mod:`.writers`) from the source's structure graph: DOT and Mermaid keep the
   ``structure``; TikZ and mxGraph keep the ``layout`` too (positions, sizes, shapes).
 
+Only diagrams whose structure graph is the diagram get attempts (:mod:`.gate`: a graph-like
+kind, edges all between nodes, labels that explain the text of the source's own drawing —
+that drawing is the ``svg`` twin too, exported once).  A diagram the gate leaves out
+(``twin_no_graph``, ``twin_not_a_graph``, ``twin_graph_incomplete``, ``twin_too_large``,
+``twin_export_failed`` when its drawing cannot be read) is one input row of the ledger.
+
 Then every twin is rendered like any diagram of its language (through its format handler:
 sanitised and rasterised, its graph built the same way), and compared
 (:func:`.compare.differences`).  Renders are batched per target language across all the
 diagrams given, so a caller with many diagrams (a benchmark) pays one pdflatex run per
-batch.  Every attempt ends as a twin record or a rejection (a candidate of its diagram) with
-its reason; counts go to ``attempted.<source>.<target>``, ``verified.<…>`` and
-``failed.<…>.<reason>``.
+batch.  Every other attempt ends as a twin record or a rejection (a candidate of its
+diagram) with its reason; counts go to ``attempted.<source>.<target>`` (every diagram ×
+every other language, the gated ones too), ``verified.<…>`` and ``failed.<…>.<reason>``.
 """
 
 from __future__ import annotations
@@ -31,9 +37,17 @@ from diagramforge.formats.registry import DiagramFormat
 from diagramforge.graphs.model import Graph
 from diagramforge.records import Refusal, Rejection, Unit, item_id
 from diagramforge.stage import Outcome
+from diagramforge.twins import gate
 from diagramforge.twins.compare import as_text_nodes, differences
 from diagramforge.twins.layout import WriteError
-from diagramforge.twins.writers import MX_SCALE, WRITERS, preserves, to_mxgraph
+from diagramforge.twins.writers import (
+    MX_SCALE,
+    TIKZ_SCALE,
+    WRITERS,
+    preserves,
+    to_mxgraph,
+    to_tikz,
+)
 
 SVG = "svg"
 LAYOUT_STYLE = "layout+style"
@@ -46,6 +60,8 @@ class TwinReason(StrEnum):
     UNSUPPORTED = "twin_unsupported_format"
     NONE_VERIFIED = "twin_none_verified"
     NO_GRAPH = "twin_no_graph"
+    NOT_A_GRAPH = gate.NOT_A_GRAPH
+    INCOMPLETE = gate.INCOMPLETE
     TOO_LARGE = "twin_too_large"
     NO_EXPORT = "twin_no_svg_export"
     EXPORT = "twin_export_failed"
@@ -82,11 +98,13 @@ class Twins:
     """Makes twins for rows of the record table with the given format handlers."""
 
     def __init__(self, handlers: dict[str, DiagramFormat], targets: list[str],
-                 max_nodes: int, locator: Callable[[dict], str]):
+                 max_nodes: int, locator: Callable[[dict], str],
+                 min_text_share: float = gate.MIN_TEXT_SHARE):
         self.handlers = handlers
         self.targets = [t for t in targets if t in handlers]
         self.max_nodes = max_nodes
         self.locator = locator
+        self.min_text_share = min_text_share
 
     # -- bookkeeping -------------------------------------------------------------------
     @staticmethod
@@ -98,70 +116,108 @@ class Twins:
         out.rejections.append(Rejection(a.where, reason, detail[:1000], id=a.row["id"],
                                         unit=Unit.CANDIDATE))
 
+    def _refuse(self, out: Outcome, row: dict, reason: str, detail: str) -> None:
+        """A diagram that gets no twin in any language, for a reason of its own (no graph,
+        not a graph, an incomplete one, too large): one input row in the ledger, and each
+        of its attempts counted as failed for that reason."""
+        fmt = row["format"]
+        for target in self.targets:
+            if target != fmt:
+                self._count(out, f"attempted.{fmt}.{target}")
+                self._count(out, f"failed.{fmt}.{target}.{reason}")
+        out.rejections.append(Rejection(self.locator(row), reason, detail[:1000],
+                                        id=row["id"], unit=Unit.INPUT))
+
+    # -- which diagrams: the gate (twins/gate.py) ------------------------------------------
+    def screen(self, row: dict, out: Outcome) -> Graph | None:
+        """The diagram's graph when it may be twinned before its render is read (a graph,
+        graph-like, complete, not too large); else ``None``, ledgered."""
+        if not row.get("graph"):
+            self._refuse(out, row, TwinReason.NO_GRAPH, "the source has no structure graph "
+                         "to verify a twin against")
+            return None
+        graph = Graph.from_json(row["graph"])
+        verdict = gate.structure_check(graph, row.get("diagram_type"))
+        if verdict is not None:
+            self._refuse(out, row, verdict.reason, verdict.detail)
+            return None
+        if len(graph.nodes) > self.max_nodes:
+            self._refuse(out, row, TwinReason.TOO_LARGE,
+                         f"{len(graph.nodes)} nodes > twin.max_nodes {self.max_nodes}")
+            return None
+        return graph
+
+    def drawn(self, rows: list[dict]) -> list[str | Refusal]:
+        """Each diagram as its own engine draws it, as SVG: the text the gate reads, and
+        the ``svg`` twin itself.  An SVG diagram is its own drawing; the others are exported
+        batched per format."""
+        out: list[str | Refusal] = [""] * len(rows)
+        by_fmt: dict[str, list[int]] = defaultdict(list)
+        for k, row in enumerate(rows):
+            if row["format"] == SVG:
+                out[k] = row["code"]
+            else:
+                by_fmt[row["format"]].append(k)
+        for fmt, idx in by_fmt.items():
+            try:
+                svgs = self.handlers[fmt].export_svg([rows[k] for k in idx])
+            except NotImplementedError as exc:
+                svgs = [Refusal(TwinReason.NO_EXPORT, str(exc))] * len(idx)
+            for k, svg in zip(idx, svgs, strict=True):
+                out[k] = svg
+        return out
+
     # -- planning ------------------------------------------------------------------------
-    def plan(self, row: dict, out: Outcome) -> list[Attempt]:
+    def plan(self, row: dict, graph: Graph, drawing: str, out: Outcome) -> list[Attempt]:
         """This diagram's attempts, one per target language other than its own; those that
         cannot even be written are ledgered here."""
         fmt = row["format"]
-        graph = Graph.from_json(row["graph"]) if row.get("graph") else None
         todo = []
         for target in self.targets:
             if target == fmt:
                 continue
             if target == SVG:
                 a = Attempt(row, graph, target, EXPORT_METHODS.get(fmt, f"{fmt}-engine-svg"),
-                            LAYOUT_STYLE)
+                            LAYOUT_STYLE, drawing)
             else:
                 a = Attempt(row, graph, target, writer_method(target),
-                            preserves(target, graph) if graph else "")
-            self._count(out, f"attempted.{fmt}.{target}")
-            if graph is None:
-                self._fail(out, a, TwinReason.NO_GRAPH, "the source has no structure graph "
-                           "to verify a twin against")
-            elif len(graph.nodes) > self.max_nodes:
-                self._fail(out, a, TwinReason.TOO_LARGE,
-                           f"{len(graph.nodes)} nodes > twin.max_nodes {self.max_nodes}")
-            elif target != SVG:
+                            preserves(target, graph))
                 try:
                     a.code = (to_mxgraph(graph, MX_SCALE.get(fmt, 1.0)) if target == "mxgraph"
+                              else to_tikz(graph, TIKZ_SCALE.get(fmt, 1.0)) if target == "tikz"
                               else WRITERS[target](graph))
                 except WriteError as exc:
+                    self._count(out, f"attempted.{fmt}.{target}")
                     self._fail(out, a, exc.reason, exc.detail)
                     continue
-                todo.append(a)
-            else:
-                todo.append(a)
+            self._count(out, f"attempted.{fmt}.{target}")
+            todo.append(a)
         return todo
-
-    def _export(self, attempts: list[Attempt], out: Outcome) -> list[Attempt]:
-        """Fill the SVG attempts' code from their source engines, batched per format."""
-        by_fmt: dict[str, list[Attempt]] = defaultdict(list)
-        for a in attempts:
-            by_fmt[a.row["format"]].append(a)
-        ready = []
-        for fmt, group in by_fmt.items():
-            try:
-                svgs = self.handlers[fmt].export_svg([a.row for a in group])
-            except NotImplementedError as exc:
-                for a in group:
-                    self._fail(out, a, TwinReason.NO_EXPORT, str(exc))
-                continue
-            for a, svg in zip(group, svgs, strict=True):
-                if isinstance(svg, Refusal):
-                    self._fail(out, a, TwinReason.EXPORT, f"{svg.reason}: {svg.detail}")
-                else:
-                    a.code = svg
-                    ready.append(a)
-        return ready
 
     # -- rendering and verification --------------------------------------------------------
     def make(self, rows: list[dict]) -> Outcome:
         out = Outcome()
-        attempts = [a for row in rows for a in self.plan(row, out)]
-        written = [a for a in attempts if a.target != SVG]
-        ready = written + self._export([a for a in attempts if a.target == SVG], out)
+        passed = [(row, g) for row in rows if (g := self.screen(row, out)) is not None]
+        attempts: list[Attempt] = []
+        for (row, graph), drawing in zip(passed, self.drawn([r for r, _ in passed]),
+                                         strict=True):
+            if isinstance(drawing, Refusal):
+                self._refuse(out, row, TwinReason.EXPORT, "the source's own drawing, whose "
+                             f"text the twin gate reads: {drawing.reason}: {drawing.detail}")
+                continue
+            try:
+                runs = gate.drawn_texts(drawing)
+            except Exception as exc:  # noqa: BLE001 - an unreadable drawing: a reason
+                self._refuse(out, row, TwinReason.EXPORT, "the source's own drawing could "
+                             f"not be read for its text: {exc!r}"[:300])
+                continue
+            verdict = gate.text_check(graph, runs, self.min_text_share)
+            if verdict is not None:
+                self._refuse(out, row, verdict.reason, verdict.detail)
+                continue
+            attempts += self.plan(row, graph, drawing, out)
         by_target: dict[str, list[Attempt]] = defaultdict(list)
-        for a in ready:
+        for a in attempts:
             by_target[a.target].append(a)
         for target, group in sorted(by_target.items()):
             self._render(self.handlers[target], group, out)

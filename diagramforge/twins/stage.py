@@ -2,9 +2,12 @@
 
 After ``split`` (like edit and augment), so a twin inherits its diagram's split and the
 ``translation`` config can never put a diagram and its twin on two sides; the publish
-stage checks it again (``task_split_mismatch``).  One diagram per unit: its attempts are
-candidates, ledgered with their reason when they fail; a diagram with no verified twin is
-an input rejection (``twin_none_verified``), so the books balance.  ``metrics/twin.json``
+stage checks it again (``task_split_mismatch``).  One diagram per unit.  A diagram whose
+structure graph is not the diagram (``twins/gate.py``: ``twin_not_a_graph``,
+``twin_graph_incomplete``; also ``twin_no_graph``, ``twin_too_large``) is an input rejection
+with that reason; the others' attempts are candidates, ledgered with their reason when they
+fail, and a diagram with no verified twin is an input rejection (``twin_none_verified``),
+so the books balance.  ``metrics/twin.json``
 holds ``attempted.<source>.<target>``, ``verified.<…>`` and ``failed.<…>.<reason>``: the
 coverage matrix (``benchmarks/twins.py`` prints it on real corpora).
 """
@@ -16,7 +19,7 @@ from typing import ClassVar
 import pyarrow as pa
 
 from diagramforge.formats.registry import RendersFormats
-from diagramforge.records import Rejection
+from diagramforge.records import Rejection, Unit
 from diagramforge.stage import Outcome, Stage, WorkUnit
 from diagramforge.twins.make import TwinReason, Twins
 
@@ -53,11 +56,13 @@ class TwinStage(RendersFormats, Stage):
     upstream = "split"
     output_schema: ClassVar[pa.Schema] = TWIN_SCHEMA
     reads = ("id", "format", "code", "image", "split", "graph", "group")
+    """``diagram_type`` too when the filters wrote it (the twin gate: graph-like kinds)."""
     writes = tuple(TWIN_SCHEMA.names)
     expands = True
     funnel: ClassVar[bool] = False
     param_sections: ClassVar[tuple[str, ...]] = ("twin", "render", "formats", "graph")
-    code = ("twins", "formats", "graphs", "sandbox.py", "landlock.py")
+    code = ("twins", "formats", "graphs", "sandbox.py", "landlock.py",
+            "classifier/vocabulary.py")
     inputs = ("package-lock.json",)
     task_configs: ClassVar[tuple[str, ...]] = ("translation",)
 
@@ -71,8 +76,9 @@ class TwinStage(RendersFormats, Stage):
                                                  f"{row['format']} has no code",
                                                  id=row["id"])])
         cfg = self.params.twin
-        out = Twins(self.formats(), cfg.targets, cfg.max_nodes, self.locator).make([row])
-        if not out.records:
+        out = Twins(self.formats(), cfg.targets, cfg.max_nodes, self.locator,
+                    cfg.min_text_share).make([row])
+        if not out.records and not any(r.unit == Unit.INPUT for r in out.rejections):
             out.rejections.append(Rejection(self.locator(row), TwinReason.NONE_VERIFIED,
                                             "no twin was verified", id=row["id"]))
         return out

@@ -37,7 +37,8 @@ class FakeTasks(TableStage):
 
 GRAPH = Graph(nodes=[Node(id="a", text="Start", bbox=[0, 0, 10, 5]), Node(id="b", text="End")],
               edges=[Edge(source="a", target="b", label="go"),
-                     Edge(source="a", target=None, unattached=["x"], directed=False)])
+                     Edge(source="a", target=None, unattached=["x"], directed=False),
+                     Edge(source="b", target="a", directed=False, both_heads=True)])
 OPS = [{"op": "node_colour", "target": {"id": "a", "text": "Start", "kind": "node"},
         "params": {"colour": "#f8cecc"}, "refs": {"node": {"text": "the box Start",
                                                            "kind": "node"}}},
@@ -97,7 +98,8 @@ def test_nested_columns_load_as_lists_and_records(published, streaming):
     assert [n["text"] for n in g["nodes"]] == ["Start", "End"]
     assert g["nodes"][0]["bbox"] == [0, 0, 10, 5] and g["nodes"][1]["bbox"] is None
     assert g["edges"][1] == {"source": "a", "target": None, "label": "", "directed": False,
-                             "unattached": ["x"]}
+                             "unattached": ["x"], "both_heads": False}
+    assert g["edges"][2]["both_heads"] is True  # a double arrow, published as one
     # the published record is the Graph the stage wrote, field for field
     assert Graph.model_validate(g) == GRAPH
 

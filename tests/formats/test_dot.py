@@ -95,6 +95,7 @@ def test_the_graph_is_what_graphviz_drew():
     edges = [(e.source, e.target, e.directed, e.label) for e in g.edges]
     assert edges == [("a", "b", True, "yes"), ("c", "b", True, ""), ("c", "d", False, ""),
                      ("d", "a", False, "")]
+    assert [e.both_heads for e in g.edges] == [False, False, True, False]  # dir=both
     # boxes in points, y down, inside the drawing
     x, y, w, h = nodes["a"].bbox
     assert w > 0 and h > 0 and x >= 0 and y >= 0

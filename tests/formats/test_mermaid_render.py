@@ -45,6 +45,8 @@ def test_a_flowchart_and_its_graph(renderer):
     # ~~~ is laid out but not drawn; <--> has heads at both ends: undirected
     assert edges == [("A", "B", True, "yes"), ("B", "C", False, ""), ("C", "D", True, ""),
                      ("A", "C", False, "")]
+    assert [e.get("both_heads", False) for e in res.graph["edges"]] == [False, False, False,
+                                                                         True]
 
 
 def test_every_diagram_type_draws_and_the_graph_types_have_graphs(renderer):

@@ -106,6 +106,19 @@ def test_text_in_unknown_fonts_is_drawn(family):
     assert (px.min(axis=2) < 128).sum() > 50, family
 
 
+@pytest.mark.parametrize("styled", [
+    # Mermaid's own sheet: a quoted first family in a list, set by a descendant selector
+    '<style>#m{font-family:"trebuchet ms",verdana,arial,sans-serif;font-size:20px;}'
+    '#m .label text{fill:#333;}</style><g class="label"><text x="5" y="28">Hello</text></g>',
+    '<text x="5" y="28" style="font-family: \'Trebuchet MS\', Verdana; font-size: 20px">'
+    'Hello</text>',
+])
+def test_text_styled_by_css_family_lists_is_drawn(styled):
+    doc = f'<svg xmlns="http://www.w3.org/2000/svg" id="m" width="200" height="40">{styled}</svg>'
+    px = pixels(svg.render_png(svg.clean(doc.encode()).code))
+    assert (px.min(axis=2) < 128).sum() > 50
+
+
 def test_engines_agree_roughly_and_blank_is_blank():
     doc = svg.clean(INKSCAPE).code
     a, b = svg.png_ink(svg.render_png(doc)), svg.png_ink(svg.render_png(doc, engine="cairosvg"))

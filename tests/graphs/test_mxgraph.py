@@ -133,8 +133,9 @@ def test_direction_from_arrows() -> None:
                  + _e("default", "a", "b", style="edgeStyle=orthogonalEdgeStyle;")
                  + _e("back", "a", "b", style="endArrow=none;startArrow=classic;")
                  + _e("both", "a", "b", style="endArrow=block;startArrow=block;"))
-    got = [(e.source, e.target, e.directed) for e in mxgraph_graph(xml).edges]
-    assert got == [("a", "b", False), ("a", "b", True), ("b", "a", True), ("a", "b", False)]
+    got = [(e.source, e.target, e.directed, e.both_heads) for e in mxgraph_graph(xml).edges]
+    assert got == [("a", "b", False, False), ("a", "b", True, False), ("b", "a", True, False),
+                   ("a", "b", False, True)]
 
 
 def test_edge_to_missing_cell_is_unattached() -> None:

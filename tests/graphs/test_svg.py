@@ -46,14 +46,14 @@ def test_k_and_tau_control_merging() -> None:
 
 
 @pytest.mark.parametrize(("markers", "expected"), [
-    ("marker-start='url(#a)'", ("n1", "n0", True)),
-    ("marker-start='url(#a)' marker-end='url(#a)'", ("n0", "n1", False)),
-    ("", ("n0", "n1", False)),  # no marker, but it joins two boxes
+    ("marker-start='url(#a)'", ("n1", "n0", True, False)),
+    ("marker-start='url(#a)' marker-end='url(#a)'", ("n0", "n1", False, True)),
+    ("", ("n0", "n1", False, False)),  # no marker, but it joins two boxes
 ])
 def test_direction_from_markers(markers: str, expected: tuple) -> None:
     g = svg_graph(_svg(BOXES + f"<line x1='140' y1='50' x2='240' y2='50' {markers}/>"))
     [e] = g.edges
-    assert (e.source, e.target, e.directed) == expected
+    assert (e.source, e.target, e.directed, e.both_heads) == expected
 
 
 def test_marked_line_to_nowhere_is_unattached() -> None:

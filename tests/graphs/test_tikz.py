@@ -71,7 +71,7 @@ def _edges(code: str) -> list[tuple]:
     ("-Latex", (False, True)), ("|-|", (False, False)), ("*-*", (False, False)),
     ("o->", (False, True)), ("-", (False, False)), ("-to", (False, True)),
     (">=stealth", None), ("shorten >=2pt", None), ("thick", None), ("my-style", None),
-    ("bend left=-20", None),
+    ("bend left=-20", None), ("arrows={-latex}", (False, True)), ("arrows=<-", (True, False)),
 ])
 def test_arrow_specs(key: str, tips: tuple | None) -> None:
     assert _tips(key) == tips
@@ -81,6 +81,9 @@ def test_latex_text() -> None:
     assert latex_text(r"\textbf{Input} \\ $\alpha_1 + x^2$") == "Input\nα1 + x2"
     assert latex_text(r"{\small Enc}oder~\textcolor{red}{x}\,y") == "Encoder x y"
     assert latex_text(r"\nodepart{second} 12") == "12"
+    # a fraction is read as one, not as its digits run together ("2/10", not "210")
+    assert latex_text(r"$\frac{2}{10}$") == "2/10"
+    assert latex_text(r"$\tfrac12 + \dfrac{\alpha}{n}$") == "1/2 + α/n"
 
 
 def test_styles_every_edge_and_waypoints() -> None:
@@ -181,6 +184,33 @@ FLOW = r"""\documentclass[tikz,border=2pt]{standalone}
 \end{document}
 """
 
+BALLS = r"""\documentclass[tikz,border=2pt]{standalone}
+\usepackage{amssymb}
+\newcounter{ball}
+\newcommand{\R}{\mathbb{R}}
+\begin{document}
+\begin{tikzpicture}
+\foreach \x in {1,2,3} {
+  \stepcounter{ball}
+  \node[draw] (b\x) at (\x*2,0) {ball \theball};
+}
+\node[draw] (in) at (4,-2) {Input $x \in \R^d$};
+\draw[->] (b1) -- node[above] {hit} (b2);
+\draw[->] (in) -- (b2);
+\end{tikzpicture}
+\end{document}
+"""
+
+AXES = r"""\documentclass[tikz,border=2pt]{standalone}
+\begin{document}
+\begin{tikzpicture}
+\draw[->] (0,0) -- (2,0) node[right] {$x$};
+\draw[->] (0,0) -- (0,2) node[above] {$y$};
+\draw[->] (0,0) -- (-1.2,-1.2) node[below left] {$z$};
+\end{tikzpicture}
+\end{document}
+"""
+
 MACROS = r"""\documentclass[tikz,border=2pt]{standalone}
 \newcommand{\block}[3]{\node[draw] (#1) at (#2) {#3};}
 \newcommand{\link}[2]{\draw[-latex] (#1) -- (#2);}
@@ -201,7 +231,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     if shutil.which("pdflatex") is None:
         pytest.skip("pdflatex not installed")
     out = {}
-    for name, code in (("flow", FLOW), ("macros", MACROS)):
+    for name, code in (("flow", FLOW), ("macros", MACROS), ("balls", BALLS), ("axes", AXES)):
         d = tmp_path_factory.mktemp(name)
         (d / "f.tex").write_text(code)
         subprocess.run(["pdflatex", "-no-shell-escape", "-interaction=nonstopmode", "f.tex"],
@@ -246,6 +276,98 @@ def test_macro_heavy_source_falls_back_to_geometry(compiled: dict[str, bytes]) -
     ids = {n.text: n.id for n in g.nodes}
     assert {(e.source, e.target, e.directed) for e in g.edges} == {
         (ids["Encoder"], ids["Decoder"], True), (ids["Decoder"], ids["Loss"], True)}
+
+
+@needs_tex
+def test_node_texts_are_what_was_typeset(compiled: dict[str, bytes]) -> None:
+    # the source alone cannot know a counter's value nor a macro's letters
+    src = [n.text for n in tikz_graph(BALLS).nodes]
+    assert src == ["ball", "ball", "ball", "Input x ∈d"]
+    g, rep = tikz_graph_report(BALLS, compiled["balls"])
+    assert rep.method == "source"
+    # the page's text lines, each in the node box that holds it, give the texts; the edge
+    # label "hit", drawn between two boxes, stays the edge's
+    assert [(n.id, n.text) for n in g.nodes] == [
+        ("b1", "ball 1"), ("b2", "ball 2"), ("b3", "ball 3"), ("in", "Input x ∈Rd")]
+    assert [(e.source, e.target, e.label) for e in g.edges] == [
+        ("b1", "b2", "hit"), ("in", "b2", "")]
+
+
+@needs_tex
+def test_free_arrows_stay_free_rather_than_joining_their_labels(
+        compiled: dict[str, bytes]) -> None:
+    # the page's geometry alone joins the labels the three axes end at
+    geo = pdf_graph(compiled["axes"])
+    assert sorted(n.text for n in geo.nodes) == ["x", "y", "z"]
+    assert geo.attached_edges()
+    # the source says each arrow starts at a bare point: an edge with a free end each
+    g, rep = tikz_graph_report(AXES, compiled["axes"])
+    assert rep.method == "source"
+    assert sorted(n.text for n in g.nodes) == ["x", "y", "z"]
+    assert len(g.edges) == 3 and not g.attached_edges()
+    assert all(e.source is None and e.unattached == ["source"] for e in g.edges)
+
+
+def test_the_preamble_s_plain_tikzset_keys_apply_to_every_picture() -> None:
+    doc = r"""\documentclass{article}\usepackage{tikz}
+    \tikzset{->, >=stealth', auto, main/.style={circle, draw}}
+    \begin{document}\begin{tikzpicture}
+    \node[main] (a) {A}; \node[main] (b) at (2,0) {B};
+    \path (a) edge node {4} (b);
+    \end{tikzpicture}\end{document}"""
+    assert _edges(doc) == [("a", "b", True, "4")]
+    # without the preamble's tip the same edge is undirected
+    assert _edges(doc.replace("\\tikzset{->, ", "\\tikzset{")) == [("a", "b", False, "4")]
+
+
+def test_an_arrow_from_a_node_to_nowhere_is_an_edge_with_a_free_end() -> None:
+    g = tikz_graph(r"""\begin{tikzpicture}
+    \node (a) {A}; \node (b) at (2,0) {B};
+    \draw[->] (a) -- (b);
+    \draw[->] (b) -- ++(1,0);                 % an output arrow
+    \draw[<-] (a) -- ++(-1,0);                % an input arrow, drawn backwards
+    \draw[->] (a) -- ++(0,1) -| (b);          % through waypoints to a node: an edge
+    \draw (a) -- ++(0,-1);                    % a plain stroke: no connection
+    \draw (b) -- ++(1,1) -- ++(0,1) -- cycle; % a closed shape
+    \end{tikzpicture}""")
+    assert [(e.source, e.target, e.unattached) for e in g.edges] == [
+        ("a", "b", []), ("b", None, ["target"]), (None, "a", ["source"]), ("a", "b", [])]
+
+
+def test_typeset_texts_keep_a_container_s_own_text() -> None:
+    from diagramforge.graphs.geometry import TextItem
+    from diagramforge.graphs.model import Edge, Graph, Node
+    from diagramforge.graphs.tikz import typeset_texts
+
+    g = Graph(nodes=[Node(id="box", text="Backend", bbox=[0, 0, 200, 100]),
+                     Node(id="a", text="A", bbox=[10, 40, 30, 20]),
+                     Node(id="b", text="B", bbox=[150, 40, 30, 20]),
+                     Node(id="c", text="cell", bbox=[60, 70, 40, 20])],
+              edges=[Edge(source="a", target="b", label="calls")])
+    lines = [TextItem("Backend", [5, 2, 50, 10], 10), TextItem("A", [20, 45, 8, 10], 10),
+             TextItem("B", [160, 45, 8, 10], 10),
+             TextItem("calls", [80, 45, 30, 10], 10),  # the edge label, in the container
+             TextItem("cell 4", [65, 75, 30, 10], 10),
+             TextItem("unrelated", [300, 300, 30, 10], 10)]  # in no box
+    out = {n.id: n.text for n in typeset_texts(g, lines).nodes}
+    assert out == {"box": "Backend", "a": "A", "b": "B", "c": "cell 4"}
+    # a line that spells something else than the node's text is not taken for it
+    g2 = g.model_copy(update={"nodes": [Node(id="c", text="cell", bbox=[60, 70, 40, 20])],
+                              "edges": []})
+    assert typeset_texts(g2, [TextItem("other", [65, 75, 30, 10], 10)]).nodes[0].text == "cell"
+    # a label drawn twice at one place (overprinted) is read once
+    twice = [TextItem("cell 4", [65, 75, 30, 10], 10), TextItem("cell 4", [65, 75, 30, 10], 10)]
+    assert typeset_texts(g2, twice).nodes[0].text == "cell 4"
+    # one line the page joined across two neighbouring boxes is neither's
+    pair = Graph(nodes=[Node(id="a", text="subproject 1", bbox=[0, 0, 50, 12]),
+                        Node(id="b", text="subproject 2", bbox=[52, 0, 50, 12])])
+    joined = [TextItem("subproject 1 subproject 2", [2, 1, 98, 10], 10)]
+    assert [n.text for n in typeset_texts(pair, joined).nodes] == ["subproject 1",
+                                                                   "subproject 2"]
+    leaves = Graph(nodes=[Node(id="a", text="NIL", bbox=[0, 0, 20, 12]),
+                          Node(id="b", text="NIL", bbox=[21, 0, 20, 12])])
+    both = [TextItem("NIL NIL", [2, 1, 38, 10], 10)]  # one line across two leaves
+    assert [n.text for n in typeset_texts(leaves, both).nodes] == ["NIL", "NIL"]
 
 
 def test_merge_adds_page_edges_the_source_could_not_read() -> None:
@@ -340,3 +462,21 @@ def test_an_initial_state_has_its_start_arrow():
     assert sorted((text[e.source], text[e.target]) for e in g.edges) == [
         ("go", "q1"), ("start", "q0")]
     assert all(e.directed for e in g.edges)
+
+
+def test_a_double_arrow_is_undirected_with_both_heads() -> None:
+    """``<->`` is reachable both ways (undirected, as scorers read it) and drawn with two
+    heads, which a twin must draw too; a plain line has none."""
+    from diagramforge.graphs.model import Graph
+
+    g = tikz_graph(r"""\begin{tikzpicture}
+    \node (a) {A}; \node (b) at (2,0) {B}; \node (c) at (4,0) {C};
+    \draw[<->] (a) -- node[above] {both ways} (b);
+    \draw (b) -- (c);
+    \draw[<->] (c) -- ++(1,0);                 % a double arrow to nowhere: a free end
+    \end{tikzpicture}""")
+    assert [(e.source, e.target, e.directed, e.both_heads) for e in g.edges] == [
+        ("a", "b", False, True), ("b", "c", False, False), ("c", None, False, True)]
+    # a graph without double arrows is the same JSON as before the field existed
+    assert '"both_heads"' not in Graph(nodes=g.nodes, edges=g.edges[1:2]).to_json()
+    assert Graph.from_json(g.to_json()) == g

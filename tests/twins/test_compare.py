@@ -62,3 +62,21 @@ def test_an_svg_reader_sees_no_node_in_a_box_without_text():
     assert differences(seen, lost)[0].startswith(Mismatch.TEXTS)
     more = twin.model_copy(update={"edges": [*twin.edges, Edge(source="n0", target="n1")]})
     assert differences(seen, more)[0].startswith(Mismatch.EDGE_COUNT)
+
+
+def test_a_line_is_not_a_double_arrow():
+    """Both are undirected (reachable both ways), but a twin that draws ``<->`` as a plain
+    line is not the picture."""
+    nodes = [Node(id="a", text="Start"), Node(id="b", text="End")]
+    arrow = Graph(nodes=nodes, edges=[Edge(source="a", target="b", directed=False,
+                                           both_heads=True)])
+    line = Graph(nodes=nodes, edges=[Edge(source="b", target="a", directed=False)])
+    assert differences(arrow, line)[0].startswith(Mismatch.EDGES)
+    assert same(arrow, arrow.model_copy(update={"edges": [
+        Edge(source="b", target="a", directed=False, both_heads=True)]}))
+    # the SVG reader keeps a double arrow with a free end (it is decorated), not a line
+    free = Graph(nodes=nodes[:1], edges=[Edge(source="a", target=None, directed=False,
+                                              both_heads=True, unattached=["target"])])
+    assert len(as_text_nodes(free).edges) == 1
+    assert as_text_nodes(free.model_copy(update={"edges": [
+        free.edges[0].model_copy(update={"both_heads": False})]})).edges == []

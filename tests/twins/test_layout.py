@@ -29,3 +29,17 @@ def test_what_no_language_here_can_draw():
     with pytest.raises(WriteError) as e:
         check_expressible(Graph())
     assert e.value.reason == EMPTY
+
+
+def test_a_cycle_side_by_side_leaves_room_for_its_labels():
+    # a request and its answer: one layer, the two labels between the two boxes
+    g = Graph(nodes=[Node(id="c", text="Client"), Node(id="s", text="Server")],
+              edges=[Edge(source="c", target="s", label="GET /items"),
+                     Edge(source="s", target="c", label="200 OK")])
+    p = place(g)
+    (cx, cy, cw, _), (sx, sy, _, _) = p.boxes["c"], p.boxes["s"]
+    assert cy == sy and sx - (cx + cw) >= 7 * len("GET /items") + 24
+    # unlabelled, or across layers: the ordinary gap
+    g2 = g.model_copy(update={"edges": [e.model_copy(update={"label": ""}) for e in g.edges]})
+    (cx, _, cw, _), (sx, _, _, _) = place(g2).boxes["c"], place(g2).boxes["s"]
+    assert sx - (cx + cw) == 40

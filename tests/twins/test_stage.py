@@ -1,5 +1,6 @@
 """The twin stage: every attempt a verified twin or a ledger row; the twin keeps its
-diagram's split; a diagram without code or graph is accounted for."""
+diagram's split; a diagram without code or graph, or whose graph is not the diagram, is
+accounted for."""
 
 from __future__ import annotations
 
@@ -27,6 +28,9 @@ MX = ('<mxGraphModel><root><mxCell id="0"/><mxCell id="1" parent="0"/>'
       '<mxCell id="e" value="" style="endArrow=classic;" edge="1" parent="1" source="a" '
       'target="b"><mxGeometry relative="1" as="geometry"/></mxCell></root></mxGraphModel>')
 DOT = 'digraph { a [label="Fetch"]; b [label="Build"]; a -> b }'
+TITLED = ('digraph { label="Nightly release pipeline"; a [label="Fetch"]; b [label="Build"]; '
+          'a -> b }')
+"""Graphviz draws the graph's label, which the graph lacks: a third of the drawn text."""
 
 
 def rows() -> list[dict]:
@@ -34,9 +38,17 @@ def rows() -> list[dict]:
     return [
         empty_record(id="mx", format="mxgraph", code=MX, image=png, split="test",
                      group="g1", source_id="r@c:a.drawio#page1",
-                     graph=mxgraph_graph(MX).to_json()),
+                     graph=mxgraph_graph(MX).to_json(), diagram_type="architecture_diagram"),
+        # untyped (no classifier): judged by its graph alone
         empty_record(id="gv", format="dot", code=DOT, image=png, split="train", group="g2",
                      source_id="r@c:b.dot", graph=dot.render(DOT, dot.Caps()).graph.to_json()),
+        # the same graph typed as a chart: no twin, whatever the graph says
+        empty_record(id="chart", format="dot", code=DOT, image=png, split="train",
+                     group="g5", source_id="r@c:chart.dot", diagram_type="line_chart",
+                     graph=dot.render(DOT, dot.Caps()).graph.to_json()),
+        empty_record(id="titled", format="dot", code=TITLED, image=png, split="train",
+                     group="g6", source_id="r@c:titled.dot", diagram_type="flowchart",
+                     graph=dot.render(TITLED, dot.Caps()).graph.to_json()),
         empty_record(id="svg", format="svg", code="<svg xmlns='http://www.w3.org/2000/svg'/>",
                      image=png, split="train", group="g3", source_id="r@c:c.svg", graph=None),
         empty_record(id="ras", format="raster", code=None, image=png, split="train",
@@ -65,8 +77,20 @@ def test_twins_are_verified_split_with_their_diagram_and_every_attempt_accounted
     assert by[("gv", "mermaid")]["preserves"] == "structure"
     assert by[("gv", "mxgraph")]["target_code"].startswith("<mxGraphModel>")
     ledger = ShardSet(stage_paths(params, "twin").rejections, REJECTION_SCHEMA).read_all()
-    reasons = sorted((r["id"], r["reason"], r["unit"]) for r in ledger.to_pylist())
-    assert reasons == [("ras", "twin_unsupported_format", "input")] + [
-        ("svg", "twin_no_graph", "candidate")] * 4 + [("svg", "twin_none_verified", "input")]
+    rows_ = ledger.to_pylist()
+    reasons = sorted((r["id"], r["reason"], r["unit"]) for r in rows_)
+    # a diagram the gate leaves out is one input row with the gate's reason
+    assert reasons == [("chart", "twin_not_a_graph", "input"),
+                       ("ras", "twin_unsupported_format", "input"),
+                       ("svg", "twin_no_graph", "input"),
+                       ("titled", "twin_graph_incomplete", "input")]
+    detail = {r["id"]: r["detail"] for r in rows_}
+    assert "line_chart" in detail["chart"]
+    assert "2 of 3 text runs" in detail["titled"] and "Nightly release" in detail["titled"]
     assert stats.extra["attempted.mxgraph.dot"] == stats.extra["verified.mxgraph.dot"] == 1
+    # ... and each of its attempts is counted: attempted = verified + failed, per pair
     assert stats.extra["failed.svg.tikz.twin_no_graph"] == 1
+    assert stats.extra["attempted.dot.tikz"] == 3
+    assert stats.extra["verified.dot.tikz"] == 1
+    assert stats.extra["failed.dot.tikz.twin_not_a_graph"] == 1
+    assert stats.extra["failed.dot.tikz.twin_graph_incomplete"] == 1

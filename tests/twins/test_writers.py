@@ -87,3 +87,144 @@ def test_what_a_language_cannot_draw_is_refused_not_altered():
     with pytest.raises(WriteError) as e:  # no glyph in pdflatex's fonts, no math command
         to_tikz(Graph(nodes=[Node(id="a", text="日本")]))
     assert e.value.reason == "twin_text_unexpressible"
+
+
+# -- readable twins: loops, parallel and opposite edges ------------------------------------
+
+DENSE = Graph(
+    nodes=[Node(id="s", text="start", shape="text", bbox=[0, 36, 40, 12]),
+           Node(id="q0", text="idle", shape="ellipse", bbox=[60, 28, 36, 28]),
+           Node(id="q1", text="busy", shape="ellipse", bbox=[160, 28, 36, 28])],
+    edges=[Edge(source="s", target="q0"),
+           Edge(source="q0", target="q1", label="request"),
+           Edge(source="q1", target="q0", label="done"),       # opposite
+           Edge(source="q0", target="q1", label="urgent"),     # parallel
+           Edge(source="q0", target="q0", label="poll"),       # two loops on one node
+           Edge(source="q0", target="q0", label="tick"),
+           Edge(source="q1", target="q1", label="work")])
+"""An automaton as dense as the samples' (two loops, opposite edges), and more: a parallel
+edge and two loops on one node."""
+
+
+def _overlap(a: list[float], b: list[float]) -> bool:
+    return (min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]) > 0.5
+            and min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]) > 0.5)
+
+
+@pytest.mark.parametrize("layout", [True, False], ids=["layout", "structure"])
+@pytest.mark.parametrize("target", [pytest.param(t, marks=m) for t, m in ENGINES.items()])
+def test_dense_twins_keep_every_edge_label_apart(handlers, target, layout):
+    from diagramforge.graphs.svg import svg_primitives
+    from diagramforge.twins.gate import letters
+
+    g = DENSE if layout else DENSE.model_copy(update={
+        "nodes": [n.model_copy(update={"bbox": None}) for n in DENSE.nodes]})
+    if target == "mermaid":  # Mermaid draws one loop per node: refused, not drawn wrong
+        with pytest.raises(WriteError) as e:
+            WRITERS[target](g)
+        assert e.value.reason == "twin_structure_undrawable"
+        g = g.model_copy(update={"edges": [e for e in g.edges if e.label != "tick"]})
+    code = WRITERS[target](g)
+    twin, rec = _rendered_graph(handlers[target], code)
+    assert differences(g, twin) == []
+    # the engine's own drawing of the twin: where each label and node text landed
+    svg = handlers[target].export_svg([{**rec, "code": code}])[0]
+    assert isinstance(svg, str), svg
+    texts, _ = svg_primitives(svg)
+    boxes = {}
+    for want in [e.label for e in g.edges if e.label] + [n.text for n in g.nodes]:
+        found = [t.box for t in texts if letters(t.text) == letters(want)]
+        assert len(found) == 1, (want, [t.text for t in texts])
+        boxes[want] = found[0]
+    labels = [e.label for e in g.edges if e.label]
+    clashes = [(a, b) for i, a in enumerate(labels) for b in list(boxes)[i + 1:]
+               if _overlap(boxes[a], boxes[b])]
+    assert clashes == [], (clashes, {k: [round(v) for v in b] for k, b in boxes.items()})
+
+
+@needs_dot
+@pytest.mark.parametrize("wide", [False, True], ids=["top-down", "left-right"])
+def test_dot_twin_keeps_a_two_cycle_s_edges_apart(wide):
+    """Graphviz alone draws a 2-cycle's two splines almost on top of each other (about 2 pt
+    apart when one is unlabelled); the writer gives each its own side of the nodes."""
+    import json
+    import subprocess
+
+    x = 300 if wide else 0
+    g = Graph(nodes=[Node(id="a", text="Train model", bbox=[0, 0, 90, 30]),
+                     Node(id="b", text="Evaluate", bbox=[x, 0 if wide else 100, 90, 30])],
+              edges=[Edge(source="a", target="b"),
+                     Edge(source="b", target="a", label="retrain")])
+    code = WRITERS["dot"](g)
+    assert ("rankdir=LR" in code) == wide
+    laid = json.loads(subprocess.run(["dot", "-Tjson"], input=code, capture_output=True,
+                                     text=True, check=True).stdout)
+
+    def middle(edge: dict) -> tuple[float, float]:
+        pts = [p for op in edge["_draw_"] if op["op"] in "bB" for p in op["points"]]
+        return pts[len(pts) // 2]
+
+    (ax, ay), (bx, by) = (middle(e) for e in laid["edges"])
+    assert ((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5 > 20  # pt
+
+
+@needs_dot
+def test_dot_twin_of_several_parts_draws_its_edge_labels(handlers):
+    """Graphviz drops the edge labels of a packed graph (its -Tjson still lists them, so the
+    twin's graph looked right): a labelled graph is not packed."""
+    from diagramforge.graphs.svg import svg_primitives
+
+    g = Graph(nodes=[Node(id=i, text=t) for i, t in
+                     (("a", "x0"), ("b", "x1"), ("s", "sum"), ("d", "dots"))],
+              edges=[Edge(source="a", target="s", label="w0"),
+                     Edge(source="b", target="s", label="w1")])  # "dots" stands apart
+    code = WRITERS["dot"](g)
+    svg = handlers["dot"].export_svg([{"id": "t", "code": code, "format": "dot"}])[0]
+    drawn = {t.text for t in svg_primitives(svg)[0]}
+    assert {"w0", "w1"} <= drawn, drawn
+
+
+def test_structure_writers_refuse_containers_the_layout_writers_draw_in_place():
+    """A cluster, swimlane or UML class frame holds other nodes; DOT and Mermaid twins of the
+    structure would draw it as one more loose box beside them."""
+    g = Graph(nodes=[Node(id="ci", text="CI", shape="container", bbox=[100, 0, 200, 60]),
+                     Node(id="b", text="Build", bbox=[110, 20, 60, 30]),
+                     Node(id="t", text="Test", bbox=[220, 20, 60, 30]),
+                     Node(id="f", text="Fetch", bbox=[0, 20, 60, 30])],
+              edges=[Edge(source="f", target="b"), Edge(source="b", target="t")])
+    for target in ("dot", "mermaid"):
+        with pytest.raises(WriteError) as e:
+            WRITERS[target](g)
+        assert e.value.reason == "twin_structure_undrawable" and "'CI'" in e.value.detail
+    assert "CI" in WRITERS["tikz"](g) and "CI" in WRITERS["mxgraph"](g)
+    # side by side, nothing held: every writer writes it
+    apart = g.model_copy(update={"nodes": [n.model_copy(update={"bbox": [400, 0, 50, 30]})
+                                           if n.id == "ci" else n for n in g.nodes]})
+    assert "CI" in WRITERS["dot"](apart) and "CI" in WRITERS["mermaid"](apart)
+
+
+# -- double arrows: a line and an arrow with a head at each end are different pictures ------
+
+BOTH = Graph(
+    nodes=[Node(id=i, text=t, bbox=[x, y, 60, 30]) for i, t, x, y in
+           (("s", "Start", 0, 0), ("e", "End", 200, 0), ("p", "Plain", 0, 100),
+            ("q", "Line", 200, 100))],
+    edges=[Edge(source="s", target="e", label="both ways", directed=False, both_heads=True),
+           Edge(source="p", target="q", directed=False),
+           Edge(source="s", target="p")])
+
+
+@pytest.mark.parametrize("layout", [True, False], ids=["layout", "structure"])
+@pytest.mark.parametrize("target", [pytest.param(t, marks=m) for t, m in ENGINES.items()])
+def test_a_double_arrow_stays_a_double_arrow(handlers, target, layout):
+    """Each language draws ``<->`` as it does (``dir=both``, ``<-->``, ``<->``, start and
+    end arrows), and its engine's graph reads the heads back; a plain line stays a line."""
+    g = BOTH if layout else BOTH.model_copy(update={
+        "nodes": [n.model_copy(update={"bbox": None}) for n in BOTH.nodes]})
+    twin, _ = _rendered_graph(handlers[target], WRITERS[target](g))
+    assert differences(g, twin) == []
+    text = {n.id: normalise_text(n.text) for n in twin.nodes}
+    heads = {(text[e.source], text[e.target]): e.both_heads for e in twin.edges
+             if e.source in text and e.target in text}
+    assert heads.get(("start", "end"), heads.get(("end", "start"))) is True, heads
+    assert heads.get(("plain", "line"), heads.get(("line", "plain"))) is False, heads

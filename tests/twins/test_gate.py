@@ -1,0 +1,109 @@
+"""The twin gate: a diagram is twinned only where its structure graph is the diagram."""
+
+from __future__ import annotations
+
+import pytest
+
+from diagramforge.classifier.vocabulary import GRAPH_LIKE, KINDS, Family, graph_like
+from diagramforge.graphs.model import Edge, Graph, Node
+from diagramforge.twins.gate import (
+    INCOMPLETE,
+    NOT_A_GRAPH,
+    letters,
+    structure_check,
+    text_check,
+)
+
+
+def g(texts: list[str], edges: list[tuple[str | None, str | None]], labels=()) -> Graph:  # noqa: ANN001
+    nodes = [Node(id=f"n{k}", text=t) for k, t in enumerate(texts)]
+    lab = list(labels) + [""] * len(edges)
+    return Graph(nodes=nodes, edges=[Edge(source=a, target=b, label=lab[k])
+                                     for k, (a, b) in enumerate(edges)])
+
+
+def test_graph_like_kinds_are_diagrams_and_leave_out_what_the_issue_names() -> None:
+    assert set(GRAPH_LIKE) <= set(KINDS)
+    assert all(KINDS[k].family == Family.DIAGRAM for k in GRAPH_LIKE)
+    for k in ("flowchart", "graph", "tree", "automaton", "commutative_diagram", "uml",
+              "architecture_diagram", "block_diagram", "network_diagram", "mind_map",
+              "neural_network"):
+        assert graph_like(k), k
+    # charts, tables, plots, pictures, Venn diagrams and circuits are not, even under a
+    # graph-like ACL-Fig parent (circuit under architecture_diagram, feynman under graph)
+    for k in ("bar_chart", "line_chart", "pie_chart", "table", "function_plot", "venn_diagram",
+              "circuit", "feynman_diagram", "natural_image", "algorithm"):
+        assert not graph_like(k), k
+
+
+@pytest.mark.parametrize(("graph", "kind", "reason"), [
+    (g(["A", "B"], [("n0", "n1")]), "flowchart", None),
+    (g(["A", "B"], [("n0", "n1")]), None, None),  # untyped: the graph decides
+    (g(["A", "B"], [("n0", "n1")]), "bar_chart", NOT_A_GRAPH),
+    (g(["A", "B"], [("n0", "n1")]), "no_such_kind", NOT_A_GRAPH),
+    (g(["2", "loss", "epoch"], []), "graph", NOT_A_GRAPH),  # loose labels
+    (g([], []), "flowchart", NOT_A_GRAPH),
+    # a geometry figure typed "graph": labels, one of them joined by a line
+    (g(["F = 5N", "s = 3m", "φ", "A", "B"], [("n3", "n4")]), "graph", NOT_A_GRAPH),
+    (g(["A", "B", "C", "title", "legend"], [("n0", "n1"), ("n1", "n2")]), "graph", None),
+    (g([], [(None, None)] * 3), "neural_network", INCOMPLETE),  # connectors, no node read
+    (g(["x", "y", "z"], [(None, "n0"), (None, "n1"), (None, "n2")]), "graph", INCOMPLETE),
+    (g(["A", "B"], [("n0", "n1"), ("n1", None)]), "flowchart", INCOMPLETE),
+    # a sequence diagram: two lifelines and their messages, typed uml
+    (Graph(nodes=[Node(id="c", text="Client", shape="actor"),
+                  Node(id="s", text="Server", shape="actor")],
+           edges=[Edge(source="c", target="s", label="GET"),
+                  Edge(source="s", target="c", label="200 OK")]), "uml", NOT_A_GRAPH),
+    (Graph(nodes=[Node(id="c", text="Client", shape="umlLifeline"), Node(id="s", text="S")],
+           edges=[Edge(source="c", target="s")]), None, NOT_A_GRAPH),
+    # vendor icons joined by lines, three of four without text: drawn, not written
+    (g(["", "", "", "Amazon S3"], [("n0", "n1"), ("n1", "n2"), ("n2", "n3")]),
+     "architecture_diagram", INCOMPLETE),
+    # a state diagram's start and end dots: two blank nodes of four are still a graph
+    (g(["", "Idle", "Running", ""], [("n0", "n1"), ("n1", "n2"), ("n2", "n3")]),
+     "graph", None),
+    # a use-case diagram's stick figure (draw.io umlActor) is a node like any other
+    (Graph(nodes=[Node(id="u", text="User", shape="umlActor"), Node(id="l", text="Log in")],
+           edges=[Edge(source="u", target="l")]), "uml", None),
+])
+def test_structure_check(graph: Graph, kind: str | None, reason: str | None) -> None:
+    v = structure_check(graph, kind)
+    assert (v.reason if v else None) == reason
+
+
+def test_letters_ignore_how_runs_are_split_and_spaced() -> None:
+    assert letters("Expert 1") == letters("Expert1") == "expert1"
+    assert letters("1 −p") == letters("1-p") == "1p"  # TeX's minus, the source's hyphen
+    assert letters("→") == ""
+
+
+def test_text_check_counts_runs_hand_computed() -> None:
+    graph = g([f"node {k}" for k in range(19)], [("n0", "n1")], labels=["yes"])
+    runs = [f"node{k}" for k in range(19)]
+    assert text_check(graph, runs) is None
+    # 19 of 20 runs in a label: 95 % passes; 19 of 21 (90.5 %) does not
+    assert text_check(graph, [*runs, "stray"]) is None
+    v = text_check(graph, [*runs, "stray", "other"])
+    assert v is not None and v.reason == INCOMPLETE
+    assert "19 of 21 text runs" in v.detail and "'stray'" in v.detail
+    assert text_check(graph, [*runs, "stray", "other"], min_share=0.9) is None
+    # runs of punctuation or operators only are not counted; edge labels explain runs
+    assert text_check(graph, [*runs, "→", "−", ",", "yes"]) is None
+
+
+def test_text_check_ball_labels_and_absent_node_texts() -> None:
+    # the reader said "ball" where the page shows "ball 1", "ball 2", "ball 3"
+    balls = g(["ball", "ball", "ball"], [("n0", "n1"), ("n1", "n2")])
+    v = text_check(balls, ["ball1", "ball2", "ball3"])
+    assert v is not None and "0 of 3 text runs" in v.detail
+    as_typeset = g(["ball 1", "ball 2", "ball 3"], [("n0", "n1"), ("n1", "n2")])
+    assert text_check(as_typeset, ["ball1", "ball2", "ball3"]) is None
+    # a math label drawn as one run per font; a two-line node drawn as two runs
+    math = g(["q0", "Input\nlayer"], [("n0", "n1")], labels=["1-p"])
+    assert text_check(math, ["q", "0", "Input", "layer", "1", "−", "p"]) is None
+    # a node text the render does not show: the graph says more than the drawing
+    ghost = g(["A", "B", "hidden"], [("n0", "n1")])
+    v = text_check(ghost, ["A", "B"])
+    assert v is not None and v.reason == INCOMPLETE and "'hidden'" in v.detail
+    # nothing drawn as text (unlabelled nodes): nothing unexplained
+    assert text_check(g(["", ""], [("n0", "n1")]), []) is None
