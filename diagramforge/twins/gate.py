@@ -27,7 +27,12 @@ when:
    ``min_text_share`` of the text runs on the source's own render (its engine's SVG: the PDF
    text layer for TikZ, through PyMuPDF; draw.io's, Graphviz's, Mermaid's SVG text; an SVG's
    own text) are part of a node text or an edge label, and every node text is on the render —
-   else :data:`INCOMPLETE`.
+   else :data:`INCOMPLETE`;
+6. **a TikZ source is one picture** (:func:`code_check`): a ``\\tikz`` or a ``tikzpicture``
+   within the picture (a B-tree whose every node is a row of keys drawn as a small picture)
+   leaves the reader the outer nodes and their edges only, and pictures side by side (the
+   steps of an algorithm) are several diagrams merged into one graph — else
+   :data:`INCOMPLETE`.
 
 Texts are compared by their letters and digits only (:func:`letters`): how a renderer splits
 and spaces runs ("Expert1", "q" + "0"), and punctuation or operators drawn as glyphs of their
@@ -37,6 +42,7 @@ letter or digit is not counted.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from diagramforge.graphs.model import Graph
@@ -111,6 +117,23 @@ def structure_check(graph: Graph, diagram_type: str | None) -> Verdict | None:
                          f"{text.get(e.target or '', '(free)')}" for e in free[:3])
         return Verdict(INCOMPLETE, f"{len(free)} of {len(graph.edges)} edges have a free end "
                        f"(the reader could not attribute them to two nodes): {show}")
+    return None
+
+
+_PICTURE = re.compile(r"\\tikz(?![A-Za-z@])|\\begin\s*\{tikzpicture\}")
+_COMMENT = re.compile(r"(?<!\\)%[^\n]*")
+
+
+def code_check(fmt: str, code: str | None) -> Verdict | None:
+    """Point 6: ``None`` unless a TikZ source draws pictures inside its picture."""
+    if fmt != "tikz" or not code:
+        return None
+    body = _COMMENT.sub("", code.split("\\begin{document}", 1)[-1])
+    pictures = len(_PICTURE.findall(body))
+    if pictures > 1:
+        return Verdict(INCOMPLETE, f"{pictures} pictures in one source (a \\tikz or a "
+                       "tikzpicture in a node, or pictures side by side): one structure graph "
+                       "reads the outer nodes only, or merges what several pictures draw")
     return None
 
 

@@ -137,7 +137,8 @@ class Twins:
                          "to verify a twin against")
             return None
         graph = Graph.from_json(row["graph"])
-        verdict = gate.structure_check(graph, row.get("diagram_type"))
+        verdict = gate.structure_check(graph, row.get("diagram_type")) or \
+            gate.code_check(row.get("format") or "", row.get("code"))
         if verdict is not None:
             self._refuse(out, row, verdict.reason, verdict.detail)
             return None

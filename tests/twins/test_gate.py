@@ -9,6 +9,7 @@ from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.twins.gate import (
     INCOMPLETE,
     NOT_A_GRAPH,
+    code_check,
     letters,
     structure_check,
     text_check,
@@ -107,3 +108,36 @@ def test_text_check_ball_labels_and_absent_node_texts() -> None:
     assert v is not None and v.reason == INCOMPLETE and "'hidden'" in v.detail
     # nothing drawn as text (unlabelled nodes): nothing unexplained
     assert text_check(g(["", ""], [("n0", "n1")]), []) is None
+
+
+BTREE = r"""\documentclass[tikz]{standalone}
+\tikzset{key/.style={draw, minimum width=6mm}}
+\begin{document}
+\begin{tikzpicture}[level distance=15mm] % \tikz in a comment is no picture
+  \node (root) {\tikz \node[key] {13}; \tikz \node[key] {42};}
+    child {node (a) {\tikz \node[key] {2};}}
+    child {node (b) {\tikz \node[key] {20};}};
+\end{tikzpicture}
+\end{document}
+"""
+
+
+@pytest.mark.parametrize(("fmt", "code", "pictures"), [
+    ("tikz", BTREE, 5),  # the outer picture and four in its nodes
+    ("tikz", BTREE.replace(r"\begin{tikzpicture}", r"\begin{tikzpicture}\begin{tikzpicture}")
+     .replace(r"\end{tikzpicture}", r"\end{tikzpicture}\end{tikzpicture}"), 6),
+    ("tikz", "\\begin{tikzpicture}\\node (a) {A}; \\node (b) at (1,0) {B};"
+     "\\draw (a) -- (b);\\end{tikzpicture}\n\\begin{tikzpicture}\\node {C};"
+     "\\end{tikzpicture}", 2),  # two pictures side by side: two diagrams
+    ("tikz", r"\tikzset{x/.style={}}\begin{tikzpicture}\tikzstyle{y}=[]\node {\tikzname};"
+             r"\end{tikzpicture}", 0),
+    ("tikz", "\\begin{tikzpicture}\\node (a) {A}; % see \\tikz\n\\end{tikzpicture}", 0),
+    ("dot", 'digraph { a [label="\\tikz \\tikz"] }', 0),
+])
+def test_code_check_refuses_pictures_in_a_picture(fmt: str, code: str, pictures: int) -> None:
+    verdict = code_check(fmt, code)
+    if not pictures:
+        assert verdict is None
+    else:
+        assert verdict is not None and verdict.reason == INCOMPLETE
+        assert verdict.detail.startswith(f"{pictures} pictures in one source")
