@@ -40,6 +40,7 @@ from diagramforge.shards import (
 )
 from diagramforge.stage import Outcome, Stage, StageLog, TableStage, WorkUnit, check_contract
 from diagramforge.stats import StageStats
+from diagramforge.timing import DRIVER, SETUP, WAIT, PhaseTotals, cpu_now
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +92,7 @@ def run_stage(stage: Stage | TableStage, *, workers: int | None = None,
     rp = params.runner
     workers = rp.workers if workers is None else workers
     progress = rp.progress if progress is None else progress
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), cpu_now()
 
     provided = check_contract(stage.name, stage.reads, stage.upstream, params)
     paths = stage_paths(params, stage.name)
@@ -121,40 +122,56 @@ def run_stage(stage: Stage | TableStage, *, workers: int | None = None,
                  len(in_indices))
 
     timings: dict[str, int] = {}
+    phases = PhaseTotals()  # where the seconds went: metrics only, never data/
+    phases.add(SETUP, time.perf_counter() - t0, cpu_now() - cpu0)  # fingerprints, state
     if todo:
         assert inputs is not None
-        stage.prepare()
-        bar = tqdm(total=sum(_rows_in(inputs, i) for i in todo), desc=stage.name, unit="row",
-                   disable=None if progress else True, leave=False)
-        with make_executor(params, workers) as ex:
-            ex.open(stage)
+        with phases.driver(SETUP):
+            stage.prepare()
+            bar = tqdm(total=sum(_rows_in(inputs, i) for i in todo), desc=stage.name,
+                       unit="row", disable=None if progress else True, leave=False)
+            ex = make_executor(params, workers)
+        try:
+            with phases.driver(SETUP):
+                ex.open(stage)
             pool = pa.default_memory_pool()
             for done, i in enumerate(todo, 1):
                 with out.writer(i) as sink:  # records go to disk as their units finish
-                    log_ = _run_shard(stage, inputs.read(i).to_pylist(), ex, bar, sink)
-                    rej.write(i, log_.rejections)
-                    # timings vary run to run: kept out of the committed shard stats (so
-                    # stage outputs are byte-identical across runs), added to the metrics
-                    for k in [k for k in log_.stats.extra if str(k).endswith(TIMING_SUFFIX)]:
-                        timings[k] = timings.get(k, 0) + log_.stats.extra.pop(k)
-                    atomic.write_json(paths.shard_stats / f"{i:05d}.json",
-                                      log_.stats.to_json())
-                    _fault(stage.name, i, "before_commit")
-                    sink.commit()  # the commit point
+                    with phases.driver(DRIVER):
+                        rows = inputs.read(i).to_pylist()
+                    log_ = _run_shard(stage, rows, ex, bar, sink, phases)
+                    del rows
+                    with phases.driver(DRIVER):
+                        rej.write(i, log_.rejections)
+                        # timings vary run to run: kept out of the committed shard stats (so
+                        # stage outputs are byte-identical across runs), added to the metrics
+                        for k in [k for k in log_.stats.extra
+                                  if str(k).endswith(TIMING_SUFFIX)]:
+                            timings[k] = timings.get(k, 0) + log_.stats.extra.pop(k)
+                        atomic.write_json(paths.shard_stats / f"{i:05d}.json",
+                                          log_.stats.to_json())
+                        _fault(stage.name, i, "before_commit")
+                        sink.commit()  # the commit point
                 _fault(stage.name, i, "after_commit")
-                pool.release_unused()  # mimalloc keeps the shard's freed pages otherwise
+                with phases.driver(DRIVER):
+                    pool.release_unused()  # mimalloc keeps the shard's freed pages otherwise
                 if stop_after_shards is not None and done >= stop_after_shards:
                     bar.close()
                     return log_.stats
+        finally:
+            with phases.driver(SETUP):
+                ex.close()
         bar.close()
 
     total = StageStats(stage=stage.name, expands=stage.expands)
-    for i in in_indices:
-        shard = json.loads((paths.shard_stats / f"{i:05d}.json").read_text())
-        total.add(StageStats.from_json(stage.name, shard))
+    with phases.driver(DRIVER):
+        for i in in_indices:
+            shard = json.loads((paths.shard_stats / f"{i:05d}.json").read_text())
+            total.add(StageStats.from_json(stage.name, shard))
     total.seconds = time.perf_counter() - t0
     total.extra["resumed_shards"] = resumed
     total.extra.update(timings)
+    total.phases = phases.to_json()
     _finish(stage.name, params, total, sorted(set(provided) | set(stage.writes)), fp)
     return total
 
@@ -188,32 +205,50 @@ def _rows_in(shards: ShardSet, index: int) -> int:
 
 
 def _run_shard(stage: Stage, rows: list[dict], ex, bar: tqdm,  # noqa: ANN001 - Executor
-               sink: ShardWriter) -> StageLog:
+               sink: ShardWriter, phases: PhaseTotals | None = None) -> StageLog:
     """Process one input shard's units, handing each unit's records to ``sink`` as the
-    unit finishes (in unit order, whatever the executor), and book the rest."""
-    units = stage.units(rows)
-    timeouts = unit_timeouts(units, stage.params.runner.item_timeout_s)
-    log_ = StageLog(stage.name, stage.expands)
-    log_.stats.n_in = len(rows)
-    for u, res in zip(units, ex.run(units, timeouts), strict=True):
-        oc = _unit_failed(stage, u, res.reason, res.detail) if isinstance(res, Failure) \
-            else res
-        bar.update(len(u.rows))
-        for r in oc.rejections:
-            log_.reject(_with_source(r, u.rows, stage.locator))
-        sink.add(oc.records)
-        log_.stats.n_out += len(oc.records)
-        log_.stats.not_selected_inputs += oc.not_selected
-        if stage.expands and oc.inputs_with_output is not None:
-            log_.stats.inputs_with_output += oc.inputs_with_output
-        elif oc.records:
-            log_.stats.inputs_with_output += len(u.rows) if stage.expands else 0
-        for k, v in oc.extra.items():
-            log_.stats.extra[k] = log_.stats.extra.get(k, 0) + v
+    unit finishes (in unit order, whatever the executor), and book the rest; the driver's
+    own time and its time waiting for workers go to ``phases`` with the units' spans."""
+    phases = phases if phases is not None else PhaseTotals()
+    with phases.driver(DRIVER):
+        units = stage.units(rows)
+        timeouts = unit_timeouts(units, stage.params.runner.item_timeout_s)
+        log_ = StageLog(stage.name, stage.expands)
+        log_.stats.n_in = len(rows)
+        results = iter(ex.run(units, timeouts))
+    for u in units:
+        with phases.driver(WAIT):
+            res = next(results)
+        with phases.driver(DRIVER):
+            oc = _unit_failed(stage, u, res.reason, res.detail) if isinstance(res, Failure) \
+                else res
+            phases.add_unit(oc.timing)
+            _book(stage, u, oc, log_, sink)
+            bar.update(len(u.rows))
+    with phases.driver(WAIT):
+        if next(results, None) is not None:
+            raise RuntimeError(f"{stage.name}: the executor returned more outcomes than units")
+    phases.close_shard()
     err = log_.stats.balance_error()
     if err:
         raise RuntimeError(f"accounting error in stage {stage.name}: {err}")
     return log_
+
+
+def _book(stage: Stage, u: WorkUnit, oc: Outcome, log_: StageLog, sink: ShardWriter) -> None:
+    """One unit's outcome into the shard: records to ``sink``, rejections to the ledger,
+    counters to the shard's stats."""
+    for r in oc.rejections:
+        log_.reject(_with_source(r, u.rows, stage.locator))
+    sink.add(oc.records)
+    log_.stats.n_out += len(oc.records)
+    log_.stats.not_selected_inputs += oc.not_selected
+    if stage.expands and oc.inputs_with_output is not None:
+        log_.stats.inputs_with_output += oc.inputs_with_output
+    elif oc.records:
+        log_.stats.inputs_with_output += len(u.rows) if stage.expands else 0
+    for k, v in oc.extra.items():
+        log_.stats.extra[k] = log_.stats.extra.get(k, 0) + v
 
 
 def _kind(row: dict) -> str | None:

@@ -150,6 +150,15 @@ def project_params(root: Path, *, arxiv: Path | None = None, repos: list[Path] |
     (e.g. the repository's ``params.yaml``, loaded) with its paths moved under ``root`` and
     its sources replaced; ``sections`` merge over that.  ``tex_cache``: a TeX compile cache
     to share between projects (content-addressed, so another corpus's compiles are reused)."""
+    return parse_params(project_dict(root, arxiv=arxiv, repos=repos, workers=workers,
+                                     base=base, tex_cache=tex_cache, **sections))
+
+
+def project_dict(root: Path, *, arxiv: Path | None = None, repos: list[Path] | None = None,
+                 workers: int = 2, base: dict | None = None, tex_cache: Path | None = None,
+                 **sections: dict) -> dict:
+    """:func:`project_params` as the params mapping, for a ``params.yaml`` of its own (a
+    benchmark that runs each stage as ``python -m diagramforge --params …``)."""
     ours: dict = {
         "project": {"name": root.name, "data_dir": str(root / "data"),
                     "metrics_dir": str(root / "metrics")},
@@ -165,4 +174,4 @@ def project_params(root: Path, *, arxiv: Path | None = None, repos: list[Path] |
         "render": {"tikz": {"cache_dir": str(tex_cache or root / "cache" / "tex")}},
         "publish": {"out_dir": str(root / "published"), "history_dir": str(root / "releases")},
     }
-    return parse_params(merge(merge(base or {}, ours), sections))
+    return merge(merge(base or {}, ours), sections)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from diagramforge.stage import Outcome, Stage, WorkUnit
+from diagramforge.timing import timed
 
 F = TypeVar("F")
 
@@ -34,6 +35,15 @@ def in_flight(units: list, timeouts: list[float], workers: int,
         nxt = next(pending, None)
         if nxt is not None:
             queue.append(submit(*nxt))
+
+
+def run_unit(stage: Stage, unit: WorkUnit) -> Outcome:
+    """``stage.process(unit)`` with its phase spans on the outcome (``timing``): what every
+    executor runs on its workers."""
+    out, timing = timed(lambda: stage.process(unit))
+    if isinstance(out, Outcome):
+        out.timing = timing
+    return out
 
 
 def unit_timeouts(units: list[WorkUnit], item_timeout_s: float) -> list[float]:

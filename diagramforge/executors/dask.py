@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
-from diagramforge.executors.base import Executor, Failure, in_flight
+from diagramforge.executors.base import Executor, Failure, in_flight, run_unit
 from diagramforge.params import DaskParams
 from diagramforge.stage import Outcome, Reason, Stage, WorkUnit
 
@@ -57,7 +57,7 @@ class _StagePlugin:
 
     def run(self, unit: WorkUnit, timeout_s: float) -> Outcome | Failure:
         assert self.pool is not None
-        fut = self.pool.submit(self.stage.process, unit)
+        fut = self.pool.submit(run_unit, self.stage, unit)
         try:
             return fut.result(timeout=timeout_s)
         except FutureTimeout:

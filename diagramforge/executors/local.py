@@ -14,7 +14,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pebble import ProcessPool
 from pebble.common import ProcessExpired
 
-from diagramforge.executors.base import Executor, Failure, in_flight
+from diagramforge.executors.base import Executor, Failure, in_flight, run_unit
 from diagramforge.stage import Outcome, Reason, Stage, WorkUnit
 
 _WORKER_STAGE: Stage | None = None
@@ -29,7 +29,7 @@ def _init_worker(stage: Stage) -> None:
 
 def _run_unit(unit: WorkUnit) -> Outcome:
     assert _WORKER_STAGE is not None
-    return _WORKER_STAGE.process(unit)
+    return run_unit(_WORKER_STAGE, unit)
 
 
 class InlineExecutor(Executor):
@@ -43,7 +43,7 @@ class InlineExecutor(Executor):
             ) -> Iterator[Outcome | Failure]:
         for u in units:
             try:
-                yield self.stage.process(u)
+                yield run_unit(self.stage, u)
             except Exception as exc:  # noqa: BLE001 - one bad input must not stop the run
                 yield Failure(Reason.ERROR, repr(exc))
 

@@ -51,6 +51,7 @@ from diagramforge.formats.texengines import (
 )
 from diagramforge.formats.tikz import Standalone
 from diagramforge.sandbox import run_sandboxed
+from diagramforge.timing import CACHE, COMPILE, count, in_phase
 
 __all__ = ["RANDOM_SEED", "CompileReason", "CompileResult", "TexCompiler", "batch_key",
            "classify", "compose", "split_preloadable", "tex_env", "tex_version",
@@ -252,6 +253,7 @@ class TexCompiler:
             h.update(b"\0")
         return h.hexdigest()
 
+    @in_phase(CACHE)
     def cache_get(self, doc: Standalone, engine: str | None = None) -> CompileResult | None:
         hit = self._cache.get(self.cache_key(doc, engine))
         if hit is None:
@@ -264,12 +266,14 @@ class TexCompiler:
                              cached=True, mode=meta.get("mode", ""),
                              engine=meta.get("engine", engine or self.engine))
 
+    @in_phase(CACHE)
     def cache_put(self, doc: Standalone, res: CompileResult, engine: str | None = None
                   ) -> None:
         meta = {k: v for k, v in asdict(res).items() if k not in ("pdf", "cached")}
         self._cache.put(self.cache_key(doc, engine), (meta, res.pdf if res.ok else None))
 
     # -- compile ------------------------------------------------------------------------
+    @in_phase(COMPILE)
     def _run(self, docs: list[Standalone], use_format: bool, timeout_s: float,
              engine: Engine) -> tuple[CompileResult, list[bytes]]:
         """One run of ``engine`` over ``docs`` (one page each), with a format when possible.
@@ -316,7 +320,9 @@ class TexCompiler:
                                 access=file_access(job, extra_read), step=step)
             logf = job / "doc.log"
             text = (logf.read_text(errors="replace") if logf.exists() else "") + res.stdout
+            count("tex_pages", n_pages)
             if res.timed_out:
+                count("tex_timeouts")
                 return fail(CompileReason.TIMEOUT, f"killed after {timeout_s:g}s",
                             failed_page(text))
             if res.killed_by == 25 or (res.returncode != 0 and self._hit_size_limit(job)):
@@ -447,6 +453,7 @@ class TexCompiler:
                 self.cache_put(docs[k], one, engine)
                 results[k] = one
             return []
+        count("tex_batch_failures")
         p = res.page
         if p is not None and 0 <= p < len(idx):
             if res.reason == CompileReason.TIMEOUT:
