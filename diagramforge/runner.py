@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import json
 import logging
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -135,12 +137,14 @@ def run_stage(stage: Stage | TableStage, *, workers: int | None = None,
             with phases.driver(SETUP):
                 ex.open(stage)
             pool = pa.default_memory_pool()
+            plan = _Plan(stage, inputs, todo, phases)
+            units, for_timeouts = itertools.tee(plan.stream())
+            item_s = params.runner.item_timeout_s
+            results = iter(ex.run(units, (unit_timeouts([u], item_s)[0]
+                                          for u in for_timeouts)))
             for done, i in enumerate(todo, 1):
                 with out.writer(i) as sink:  # records go to disk as their units finish
-                    with phases.driver(DRIVER):
-                        rows = inputs.read(i).to_pylist()
-                    log_ = _run_shard(stage, rows, ex, bar, sink, phases)
-                    del rows
+                    log_ = _run_shard(stage, plan, i, results, bar, sink, phases)
                     with phases.driver(DRIVER):
                         rej.write(i, log_.rejections)
                         # timings vary run to run: kept out of the committed shard stats (so
@@ -158,6 +162,9 @@ def run_stage(stage: Stage | TableStage, *, workers: int | None = None,
                 if stop_after_shards is not None and done >= stop_after_shards:
                     bar.close()
                     return log_.stats
+            with phases.driver(WAIT):
+                if next(results, None) is not None:
+                    raise RuntimeError(f"{stage.name}: more outcomes than units")
         finally:
             with phases.driver(SETUP):
                 ex.close()
@@ -204,31 +211,90 @@ def _rows_in(shards: ShardSet, index: int) -> int:
     return pq.ParquetFile(shards.path(index)).metadata.num_rows
 
 
-def _run_shard(stage: Stage, rows: list[dict], ex, bar: tqdm,  # noqa: ANN001 - Executor
-               sink: ShardWriter, phases: PhaseTotals | None = None) -> StageLog:
-    """Process one input shard's units, handing each unit's records to ``sink`` as the
-    unit finishes (in unit order, whatever the executor), and book the rest; the driver's
-    own time and its time waiting for workers go to ``phases`` with the units' spans."""
-    phases = phases if phases is not None else PhaseTotals()
+class _Plan:
+    """The shards to run, read and split into units in order, as far as someone needs them:
+    the executor (through :meth:`stream`, a bounded window ahead of the outcomes consumed) or
+    the driver (through :meth:`take`, the shard it books next).
+
+    Why a stream and not a shard at a time: the executor then starts the next shard's units
+    while the last of this shard's run, instead of leaving workers idle at every shard's
+    end. With large units — a TikZ batch of 16 copies of one figure, as a corpus of
+    templates makes them — that tail was a large share of the wall time. At most the shards
+    the window spans are held (the window is ``AHEAD_PER_WORKER`` units per worker)."""
+
+    def __init__(self, stage: Stage, inputs: ShardSet, todo: list[int], phases: PhaseTotals):
+        self.stage, self.inputs, self.todo, self.phases = stage, inputs, todo, phases
+        self._next = 0
+        self._shards: deque[tuple[int, list[dict], list[WorkUnit]]] = deque()
+        self._queue: deque[WorkUnit] = deque()
+        self.pulled: deque[float] = deque()
+        """When each unit given to the executor and not yet booked was pulled (the clock
+        ``timing`` uses): no span of a later unit starts before the oldest of these."""
+
+    def _read_next(self) -> bool:
+        if self._next >= len(self.todo):
+            return False
+        i = self.todo[self._next]
+        self._next += 1
+        with self.phases.driver(DRIVER):
+            rows = self.inputs.read(i).to_pylist()
+            units = self.stage.units(rows)
+        self._shards.append((i, rows, units))
+        self._queue.extend(units)
+        return True
+
+    def stream(self) -> Iterator[WorkUnit]:
+        """Every unit of every shard, in order; a shard is read when the stream reaches it."""
+        while True:
+            while not self._queue:
+                if not self._read_next():
+                    return
+            self.pulled.append(time.monotonic())
+            yield self._queue.popleft()
+
+    def take(self, index: int) -> tuple[list[dict], list[WorkUnit]]:
+        """The rows and units of shard ``index`` (the next in order), read if the stream
+        has not reached it yet."""
+        while not self._shards:
+            if not self._read_next():
+                raise RuntimeError(f"shard {index} was never planned")
+        i, rows, units = self._shards.popleft()
+        if i != index:
+            raise RuntimeError(f"shards out of order: {i} planned, {index} booked")
+        return rows, units
+
+    def booked(self) -> float:
+        """A unit was booked; the time before which every span to come is known."""
+        self.pulled.popleft()
+        return self.pulled[0] if self.pulled else time.monotonic()
+
+
+def _run_shard(stage: Stage, plan: _Plan, index: int,
+               results: Iterator[Outcome | Failure], bar: tqdm, sink: ShardWriter,
+               phases: PhaseTotals) -> StageLog:
+    """Book shard ``index``'s outcomes as they come from ``results`` (in unit order,
+    whatever the executor), handing each unit's records to ``sink`` as the unit finishes;
+    the driver's own time and its time waiting for workers go to ``phases`` with the units'
+    spans."""
     with phases.driver(DRIVER):
-        units = stage.units(rows)
-        timeouts = unit_timeouts(units, stage.params.runner.item_timeout_s)
+        rows, units = plan.take(index)
         log_ = StageLog(stage.name, stage.expands)
         log_.stats.n_in = len(rows)
-        results = iter(ex.run(units, timeouts))
+    watermark = None
     for u in units:
         with phases.driver(WAIT):
-            res = next(results)
+            res = next(results, None)
+        if res is None:
+            raise RuntimeError(f"{stage.name}: the executor returned fewer outcomes than units")
         with phases.driver(DRIVER):
             oc = _unit_failed(stage, u, res.reason, res.detail) if isinstance(res, Failure) \
                 else res
             phases.add_unit(oc.timing)
             _book(stage, u, oc, log_, sink)
             bar.update(len(u.rows))
-    with phases.driver(WAIT):
-        if next(results, None) is not None:
-            raise RuntimeError(f"{stage.name}: the executor returned more outcomes than units")
-    phases.close_shard()
+            watermark = plan.booked()
+    if watermark is not None:
+        phases.fold(watermark)
     err = log_.stats.balance_error()
     if err:
         raise RuntimeError(f"accounting error in stage {stage.name}: {err}")

@@ -165,11 +165,13 @@ def _union(intervals: list[tuple[float, float]]) -> float:
 
 
 class PhaseTotals:
-    """Per-phase ``summed_s``, ``cpu_s`` and ``wall_s`` for a run, built shard by shard.
+    """Per-phase ``summed_s``, ``cpu_s`` and ``wall_s`` for a run, built as units finish.
 
-    Spans are held for one shard only: a shard's units all finish before the next shard's
-    start (``runner._run_shard``), so the union of a phase's spans is the sum of its unions
-    per shard, and what is held does not grow with the corpus."""
+    A phase's ``wall_s`` is the union of its spans; spans are held only until the driver
+    knows no later span can overlap them (:meth:`fold`: units run a bounded window ahead of
+    the one booked), so what is held does not grow with the corpus. The driver's own
+    stretches (:meth:`driver`) nest exclusively, as a unit's phases do: reading the next
+    shard while waiting for a worker is ``driver``, not ``wait``."""
 
     def __init__(self) -> None:
         self.summed: dict[str, float] = {}
@@ -177,6 +179,7 @@ class PhaseTotals:
         self.wall: dict[str, float] = {}
         self.counts: dict[str, int] = {}
         self._pending: dict[str, list[tuple[float, float]]] = {}
+        self._stack: list[list] = []  # the driver's open stretches: [name, start, CPU start]
 
     def add_unit(self, timing: dict | None) -> None:
         """A unit's timing (:func:`timed`); ``None`` or empty for a unit that failed."""
@@ -192,34 +195,46 @@ class PhaseTotals:
             self.cpu[name] = self.cpu.get(name, 0.0) + c
             self._pending.setdefault(name, []).append((a, b))
 
-    def close_shard(self) -> None:
-        """Fold the pending spans into ``wall_s`` (call when no unit of the shard runs)."""
+    def fold(self, watermark: float = float("inf")) -> None:
+        """Add to ``wall_s`` what lies before ``watermark`` of the pending spans: no span
+        still to come starts before it (default: every span has come)."""
         for name, spans in self._pending.items():
-            self.wall[name] = self.wall.get(name, 0.0) + _union(spans)
-        self._pending = {}
+            self.wall[name] = self.wall.get(name, 0.0) + _union(
+                [(a, min(b, watermark)) for a, b in spans if a < watermark])
+            self._pending[name] = [(max(a, watermark), b) for a, b in spans
+                                   if b > watermark]
 
     def add(self, name: str, seconds: float, cpu: float) -> None:
         """A stretch of the driver (one process: summed = wall)."""
         for d, v in ((self.summed, seconds), (self.cpu, cpu), (self.wall, seconds)):
             d[name] = d.get(name, 0.0) + v
 
+    def _close_top(self) -> None:
+        name, t0, c0 = self._stack[-1]
+        self.add(name, time.monotonic() - t0, time.process_time() - c0)
+
     @contextmanager
     def driver(self, name: str) -> Iterator[None]:
         """Time a stretch of the driver: its own CPU only (the workers it reaps when the
         pool closes are theirs, counted in their units' phases)."""
-        t0, c0 = time.monotonic(), time.process_time()
+        if self._stack:
+            self._close_top()
+        self._stack.append([name, time.monotonic(), time.process_time()])
         try:
             yield
         finally:
-            self.add(name, time.monotonic() - t0, time.process_time() - c0)
+            self._close_top()
+            self._stack.pop()
+            if self._stack:
+                self._stack[-1][1:] = [time.monotonic(), time.process_time()]
 
     def to_json(self) -> dict:
         """``{phase: {summed_s, cpu_s, wall_s, count}}`` and, under ``"counts"``, the
         events that are not phases."""
-        self.close_shard()
-        out: dict = {k: {"summed_s": round(self.summed[k], 3),
-                         "cpu_s": round(self.cpu.get(k, 0.0), 3),
-                         "wall_s": round(self.wall.get(k, 0.0), 3),
+        self.fold()
+        out: dict = {k: {"summed_s": round(self.summed[k], 6),
+                         "cpu_s": round(self.cpu.get(k, 0.0), 6),
+                         "wall_s": round(self.wall.get(k, 0.0), 6),
                          **({"count": self.counts[k]} if k in self.counts else {})}
                      for k in sorted(self.summed)}
         events = {k: v for k, v in sorted(self.counts.items()) if k not in self.summed}

@@ -21,7 +21,7 @@ import os
 import pickle
 import signal
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
@@ -123,12 +123,14 @@ class DaskExecutor(Executor):
         plugin_cls = type("StagePlugin", (_StagePlugin, WorkerPlugin), {})
         self.client.register_plugin(plugin_cls(stage, self.plugin_name), name=self.plugin_name)
 
-    def run(self, units: list[WorkUnit], timeouts: list[float]
+    def run(self, units: Iterable[WorkUnit], timeouts: Iterable[float]
             ) -> Iterator[Outcome | Failure]:
+        from itertools import count
+
         from distributed import KilledWorker
 
         assert self.client is not None
-        client, keys = self.client, iter(range(len(units)))
+        client, keys = self.client, count()
         futures = in_flight(units, timeouts, self.workers,
                             lambda u, t: client.submit(_run_unit, self.plugin_name, u, t,
                                                        pure=False,
