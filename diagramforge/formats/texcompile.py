@@ -278,8 +278,15 @@ class TexCompiler:
              engine: Engine) -> tuple[CompileResult, list[bytes]]:
         """One run of ``engine`` over ``docs`` (one page each), with a format when possible.
 
-        On failure, ``CompileResult.page`` is the page the error struck, when the log says.
-        """
+        ``timeout_s`` is each page's deadline: a batch of *n* pages runs until one page
+        (or the preamble) takes longer than that, or the whole run longer than *n* + 1
+        times that — so a batch of sixteen copies of one heavy picture is not stopped for
+        its size, and a page that never ends costs one page's deadline, not the batch's
+        (issue 42: a batch once had 4 × ``timeout_s`` whatever its size).
+
+        On failure, ``CompileResult.page`` is the page the error struck, when the log says;
+        for a run stopped on its deadline it is the page that ran out, for certain (its
+        mark reached the watchdog before it ran)."""
         whole = len(docs) == 1 and docs[0].document is not None
         head, _ = split_preloadable(union_blocks(docs)) if not whole else ((), [])
         fdir = (self.format_dir(head) if use_format and engine == Engine.PDFLATEX
@@ -311,20 +318,24 @@ class TexCompiler:
             write_assets(docs, job)
             if lua is not None:
                 extra_env.update(lua.env(job))
-            # a composed document marks each page as it starts: a page gets the per-document
-            # budget of its own, whatever its place in a batch (the author's own document
-            # has no marks: the whole budget)
-            step = None if whole else (PAGE_MARK.encode(), self.timeout_s)
-            res = run_sandboxed(argv, job, tex_env(extra_env, job), timeout_s=timeout_s,
+            # a batch marks each page as it starts, flushed to the terminal before the page
+            # runs (texbatch.compose): each page has timeout_s of its own (the watchdog's
+            # step), the preamble too, so the whole run has (pages + 1) × timeout_s; a
+            # single document has timeout_s, as written or composed
+            batch = n_pages > 1 and not whole
+            limit = timeout_s * (n_pages + 1) if batch else timeout_s
+            res = run_sandboxed(argv, job, tex_env(extra_env, job), timeout_s=limit,
                                 memory_mb=self.memory_mb, fsize_mb=self.max_output_mb,
-                                access=file_access(job, extra_read), step=step)
+                                access=file_access(job, extra_read),
+                                step=(PAGE_MARK.encode(), timeout_s) if batch else None)
             logf = job / "doc.log"
             text = (logf.read_text(errors="replace") if logf.exists() else "") + res.stdout
             count("tex_pages", n_pages)
             if res.timed_out:
                 count("tex_timeouts")
-                return fail(CompileReason.TIMEOUT, f"killed after {timeout_s:g}s",
-                            failed_page(text))
+                # the page that began last is the one that ran out (none: the preamble)
+                why = timeout_s if batch and res.seconds < limit else limit
+                return fail(CompileReason.TIMEOUT, f"killed after {why:g}s", failed_page(text))
             if res.killed_by == 25 or (res.returncode != 0 and self._hit_size_limit(job)):
                 # SIGXFSZ: RLIMIT_FSIZE hit (by the engine, or by the driver it pipes to:
                 # xdvipdfmx dies, XeTeX fails on the broken pipe)
@@ -444,7 +455,7 @@ class TexCompiler:
         if len(idx) < 2:
             return idx
         group = [docs[k] for k in idx]
-        res, pages = self._run(group, self.use_format, self.timeout_s * len(group), engine)
+        res, pages = self._run(group, self.use_format, self.timeout_s, engine)
         if res.ok:
             share = res.seconds / len(group)
             for k, page in zip(idx, pages, strict=True):
@@ -455,6 +466,10 @@ class TexCompiler:
             return []
         count("tex_batch_failures")
         p = res.page
+        if p is None and res.reason == CompileReason.TIMEOUT:
+            # no page began: the preamble the pages share ran out of time; each page runs
+            # alone once, as unbatched (halving would run that preamble at every level)
+            return list(idx)
         if p is not None and 0 <= p < len(idx):
             if res.reason == CompileReason.TIMEOUT:
                 # the page that ran out of its budget is p (its mark is flushed before it

@@ -7,6 +7,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from diagramforge.formats.texbatch import PAGE_MARK
 from diagramforge.formats.texcompile import (
     CompileReason,
     TexCompiler,
@@ -303,3 +304,36 @@ def test_an_endless_page_stops_its_batch_after_its_own_budget_and_is_named(tex):
     assert [r.ok for r in res] == [True, True, False, True, True, True]
     assert res[2].reason == CompileReason.TIMEOUT
     assert runs == [(6, False), (2, True), (3, True), (1, False)]  # singles come last
+
+
+def test_a_batch_has_a_deadline_per_page_not_four_pages(tex, monkeypatch):
+    """Sixteen pages of a picture that takes most of its deadline must not be stopped for
+    the batch's size: the run's deadline grows with its pages (and its preamble), and what
+    stops it is one page running past its own deadline (the watchdog's step)."""
+    from diagramforge.formats import texcompile
+
+    tex.format_dir()  # the shared format, built once before any picture
+    seen = []
+    real = texcompile.run_sandboxed
+
+    def spy(*args, **kw):
+        seen.append((kw["timeout_s"], kw.get("step")))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(texcompile, "run_sandboxed", spy)
+    tex.compile_many([pic(rf"\node {{{k}}};") for k in range(16)], batch_size=16)
+    tex.compile_one(pic(r"\node {alone};"))
+    assert seen == [(5 * 17, (PAGE_MARK.encode(), 5)), (5, None)]
+
+
+def test_a_batch_whose_shared_preamble_never_ends_is_tried_page_by_page_not_halved(tex):
+    """No page began: the preamble the pages share ran out of time. Each page then runs
+    alone once (as it would unbatched); halving ran the preamble again at every level
+    (7 timeouts for 4 pages instead of 1 + 4)."""
+    blocks = [r"\usepackage{tikz}", r"\AtBeginDocument{\def\a{\a}\a}"]
+    docs = [pic(rf"\node{{{k}}};", blocks) for k in range(4)]
+    runs = _counting(tex)
+    tex.timeout_s = 1
+    res = tex.compile_many(docs)
+    assert all(r.reason == CompileReason.TIMEOUT for r in res)
+    assert runs == [(4, False)] + [(1, False)] * 4
