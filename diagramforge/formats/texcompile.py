@@ -387,10 +387,14 @@ class TexCompiler:
 
         Cache hits first; then documents that can share a run (same engine and
         :func:`batch_key`) go in batches of ``batch_size``, one page each.  When a batch
-        fails, the page the log blames is compiled alone (for its own error) and the rest
-        of the batch runs again; when the log blames no page, the batch is halved.  So one
-        bad figure costs one extra run, not a run per neighbour, and a document is only
-        ever rejected for the error of its own single run: never for a neighbour's.
+        fails, the page the log blames (or the page that ran past its own ``timeout_s``:
+        each page of a batch has that to itself) is compiled alone, for its own verdict,
+        and the rest of the batch runs again, the pages typeset before the failure last
+        (so a good page is typeset at most twice, however many bad pages share its batch);
+        when no page began (the shared preamble ran out of time) each page runs alone; when
+        the log blames no page, the batch is halved.  So one bad figure costs one extra
+        run, not a run per neighbour, and a document is only ever rejected for the error of
+        its own single run: never for a neighbour's.
         """
         engs = [Engine(e) for e in engines] if engines else [self.engine] * len(docs)
         results: list[CompileResult | None] = [self.cache_get(d, e)
@@ -471,13 +475,12 @@ class TexCompiler:
             # alone once, as unbatched (halving would run that preamble at every level)
             return list(idx)
         if p is not None and 0 <= p < len(idx):
-            if res.reason == CompileReason.TIMEOUT:
-                # the page that ran out of its budget is p (its mark is flushed before it
-                # runs); pages before p finished but their output died with the run
-                return (self._batch(docs, idx[:p], results, engine) + [idx[p]]
-                        + self._batch(docs, idx[p + 1:], results, engine))
-            bad = idx[p]
-            return [bad, *self._batch(docs, [k for k in idx if k != bad], results, engine)]
+            # p is the page that failed or ran out of its budget (its mark is flushed
+            # before it runs); it runs alone for its verdict. The pages before p were
+            # typeset: they go last in the one rerun, so that another bad page among the
+            # rest stops the rerun before they are typeset again (a batch of copies of one
+            # broken picture typeset its good pages once per copy)
+            return [idx[p], *self._batch(docs, idx[p + 1:] + idx[:p], results, engine)]
         half = len(idx) // 2
         return (self._batch(docs, idx[:half], results, engine)
                 + self._batch(docs, idx[half:], results, engine))
