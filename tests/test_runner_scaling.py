@@ -7,9 +7,11 @@ handing units to the executor, booking outcomes into records, ledger and counter
 real ``RenderStage.units`` over real Parquet with a fake engine (``process`` returns canned
 renders and rejections, no TeX), and measures deterministic proxies of the driver's work
 instead of time: the Python and C function calls it makes (``cProfile``'s call counts) and
-the bytes it reads and writes (``/proc/self/io``). A scan of everything booked so far per
-unit, a re-read of the ledger or of the shard stats per shard, a sort of the corpus per
-unit would all make the marginal cost per item at 10,000 exceed the one at 1,000.
+the bytes it reads and writes (``/proc/self/io``). The pictures' ids count their own
+comparisons (:class:`CountedId`), so a C-level scan (``id in a_list``) or sort shows up in
+the calls too. A scan of everything booked so far per unit, a re-read of the ledger or of
+the shard stats per shard, a sort of the corpus per unit would all make the marginal cost
+per item at 10,000 exceed the one at 1,000.
 """
 
 from __future__ import annotations
@@ -52,6 +54,26 @@ def tikz_rows(n: int) -> list[dict]:
     return rows
 
 
+class CountedId(str):
+    """An id whose comparisons and hashing are Python calls: a scan of a list of ids, a
+    sort or a search — C loops that call counts would not see — then costs one counted
+    call per element it touches."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return str.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return str.__ne__(self, other)
+
+    def __lt__(self, other: str) -> bool:
+        return str.__lt__(self, other)
+
+    def __hash__(self) -> int:
+        return str.__hash__(self)
+
+
 class FakeEngineRender(RenderStage):
     """The render stage with its engine replaced: each picture "renders" to canned bytes
     (a picture whose copy number is divisible by 7 is rejected), with the graph columns
@@ -63,14 +85,19 @@ class FakeEngineRender(RenderStage):
     def prepare(self) -> None:
         pass
 
+    def units(self, rows: list[dict]) -> list[WorkUnit]:
+        """The real grouping by batch key, over rows whose ids count their comparisons."""
+        return super().units([{**r, "id": CountedId(r["id"])} for r in rows])
+
     def process(self, unit: WorkUnit) -> Outcome:
         out = Outcome()
         for r in unit.rows:
-            if int(r["id"][-5:]) % 7 == 0:
+            rid = CountedId(r["id"])
+            if int(rid[-5:]) % 7 == 0:
                 out.rejections.append(Rejection(self.locator(r), "compile_tikz_error",
-                                                "! Package tikz Error | l.3", id=r["id"]))
+                                                "! Package tikz Error | l.3", id=rid))
                 continue
-            out.records.append({**r, "image": bytes(range(256)) * 8, "width": 120,
+            out.records.append({**r, "id": rid, "image": bytes(range(256)) * 8, "width": 120,
                                 "height": 80, "render_status": "ok",
                                 "render_engine": "pdflatex", "render_error": None,
                                 "graph": '{"nodes": [], "edges": []}', "graph_nodes": 2,
