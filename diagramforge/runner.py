@@ -217,10 +217,11 @@ class _Plan:
     the driver (through :meth:`take`, the shard it books next).
 
     Why a stream and not a shard at a time: the executor then starts the next shard's units
-    while the last of this shard's run, instead of leaving workers idle at every shard's
-    end. With large units — a TikZ batch of 16 copies of one figure, as a corpus of
-    templates makes them — that tail was a large share of the wall time. At most the shards
-    the window spans are held (the window is ``AHEAD_PER_WORKER`` units per worker)."""
+    while this shard's last units still run, instead of leaving workers idle at the end of
+    every shard — with large units (a TikZ batch of sixteen copies of one figure, as a
+    corpus of templates makes them) one worker idled for most of a batch per shard. Only
+    the shards the executor's window spans are held (``AHEAD_PER_WORKER`` units per
+    worker), and shards are still committed one by one, in order."""
 
     def __init__(self, stage: Stage, inputs: ShardSet, todo: list[int], phases: PhaseTotals):
         self.stage, self.inputs, self.todo, self.phases = stage, inputs, todo, phases
