@@ -361,3 +361,19 @@ def test_good_pages_are_typeset_at_most_twice_however_many_bad_pages_share_them(
     assert all(r.reason == CompileReason.TIKZ_ERROR for r in res if not r.ok)
     for k in (0, 1, 4, 7):  # the good pages
         assert typeset.count(k) <= 2, (k, typeset)
+
+
+def test_page_marks_take_none_of_the_documents_write_streams(tex):
+    """TeX has sixteen write streams; a page's mark must not take one from a picture that
+    allocates many (``\\typeout`` writes to the terminal through LaTeX's never-opened
+    ``\\@unused``; a mark file of its own would need a stream)."""
+    def blocks(n: int) -> list[str]:
+        return [r"\usepackage{tikz}", "".join(rf"\newwrite\w{chr(97 + k)}" for k in range(n))]
+
+    def whole(n: int) -> Standalone:  # as written: no page marks in it
+        return Standalone([], "", document="\\documentclass{standalone}\n"
+                          + "\n".join(blocks(n)) + "\n\\begin{document}\\tikz\\draw (0,0)--(1,1);"
+                          "\\end{document}\n")
+
+    most = max(n for n in range(6, 17) if tex.compile_one(whole(n)).ok)
+    assert tex.compile_one(pic(r"\draw (0,0) -- (1,1);", blocks(most))).ok
