@@ -546,6 +546,9 @@ def cmd_table(args: argparse.Namespace) -> None:
             if (big["executor"], big["stages"], big["n"]) == \
                     (small["executor"], small["stages"], small["n"] * 10):
                 print("\n".join(_target_rows(small, big)))
+    if any(s.get("phases") for r in runs for s in r["rows"]):  # runs since issue 42
+        print("\nWhere each stage's time went (metrics/<stage>.json's phases):\n")
+        cmd_phases(argparse.Namespace(results=args.results, stages=""))
 
 
 VARIANT_STAGES = ("crawl", "extract", "render", "classifier-train", "filter", "split",
