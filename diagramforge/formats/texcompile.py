@@ -37,6 +37,7 @@ from diagramforge.formats.texbatch import (
     compose,
     failed_page,
     format_source,
+    pages_begun,
     split_preloadable,
     union_blocks,
     write_assets,
@@ -330,7 +331,8 @@ class TexCompiler:
                                 step=(PAGE_MARK.encode(), timeout_s) if batch else None)
             logf = job / "doc.log"
             text = (logf.read_text(errors="replace") if logf.exists() else "") + res.stdout
-            count("tex_pages", n_pages)
+            count("tex_pages", n_pages)  # pages given to TeX; and those it began on:
+            count("tex_pages_begun", len(pages_begun(res.stdout)) if batch else n_pages)
             if res.timed_out:
                 count("tex_timeouts")
                 # the page that began last is the one that ran out (none: the preamble)
