@@ -170,7 +170,11 @@ def project_dict(root: Path, *, arxiv: Path | None = None, repos: list[Path] | N
                   "repos": {"repositories": [{"url": str(p), "ref": "v1"}
                                              for p in repos or []],
                             "cache_dir": str(root / "cache" / "repos")},
-                  "pdf": {"from_arxiv": False}},
+                  "pdf": {"from_arxiv": False},
+                  # only the sources given: none the repository's own params.yaml enables
+                  # (its sample Stack Exchange dump is a path relative to the repository)
+                  "stack": {"enabled": False}, "repo_search": {"enabled": False},
+                  "stackexchange": {"enabled": False}},
         "render": {"tikz": {"cache_dir": str(tex_cache or root / "cache" / "tex")}},
         "publish": {"out_dir": str(root / "published"), "history_dir": str(root / "releases")},
     }
