@@ -245,6 +245,8 @@ def run_params(run: Path, corpus: dict, args: argparse.Namespace) -> dict:
                                                 for r in corpus["repos"]],
                                   cache_dir=str(cache / "repos"))
     base["crawl"]["pdf"]["from_arxiv"] = False
+    for source in ("stack", "repo_search", "stackexchange"):  # the generated corpus only
+        base["crawl"][source]["enabled"] = False
     base["render"]["tikz"]["cache_dir"] = str(cache / "tex")
     base["synth"]["cache_dir"] = str(cache / "content")
     base["augment"]["llm"]["cache_dir"] = str(cache / "content")
