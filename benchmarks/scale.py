@@ -245,6 +245,8 @@ def run_params(run: Path, corpus: dict, args: argparse.Namespace) -> dict:
                                                 for r in corpus["repos"]],
                                   cache_dir=str(cache / "repos"))
     base["crawl"]["pdf"]["from_arxiv"] = False
+    for source in ("stack", "repo_search", "stackexchange"):  # the generated corpus only
+        base["crawl"][source]["enabled"] = False
     base["render"]["tikz"]["cache_dir"] = str(cache / "tex")
     base["synth"]["cache_dir"] = str(cache / "content")
     base["augment"]["llm"]["cache_dir"] = str(cache / "content")
@@ -281,7 +283,36 @@ def _stage_row(stage: str, run: Path, wall: float, mem: TreeMemory, disk: int, r
             "peak_proc_pss_mb": round(mem.peak_proc_pss / 1024, 1),
             "peak_driver_pss_mb": round(mem.peak_root_pss / 1024, 1),
             "disk_mb": round(disk / 2**20, 1),
-            "load_before": round(load, 2), "rejected": m.get("rejected", {})}
+            "load_before": round(load, 2), "rejected": m.get("rejected", {}),
+            "phases": m.get("phases")}
+
+
+def measure_stage(stage: str, run: Path, pfile: Path, env: dict, workers: int, data: Path,
+                  cluster: ExternalDask | None = None, max_pss_mb: float = 0.0) -> dict:
+    """Run one stage as ``python -m diagramforge --params pfile stage`` (in ``run``, its log
+    in ``run/<stage>.log``) and return its row: wall and CPU time of the whole process tree,
+    peak memory, disk growth of ``data``, the stage's metrics (counts, phases)."""
+    before, load, t = du(data), os.getloadavg()[0], time.perf_counter()
+    argv = [sys.executable, "-m", "diagramforge", "--params", str(pfile), stage]
+    with open(run / f"{stage}.log", "w") as log:
+        proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=run,
+                                start_new_session=True)
+        try:
+            with TreeMemory(proc.pid, cluster.pids if cluster else None,
+                            cap_mb=max_pss_mb) as mem:
+                rc, cpu = reap(proc)
+        except BaseException:  # the harness stopped: so does the stage it ran
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
+    cpu += cluster.cpu_delta() if cluster else 0.0
+    row = _stage_row(stage, run, time.perf_counter() - t, mem, du(data) - before, rc,
+                     workers, load)
+    row["cpu_s"] = round(cpu, 1)
+    row["load_after"] = round(os.getloadavg()[0], 2)
+    if mem.capped:
+        row["capped_at_mb"] = max_pss_mb
+    row["items_per_cpu_s"] = round(row["n_in"] / cpu, 2) if cpu else None
+    return row
 
 
 def _stop(signum: int, frame: object) -> None:
@@ -325,44 +356,30 @@ def cmd_run(args: argparse.Namespace) -> None:
         pfile.write_text(yaml.safe_dump(params, sort_keys=False))
     try:
         for stage in stages:
-            before = du(run / "data")
-            load = os.getloadavg()[0]
-            t = time.perf_counter()
             if stage == "render*":
                 from scale_standin import write_standin
 
+                before, load, t = du(run / "data"), os.getloadavg()[0], time.perf_counter()
                 r0 = _own_cpu()
                 with TreeMemory(os.getpid()) as mem:
                     write_standin(run / "data", run / "metrics",
                                   Path(args.donor) / "data" / "render" / "records",
                                   args.workers)
-                rc, cpu = 0, _own_cpu() - r0
+                row = _stage_row("render", run, time.perf_counter() - t, mem,
+                                 du(run / "data") - before, 0, args.workers, load)
+                row["cpu_s"] = round(_own_cpu() - r0, 1)
+                row["items_per_cpu_s"] = round(row["n_in"] / row["cpu_s"], 2) \
+                    if row["cpu_s"] else None
+                row["stage"] = stage
             else:
-                with open(run / f"{stage}.log", "w") as log:
-                    proc = subprocess.Popen(
-                        [sys.executable, "-m", "diagramforge", "--params", str(pfile), stage],
-                        env=env, stdout=log, stderr=subprocess.STDOUT, cwd=run,
-                        start_new_session=True)
-                    try:
-                        with TreeMemory(proc.pid, cluster.pids if cluster else None,
-                                        cap_mb=args.max_pss_mb) as mem:
-                            rc, cpu = reap(proc)
-                    except BaseException:  # the harness stopped: so does the stage it ran
-                        os.killpg(proc.pid, signal.SIGKILL)
-                        raise
-                cpu += cluster.cpu_delta() if cluster else 0.0
-            row = _stage_row(stage.rstrip("*"), run, time.perf_counter() - t, mem,
-                             du(run / "data") - before, rc, args.workers, load)
-            row["cpu_s"] = round(cpu, 1)
-            if mem.capped:
-                row["capped_at_mb"] = args.max_pss_mb
-            row["items_per_cpu_s"] = round(row["n_in"] / cpu, 2) if cpu else None
-            row["stage"] = stage
+                row = measure_stage(stage, run, pfile, env, args.workers, run / "data",
+                                    cluster, args.max_pss_mb)
             results["rows"] = [r for r in results["rows"] if r["stage"] != stage] + [row]
             print(json.dumps(row), flush=True)
             (run / "results.json").write_text(json.dumps(results, indent=1))
-            if rc != 0:
-                print(f"{stage} failed (exit {rc}); see {run / (stage + '.log')}", flush=True)
+            if row["rc"] != 0:
+                print(f"{stage} failed (exit {row['rc']}); see {run / (stage + '.log')}",
+                      flush=True)
                 if stage in ("crawl", "extract", "render", "render*", "split"):
                     break
     finally:
@@ -531,6 +548,111 @@ def cmd_table(args: argparse.Namespace) -> None:
             if (big["executor"], big["stages"], big["n"]) == \
                     (small["executor"], small["stages"], small["n"] * 10):
                 print("\n".join(_target_rows(small, big)))
+    if any(s.get("phases") for r in runs for s in r["rows"]):  # runs since issue 42
+        print("\nWhere each stage's time went (metrics/<stage>.json's phases):\n")
+        cmd_phases(argparse.Namespace(results=args.results, stages=""))
+
+
+VARIANT_STAGES = ("crawl", "extract", "render", "classifier-train", "filter", "split",
+                  "augment")
+"""What the copies run through: render, and augment (whose upstream is split)."""
+
+
+def cmd_variants(args: argparse.Namespace) -> None:
+    """The real TikZ collection at each ``--times`` (``scale_variants.py``), each run alone,
+    stage by stage, measured as ``run`` measures; the rows carry each stage's phases."""
+    signal.signal(signal.SIGTERM, _stop)
+    import scale_variants
+
+    stages = [s for s in args.stages.split(",") if s] if args.stages else VARIANT_STAGES
+    env = _env()
+    for times in args.times:
+        run = Path(args.root) / f"x{times}"
+        if run.exists() and not args.keep:
+            shutil.rmtree(run)
+        run.mkdir(parents=True, exist_ok=True)
+        cfile = run / "corpus" / "corpus.json"
+        if cfile.exists():
+            corpus = json.loads(cfile.read_text())
+        else:
+            corpus = scale_variants.generate(times, run / "corpus", args.figures)
+            cfile.write_text(json.dumps(corpus, indent=1))
+        pfile = run / "params.yaml"
+        pfile.write_text(yaml.safe_dump(scale_variants.params(run, corpus, args.workers),
+                                        sort_keys=False))
+        rfile = run / "results.json"
+        results = json.loads(rfile.read_text()) if args.keep and rfile.exists() else {
+            "n": corpus["eprints"], "times": times, "figures": corpus["figures"],
+            "executor": "local", "workers": args.workers, "stages": "variants",
+            "cpus": os.cpu_count(), "corpus": corpus, "rows": []}
+        for stage in stages:
+            row = measure_stage(stage, run, pfile, env, args.workers, run / "data")
+            results["rows"] = [r for r in results["rows"] if r["stage"] != stage] + [row]
+            rfile.write_text(json.dumps(results, indent=1))
+            print(json.dumps({k: v for k, v in row.items() if k != "phases"}), flush=True)
+            if row["rc"] != 0:
+                print(f"{stage} failed (exit {row['rc']}); see {run / (stage + '.log')}",
+                      flush=True)
+                break
+    cmd_phases(argparse.Namespace(results=[str(Path(args.root) / f"x{t}" / "results.json")
+                                           for t in args.times], stages="render,augment"))
+
+
+PHASE_ORDER = ("setup", "driver", "wait", "compile", "cache", "rasterise", "checks", "graph",
+               "render", "degrade", "llm", "worker_other")
+
+
+def cmd_phases(args: argparse.Namespace) -> None:
+    """Per run and stage: where the seconds went (``metrics/<stage>.json``'s ``phases``),
+    per item, and each run's per-item figures against the smallest run of the same kind."""
+    runs = [json.loads(Path(p).read_text()) for p in args.results]
+    for r, label in zip(runs, _labels(args.results), strict=True):
+        r["_label"] = label
+    runs.sort(key=lambda r: (r["executor"], r["stages"], r["n"], r["_label"]))
+    want = set(args.stages.split(",")) if args.stages else None
+    print("| run | stage | in | wall s | wall ms/item | CPU s | CPU ms/item | peak PSS MB | "
+          "largest process MB | load before/after |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in runs:
+        for s in r["rows"]:
+            if want and s["stage"].rstrip("*") not in want or not s["n_in"]:
+                continue
+            print(f"| {r['_label']} | {s['stage']} | {s['n_in']:,} | {s['wall_s']:.0f} | "
+                  f"{1000 * s['wall_s'] / s['n_in']:.0f} | {s.get('cpu_s', '')} | "
+                  f"{1000 * s.get('cpu_s', 0) / s['n_in']:.0f} | {s['peak_pss_mb']:.0f} | "
+                  f"{_num(s.get('peak_proc_pss_mb'))} | {s['load_before']:.1f}/"
+                  f"{s.get('load_after', float('nan')):.1f} |")
+    print("\n| run | stage | phase | summed s | CPU s | wall s | summed ms/item | "
+          "CPU ms/item | wall ms/item | ×smallest (summed/item) | entered /item |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    events = []
+    first: dict[tuple, dict] = {}
+    for r in runs:
+        for s in r["rows"]:
+            st = s["stage"].rstrip("*")
+            if want and st not in want or not s.get("phases") or not s["n_in"]:
+                continue
+            base = first.setdefault((r["executor"], r["stages"], st), {**s, "_n": s["n_in"]})
+            names = [p for p in PHASE_ORDER if p in s["phases"]] + sorted(
+                set(s["phases"]) - set(PHASE_ORDER) - {"counts"})
+            if s["phases"].get("counts"):
+                events.append(f"| {r['_label']} | {st} | " + ", ".join(
+                    f"{k} {v:,} ({v / s['n_in']:.2f}/item)"
+                    for k, v in s["phases"]["counts"].items()) + " |")
+            for p in names:
+                ph, n = s["phases"][p], s["n_in"]
+                b = base["phases"].get(p)
+                entered = f"{ph['count'] / n:.2f}" if "count" in ph else ""
+                ratio = (ph["summed_s"] / n) / (b["summed_s"] / base["_n"]) \
+                    if b and b["summed_s"] > 0 and base is not s else None
+                print(f"| {r['_label']} | {st} | {p} | {ph['summed_s']:.1f} | "
+                      f"{ph['cpu_s']:.1f} | {ph['wall_s']:.1f} | "
+                      f"{1000 * ph['summed_s'] / n:.1f} | {1000 * ph['cpu_s'] / n:.1f} | "
+                      f"{1000 * ph['wall_s'] / n:.1f} | "
+                      f"{'' if ratio is None else f'{ratio:.2f}'} | {entered} |")
+    if events:
+        print("\n| run | stage | events |\n|---|---|---|")
+        print("\n".join(events))
 
 
 def cmd_corpus(args: argparse.Namespace) -> None:
@@ -572,10 +694,24 @@ def main() -> None:
     s.add_argument("--stages", default="",
                    help="also compare these stages' records and rejections, e.g. "
                         "crawl,extract,render,filter (runs stopped before publish)")
+    v = sub.add_parser("variants", help="a real TikZ collection at 1×, 10×, 30× "
+                                        "(scale_variants.py): render and augment per item")
+    v.add_argument("--times", type=int, nargs="+", default=[1, 10, 30])
+    v.add_argument("--root", default="/tmp/diagramforge-variants")
+    v.add_argument("--figures", type=int, default=112)
+    v.add_argument("--workers", type=int, default=2)
+    v.add_argument("--stages", default="",
+                   help=f"comma-separated, in order (default: {','.join(VARIANT_STAGES)})")
+    v.add_argument("--keep", action="store_true",
+                   help="continue runs: keep their directories, corpora and measured stages")
+    p = sub.add_parser("phases", help="the phase table of runs' results.json")
+    p.add_argument("results", nargs="+")
+    p.add_argument("--stages", default="", help="only these stages (comma-separated)")
     args = ap.parse_args()
     if args.cmd == "run" and args.stages == "nodraw" and not args.donor:
         ap.error("--stages nodraw needs --donor (a full run's directory)")
-    {"run": cmd_run, "corpus": cmd_corpus, "table": cmd_table, "same": cmd_same}[args.cmd](args)
+    {"run": cmd_run, "corpus": cmd_corpus, "table": cmd_table, "same": cmd_same,
+     "variants": cmd_variants, "phases": cmd_phases}[args.cmd](args)
 
 
 if __name__ == "__main__":

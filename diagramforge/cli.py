@@ -72,7 +72,6 @@ def _stage_command(name: str, spec: str, mapped: bool) -> None:
     from diagramforge.pipeline import defines, docstring
 
     def run_it(workers: int | None = None, dry_run: bool = False) -> None:
-        from diagramforge.cards.validate import ValidationFailed
         from diagramforge.pipeline import load
         from diagramforge.runner import run_stage
 
@@ -84,7 +83,12 @@ def _stage_command(name: str, spec: str, mapped: bool) -> None:
             return
         try:
             _report(name, run_stage(stage, workers=workers))
-        except ValidationFailed as exc:
+        except RuntimeError as exc:
+            # only validate raises it: its module (pandas) is not imported for every stage,
+            # whose forked workers would each carry it
+            validate = sys.modules.get("diagramforge.cards.validate")
+            if validate is None or not isinstance(exc, validate.ValidationFailed):
+                raise
             typer.secho(str(exc), fg="red", err=True)
             raise typer.Exit(1) from None
 

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import json
 import logging
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -40,6 +42,7 @@ from diagramforge.shards import (
 )
 from diagramforge.stage import Outcome, Stage, StageLog, TableStage, WorkUnit, check_contract
 from diagramforge.stats import StageStats
+from diagramforge.timing import DRIVER, SETUP, WAIT, PhaseTotals, cpu_now
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +94,7 @@ def run_stage(stage: Stage | TableStage, *, workers: int | None = None,
     rp = params.runner
     workers = rp.workers if workers is None else workers
     progress = rp.progress if progress is None else progress
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), cpu_now()
 
     provided = check_contract(stage.name, stage.reads, stage.upstream, params)
     paths = stage_paths(params, stage.name)
@@ -121,40 +124,61 @@ def run_stage(stage: Stage | TableStage, *, workers: int | None = None,
                  len(in_indices))
 
     timings: dict[str, int] = {}
+    phases = PhaseTotals()  # where the seconds went: metrics only, never data/
+    phases.add(SETUP, time.perf_counter() - t0, cpu_now() - cpu0)  # fingerprints, state
     if todo:
         assert inputs is not None
-        stage.prepare()
-        bar = tqdm(total=sum(_rows_in(inputs, i) for i in todo), desc=stage.name, unit="row",
-                   disable=None if progress else True, leave=False)
-        with make_executor(params, workers) as ex:
-            ex.open(stage)
+        with phases.driver(SETUP):
+            stage.prepare()
+            bar = tqdm(total=sum(_rows_in(inputs, i) for i in todo), desc=stage.name,
+                       unit="row", disable=None if progress else True, leave=False)
+            ex = make_executor(params, workers)
+        try:
+            with phases.driver(SETUP):
+                ex.open(stage)
             pool = pa.default_memory_pool()
+            plan = _Plan(stage, inputs, todo, phases)
+            units, for_timeouts = itertools.tee(plan.stream())
+            item_s = params.runner.item_timeout_s
+            results = iter(ex.run(units, (unit_timeouts([u], item_s)[0]
+                                          for u in for_timeouts)))
             for done, i in enumerate(todo, 1):
                 with out.writer(i) as sink:  # records go to disk as their units finish
-                    log_ = _run_shard(stage, inputs.read(i).to_pylist(), ex, bar, sink)
-                    rej.write(i, log_.rejections)
-                    # timings vary run to run: kept out of the committed shard stats (so
-                    # stage outputs are byte-identical across runs), added to the metrics
-                    for k in [k for k in log_.stats.extra if str(k).endswith(TIMING_SUFFIX)]:
-                        timings[k] = timings.get(k, 0) + log_.stats.extra.pop(k)
-                    atomic.write_json(paths.shard_stats / f"{i:05d}.json",
-                                      log_.stats.to_json())
-                    _fault(stage.name, i, "before_commit")
-                    sink.commit()  # the commit point
+                    log_ = _run_shard(stage, plan, i, results, bar, sink, phases)
+                    with phases.driver(DRIVER):
+                        rej.write(i, log_.rejections)
+                        # timings vary run to run: kept out of the committed shard stats (so
+                        # stage outputs are byte-identical across runs), added to the metrics
+                        for k in [k for k in log_.stats.extra
+                                  if str(k).endswith(TIMING_SUFFIX)]:
+                            timings[k] = timings.get(k, 0) + log_.stats.extra.pop(k)
+                        atomic.write_json(paths.shard_stats / f"{i:05d}.json",
+                                          log_.stats.to_json())
+                        _fault(stage.name, i, "before_commit")
+                        sink.commit()  # the commit point
                 _fault(stage.name, i, "after_commit")
-                pool.release_unused()  # mimalloc keeps the shard's freed pages otherwise
+                with phases.driver(DRIVER):
+                    pool.release_unused()  # mimalloc keeps the shard's freed pages otherwise
                 if stop_after_shards is not None and done >= stop_after_shards:
                     bar.close()
                     return log_.stats
+            with phases.driver(WAIT):
+                if next(results, None) is not None:
+                    raise RuntimeError(f"{stage.name}: more outcomes than units")
+        finally:
+            with phases.driver(SETUP):
+                ex.close()
         bar.close()
 
     total = StageStats(stage=stage.name, expands=stage.expands)
-    for i in in_indices:
-        shard = json.loads((paths.shard_stats / f"{i:05d}.json").read_text())
-        total.add(StageStats.from_json(stage.name, shard))
+    with phases.driver(DRIVER):
+        for i in in_indices:
+            shard = json.loads((paths.shard_stats / f"{i:05d}.json").read_text())
+            total.add(StageStats.from_json(stage.name, shard))
     total.seconds = time.perf_counter() - t0
     total.extra["resumed_shards"] = resumed
     total.extra.update(timings)
+    total.phases = phases.to_json()
     _finish(stage.name, params, total, sorted(set(provided) | set(stage.writes)), fp)
     return total
 
@@ -187,33 +211,111 @@ def _rows_in(shards: ShardSet, index: int) -> int:
     return pq.ParquetFile(shards.path(index)).metadata.num_rows
 
 
-def _run_shard(stage: Stage, rows: list[dict], ex, bar: tqdm,  # noqa: ANN001 - Executor
-               sink: ShardWriter) -> StageLog:
-    """Process one input shard's units, handing each unit's records to ``sink`` as the
-    unit finishes (in unit order, whatever the executor), and book the rest."""
-    units = stage.units(rows)
-    timeouts = unit_timeouts(units, stage.params.runner.item_timeout_s)
-    log_ = StageLog(stage.name, stage.expands)
-    log_.stats.n_in = len(rows)
-    for u, res in zip(units, ex.run(units, timeouts), strict=True):
-        oc = _unit_failed(stage, u, res.reason, res.detail) if isinstance(res, Failure) \
-            else res
-        bar.update(len(u.rows))
-        for r in oc.rejections:
-            log_.reject(_with_source(r, u.rows, stage.locator))
-        sink.add(oc.records)
-        log_.stats.n_out += len(oc.records)
-        log_.stats.not_selected_inputs += oc.not_selected
-        if stage.expands and oc.inputs_with_output is not None:
-            log_.stats.inputs_with_output += oc.inputs_with_output
-        elif oc.records:
-            log_.stats.inputs_with_output += len(u.rows) if stage.expands else 0
-        for k, v in oc.extra.items():
-            log_.stats.extra[k] = log_.stats.extra.get(k, 0) + v
+class _Plan:
+    """The shards to run, read and split into units in order, as far as someone needs them:
+    the executor (through :meth:`stream`, a bounded window ahead of the outcomes consumed) or
+    the driver (through :meth:`take`, the shard it books next).
+
+    Why a stream and not a shard at a time: the executor then starts the next shard's units
+    while this shard's last units still run, instead of leaving workers idle at the end of
+    every shard — with large units (a TikZ batch of sixteen copies of one figure, as a
+    corpus of templates makes them) one worker idled for most of a batch per shard. Only
+    the shards the executor's window spans are held (``AHEAD_PER_WORKER`` units per
+    worker), and shards are still committed one by one, in order."""
+
+    def __init__(self, stage: Stage, inputs: ShardSet, todo: list[int], phases: PhaseTotals):
+        self.stage, self.inputs, self.todo, self.phases = stage, inputs, todo, phases
+        self._next = 0
+        self._shards: deque[tuple[int, list[dict], list[WorkUnit]]] = deque()
+        self._queue: deque[WorkUnit] = deque()
+        self.pulled: deque[float] = deque()
+        """When each unit given to the executor and not yet booked was pulled (the clock
+        ``timing`` uses): no span of a later unit starts before the oldest of these."""
+
+    def _read_next(self) -> bool:
+        if self._next >= len(self.todo):
+            return False
+        i = self.todo[self._next]
+        self._next += 1
+        with self.phases.driver(DRIVER):
+            rows = self.inputs.read(i).to_pylist()
+            units = self.stage.units(rows)
+        self._shards.append((i, rows, units))
+        self._queue.extend(units)
+        return True
+
+    def stream(self) -> Iterator[WorkUnit]:
+        """Every unit of every shard, in order; a shard is read when the stream reaches it."""
+        while True:
+            while not self._queue:
+                if not self._read_next():
+                    return
+            self.pulled.append(time.monotonic())
+            yield self._queue.popleft()
+
+    def take(self, index: int) -> tuple[list[dict], list[WorkUnit]]:
+        """The rows and units of shard ``index`` (the next in order), read if the stream
+        has not reached it yet."""
+        while not self._shards:
+            if not self._read_next():
+                raise RuntimeError(f"shard {index} was never planned")
+        i, rows, units = self._shards.popleft()
+        if i != index:
+            raise RuntimeError(f"shards out of order: {i} planned, {index} booked")
+        return rows, units
+
+    def booked(self) -> float:
+        """A unit was booked; the time before which every span to come is known."""
+        self.pulled.popleft()
+        return self.pulled[0] if self.pulled else time.monotonic()
+
+
+def _run_shard(stage: Stage, plan: _Plan, index: int,
+               results: Iterator[Outcome | Failure], bar: tqdm, sink: ShardWriter,
+               phases: PhaseTotals) -> StageLog:
+    """Book shard ``index``'s outcomes as they come from ``results`` (in unit order,
+    whatever the executor), handing each unit's records to ``sink`` as the unit finishes;
+    the driver's own time and its time waiting for workers go to ``phases`` with the units'
+    spans."""
+    with phases.driver(DRIVER):
+        rows, units = plan.take(index)
+        log_ = StageLog(stage.name, stage.expands)
+        log_.stats.n_in = len(rows)
+    watermark = None
+    for u in units:
+        with phases.driver(WAIT):
+            res = next(results, None)
+        if res is None:
+            raise RuntimeError(f"{stage.name}: the executor returned fewer outcomes than units")
+        with phases.driver(DRIVER):
+            oc = _unit_failed(stage, u, res.reason, res.detail) if isinstance(res, Failure) \
+                else res
+            phases.add_unit(oc.timing)
+            _book(stage, u, oc, log_, sink)
+            bar.update(len(u.rows))
+            watermark = plan.booked()
+    if watermark is not None:
+        phases.fold(watermark)
     err = log_.stats.balance_error()
     if err:
         raise RuntimeError(f"accounting error in stage {stage.name}: {err}")
     return log_
+
+
+def _book(stage: Stage, u: WorkUnit, oc: Outcome, log_: StageLog, sink: ShardWriter) -> None:
+    """One unit's outcome into the shard: records to ``sink``, rejections to the ledger,
+    counters to the shard's stats."""
+    for r in oc.rejections:
+        log_.reject(_with_source(r, u.rows, stage.locator))
+    sink.add(oc.records)
+    log_.stats.n_out += len(oc.records)
+    log_.stats.not_selected_inputs += oc.not_selected
+    if stage.expands and oc.inputs_with_output is not None:
+        log_.stats.inputs_with_output += oc.inputs_with_output
+    elif oc.records:
+        log_.stats.inputs_with_output += len(u.rows) if stage.expands else 0
+    for k, v in oc.extra.items():
+        log_.stats.extra[k] = log_.stats.extra.get(k, 0) + v
 
 
 def _kind(row: dict) -> str | None:

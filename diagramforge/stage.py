@@ -54,6 +54,9 @@ class Outcome:
     inputs_with_output: int | None = None
     """For an expanding stage whose unit holds several inputs: how many gave records
     (``None``: the whole unit if it gave any, right for a unit of one input)."""
+    timing: dict = field(default_factory=dict, compare=False, repr=False)
+    """The unit's phase spans (``timing.timed``): seconds for the metrics, never for ``data/``;
+    not part of what an outcome *is*, so two runs' outcomes still compare equal."""
 
 
 @dataclass

@@ -51,6 +51,9 @@ class StageStats:
     by_reason: _Counter = field(default_factory=_Counter)
     seconds: float = 0.0
     extra: dict = field(default_factory=dict)
+    phases: dict | None = None
+    """Per-phase seconds of the run (``timing.PhaseTotals``): the stage's metrics only, never
+    a shard's stats (which are committed with the output and must be the same every run)."""
 
     def add(self, other: StageStats) -> None:
         self.n_in += other.n_in
@@ -98,6 +101,8 @@ class StageStats:
         }
         if self.extra:
             out["extra"] = dict(sorted(self.extra.items()))
+        if self.phases:
+            out["phases"] = self.phases
         return {str(k): v for k, v in out.items()}
 
     @classmethod

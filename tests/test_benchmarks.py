@@ -155,3 +155,44 @@ def test_scale_memory_cap_stops_a_stage_that_outgrows_it():
     assert mem.capped and rc == -9
     assert mem.peak_proc_pss > 100 * 1024 and mem.peak_pss >= mem.peak_proc_pss
     assert mem.peak_root_pss == mem.peak_proc_pss  # the one process is the root (driver)
+
+
+def test_scale_variants_copies_render_the_same_picture_and_are_measured(tmp_path):
+    """scale.py variants (issue 42): copies of a real figure differ in code (each its own
+    e-print and cache key) and not in pixels; a tiny run measures crawl → render with the
+    render's phases, and the phase table reads them back."""
+    import hashlib
+    import json
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import scale_variants
+
+    from diagramforge.formats.raster import rasterize_pdf
+    from diagramforge.formats.texcompile import TexCompiler
+    from diagramforge.formats.tikz import Standalone
+
+    docs = scale_variants.figures(2)
+    two = scale_variants.copies(docs[:1], 2)
+    name = docs[0].title.rsplit("/", 1)[-1]
+    codes = [d.files[name].decode() for d in two]
+    assert codes[0] != codes[1] and [d.id for d in two] == [f"{docs[0].id}-c000",
+                                                              f"{docs[0].id}-c001"]
+    tex = TexCompiler(timeout_s=60, cache_dir=None)
+    pngs = set()
+    for code in codes:
+        res = tex.compile_one(Standalone([], "", document=code))
+        assert res.ok, res.error
+        pngs.add(hashlib.sha256(rasterize_pdf(res.pdf, dpi=150, margin_pt=2, min_side=1,
+                                              max_side=8192, max_aspect=100,
+                                              min_ink=0).png).hexdigest())
+    assert len(pngs) == 1
+
+    script = str(REPO / "benchmarks" / "scale.py")
+    res = subprocess.run([sys.executable, script, "variants", "--times", "1", "--figures", "3",
+                          "--root", str(tmp_path), "--stages", "crawl,extract,render"],
+                         capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stderr[-2000:]
+    out = json.loads((tmp_path / "x1" / "results.json").read_text())
+    render = next(r for r in out["rows"] if r["stage"] == "render")
+    assert render["n_in"] >= 3 and "compile" in render["phases"]
+    assert "| x1 | render | compile |" in res.stdout

@@ -132,3 +132,27 @@ def test_push_and_hub_push_say_when_to_use_each():
     assert "hub-push" in push and "dvc repro" in push and "--dry-run" in push
     assert "diagramforge push" in stage and "publish.push" in stage
     assert push != stage
+
+
+def test_a_failed_validation_exits_1_and_other_errors_propagate(tmp_path, monkeypatch):
+    """The validate module (pandas) is no longer imported for every stage; its failure is
+    still a clean exit 1 with the report's message, and any other error still raises."""
+    import diagramforge.runner
+    from diagramforge.cards.validate import ValidationFailed
+
+    good = tmp_path / "params.yaml"
+    good.write_text("split:\n  seed: 7\n")
+
+    def fails(stage, workers=None):  # noqa: ANN001, ANN202
+        raise ValidationFailed("expect_column_values_to_be_unique: id")
+
+    monkeypatch.setattr(diagramforge.runner, "run_stage", fails)
+    res = runner.invoke(app, ["--params", str(good), "validate"])
+    assert res.exit_code == 1 and "expect_column_values_to_be_unique" in res.output
+
+    def breaks(stage, workers=None):  # noqa: ANN001, ANN202
+        raise RuntimeError("accounting error")
+
+    monkeypatch.setattr(diagramforge.runner, "run_stage", breaks)
+    res = runner.invoke(app, ["--params", str(good), "validate"])
+    assert isinstance(res.exception, RuntimeError) and "accounting" in str(res.exception)

@@ -439,3 +439,38 @@ def test_a_streaming_table_stage_gets_the_shards_not_one_table(tmp_path):
     with pytest.raises(KeyError, match="nope"):
         next(Upstream(ShardSet(stage_paths(params, "seed").records, RECORD_SCHEMA),
                       ["id"]).tables(["nope"]))
+
+
+class WaitsForNextShard(Stage):
+    """Shard 0's last row finishes only once a row of shard 1 has started (a file says so):
+    a runner that leaves workers idle at the end of each shard never lets it."""
+
+    name = "waits"
+    upstream = "source"
+
+    def process(self, unit: WorkUnit) -> Outcome:
+        import time
+
+        marker = Path(self.params.project.data_dir) / "shard-1-started"
+        rid = unit.rows[0]["id"]
+        if rid == "r002":
+            marker.touch()
+        if rid == "r001":
+            deadline = time.monotonic() + 20
+            while not marker.exists():
+                if time.monotonic() > deadline:
+                    return Outcome(rejections=[Rejection(rid, "idle_at_shard_end", id=rid)])
+                time.sleep(0.01)
+        return Outcome(records=list(unit.rows))
+
+
+def test_next_shard_starts_while_this_shard_finishes(tmp_path):
+    """Issue 42: the executor is fed units across shard boundaries (commits stay in shard
+    order), so a long last unit of one shard does not idle the other workers."""
+    params = make_params(tmp_path, runner={"shard_size": 2})
+    seed(params, 4, 2)
+    stats = run_stage(WaitsForNextShard(params), workers=2)
+    assert stats.by_reason == {} and stats.n_out == 4
+    out = ShardSet(stage_paths(params, "waits").records, RECORD_SCHEMA)
+    assert [out.read(i).column("id").to_pylist() for i in out.indices()] == [
+        ["r000", "r001"], ["r002", "r003"]]

@@ -17,3 +17,30 @@ def test_a_run_that_stops_making_progress_is_killed_at_its_step_budget(tmp_path)
                         timeout_s=600, step=(b"mark ", 0.5))
     assert res.timed_out and res.seconds < 60
     assert res.stdout.count("mark ") == 3
+
+
+# prints "mark <k>" n times, 0.05 s apart, then ends or hangs for good
+STEPPER = """
+import sys, time
+n, hang = int(sys.argv[1]), sys.argv[2] == "hang"
+for k in range(n):
+    print(f"mark {k}", flush=True)
+    time.sleep(0.05)
+while hang:
+    pass
+"""
+
+
+def test_a_run_that_keeps_making_progress_may_outlast_its_step_budget(tmp_path):
+    """30 marks 0.05 s apart: 1.5 s in all, longer than the 0.5 s step, never 0.5 s
+    without a mark (a marker split across two reads counts too)."""
+    res = run_sandboxed([sys.executable, "-c", STEPPER, "30", "end"], tmp_path,
+                        dict(os.environ), timeout_s=600, step=(b"mark ", 0.5))
+    assert res.returncode == 0 and not res.timed_out
+    assert res.stdout.count("mark ") == 30
+
+
+def test_without_a_step_the_whole_budget_alone_applies(tmp_path):
+    res = run_sandboxed([sys.executable, "-c", STEPPER, "1", "hang"], tmp_path,
+                        dict(os.environ), timeout_s=1)
+    assert res.timed_out and res.stdout.count("mark ") == 1

@@ -20,6 +20,8 @@ import random
 import numpy as np
 from PIL import Image
 
+from diagramforge.timing import DEGRADE, in_phase
+
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # it checks PyPI on import otherwise
 
 
@@ -53,6 +55,7 @@ def paper(shape: tuple[int, int], strength: float, rng: np.random.Generator) -> 
     return 1.0 - strength * (0.5 + 0.5 * np.tanh(big)) * 0.6 - strength * 0.2 * np.abs(grain)
 
 
+@in_phase(DEGRADE)
 def degrade(png: bytes, cfg, seed: int) -> bytes:  # noqa: ANN001 - DegradeParams
     """The render degraded as a scan or photo would be: JPEG bytes at
     :func:`jpeg_quality`."""

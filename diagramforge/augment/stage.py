@@ -27,6 +27,7 @@ from diagramforge.formats.encoding import render_stored
 from diagramforge.formats.registry import RendersFormats
 from diagramforge.records import Rejection, Unit, derived_seed, item_id
 from diagramforge.stage import Outcome, Stage, WorkUnit
+from diagramforge.timing import CHECKS, GRAPH, LLM, RENDER, in_phase, phase
 
 AUGMENT_SCHEMA = pa.schema([
     pa.field("id", pa.string(), nullable=False),
@@ -65,6 +66,7 @@ class AugmentReason:
     SURPLUS = "augment_variation_surplus"
 
 
+@in_phase(GRAPH)
 def _node_texts(fmt: str, code: str) -> list[str]:
     return sorted(n.text for n in FORMATS[fmt].graph(code).nodes)
 
@@ -203,7 +205,9 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
                 out.rejections.append(Rejection(where, reason, detail, id=row["id"],
                                                 unit=Unit.CANDIDATE))
 
-            res = self.llm().complete(request(row["code"], fmt, kind, rng, v.prompt_version))
+            with phase(LLM):
+                res = self.llm().complete(request(row["code"], fmt, kind, rng,
+                                                  v.prompt_version))
             out.extra["llm_calls"] = out.extra.get("llm_calls", 0) + res.calls
             if not res.ok or not res.data:
                 reject(AugmentReason.LLM, f"{res.reason}: {res.detail}"[:300])
@@ -232,7 +236,8 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
                 ) -> None:
         if not to_render:
             return
-        done = render_stored(handler, [r for _, r, _ in to_render])
+        with phase(RENDER):
+            done = render_stored(handler, [r for _, r, _ in to_render])
         images = {r["source_id"]: r["image"] for r in done.records}
         why = {r.locator: r.detail for r in done.rejections}
         v = self.params.augment.variation
@@ -253,7 +258,8 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
                                                     f"{v.per_diagram} variations kept already",
                                                     id=row["id"], unit=Unit.CANDIDATE))
                     continue
-                share = min(changed_pixels(png, k) / _pixels(png) for k in kept_images)
+                with phase(CHECKS):
+                    share = min(changed_pixels(png, k) / _pixels(png) for k in kept_images)
                 if share < v.min_image_change:
                     out.rejections.append(Rejection(r["source_id"], AugmentReason.NEAR_DUP,
                                                     f"{share:.4f} of pixels changed",

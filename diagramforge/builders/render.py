@@ -16,6 +16,7 @@ from diagramforge.formats.registry import RendersFormats, handlers
 from diagramforge.graphs.record import GRAPH_COLUMNS, graph_columns
 from diagramforge.records import Rejection
 from diagramforge.stage import Outcome, Stage, WorkUnit
+from diagramforge.timing import RENDER, phase
 
 
 class RenderStage(RendersFormats, Stage):
@@ -62,7 +63,8 @@ class RenderStage(RendersFormats, Stage):
                 Rejection(self.locator(r), "unsupported_format",
                           f"no renderer for {fmt}; known: {sorted(handlers())}", id=r["id"])
                 for r in unit.rows])
-        out = render_stored(h, unit.rows)
+        with phase(RENDER):
+            out = render_stored(h, unit.rows)
         if not h.graphs_in_render:
             for rec in out.records:
                 rec.update(graph_columns(lambda r=rec: h.to_graph(r), out.extra))

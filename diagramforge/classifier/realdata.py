@@ -150,6 +150,15 @@ def project_params(root: Path, *, arxiv: Path | None = None, repos: list[Path] |
     (e.g. the repository's ``params.yaml``, loaded) with its paths moved under ``root`` and
     its sources replaced; ``sections`` merge over that.  ``tex_cache``: a TeX compile cache
     to share between projects (content-addressed, so another corpus's compiles are reused)."""
+    return parse_params(project_dict(root, arxiv=arxiv, repos=repos, workers=workers,
+                                     base=base, tex_cache=tex_cache, **sections))
+
+
+def project_dict(root: Path, *, arxiv: Path | None = None, repos: list[Path] | None = None,
+                 workers: int = 2, base: dict | None = None, tex_cache: Path | None = None,
+                 **sections: dict) -> dict:
+    """:func:`project_params` as the params mapping, for a ``params.yaml`` of its own (a
+    benchmark that runs each stage as ``python -m diagramforge --params …``)."""
     ours: dict = {
         "project": {"name": root.name, "data_dir": str(root / "data"),
                     "metrics_dir": str(root / "metrics")},
@@ -161,8 +170,12 @@ def project_params(root: Path, *, arxiv: Path | None = None, repos: list[Path] |
                   "repos": {"repositories": [{"url": str(p), "ref": "v1"}
                                              for p in repos or []],
                             "cache_dir": str(root / "cache" / "repos")},
-                  "pdf": {"from_arxiv": False}},
+                  "pdf": {"from_arxiv": False},
+                  # only the sources given: none the repository's own params.yaml enables
+                  # (its sample Stack Exchange dump is a path relative to the repository)
+                  "stack": {"enabled": False}, "repo_search": {"enabled": False},
+                  "stackexchange": {"enabled": False}},
         "render": {"tikz": {"cache_dir": str(tex_cache or root / "cache" / "tex")}},
         "publish": {"out_dir": str(root / "published"), "history_dir": str(root / "releases")},
     }
-    return parse_params(merge(merge(base or {}, ours), sections))
+    return merge(merge(base or {}, ours), sections)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
 from diagramforge.stage import Outcome, Stage, WorkUnit
+from diagramforge.timing import timed
 
 F = TypeVar("F")
+U = TypeVar("U")
 
 AHEAD_PER_WORKER = 4
 """Units submitted ahead of the one the runner waits for, per worker: enough to keep every
@@ -18,22 +20,41 @@ worker busy, few enough that finished outcomes waiting their turn stay bounded (
 10,000 bulk chunks holds a handful of outcomes, not all of them)."""
 
 
-def in_flight(units: list, timeouts: list[float], workers: int,
+def in_flight(units: Iterable, timeouts: Iterable[float], workers: int,
               submit: Callable[[object, float], F]) -> Iterator[F]:
     """The futures of ``units`` in order, each submitted only when at most
     ``AHEAD_PER_WORKER × workers`` earlier ones are still unconsumed."""
+    for _, _, fut in submitted(units, timeouts, workers, submit):
+        yield fut
+
+
+def submitted(units: Iterable[U], timeouts: Iterable[float], workers: int,
+              submit: Callable[[U, float], F]) -> Iterator[tuple[U, float, F]]:
+    """:func:`in_flight` with each future's unit and deadline. ``units`` may be a lazy
+    stream (the runner's units of every shard, read as the window reaches them): it is
+    pulled only as the window moves, so the next shard's units start while the driver
+    books the last ones of this shard."""
     ahead = max(1, AHEAD_PER_WORKER * workers)
-    queue: deque[F] = deque()
+    queue: deque[tuple[U, float, F]] = deque()
     pending = iter(zip(units, timeouts, strict=True))
     for u, t in pending:
-        queue.append(submit(u, t))
+        queue.append((u, t, submit(u, t)))
         if len(queue) >= ahead:
             break
     while queue:
         yield queue.popleft()
         nxt = next(pending, None)
         if nxt is not None:
-            queue.append(submit(*nxt))
+            queue.append((*nxt, submit(*nxt)))
+
+
+def run_unit(stage: Stage, unit: WorkUnit) -> Outcome:
+    """``stage.process(unit)`` with its phase spans on the outcome (``timing``): what every
+    executor runs on its workers."""
+    out, timing = timed(lambda: stage.process(unit))
+    if isinstance(out, Outcome):
+        out.timing = timing
+    return out
 
 
 def unit_timeouts(units: list[WorkUnit], item_timeout_s: float) -> list[float]:
@@ -58,9 +79,10 @@ class Executor(ABC):
         """Start (or attach to) workers and set the stage up once on each."""
 
     @abstractmethod
-    def run(self, units: list[WorkUnit], timeouts: list[float]
+    def run(self, units: Iterable[WorkUnit], timeouts: Iterable[float]
             ) -> Iterator[Outcome | Failure]:
-        """Outcomes in the order of ``units`` (a deterministic output needs that)."""
+        """Outcomes in the order of ``units`` (a deterministic output needs that). Both may
+        be lazy streams, pulled a bounded window ahead of the outcome consumed."""
 
     @abstractmethod
     def close(self) -> None:

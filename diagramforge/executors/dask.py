@@ -21,12 +21,12 @@ import os
 import pickle
 import signal
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
-from diagramforge.executors.base import Executor, Failure, in_flight
+from diagramforge.executors.base import Executor, Failure, in_flight, run_unit
 from diagramforge.params import DaskParams
 from diagramforge.stage import Outcome, Reason, Stage, WorkUnit
 
@@ -57,7 +57,7 @@ class _StagePlugin:
 
     def run(self, unit: WorkUnit, timeout_s: float) -> Outcome | Failure:
         assert self.pool is not None
-        fut = self.pool.submit(self.stage.process, unit)
+        fut = self.pool.submit(run_unit, self.stage, unit)
         try:
             return fut.result(timeout=timeout_s)
         except FutureTimeout:
@@ -123,12 +123,14 @@ class DaskExecutor(Executor):
         plugin_cls = type("StagePlugin", (_StagePlugin, WorkerPlugin), {})
         self.client.register_plugin(plugin_cls(stage, self.plugin_name), name=self.plugin_name)
 
-    def run(self, units: list[WorkUnit], timeouts: list[float]
+    def run(self, units: Iterable[WorkUnit], timeouts: Iterable[float]
             ) -> Iterator[Outcome | Failure]:
+        from itertools import count
+
         from distributed import KilledWorker
 
         assert self.client is not None
-        client, keys = self.client, iter(range(len(units)))
+        client, keys = self.client, count()
         futures = in_flight(units, timeouts, self.workers,
                             lambda u, t: client.submit(_run_unit, self.plugin_name, u, t,
                                                        pure=False,

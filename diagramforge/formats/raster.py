@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pymupdf
 
+from diagramforge.timing import CHECKS, RASTERISE, in_phase
+
 if TYPE_CHECKING:
     from diagramforge.params import RasterParams
 
@@ -35,6 +37,7 @@ class Raster:
     detail: str = ""
 
 
+@in_phase(CHECKS)
 def ink_fraction(samples: bytes, width: int, height: int, channels: int) -> float:
     """Share of pixels that are not (near) white."""
     arr = np.frombuffer(samples, dtype=np.uint8).reshape(height, width, channels)
@@ -42,6 +45,7 @@ def ink_fraction(samples: bytes, width: int, height: int, channels: int) -> floa
     return float((rgb.min(axis=2) < 245).mean()) if arr.size else 0.0
 
 
+@in_phase(CHECKS)
 def check_extremes(width: int, height: int, ink: float, *, min_side: int, max_side: int,
                    max_aspect: float, min_ink: float) -> tuple[str, str] | None:
     """The shared size/scale/blank policy for every format's renders."""
@@ -108,6 +112,7 @@ DEGENERATE_PAGE_PT = 8.0
 a line, plus the standalone border; what the picture draws decides its page instead."""
 
 
+@in_phase(RASTERISE)
 def rasterize_pdf(pdf: bytes, *, dpi: int, margin_pt: float, min_side: int, max_side: int,
                   max_aspect: float, min_ink: float) -> Raster:
     try:

@@ -179,6 +179,12 @@ def compose(docs: list[Standalone], head: tuple[str, ...] | None) -> str:
     return f"{pre}\n\\begin{{document}}\n{pages}\n\\end{{document}}\n"
 
 
+def pages_begun(out: str) -> set[int]:
+    """The pages a batch's run began, from the page marks in its terminal output (each is
+    flushed before its page runs, so a run killed on a page has that page's mark)."""
+    return {int(m) for m in re.findall(re.escape(PAGE_MARK) + r"(\d+)", out)}
+
+
 def failed_page(log: str) -> int | None:
     """The page being typeset when the first error struck (from the page marks)."""
     first = log.find("\n!")

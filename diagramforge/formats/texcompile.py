@@ -37,6 +37,7 @@ from diagramforge.formats.texbatch import (
     compose,
     failed_page,
     format_source,
+    pages_begun,
     split_preloadable,
     union_blocks,
     write_assets,
@@ -51,6 +52,7 @@ from diagramforge.formats.texengines import (
 )
 from diagramforge.formats.tikz import Standalone
 from diagramforge.sandbox import run_sandboxed
+from diagramforge.timing import CACHE, COMPILE, count, in_phase
 
 __all__ = ["RANDOM_SEED", "CompileReason", "CompileResult", "TexCompiler", "batch_key",
            "classify", "compose", "split_preloadable", "tex_env", "tex_version",
@@ -252,6 +254,7 @@ class TexCompiler:
             h.update(b"\0")
         return h.hexdigest()
 
+    @in_phase(CACHE)
     def cache_get(self, doc: Standalone, engine: str | None = None) -> CompileResult | None:
         hit = self._cache.get(self.cache_key(doc, engine))
         if hit is None:
@@ -264,18 +267,27 @@ class TexCompiler:
                              cached=True, mode=meta.get("mode", ""),
                              engine=meta.get("engine", engine or self.engine))
 
+    @in_phase(CACHE)
     def cache_put(self, doc: Standalone, res: CompileResult, engine: str | None = None
                   ) -> None:
         meta = {k: v for k, v in asdict(res).items() if k not in ("pdf", "cached")}
         self._cache.put(self.cache_key(doc, engine), (meta, res.pdf if res.ok else None))
 
     # -- compile ------------------------------------------------------------------------
+    @in_phase(COMPILE)
     def _run(self, docs: list[Standalone], use_format: bool, timeout_s: float,
              engine: Engine) -> tuple[CompileResult, list[bytes]]:
         """One run of ``engine`` over ``docs`` (one page each), with a format when possible.
 
-        On failure, ``CompileResult.page`` is the page the error struck, when the log says.
-        """
+        ``timeout_s`` is each page's deadline: a batch of *n* pages runs until one page
+        (or the preamble) takes longer than that, or the whole run longer than *n* + 1
+        times that — so a batch of sixteen copies of one heavy picture is not stopped for
+        its size, and a page that never ends costs one page's deadline, not the batch's
+        (issue 42: a batch once had 4 × ``timeout_s`` whatever its size).
+
+        On failure, ``CompileResult.page`` is the page the error struck, when the log says;
+        for a run stopped on its deadline it is the page that ran out, for certain (its
+        mark reached the watchdog before it ran)."""
         whole = len(docs) == 1 and docs[0].document is not None
         head, _ = split_preloadable(union_blocks(docs)) if not whole else ((), [])
         fdir = (self.format_dir(head) if use_format and engine == Engine.PDFLATEX
@@ -307,18 +319,25 @@ class TexCompiler:
             write_assets(docs, job)
             if lua is not None:
                 extra_env.update(lua.env(job))
-            # a composed document marks each page as it starts: a page gets the per-document
-            # budget of its own, whatever its place in a batch (the author's own document
-            # has no marks: the whole budget)
-            step = None if whole else (PAGE_MARK.encode(), self.timeout_s)
-            res = run_sandboxed(argv, job, tex_env(extra_env, job), timeout_s=timeout_s,
+            # a batch marks each page as it starts, flushed to the terminal before the page
+            # runs (texbatch.compose): each page has timeout_s of its own (the watchdog's
+            # step), the preamble too, so the whole run has (pages + 1) × timeout_s; a
+            # single document has timeout_s, as written or composed
+            batch = n_pages > 1 and not whole
+            limit = timeout_s * (n_pages + 1) if batch else timeout_s
+            res = run_sandboxed(argv, job, tex_env(extra_env, job), timeout_s=limit,
                                 memory_mb=self.memory_mb, fsize_mb=self.max_output_mb,
-                                access=file_access(job, extra_read), step=step)
+                                access=file_access(job, extra_read),
+                                step=(PAGE_MARK.encode(), timeout_s) if batch else None)
             logf = job / "doc.log"
             text = (logf.read_text(errors="replace") if logf.exists() else "") + res.stdout
+            count("tex_pages", n_pages)  # pages given to TeX; and those it began on:
+            count("tex_pages_begun", len(pages_begun(res.stdout)) if batch else n_pages)
             if res.timed_out:
-                return fail(CompileReason.TIMEOUT, f"killed after {timeout_s:g}s",
-                            failed_page(text))
+                count("tex_timeouts")
+                # the page that began last is the one that ran out (none: the preamble)
+                why = timeout_s if batch and res.seconds < limit else limit
+                return fail(CompileReason.TIMEOUT, f"killed after {why:g}s", failed_page(text))
             if res.killed_by == 25 or (res.returncode != 0 and self._hit_size_limit(job)):
                 # SIGXFSZ: RLIMIT_FSIZE hit (by the engine, or by the driver it pipes to:
                 # xdvipdfmx dies, XeTeX fails on the broken pipe)
@@ -370,10 +389,14 @@ class TexCompiler:
 
         Cache hits first; then documents that can share a run (same engine and
         :func:`batch_key`) go in batches of ``batch_size``, one page each.  When a batch
-        fails, the page the log blames is compiled alone (for its own error) and the rest
-        of the batch runs again; when the log blames no page, the batch is halved.  So one
-        bad figure costs one extra run, not a run per neighbour, and a document is only
-        ever rejected for the error of its own single run: never for a neighbour's.
+        fails, the page the log blames (or the page that ran past its own ``timeout_s``:
+        each page of a batch has that to itself) is compiled alone, for its own verdict,
+        and the rest of the batch runs again, the pages typeset before the failure last
+        (so a good page is typeset at most twice, however many bad pages share its batch);
+        when no page began (the shared preamble ran out of time) each page runs alone; when
+        the log blames no page, the batch is halved.  So one bad figure costs one extra
+        run, not a run per neighbour, and a document is only ever rejected for the error of
+        its own single run: never for a neighbour's.
         """
         engs = [Engine(e) for e in engines] if engines else [self.engine] * len(docs)
         results: list[CompileResult | None] = [self.cache_get(d, e)
@@ -438,7 +461,7 @@ class TexCompiler:
         if len(idx) < 2:
             return idx
         group = [docs[k] for k in idx]
-        res, pages = self._run(group, self.use_format, self.timeout_s * len(group), engine)
+        res, pages = self._run(group, self.use_format, self.timeout_s, engine)
         if res.ok:
             share = res.seconds / len(group)
             for k, page in zip(idx, pages, strict=True):
@@ -447,15 +470,19 @@ class TexCompiler:
                 self.cache_put(docs[k], one, engine)
                 results[k] = one
             return []
+        count("tex_batch_failures")
         p = res.page
+        if p is None and res.reason == CompileReason.TIMEOUT:
+            # no page began: the preamble the pages share ran out of time; each page runs
+            # alone once, as unbatched (halving would run that preamble at every level)
+            return list(idx)
         if p is not None and 0 <= p < len(idx):
-            if res.reason == CompileReason.TIMEOUT:
-                # the page that ran out of its budget is p (its mark is flushed before it
-                # runs); pages before p finished but their output died with the run
-                return (self._batch(docs, idx[:p], results, engine) + [idx[p]]
-                        + self._batch(docs, idx[p + 1:], results, engine))
-            bad = idx[p]
-            return [bad, *self._batch(docs, [k for k in idx if k != bad], results, engine)]
+            # p is the page that failed or ran out of its budget (its mark is flushed
+            # before it runs); it runs alone for its verdict. The pages before p were
+            # typeset: they go last in the one rerun, so that another bad page among the
+            # rest stops the rerun before they are typeset again (a batch of copies of one
+            # broken picture typeset its good pages once per copy)
+            return [idx[p], *self._batch(docs, idx[p + 1:] + idx[:p], results, engine)]
         half = len(idx) // 2
         return (self._batch(docs, idx[:half], results, engine)
                 + self._batch(docs, idx[half:], results, engine))

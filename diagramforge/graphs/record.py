@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from diagramforge.graphs.model import Graph, graph_stats
+from diagramforge.timing import GRAPH, in_phase
 
 GRAPH_COLUMNS: tuple[str, ...] = ("graph", "graph_nodes", "graph_edges", "graph_components",
                                   "graph_longest_path")
@@ -23,6 +24,7 @@ UNSUPPORTED = "unsupported"
 """``to_graph`` returned ``None``: the format has no structure extractor."""
 
 
+@in_phase(GRAPH)
 def graph_columns(build: Callable[[], Graph | None], counts: dict[str, int]) -> dict:
     """Run ``build`` and return the graph columns; count ``graph_built`` or
     ``graph_null_<reason>`` into ``counts`` (an :class:`~diagramforge.stage.Outcome`'s

@@ -7,6 +7,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from diagramforge.formats.texbatch import PAGE_MARK
 from diagramforge.formats.texcompile import (
     CompileReason,
     TexCompiler,
@@ -292,7 +293,7 @@ def test_a_command_cleared_before_it_is_redefined_compiles_in_a_shared_run(tex):
 def test_an_endless_page_stops_its_batch_after_its_own_budget_and_is_named(tex):
     """Each page of a batch gets the per-document budget: the watchdog sees the page marks
     live (``\\message`` flushes them), so the batch is stopped at the endless page, which
-    is then tried alone; its neighbours before and after finish in a batch each. (The marks
+    is then tried alone; its neighbours before and after finish in one rerun. (The marks
     used to reach the log one page late: the page *before* the loop was blamed, and the
     batch after it timed out a second time.)"""
     docs = [pic(rf"\node{{{k}}};") for k in range(6)]
@@ -302,4 +303,77 @@ def test_an_endless_page_stops_its_batch_after_its_own_budget_and_is_named(tex):
     res = tex.compile_many(docs)
     assert [r.ok for r in res] == [True, True, False, True, True, True]
     assert res[2].reason == CompileReason.TIMEOUT
-    assert runs == [(6, False), (2, True), (3, True), (1, False)]  # singles come last
+    assert runs == [(6, False), (5, True), (1, False)]  # singles come last
+
+
+def test_a_batch_has_a_deadline_per_page_not_four_pages(tex, monkeypatch):
+    """Sixteen pages of a picture that takes most of its deadline must not be stopped for
+    the batch's size: the run's deadline grows with its pages (and its preamble), and what
+    stops it is one page running past its own deadline (the watchdog's step)."""
+    from diagramforge.formats import texcompile
+
+    tex.format_dir()  # the shared format, built once before any picture
+    seen = []
+    real = texcompile.run_sandboxed
+
+    def spy(*args, **kw):
+        seen.append((kw["timeout_s"], kw.get("step")))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(texcompile, "run_sandboxed", spy)
+    tex.compile_many([pic(rf"\node {{{k}}};") for k in range(16)], batch_size=16)
+    tex.compile_one(pic(r"\node {alone};"))
+    assert seen == [(5 * 17, (PAGE_MARK.encode(), 5)), (5, None)]
+
+
+def test_a_batch_whose_shared_preamble_never_ends_is_tried_page_by_page_not_halved(tex):
+    """No page began: the preamble the pages share ran out of time. Each page then runs
+    alone once (as it would unbatched); halving ran the preamble again at every level
+    (7 timeouts for 4 pages instead of 1 + 4)."""
+    blocks = [r"\usepackage{tikz}", r"\AtBeginDocument{\def\a{\a}\a}"]
+    docs = [pic(rf"\node{{{k}}};", blocks) for k in range(4)]
+    runs = _counting(tex)
+    tex.timeout_s = 1
+    res = tex.compile_many(docs)
+    assert all(r.reason == CompileReason.TIMEOUT for r in res)
+    assert runs == [(4, False)] + [(1, False)] * 4
+
+
+def test_good_pages_are_typeset_at_most_twice_however_many_bad_pages_share_them(tex):
+    """Issue 42: a batch of copies of one broken picture among good pages. Rerunning
+    "everything but the bad page" typeset the good pages before it once per bad page; the
+    rerun now puts them last, behind the pages not yet tried."""
+    good = [pic(rf"\node {{good {k}}};") for k in range(4)]
+    bad = [pic(rf"\node[no such key {k}] {{x}};") for k in range(4)]
+    order = [good[0], good[1], bad[0], bad[1], good[2], bad[2], bad[3], good[3]]
+    typeset: list[int] = []  # every page each run got through (up to its error)
+    orig = tex._run
+
+    def run(docs, use_format, timeout_s, engine):
+        res, pages = orig(docs, use_format, timeout_s, engine)
+        upto = len(docs) if res.ok or res.page is None else res.page + 1
+        typeset.extend(order.index(d) for d in docs[:upto])
+        return res, pages
+
+    tex._run = run
+    res = tex.compile_many(order, batch_size=8)
+    assert [r.ok for r in res] == [True, True, False, False, True, False, False, True]
+    assert all(r.reason == CompileReason.TIKZ_ERROR for r in res if not r.ok)
+    for k in (0, 1, 4, 7):  # the good pages
+        assert typeset.count(k) <= 2, (k, typeset)
+
+
+def test_page_marks_take_none_of_the_documents_write_streams(tex):
+    """TeX has sixteen write streams; a page's mark must not take one from a picture that
+    allocates many (``\\typeout`` writes to the terminal through LaTeX's never-opened
+    ``\\@unused``; a mark file of its own would need a stream)."""
+    def blocks(n: int) -> list[str]:
+        return [r"\usepackage{tikz}", "".join(rf"\newwrite\w{chr(97 + k)}" for k in range(n))]
+
+    def whole(n: int) -> Standalone:  # as written: no page marks in it
+        return Standalone([], "", document="\\documentclass{standalone}\n"
+                          + "\n".join(blocks(n)) + "\n\\begin{document}\\tikz\\draw (0,0)--(1,1);"
+                          "\\end{document}\n")
+
+    most = max(n for n in range(6, 17) if tex.compile_one(whole(n)).ok)
+    assert tex.compile_one(pic(r"\draw (0,0) -- (1,1);", blocks(most))).ok
