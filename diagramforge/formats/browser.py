@@ -10,10 +10,12 @@ rather than by copying it.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import secrets
 import shutil
+import tempfile
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -25,6 +27,35 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
                  "--dns-prefetch-disable",
                  "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"]
+
+
+_SOCKET_MAX = 107
+"""Bytes a Unix socket's path may have (``sun_path`` holds 108 with its NUL)."""
+_SOCKET_TAIL = len("/org.chromium.Chromium.XXXXXX/SingletonSocket")
+_SHORT_TMP: str | None = None
+_SHORT_LOCK = threading.Lock()
+
+
+def browser_env() -> dict[str, str] | None:
+    """The environment to launch Chromium with: ``None`` (this process's) unless the temp
+    dir is too long for Chromium's singleton socket, which it makes at
+    ``$TMPDIR/org.chromium.Chromium.XXXXXX/SingletonSocket`` and dies without ("Socket path
+    too long") — every draw.io and Mermaid diagram was then rejected as
+    ``*_render_failed: TargetClosedError`` under a deep TMPDIR (a CI runner's, pytest's,
+    a project under a long path). Chromium then gets a short temp dir of this process's
+    own under ``/tmp`` (what it keeps there never reaches a render)."""
+    global _SHORT_TMP
+    if len(os.fsencode(tempfile.gettempdir())) + _SOCKET_TAIL <= _SOCKET_MAX:
+        return None
+    with _SHORT_LOCK:
+        if _SHORT_TMP is None or not os.path.isdir(_SHORT_TMP):
+            root = next((d for d in ("/tmp", "/var/tmp", "/dev/shm")
+                         if os.path.isdir(d) and os.access(d, os.W_OK)), None)
+            if root is None:
+                return None
+            _SHORT_TMP = tempfile.mkdtemp(prefix="df-", dir=root)
+            atexit.register(shutil.rmtree, _SHORT_TMP, True)
+    return {**os.environ, "TMPDIR": _SHORT_TMP}
 
 
 def lockdown_args(proxy: str) -> list[str]:
@@ -272,7 +303,7 @@ class LockedBrowser:
         self._server = PackageServer(self.package_dir, pages=pages)
         self._pw = acquire_playwright()
         self._browser = self._pw.chromium.launch(  # type: ignore[attr-defined]
-            executable_path=self.chromium, headless=True,
+            executable_path=self.chromium, headless=True, env=browser_env(),
             args=CHROMIUM_ARGS + lockdown_args(self._server.netloc))
 
     def _open(self, path: str, wait_until: str = "load"):  # noqa: ANN202 - playwright Page

@@ -310,3 +310,23 @@ def test_a_dead_png_encoder_fails_what_it_held_and_is_replaced(renderer):
     assert got == ["PNG encoder died: boom", True]
     (out,) = renderer.render_many([model(vertex("a", "A", "rounded=1;"))], png=True)
     assert out.ok and out.png.startswith(b"\x89PNG")
+
+
+def test_renders_under_a_temp_dir_too_deep_for_chromiums_socket(tmp_path, monkeypatch):
+    """Chromium makes its singleton socket under $TMPDIR and dies ("Socket path too long")
+    when that path passes 107 bytes: under a deep TMPDIR (a CI runner's, pytest's) every
+    draw.io and Mermaid diagram was rejected as ``TargetClosedError``."""
+    import tempfile
+
+    deep = tmp_path / ("d" * 70) / ("e" * 30)
+    deep.mkdir(parents=True)
+    monkeypatch.setenv("TMPDIR", str(deep))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
+    assert tempfile.gettempdir() == str(deep)
+    r = DrawioRenderer()
+    try:
+        (out,) = r.render_many([mxgraph.for_render(model(vertex("b", "Deep", "rounded=0;")))])
+    finally:
+        r.close()
+    assert out.ok, out.error
+    assert ">Deep</text>" in out.svg
