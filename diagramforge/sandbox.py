@@ -30,15 +30,21 @@ class SandboxResult:
 
 def _limits(memory_mb: int, cpu_s: int, fsize_mb: int,  # noqa: ANN202 - preexec fn
             access: FileAccess | None = None):
+    """Runs in the forked child before exec. The address-space limit comes last: until
+    exec the child is a copy of its parent — a stage worker whose address space already
+    passes ``memory_mb`` when its driver loaded ScanCode's licence index (3.3 GB of it in
+    render's workers) — so any allocation the Python code here made after that limit could
+    fail, and the run died as "Exception occurred in preexec_fn" (ledgered as a unit
+    ``error``) whenever the child's heap happened to need a new page."""
     def apply() -> None:
-        mem = memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+        if access is not None:
+            restrict_self(access)
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
         fs = fsize_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_FSIZE, (fs, fs))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if access is not None:
-            restrict_self(access)
+        mem = memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
     return apply
 
 

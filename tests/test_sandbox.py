@@ -44,3 +44,27 @@ def test_without_a_step_the_whole_budget_alone_applies(tmp_path):
     res = run_sandboxed([sys.executable, "-c", STEPPER, "1", "hang"], tmp_path,
                         dict(os.environ), timeout_s=1)
     assert res.timed_out and res.stdout.count("mark ") == 1
+
+
+def test_the_child_may_allocate_before_exec_whatever_its_parents_size(tmp_path, monkeypatch):
+    """A stage worker can be larger than the tool's memory limit (its driver loaded
+    ScanCode's index: 3.3 GB of address space in render's workers). The limit must bind the
+    tool, not the copy of the worker that runs the Python setup between fork and exec: with
+    the limit first, an allocation there failed ("Exception occurred in preexec_fn")."""
+    import mmap
+
+    import diagramforge.sandbox as sandbox
+    from diagramforge.landlock import FileAccess
+
+    def allocating_restrict(access):  # noqa: ANN001, ANN202 - what landlock's setup may do
+        return bytearray(64 << 20)  # a fresh mapping, whatever the heap holds
+
+    monkeypatch.setattr(sandbox, "restrict_self", allocating_restrict)
+    big = mmap.mmap(-1, 3 << 30)  # the parent passes 1 GB of address space (never touched)
+    try:
+        r = sandbox.run_sandboxed([sys.executable, "-c", "print('ran')"], tmp_path,
+                                  dict(os.environ), 30, memory_mb=1024,
+                                  access=FileAccess(read=(), execute=(), write=()))
+    finally:
+        big.close()
+    assert r.returncode == 0 and "ran" in r.stdout
