@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from diagramforge.evaluate.compile import Compiler
-from diagramforge.evaluate.images import similarity
+from diagramforge.evaluate.images import image_scores
 from diagramforge.evaluate.registry import GENERATION, GRAPH_METRICS, IMAGE_METRICS
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.score import score_graphs
@@ -61,10 +61,5 @@ def score_item(ref: dict[str, Any], output: str | None, compiler: Compiler,
     else:
         row |= dict.fromkeys(GRAPH_METRICS, 0.0)
     ref_image = ref.get("image")
-    if not ref_image:
-        row |= dict.fromkeys(IMAGE_METRICS)
-    elif c.ok and c.image:
-        row |= similarity(c.image, ref_image)
-    else:
-        row |= dict.fromkeys(IMAGE_METRICS, 0.0)
+    row |= image_scores(c.image if c.ok else None, ref_image)
     return row

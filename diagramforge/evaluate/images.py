@@ -38,6 +38,16 @@ def similarity(pred_png: bytes, ref_png: bytes) -> dict[str, float]:
     return {"ssim": ssim, "pixel": pixel}
 
 
+def image_scores(pred_png: bytes | None, ref_png: bytes | None) -> dict[str, float | None]:
+    """``ssim`` and ``pixel`` of a prediction's render: unset when there is no reference
+    picture to compare with (nothing to say), 0 when the prediction drew nothing."""
+    if not ref_png:
+        return {"ssim": None, "pixel": None}
+    if pred_png:
+        return similarity(pred_png, ref_png)
+    return {"ssim": 0.0, "pixel": 0.0}
+
+
 def same_picture(a_png: bytes, b_png: bytes) -> bool:
     """Whether two renders show the same pixels (on white, in grey): an edit whose render
     is its source's did nothing visible, whatever its code says."""

@@ -29,8 +29,8 @@ from typing import Any
 
 from diagramforge.evaluate.compile import Compiler
 from diagramforge.evaluate.generation import count_tokens
-from diagramforge.evaluate.images import similarity
-from diagramforge.evaluate.registry import IMAGE_METRICS, TRANSLATION
+from diagramforge.evaluate.images import image_scores
+from diagramforge.evaluate.registry import TRANSLATION
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.score import score_graphs
 from diagramforge.params import Params
@@ -84,10 +84,5 @@ def score_item(ref: dict[str, Any], output: str | None, compiler: Compiler,
     if c.ok and c.image and ref.get("target_code"):
         drawn = compiler.compile(f"{ref['id']}:reference", target, str(ref["target_code"]))
         ref_image = drawn.image if drawn.ok and drawn.image else ref_image
-    if not ref_image:
-        row |= dict.fromkeys(IMAGE_METRICS)
-    elif c.ok and c.image:
-        row |= similarity(c.image, ref_image)
-    else:
-        row |= dict.fromkeys(IMAGE_METRICS, 0.0)
+    row |= image_scores(c.image if c.ok else None, ref_image)
     return row
