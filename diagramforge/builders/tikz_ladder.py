@@ -24,10 +24,10 @@ from enum import StrEnum
 from diagramforge.formats import latex
 from diagramforge.formats.preamble import SKIP_PACKAGES, skip_groups
 from diagramforge.formats.tikz import (
-    ENV_PACKAGES,
     TIKZ_PROVIDERS,
     Picture,
     Standalone,
+    packages_needed,
     unsafe_constructs,
     usable,
 )
@@ -186,10 +186,10 @@ def ladder(doc: Standalone, pic: Picture, head: list[str], verbatim: str,
     head = list(head)
     names = {n.strip() for group in USEPKG.findall("\n".join([*head, verbatim]))
              for n in group.split(",")}
-    need = ENV_PACKAGES.get(pic.env)
-    if need and need not in names:
-        head.append(f"\\usepackage{{{need}}}")
-        names.add(need)
+    for need in packages_needed(pic.env, pic.text):
+        if need not in names:
+            head.append(f"\\usepackage{{{need}}}")
+            names.add(need)
     if not names & TIKZ_PROVIDERS:
         head.append(r"\usepackage{tikz}")
     blocks = [*head, verbatim, *data] if verbatim else [*head, *data]

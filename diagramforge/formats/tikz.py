@@ -29,6 +29,21 @@ TIKZ_PROVIDERS = frozenset({"tikz", "pgfplots", "circuitikz", "tikz-cd", "forest
                             "tikz-feynman", "neuralnetwork"})
 ENV_PACKAGES = {"tikzcd": "tikz-cd", "forest": "forest", "circuitikz": "circuitikz",
                 "feynmandiagram": "tikz-feynman", "neuralnetwork": "neuralnetwork"}
+INNER_ENV_PACKAGES = {"axis": "pgfplots", "semilogxaxis": "pgfplots",
+                      "semilogyaxis": "pgfplots", "loglogaxis": "pgfplots"}
+"""Environments used *inside* a picture that need a package of their own: a TeX.SE answer
+or an \\input-ed figure file often shows just the ``tikzpicture`` with its pgfplots
+``axis``, the ``\\usepackage{pgfplots}`` left in the question's preamble (a real
+collection's plots failed as "Environment axis undefined")."""
+
+
+def packages_needed(env: str, body: str) -> list[str]:
+    """Packages a picture of ``env`` with ``body`` needs beyond TikZ, in load order."""
+    need = [ENV_PACKAGES[env]] if env in ENV_PACKAGES else []
+    for inner, pkg in INNER_ENV_PACKAGES.items():
+        if pkg not in need and f"\\begin{{{inner}}}" in body:
+            need.append(pkg)
+    return need
 FIGURE_ENVS = ("figure", "figure*", "wrapfigure", "subfigure", "SCfigure", "table", "table*")
 _REF = re.compile(r"\\(?:ref|cref|Cref|autoref|vref|subref)\*?\s*\{([^}]*)\}")
 
@@ -288,10 +303,10 @@ def standalone(picture: Picture, defs: list[Definition],
     passed = [b for b in blocks if b.startswith("\\PassOptionsToPackage")]
     blocks = passed + [b for b in blocks if b not in passed]
     at = len(passed)
-    need = ENV_PACKAGES.get(picture.env)
-    if need and need not in pkgs:
-        blocks.insert(at, f"\\usepackage{{{need}}}")
-        pkgs.add(need)
+    for need in reversed(packages_needed(picture.env, picture.text)):
+        if need not in pkgs:
+            blocks.insert(at, f"\\usepackage{{{need}}}")
+            pkgs.add(need)
     if not pkgs & TIKZ_PROVIDERS:
         blocks.insert(at, r"\usepackage{tikz}")
     else:

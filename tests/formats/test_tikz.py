@@ -1,5 +1,5 @@
 from diagramforge.formats.preamble import parse_preamble
-from diagramforge.formats.tikz import attach_context, find_pictures, standalone
+from diagramforge.formats.tikz import Picture, attach_context, find_pictures, standalone
 
 BODY = r"""
 Intro text mentioning Figure~\ref{fig:a} and \cref{fig:b,fig:a}.
@@ -121,3 +121,29 @@ def test_packages_that_cannot_load_here_are_dropped_and_listed():
     assert r"\usepackage{amsmath}" in doc.blocks
     assert "minted" not in doc.code  # needs shell escape, which the sandbox never grants
     assert doc.dropped == ["babel", "mytheme"]
+
+
+def test_a_picture_with_a_pgfplots_axis_loads_pgfplots_and_compiles(tmp_path):
+    """An \\input-ed figure file or a TeX.SE answer shows the tikzpicture and its axis, its
+    \\usepackage{pgfplots} left elsewhere: the minimal document loads it (a real collection's
+    plots failed as "Environment axis undefined"), and pdflatex typesets it."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex missing")
+    text = (r"\begin{tikzpicture}\begin{axis}[xlabel=$x$]\addplot[domain=0:2] {x^2};"
+            r"\end{axis}\end{tikzpicture}")
+    doc = standalone(Picture("tikzpicture", text, 0, 0), [])
+    assert r"\usepackage{pgfplots}" in doc.blocks
+    (tmp_path / "doc.tex").write_text(doc.code)
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-no-shell-escape", "doc.tex"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+                              "TEXMFVAR": str(tmp_path / "var")})
+    assert run.returncode == 0, run.stdout[-800:]
+    plain = standalone(Picture("tikzpicture", r"\begin{tikzpicture}\draw (0,0)--(1,1);"
+                                              r"\end{tikzpicture}", 0, 0), [])
+    assert not any("pgfplots" in b for b in plain.blocks)
