@@ -3,20 +3,68 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 
-from diagramforge.sandbox import run_sandboxed
+from diagramforge.sandbox import HANG_S, cpu_seconds, run_sandboxed, timeout_detail
 
 
 def test_a_run_that_stops_making_progress_is_killed_at_its_step_budget(tmp_path):
-    """``step``: killed when no new marker arrives in time, long before the whole budget."""
-    script = ("import sys, threading\n"
-              "for k in range(3):\n    print(f'mark {k}', flush=True)\n"
-              "threading.Event().wait()\n")
+    """``step``: killed when it spends the step's CPU budget without a new marker, long
+    before the whole budget."""
+    script = ("for k in range(3):\n    print(f'mark {k}', flush=True)\n"
+              "while True:\n    pass\n")
     res = run_sandboxed([sys.executable, "-c", script], tmp_path, dict(os.environ),
                         timeout_s=600, step=(b"mark ", 0.5))
-    assert res.timed_out and res.seconds < 60
+    assert res.timed_out and res.stopped == "step" and res.seconds < 60
     assert res.stdout.count("mark ") == 3
+    assert timeout_detail(res, 600, 0.5) == "killed after 0.5 CPU-s"
+
+
+def test_a_run_that_waits_for_ever_is_killed_as_hung(tmp_path):
+    """No CPU time and no output: a CPU budget alone would never stop it."""
+    script = "import threading\nprint('mark 0', flush=True)\nthreading.Event().wait()\n"
+    res = run_sandboxed([sys.executable, "-c", script], tmp_path, dict(os.environ),
+                        timeout_s=600, step=(b"mark ", 0.5))
+    assert res.timed_out and res.stopped == "hung" and res.seconds < 60
+    assert timeout_detail(res, 600, 0.5) == f"killed: no progress for {HANG_S:g} s"
+
+
+def test_a_deadline_counts_the_runs_cpu_time_not_the_machines_load(tmp_path):
+    """A run that needs 0.15 CPU-s, given a tenth of a core that a busy loop holds, takes
+    longer on the clock than its 0.5 s budget and still finishes: the budget is CPU time,
+    so whether a picture "timed out" (a verdict in the data) depends on the picture, not
+    on what else the machine runs. With a wall-clock deadline it was killed."""
+    cpu = min(os.sched_getaffinity(0))
+    hog = subprocess.Popen([sys.executable, "-c", "while True:\n    pass\n"],
+                           preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+    work = (f"import os, time\nos.sched_setaffinity(0, {{{cpu}}})\nos.nice(10)\n"
+            "t = time.process_time()\n"
+            "while time.process_time() - t < 0.15:\n    pass\nprint('done')\n")
+    try:
+        res = run_sandboxed([sys.executable, "-c", work], tmp_path, dict(os.environ),
+                            timeout_s=0.5)
+    finally:
+        hog.kill()
+        hog.wait()
+    assert res.seconds > 0.5, "the busy loop did not slow the run: nothing was shown"
+    assert res.returncode == 0 and not res.timed_out and "done" in res.stdout
+
+
+def test_cpu_seconds_counts_the_children_too():
+    """A tool's time includes what its children spent (kpathsea's mktexpk, xdvipdfmx)."""
+    child = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass"
+    script = ("import subprocess, sys\n"
+              f"subprocess.run([sys.executable, '-c', {child!r}])\n"
+              "print('ok', flush=True)\nsys.stdin.read()\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == b"ok\n"
+        assert cpu_seconds(proc.pid) >= 0.3
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 # prints "mark <k>" n times, 0.05 s apart, then ends or hangs for good
@@ -43,7 +91,7 @@ def test_a_run_that_keeps_making_progress_may_outlast_its_step_budget(tmp_path):
 def test_without_a_step_the_whole_budget_alone_applies(tmp_path):
     res = run_sandboxed([sys.executable, "-c", STEPPER, "1", "hang"], tmp_path,
                         dict(os.environ), timeout_s=1)
-    assert res.timed_out and res.stdout.count("mark ") == 1
+    assert res.timed_out and res.stopped == "cpu" and res.stdout.count("mark ") == 1
 
 
 def test_the_child_may_allocate_before_exec_whatever_its_parents_size(tmp_path, monkeypatch):

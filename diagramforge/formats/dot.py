@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from diagramforge.formats.declarations import UNSAFE_XML, declaration
 from diagramforge.records import Refusal
-from diagramforge.sandbox import run_sandboxed
+from diagramforge.sandbox import run_sandboxed, timeout_detail
 
 if TYPE_CHECKING:  # the graph layer loads only when a graph is built (not in extract)
     from diagramforge.graphs.model import Graph
@@ -190,7 +190,7 @@ def run_dot(code: str, outputs: tuple[str, ...], *, layout: bool = True,
         res = run_sandboxed([*argv, "in.gv"], work, _env(work), timeout_s,
                             memory_mb=memory_mb, fsize_mb=64)
         if res.timed_out:
-            raise DotError(DotReason.TIMEOUT, f"dot ran over {timeout_s:g}s")
+            raise DotError(DotReason.TIMEOUT, "dot " + timeout_detail(res, timeout_s))
         got = {f: (work / f"out.{f}").read_bytes() for f in outputs
                if (work / f"out.{f}").exists()}
         lines = res.stdout.splitlines()

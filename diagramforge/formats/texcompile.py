@@ -51,7 +51,7 @@ from diagramforge.formats.texengines import (
     tex_read_roots,
 )
 from diagramforge.formats.tikz import Standalone
-from diagramforge.sandbox import run_sandboxed
+from diagramforge.sandbox import run_sandboxed, timeout_detail
 from diagramforge.timing import CACHE, COMPILE, count, in_phase
 
 __all__ = ["RANDOM_SEED", "CompileReason", "CompileResult", "TexCompiler", "batch_key",
@@ -336,8 +336,8 @@ class TexCompiler:
             if res.timed_out:
                 count("tex_timeouts")
                 # the page that began last is the one that ran out (none: the preamble)
-                why = timeout_s if batch and res.seconds < limit else limit
-                return fail(CompileReason.TIMEOUT, f"killed after {why:g}s", failed_page(text))
+                return fail(CompileReason.TIMEOUT, timeout_detail(res, limit, timeout_s),
+                            failed_page(text))
             if res.killed_by == 25 or (res.returncode != 0 and self._hit_size_limit(job)):
                 # SIGXFSZ: RLIMIT_FSIZE hit (by the engine, or by the driver it pipes to:
                 # xdvipdfmx dies, XeTeX fails on the broken pipe)
