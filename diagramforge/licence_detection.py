@@ -149,30 +149,111 @@ def _is_pointer(m) -> bool:  # noqa: ANN001 - LicenseMatch
 def _pointers(matches: list, licensing) -> tuple[list, list]:  # noqa: ANN001
     """(matches kept, pointers to licences the text does not state).
 
-    A pointer to a licence family the text states is the same licence: "…either version 2
-    of the License, or (at your option) any later version. The complete text of version 2
-    is in GPL-2" is GPL-2.0-or-later, not GPL-2.0-or-later AND GPL-2.0-only.  A pointer to
-    another licence beside a stated one ("…Mozilla Public License 1.1… a copy of the GNU
-    General Public License is in …") is a text at odds with itself.  A text made of
-    pointers only ("Licensed under the MIT License") states what they name."""
-    def fams(m) -> set[str]:  # noqa: ANN001
-        return {_family(k) for k in licensing.license_keys(m.rule.license_expression)}
+    A pointer to a licence the text states is the same licence: "…either version 2 of the
+    License, or (at your option) any later version. The complete text of version 2 is in
+    GPL-2" is GPL-2.0-or-later, not GPL-2.0-or-later AND GPL-2.0-only; so is a pointer
+    that names no version ("the GNU General Public License").  A pointer to another licence
+    — or to another version, or to "or later" where the notice read says one version
+    ("…version 3 of the License, [or (at your option) any later version]") — beside a
+    stated one is a text at odds with itself, or one ScanCode read only in part.  A text
+    made of pointers only ("Licensed under the MIT License") states what they name."""
+    def keys(m) -> list[str]:  # noqa: ANN001
+        return licensing.license_keys(m.rule.license_expression)
 
-    stated = {f for m in matches if not _is_pointer(m) for f in fams(m)}
+    stated = {k for m in matches if not _is_pointer(m) for k in keys(m)}
     if not stated:
         return matches, []
+    families = {_family(k) for k in stated}
+
+    def backs(m, k: str) -> bool:  # noqa: ANN001
+        if k in stated or f"{k}-plus" in stated:
+            return True
+        return _family(k) in families and not re.search(r"\d", m.rule.text)
+
     kept = [m for m in matches if not _is_pointer(m)]
-    return kept, [m for m in matches if _is_pointer(m) and not fams(m) <= stated]
+    return kept, [m for m in matches if _is_pointer(m) and not all(backs(m, k) for k in keys(m))]
 
 
 def detect_text(text: str) -> Detection:
-    """The licence a text states, by ScanCode, or ``LicenseRef-unknown`` with the reason."""
+    """The licence a text states, by ScanCode, or ``LicenseRef-unknown`` with the reason.
+
+    A text ScanCode cannot read with confidence is read a second time without the sentences
+    that grant nothing (:func:`without_boilerplate`: the FSF's warranty and "you should have
+    received a copy" sentences, Debian's pointers to ``/usr/share/common-licenses``).  They
+    split a notice into fragments ScanCode reads as several versions or as a partial match
+    ("… version 2 or later. … See the GNU General Public License [no version] for more
+    details"); the grant itself is all that decides.  The second reading must pass every
+    check of the first, and every licence a removed pointer names must be one the text
+    states (a "version 2 or later" notice pointing at ``GPL-3`` stays unknown)."""
+    first = _detect(text)
+    if first.spdx != UNKNOWN:
+        return first
+    stripped, pointers = without_boilerplate(text)
+    if stripped == text or not stripped.strip():
+        return first
+    second = _detect(stripped)
+    if second.spdx == UNKNOWN:
+        return first
+    stated = {getattr(s, "key", str(s)) for s in parse_expression(second.spdx).symbols}
+    astray = sorted({n for n in pointers
+                     if not any(k.startswith(DEBIAN_COMMON[n]) for k in stated)})
+    if astray:
+        return Detection(UNKNOWN, "none", first.score, second.scancode,
+                         f"states {second.spdx} but points at /usr/share/common-licenses/"
+                         f"{', '.join(astray)}", second.rules)
+    removed = "FSF boilerplate" + (f", pointers to {', '.join(sorted(set(pointers)))}"
+                                   if pointers else "")
+    return Detection(second.spdx, second.method, second.score, second.scancode,
+                     f"read without sentences that grant nothing ({removed})", second.rules)
+
+
+DEBIAN_COMMON = {
+    # /usr/share/common-licenses/<name> (Debian's base-files) → the SPDX ids it can back:
+    # "GPL-2" is the text of GPL-2.0 (granted -only or -or-later by the notice), "GPL" of
+    # whichever GPL version the notice names, "LGPL-2" the Library GPL 2.0
+    "Apache-2.0": "Apache-2.0", "Artistic": "Artistic-", "BSD": "BSD-", "CC0-1.0": "CC0-1.0",
+    "GFDL": "GFDL-", "GFDL-1.2": "GFDL-1.2", "GFDL-1.3": "GFDL-1.3", "GPL": "GPL-",
+    "GPL-1": "GPL-1.0", "GPL-2": "GPL-2.0", "GPL-3": "GPL-3.0", "LGPL": "LGPL-",
+    "LGPL-2": "LGPL-2.0", "LGPL-2.1": "LGPL-2.1", "LGPL-3": "LGPL-3.0", "MPL-1.1": "MPL-1.1",
+    "MPL-2.0": "MPL-2.0",
+}
+_SENTENCES = re.compile(r"(?<=[.!?])[\"'`)]*\s+|\n[\s.]*\n")
+_POINTER = re.compile(r"/usr/share/common-licenses/([A-Za-z0-9.+-]*[A-Za-z0-9+])")
+_BOILERPLATE = re.compile(
+    # sentences of the FSF's "How to apply" notice that grant nothing: the warranty
+    # disclaimer, "See the GNU … License for more details", "You should have received a
+    # copy … if not, write to the Free Software Foundation, Inc., <address>"
+    r"distributed in the hope that it will be useful|^see the gnu [\w ]{0,40}license"
+    r"( for more details)?\W*$|^you should have received a copy of the\W+gnu"
+    r"|^if not, (write to|see) |^\W*free software foundation,? inc\b", re.I)
+
+
+def without_boilerplate(text: str) -> tuple[str, list[str]]:
+    """The text without its sentences that grant nothing, and the names of the Debian
+    ``/usr/share/common-licenses`` files its removed pointers name.  A sentence naming such
+    a file is a pointer ("On Debian systems, the complete text of version 2 of the GNU
+    General Public License can be found in /usr/share/common-licenses/GPL-2") unless the
+    name is not one Debian ships — then the sentence stays and the text stays unread."""
+    kept, pointers = [], []
+    for sentence in _SENTENCES.split(text):
+        flat = " ".join(sentence.split())
+        names = _POINTER.findall(flat)
+        if names and all(n in DEBIAN_COMMON for n in names):
+            pointers += names
+        elif not names and _BOILERPLATE.search(flat):
+            continue
+        else:
+            kept.append(sentence)
+    return "\n".join(kept), pointers
+
+
+def _detect(text: str) -> Detection:
     from licensedcode.cache import get_licensing
     from licensedcode.detection import LicenseDetection, group_matches, process_detections
     from licensedcode.query import build_query
 
     idx = index()
-    qry = build_query(query_string=text, idx=idx)
+    qry = build_query(query_string=text, idx=idx) if text.strip() else None
     matches = idx.match_query(qry) if qry is not None else []
     if not matches:
         return Detection(UNKNOWN, "none", 0.0, detail="no licence text found")
@@ -222,6 +303,11 @@ def detect_text(text: str) -> Detection:
     versions = next((sorted(v) for v in families.values() if len(v) > 1), None)
     if versions:  # "version 2 … or any later version … GPL-3": which one is granted?
         return unknown(f"versions of one licence disagree: {', '.join(versions)}", low)
+    if any(k.startswith("gpl-") for k in keys) and not any(
+            k.startswith(("lgpl-", "agpl-")) for k in keys):
+        variant = _GNU_VARIANT.search(text)
+        if variant:
+            return unknown(f"states the GPL but names the \"{variant.group(0)}\"", low)
     extra = unexplained(qry, all_matches)
     said = _CHANGES.search(extra)
     if said:
@@ -247,6 +333,9 @@ _CHANGES = re.compile(
     r"|without (\w+ ){0,3}(permission|consent|authori[sz]ation)"
     r"|only (for|be used|with)|no (derivative|modification|redistribution)\w*"
     r"|versions?|at your option|either|dual\w*|alternativ\w*)\b")
+_GNU_VARIANT = re.compile(r"\b(lesser|library|affero)\W+general\W+public\b|\b[la]gpl", re.I)
+"""The GNU licences other than the GPL, by name: ScanCode reads "GNU [Lesser] General Public
+License … version 2.[1]" as a GPL-2.0-or-later notice with extra words."""
 
 
 def _context(text: str, m: re.Match, width: int = 40) -> str:
