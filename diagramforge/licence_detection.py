@@ -19,9 +19,17 @@ sure of, because a wrong licence on a published row is invisible and copied down
 * the text outside every match, copyright lines aside, uses no licence vocabulary (ScanCode's
   legalese dictionary): a term appended after a canonical text ("use by any military
   organisation is prohibited") is a modified licence;
+* a notice naming no other GNU licence than the one read (a GPL answer for a text that
+  names the *Lesser* GPL is ScanCode's nearest rule with "Lesser" as an extra word);
 
 and everything else is ``LicenseRef-unknown`` with ScanCode's best score and the reason —
-never a wrong id.  The thresholds are chosen on ``benchmarks/licences.py``.
+never a wrong id.  A notice may lack words of its rule that are only its subject ("This
+*package* is free software" against "This *program*…", :data:`_NEUTRAL`); lead-ins, clues
+and warranty disclaimers beside a licence say nothing (:func:`_says_nothing`).  A text that
+fails is read once more without the sentences that grant nothing — the FSF's warranty and
+"you should have received a copy" boilerplate, Debian's ``/usr/share/common-licenses``
+pointers, which must then back the licence stated (:func:`detect_text`).  The thresholds
+are chosen on ``benchmarks/licences.py``.
 
 Loading the index takes a few seconds and ~1.4 GB (a 400 MB pickle); it is loaded once per
 process, only when a text has to be read (manifests that state an SPDX expression do not need
@@ -146,8 +154,20 @@ def _is_pointer(m) -> bool:  # noqa: ANN001 - LicenseMatch
     return not (m.rule.is_license_text or m.rule.is_license_notice)
 
 
+def _says_nothing(m, keys: list[str]) -> bool:  # noqa: ANN001 - LicenseMatch
+    """A match that adds nothing beside a licence: a lead-in or clue of no one licence
+    (ScanCode's ``is_license_intro``/``is_license_clue`` rules: "licensed under the
+    following license:", "disclaimer of warranties"), or a warranty disclaimer (it takes
+    no right away: "distributed on an AS IS BASIS, WITHOUT WARRANTIES…")."""
+    generic = set(keys) <= _generic_keys()
+    return generic and (m.rule.is_license_intro or m.rule.is_license_clue
+                        or set(keys) == {"warranty-disclaimer"})
+
+
 def _pointers(matches: list, licensing) -> tuple[list, list]:  # noqa: ANN001
     """(matches kept, pointers to licences the text does not state).
+
+    Matches that say nothing beside a licence (:func:`_says_nothing`) are dropped.
 
     A pointer to a licence the text states is the same licence: "…either version 2 of the
     License, or (at your option) any later version. The complete text of version 2 is in
@@ -160,6 +180,9 @@ def _pointers(matches: list, licensing) -> tuple[list, list]:  # noqa: ANN001
     def keys(m) -> list[str]:  # noqa: ANN001
         return licensing.license_keys(m.rule.license_expression)
 
+    quiet = [m for m in matches if _says_nothing(m, keys(m))]
+    if len(quiet) < len(matches):
+        matches = [m for m in matches if m not in quiet]
     stated = {k for m in matches if not _is_pointer(m) for k in keys(m)}
     if not stated:
         return matches, []
@@ -222,10 +245,13 @@ _POINTER = re.compile(r"/usr/share/common-licenses/([A-Za-z0-9.+-]*[A-Za-z0-9+])
 _BOILERPLATE = re.compile(
     # sentences of the FSF's "How to apply" notice that grant nothing: the warranty
     # disclaimer, "See the GNU … License for more details", "You should have received a
-    # copy … if not, write to the Free Software Foundation, Inc., <address>"
+    # copy … if not, write to the Free Software Foundation, Inc., <address>", "A copy of
+    # the GNU General Public License is also available at <URL>"
     r"distributed in the hope that it will be useful|^see the gnu [\w ]{0,40}license"
     r"( for more details)?\W*$|^you should have received a copy of the\W+gnu"
-    r"|^if not, (write to|see) |^\W*free software foundation,? inc\b", re.I)
+    r"|^if not, (write to|see) |^\W*free software foundation,? inc\b"
+    r"|\bwrit(e|ing) to the free software foundation\b"
+    r"|^a copy of the gnu [\w ]{0,40}license is (also )?available at\b", re.I)
 
 
 def without_boilerplate(text: str) -> tuple[str, list[str]]:
@@ -286,7 +312,8 @@ def _detect(text: str) -> Detection:
             return unknown(f"ScanCode doubts {d.license_expression}: {', '.join(doubts)}")
     for m in matches:
         need = MIN_COVERAGE if m.rule.is_license_text else 100.0
-        if m.coverage() < need:
+        if m.coverage() < need and not (m.rule.is_license_notice
+                                        and set(missing(idx, m).split()) <= _NEUTRAL):
             return unknown(f"{m.rule.license_expression} matched {m.coverage():.1f} % of "
                            f"{m.rule.identifier}", round(m.score(), 2))
         gone = _CHANGES.search(missing(idx, m)) if m.rule.length < SHORT_RULE else None
@@ -303,11 +330,17 @@ def _detect(text: str) -> Detection:
     versions = next((sorted(v) for v in families.values() if len(v) > 1), None)
     if versions:  # "version 2 … or any later version … GPL-3": which one is granted?
         return unknown(f"versions of one licence disagree: {', '.join(versions)}", low)
-    if any(k.startswith("gpl-") for k in keys) and not any(
+    notices_only = not any(m.rule.is_license_text for m in matches)
+    # (a GPL text itself names the Lesser GPL: "use the GNU Lesser General Public License
+    # instead of this License"; a notice that names another GNU licence is another licence)
+    if notices_only and any(k.startswith("gpl-") for k in keys) and not any(
             k.startswith(("lgpl-", "agpl-")) for k in keys):
         variant = _GNU_VARIANT.search(text)
         if variant:
             return unknown(f"states the GPL but names the \"{variant.group(0)}\"", low)
+    if notices_only and any(k.startswith(("lgpl-", "agpl-")) for k in keys) \
+            and not _GNU_VARIANT.search(text):
+        return unknown("states the LGPL or AGPL but never names it", low)
     extra = unexplained(qry, all_matches)
     said = _CHANGES.search(extra)
     if said:
@@ -333,6 +366,15 @@ _CHANGES = re.compile(
     r"|without (\w+ ){0,3}(permission|consent|authori[sz]ation)"
     r"|only (for|be used|with)|no (derivative|modification|redistribution)\w*"
     r"|versions?|at your option|either|dual\w*|alternativ\w*)\b")
+_NEUTRAL = frozenset(("this", "that", "it", "its", "them", "these", "those", "the", "of",
+                      "at", "in", "on", "to", "by", "can", "be", "found", "see", "program",
+                      "programs", "package", "packages", "library", "libraries", "file",
+                      "files", "software", "work", "code", "source", "module", "street",
+                      "st", "http", "https", "www"))
+"""Words a notice may lack without saying anything else: its subject ("This *program* is
+free software" is said of a package, a library, a file), where its pointer leads, the FSF's
+street.  A notice that lacks any other word — a version, "or later", a licence's name, a
+condition — is not the notice ScanCode's rule states."""
 _GNU_VARIANT = re.compile(r"\b(lesser|library|affero)\W+general\W+public\b|\b[la]gpl", re.I)
 """The GNU licences other than the GPL, by name: ScanCode reads "GNU [Lesser] General Public
 License … version 2.[1]" as a GPL-2.0-or-later notice with extra words."""

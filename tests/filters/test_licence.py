@@ -304,3 +304,91 @@ def test_unknown_licence_is_ledgered_with_its_file(tmp_path):
     check = build("licence", make_params(tmp_path))
     v = check({"licence": UNKNOWN, "licence_url": "https://example.org/r.git@abc:LICENSE.md"})
     assert not v.keep and v.reason == "licence_unknown" and "LICENSE.md" in v.detail
+
+
+# -- licence paragraphs as Debian's copyright files and GNU projects write them ------------
+
+GPL2_PLUS_DEBIAN = """This package is free software; you can redistribute it and/or modify
+ it under the terms of the GNU General Public License as published by
+ the Free Software Foundation; either version 2 of the License, or
+ (at your option) any later version.
+ .
+ This package is distributed in the hope that it will be useful,
+ but WITHOUT ANY WARRANTY; without even the implied warranty of
+ MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ GNU General Public License for more details.
+ .
+ You should have received a copy of the GNU General Public License
+ along with this program. If not, see <https://www.gnu.org/licenses/>
+ .
+ On Debian systems, the complete text of the GNU General
+ Public License version 2 can be found in "/usr/share/common-licenses/GPL-2".
+"""
+"""A DEP-5 ``License: GPL-2+`` body: the grant, the FSF's warranty paragraph and "should have
+received a copy" sentence (which name the GPL without a version: ScanCode reads them as
+``gpl-1.0-plus`` notices) and Debian's pointer to the version-2 text."""
+
+
+def test_a_notice_with_the_fsf_boilerplate_and_a_debian_pointer_is_read_by_its_grant():
+    det = detect_text(GPL2_PLUS_DEBIAN)
+    assert det.spdx == "GPL-2.0-or-later", det
+    only = GPL2_PLUS_DEBIAN.replace("either version 2 of the License, or\n (at your option) "
+                                    "any later version", "version 2 of the License")
+    assert only != GPL2_PLUS_DEBIAN and detect_text(only).spdx == "GPL-2.0-only"
+
+
+def test_a_pointer_to_another_licence_than_the_grant_is_unknown():
+    # the grant says GPL 2 or later; the pointer says the text is the LGPL's, or GPL 3's
+    for name in ("LGPL-2.1", "GPL-3"):
+        text = GPL2_PLUS_DEBIAN.replace("GPL-2", name)
+        assert text != GPL2_PLUS_DEBIAN
+        det = detect_text(text)
+        assert det.spdx == UNKNOWN and name in det.detail, det
+
+
+def test_or_later_beside_a_one_version_reading_is_not_dropped():
+    """ScanCode reads "…Lesser General Public License as published by the Free Software
+    Foundation; version 3 of the License," as LGPL-3.0 and the ", or (at your option) any
+    later version" that follows as a separate reference: the two together are not -only."""
+    text = ("This program is free software; you can redistribute it and/or modify it\n"
+            "under the terms of the GNU Lesser General Public License as published by the\n"
+            "Free Software Foundation; version 3 of the License, or (at\n"
+            "your option) any later version.\n")
+    assert detect_text(text).spdx in ("LGPL-3.0-or-later", UNKNOWN)
+
+
+def test_the_lesser_gpl_is_never_read_as_the_gpl():
+    """An LGPL-2.1+ notice whose "should have received a copy" sentence quotes the licence's
+    name: without that sentence's help ScanCode's nearest rule is a GPL-2.0-or-later notice
+    with "Lesser" and ".1" as extra words."""
+    text = ("This package is free software; you can redistribute it and/or modify it\n"
+            " under the terms of the GNU Lesser General Public License as published\n"
+            " by the Free Software Foundation; either version 2.1 of the License, or\n"
+            " (at your option) any later version.\n .\n"
+            " This package is distributed in the hope that it will be useful, but\n"
+            " WITHOUT ANY WARRANTY; without even the implied warranty of\n"
+            " MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU\n"
+            " Lesser General Public License for more details.\n .\n"
+            " You should have received a copy of the 'GNU Lesser General Public\n"
+            " License' along with this program.  If not, see\n"
+            " <http://www.gnu.org/licenses/>.\n")
+    assert detect_text(text).spdx in ("LGPL-2.1-or-later", UNKNOWN)
+
+
+def test_a_notice_said_of_a_package_rather_than_a_library():
+    """ "This *package* is free software" where ScanCode's nearest rule says "This library":
+    the subject is not part of the grant (what a notice lacks beyond its subject is)."""
+    text = ("This package is free software; you can redistribute it and/or\n"
+            "modify it under the terms of the GNU Lesser General Public\n"
+            "License as published by the Free Software Foundation; either\n"
+            "version 2 of the License, or (at your option) any later version.\n\n"
+            "This package is distributed in the hope that it will be useful,\n"
+            "but WITHOUT ANY WARRANTY; without even the implied warranty of\n"
+            "MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU\n"
+            "Lesser General Public License for more details.\n\n"
+            "You should have received a copy of the GNU General Public License\n"
+            "along with this program. If not, see <http://www.gnu.org/licenses/>.\n")
+    assert detect_text(text).spdx == "LGPL-2.0-or-later"
+    later = text.replace("either\nversion 2 of the License, or (at your option) any later "
+                         "version", "version 2 of the\nLicense")
+    assert later != text and detect_text(later).spdx in ("LGPL-2.0-only", UNKNOWN)
