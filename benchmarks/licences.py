@@ -35,6 +35,10 @@ package declaring MIT whose LICENSE also waives its sample code under CC0): ever
 disagreement is printed with the file, and it counts apart from the detector's errors —
 column ``decl≠text`` — only where ``benchmarks/licences_adjudicated.csv`` records, file by
 file, what a reading by hand found the text to say.  Anything not listed there is **wrong**.
+A file whose declared id names only part of what it says — a package's LICENSE that goes on
+with the licences of bundled third-party code, a Debian paragraph that adds a public-domain
+dedication to its licence — has no one-id truth: ``benchmarks/licences_excluded.csv`` lists
+each, with what a reading by hand found, and the run prints them and leaves them out.
 
     .venv/bin/python benchmarks/licences.py [--before 658a050] [--sets scancode,debian,...]
         [--json out.json] [--show-unknown]
@@ -70,6 +74,7 @@ from diagramforge.licences import (  # noqa: E402
 SHARED = next((p / "shared" / "corpora" for p in REPO.parents
                if (p / "shared" / "corpora").is_dir()), REPO.parent / "shared" / "corpora")
 ADJUDICATED = REPO / "benchmarks" / "licences_adjudicated.csv"
+EXCLUDED = REPO / "benchmarks" / "licences_excluded.csv"
 
 COMMON = [
     # the licences GitHub repositories carry most (GitHub's licence picker and the
@@ -318,6 +323,13 @@ def run(detect, samples: list[Sample]) -> tuple[list[tuple[Sample, str, str]], l
     return out, times
 
 
+def excluded() -> dict[str, str]:
+    if not EXCLUDED.exists():
+        return {}
+    with EXCLUDED.open() as f:
+        return {r["where"]: r["why"] for r in csv.DictReader(f)}
+
+
 def adjudicated() -> dict[tuple[str, str], str]:
     if not ADJUDICATED.exists():
         return {}
@@ -360,6 +372,11 @@ def main() -> None:
     a = ap.parse_args()
     t0 = time.perf_counter()
     samples = [s for name in a.sets.split(",") for s in SETS[name]()]
+    left_out = excluded()
+    for s in samples:
+        if s.where in left_out:
+            print(f"  EXCLUDED {s.set}: {s.where}: declared {s.truth}: {left_out[s.where]}")
+    samples = [s for s in samples if s.where not in left_out]
     print(f"{len(samples)} samples in {time.perf_counter() - t0:.1f} s:",
           dict(Counter(s.set for s in samples)))
     judged = adjudicated()
