@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from diagramforge.graphs.tikz import tikz_source_layout
-from diagramforge.graphs.tikz_layout import Frame, frame, length, size
+from diagramforge.graphs.tikz.layout import Frame, frame, length, size
 
 
 def pic(body: str, opts: str = "") -> str:

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 import pymupdf
 
 from diagramforge.formats import latex
-from diagramforge.graphs import tikz_layout as lay
+from diagramforge.graphs.tikz import layout as lay
 from diagramforge.graphs.geometry import PathItem, TextItem, _dedupe, bbox, build_graph
 from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.graphs.params import GraphParams
