@@ -29,11 +29,12 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from benchmarks.render_mxgraph_svg import ordinary_mxgraph  # noqa: E402
+from diagramforge.formats.texcompile import compile_tikz  # noqa: E402
 from diagramforge.graphs.model import Graph  # noqa: E402
 from diagramforge.graphs.mxgraph import mxgraph_graph  # noqa: E402
 from diagramforge.graphs.score import score_graphs  # noqa: E402
 from diagramforge.graphs.svg import svg_graph  # noqa: E402
-from diagramforge.graphs.tikz import compile_tikz, tikz_graph  # noqa: E402
+from diagramforge.graphs.tikz import tikz_graph  # noqa: E402
 
 FIXTURES = REPO / "tests" / "fixtures" / "graphs"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Does the source-derived TikZ layout agree with the compiled picture?
 
-``diagramforge.graphs.tikz_layout`` places nodes from the code alone (positioning offsets,
+``diagramforge.graphs.tikz.layout`` places nodes from the code alone (positioning offsets,
 path points, chains, matrices) so that referring expressions can say "the leftmost
 circle" or "the box below 'Input'". This checks those places against the truth: each
 figure of the shared TikZ corpus is compiled with real pdfLaTeX, its page read into a
@@ -29,9 +29,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from diagramforge.formats.texcompile import compile_tikz  # noqa: E402
 from diagramforge.graphs.params import GraphParams  # noqa: E402
 from diagramforge.graphs.tikz import (  # noqa: E402
-    compile_tikz,
     match_by_text_and_structure,
     pdf_graphs,
     tikz_source_graphs,

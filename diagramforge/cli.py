@@ -188,7 +188,7 @@ def score(pred: Annotated[Path, typer.Argument(help="Predicted graph JSON or dia
     (.mmd) or PDF. Prints the scores as JSON."""
     import json
 
-    from diagramforge.graphs.score import score_files
+    from diagramforge.formats.graph_files import score_files
 
     try:
         row = score_files(pred, ref, threshold=threshold, params=_params(),

@@ -29,6 +29,7 @@ from filelock import FileLock
 
 from diagramforge import atomic
 from diagramforge.cache import ContentCache
+from diagramforge.formats import latex
 from diagramforge.formats.texbatch import (
     PAGE_MARK,
     RANDOM_SEED,
@@ -511,3 +512,25 @@ def package_available(name: str) -> bool:
     except (OSError, subprocess.SubprocessError):
         return True  # cannot tell: keep the package and let the compile decide
     return bool(out.stdout.strip())
+
+
+def compile_tikz(code: str, timeout_s: float = 60.0) -> bytes | None:
+    """Compile a TikZ document (or a bare picture) with the toolkit's sandboxed compiler;
+    the document's own preamble is kept (its packages, libraries, styles and macros).
+    ``diagramforge score --compile-tikz`` and the graph benchmarks use it to give
+    :func:`~diagramforge.graphs.tikz.tikz_graph` the page it cross-checks the source with."""
+    code = latex.strip_line_comments(code)
+    if "\\begin{document}" in code:
+        pre, _, rest = code.partition("\\begin{document}")
+        body = rest.rsplit("\\end{document}", 1)[0]
+        pre = re.sub(r"\\documentclass\s*(\[[^\]]*\])?\s*\{[^}]*\}", "", pre)
+        blocks = [pre.strip()] if pre.strip() else []
+    else:
+        blocks, body = [r"\usetikzlibrary{arrows,arrows.meta,positioning,shapes,calc,fit,"
+                        r"backgrounds}"], code
+    if not re.search(r"\\usepackage\s*(\[[^\]]*\])?\s*\{[^}]*(tikz|pgfplots|circuitikz)",
+                     "\n".join(blocks)):
+        blocks.insert(0, r"\usepackage{tikz}")
+    res = TexCompiler(timeout_s=timeout_s, use_format=False, batch=False).compile_one(
+        Standalone(blocks=blocks, body=body))
+    return res.pdf if res.ok else None

@@ -102,7 +102,7 @@ def _diag(b: Box) -> float:
 
 # -- nodes ------------------------------------------------------------------------------
 
-def _dedupe(texts: list[TextItem]) -> list[TextItem]:
+def dedupe(texts: list[TextItem]) -> list[TextItem]:
     """The same text drawn twice at one place (overprinting for bold, a PDF writer's
     repeat) is one text."""
     seen: dict[tuple[str, int, int], TextItem] = {}
@@ -427,7 +427,7 @@ def build_graph(texts: list[TextItem], paths: list[PathItem],
     """The graph of one drawing (see the module notes for the rules); ``trace``, when
     given, is filled with the items behind each node and edge."""
     params = params or GraphParams()
-    texts = join_words(_dedupe([t for t in texts if t.text.strip()]))
+    texts = join_words(dedupe([t for t in texts if t.text.strip()]))
     fs = statistics.median([t.size for t in texts]) if texts else params.svg_default_font_size
     tip_max = params.arrow_tip_em * fs
     candidates = [p for p in paths if len(p.pts) >= 2]

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from xml.sax.saxutils import quoteattr
 
 from diagramforge.graphs.model import Graph
+from diagramforge.graphs.tikz.text import SYMBOLS
 from diagramforge.twins.layout import WriteError, check_expressible, place
 
 STRUCTURE = "structure"
@@ -299,10 +300,8 @@ TIKZ_WIDTH_PT = 460.0
 
 
 def _math_symbols() -> dict[str, str]:
-    from diagramforge.graphs.tikz import _SYMBOLS
-
     return {c: rf"\{name}{{}}" if name.startswith("text") else rf"\ensuremath{{\{name}}}"
-            for name, c in sorted(_SYMBOLS.items())
+            for name, c in sorted(SYMBOLS.items())
             if len(c) == 1 and ord(c) > 0xFF and name.isalpha()}
 
 

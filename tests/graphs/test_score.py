@@ -5,14 +5,13 @@ from pathlib import Path
 
 import pytest
 
+from diagramforge.formats.graph_files import main, score_files
 from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.graphs.mxgraph import mxgraph_graph
 from diagramforge.graphs.score import (
     execution_success,
-    main,
     match_nodes,
     normalise_text,
-    score_files,
     score_graphs,
 )
 
@@ -223,7 +222,7 @@ def test_execution_success_with_a_checker() -> None:
 
 
 def test_detect_format() -> None:
-    from diagramforge.graphs.score import detect_format
+    from diagramforge.formats.graph_files import detect_format
 
     assert detect_format(b'{"nodes": []}', "g.json") == "json"
     assert detect_format(b"<mxfile><diagram/></mxfile>", "x.xml") == "mxgraph"
@@ -251,7 +250,7 @@ def test_score_files_drawio_svg_is_read_exactly(tmp_path: Path) -> None:
 
 
 def test_detect_format_dot_and_mermaid() -> None:
-    from diagramforge.graphs.score import detect_format
+    from diagramforge.formats.graph_files import detect_format
 
     assert detect_format(b"digraph { a -> b }", "x.gv") == "dot"
     assert detect_format(b"// pipeline\nstrict digraph G { a -> b }", "pred") == "dot"
