@@ -22,7 +22,7 @@ from lxml import etree
 
 from diagramforge.edits.base import PALETTE, WORDS, EditError, Op, edit, remap
 from diagramforge.edits.mxpage import Page, fmt, set_style, shift, style_key
-from diagramforge.formats.mxgraph import _set_label, cell_id
+from diagramforge.formats.mxgraph import cell_id, set_label
 from diagramforge.graphs.mxgraph import parse_style
 
 OPS: tuple[Op, ...] = tuple(Op)
@@ -158,7 +158,7 @@ def apply_edit(code: str, ed: dict) -> str:
     elif op in (Op.NODE_SIZE, Op.MOVE_NODE):
         _reshape(d, tid, list(p["bbox"]))
     elif op == Op.NODE_TEXT:
-        _set_label(d.cell(tid, "vertex"), p["text"])
+        set_label(d.cell(tid, "vertex"), p["text"])
     elif op == Op.DELETE_NODE:
         _delete_node(d, tid)
     elif op == Op.ADD_NODE:

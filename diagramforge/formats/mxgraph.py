@@ -284,7 +284,9 @@ def _is_html(cell: etree._Element) -> bool:
     return "html=1" in (cell.get("style") or "")
 
 
-def _set_label(cell: etree._Element, value: str) -> None:
+def set_label(cell: etree._Element, value: str) -> None:
+    """Set a cell's label where draw.io reads it: on its ``<object>``/``<UserObject>``
+    wrapper when it has one (the wrapper's ``label`` wins over the cell's ``value``)."""
     parent = cell.getparent()
     if parent is not None and parent.tag in ("object", "UserObject"):
         parent.set("label", value)
@@ -318,7 +320,7 @@ def normalise(model: etree._Element) -> str:
     for c in cells(model):
         label = label_of(c)
         if label and _is_html(c):
-            _set_label(c, nh3.clean(label, tags=_LABEL_TAGS))
+            set_label(c, nh3.clean(label, tags=_LABEL_TAGS))
         _strip_external_images(c)
     if _external_background(model.get("backgroundImage") or ""):
         del model.attrib["backgroundImage"]
@@ -397,7 +399,7 @@ def for_render(code: str) -> str:
         style = c.get("style") or ""
         label = label_of(c)
         if label and _is_html(c):
-            _set_label(c, html_to_text(label))
+            set_label(c, html_to_text(label))
         if "html=1" in style:
             c.set("style", style.replace("html=1", "html=0"))
     return etree.tostring(model, encoding="unicode")
