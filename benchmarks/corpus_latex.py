@@ -44,7 +44,6 @@ from PIL import Image
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from diagramforge.builders.tikz_extract import extract_paper  # noqa: E402
 from diagramforge.formats.handlers.tikz import attempts, rungs  # noqa: E402
 from diagramforge.formats.raster import rasterize_pdf  # noqa: E402
 from diagramforge.formats.texcompile import (  # noqa: E402
@@ -55,6 +54,7 @@ from diagramforge.formats.texcompile import (  # noqa: E402
 )
 from diagramforge.formats.texengines import DEFAULT_ORDER, Engine, allowed  # noqa: E402
 from diagramforge.formats.tikz import Standalone  # noqa: E402
+from diagramforge.formats.tikz_extract import extract_paper  # noqa: E402
 from diagramforge.params import ExtractParams, RasterParams  # noqa: E402
 
 # ../shared from the main checkout, ../../shared from a worktree under wt/

@@ -12,9 +12,9 @@ from typing import ClassVar
 
 from diagramforge.builders.pdf_extract import extract_pdf, pdf_locator
 from diagramforge.builders.se_extract import post_records
-from diagramforge.builders.tikz_extract import extract_paper
 from diagramforge.formats.registry import UsesFormats, claim
 from diagramforge.formats.texcompile import tex_version
+from diagramforge.formats.tikz_extract import extract_paper
 from diagramforge.records import (
     FILE_KINDS,
     SOURCE_SCHEMA,
@@ -47,10 +47,8 @@ class ExtractStage(Stage, UsesFormats):
     expands = True
     param_sections: ClassVar[tuple[str, ...]] = ("extract", "formats")
     # the format handlers it dispatches to also build graphs (in render): "graphs" comes along
-    code = ("builders/tikz_extract.py", "builders/tikz_ladder.py", "builders/archives.py",
-            "formats", "sandbox.py", "landlock.py", "graphs", "builders/pdf_extract.py",
-            "pdffigures", "builders/tex_file.py", "builders/se_extract.py",
-            "builders/se_posts.py")
+    code = ("formats", "sandbox.py", "landlock.py", "graphs", "builders/pdf_extract.py",
+            "pdffigures", "builders/se_extract.py", "builders/se_posts.py")
 
     def environment(self) -> dict:
         # which packages exist (and so are kept in standalone documents) is TeX Live's call

@@ -1,7 +1,7 @@
 """A Stack Exchange post → TikZ records, one per picture in its code blocks.
 
 Each code block goes through the path a repository's TeX file takes
-(:func:`~diagramforge.builders.tex_file.tex_file_records`: the paper extractor, so the
+(:func:`~diagramforge.formats.tex_file.tex_file_records`: the paper extractor, so the
 standalone documents, the preamble ladder and the unsafe-code check are the arXiv ones).  A
 complete document (``\\documentclass``…) is taken as written; a fragment — most answers show
 just the ``tikzpicture``, often after the ``\\usepackage``/``\\usetikzlibrary`` lines it
@@ -18,8 +18,8 @@ from collections.abc import Callable
 from enum import StrEnum
 
 from diagramforge.builders.se_posts import parse_body
-from diagramforge.builders.tex_file import tex_file_records
 from diagramforge.formats.preamble import Kind, parse_preamble
+from diagramforge.formats.tex_file import tex_file_records
 from diagramforge.formats.tikz import find_pictures
 from diagramforge.params import ExtractParams
 from diagramforge.records import Rejection, SourceKind, Unit

@@ -5,7 +5,7 @@ import zipfile
 
 import pytest
 
-from diagramforge.builders.archives import ArchiveError, ArchiveReason, Limits, read_archive
+from diagramforge.formats.archives import ArchiveError, ArchiveReason, Limits, read_archive
 
 
 def tar_gz(members: list[tuple[tarfile.TarInfo, bytes | None]]) -> bytes:

@@ -1,6 +1,6 @@
 import json
 
-from diagramforge.builders.tikz_extract import extract_paper
+from diagramforge.formats.tikz_extract import extract_paper
 from diagramforge.params import ExtractParams
 from tests.conftest import SAMPLES
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from diagramforge.builders.tikz_extract import extract_paper
-from diagramforge.builders.tikz_ladder import PreambleMode, source_document, support_files
 from diagramforge.formats.handlers.tikz import TikzFormat, attempts, rungs
 from diagramforge.formats.texengines import Engine
 from diagramforge.formats.tikz import Picture, Standalone
+from diagramforge.formats.tikz_extract import extract_paper
+from diagramforge.formats.tikz_ladder import PreambleMode, source_document, support_files
 from diagramforge.params import ExtractParams
 from tests.conftest import make_params, needs_lualatex, needs_tex, needs_xelatex
 

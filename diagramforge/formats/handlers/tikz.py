@@ -89,7 +89,7 @@ class TikzFormat(DiagramFormat):
     graphs_in_render = True
     suffixes = (".tex",)
     """A repository's (or code archive's) TeX file with a picture in it; arXiv e-prints go
-    through ``builders/tikz_extract.py`` whole."""
+    through ``formats/tikz_extract.py`` whole."""
     _tex: TexCompiler | None = None
     _marks: re.Pattern[bytes] | None = None
 
@@ -108,7 +108,7 @@ class TikzFormat(DiagramFormat):
     def extract_file(self, data: bytes, path: str, base: dict, locator: str, unit: Unit
                      ) -> tuple[list[dict], list[Rejection]]:
         # the paper extractor, on a file instead of an e-print (loaded when a file comes)
-        from diagramforge.builders.tex_file import tex_file_records
+        from diagramforge.formats.tex_file import tex_file_records
 
         return tex_file_records(data, path, base, locator, unit, self.params.extract)
 

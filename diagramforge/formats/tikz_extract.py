@@ -10,17 +10,8 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from diagramforge.builders.archives import ArchiveError, Limits, read_archive
-from diagramforge.builders.tikz_ladder import (
-    USEPKG,
-    PreambleMode,
-    class_head,
-    ladder,
-    source_document,
-    support_files,
-    verbatim_preamble,
-)
 from diagramforge.formats import latex
+from diagramforge.formats.archives import ArchiveError, Limits, read_archive
 from diagramforge.formats.declarations import UNSAFE_XML, declaration
 from diagramforge.formats.handlers.svg import SvgFormat, svg_record
 from diagramforge.formats.preamble import Definition, Kind, parse_preamble
@@ -34,6 +25,15 @@ from diagramforge.formats.tikz import (
     pages_as_pictures,
     standalone,
     unsafe_constructs,
+)
+from diagramforge.formats.tikz_ladder import (
+    USEPKG,
+    PreambleMode,
+    class_head,
+    ladder,
+    source_document,
+    support_files,
+    verbatim_preamble,
 )
 from diagramforge.params import ExtractParams
 from diagramforge.records import Format, Rejection, Unit, empty_record, make_id

@@ -10,7 +10,7 @@ instead of a paper's.  A bare picture file gets the smallest document around it
 
 from __future__ import annotations
 
-from diagramforge.builders.tikz_extract import extract_paper
+from diagramforge.formats.tikz_extract import extract_paper
 from diagramforge.params import ExtractParams
 from diagramforge.records import Rejection, Unit
 
