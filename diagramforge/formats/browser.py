@@ -17,10 +17,14 @@ import secrets
 import shutil
 import tempfile
 import threading
+from dataclasses import dataclass
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from diagramforge.formats import svg as svgfmt
+from diagramforge.records import Refusal
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
@@ -28,6 +32,17 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--dns-prefetch-disable",
                  "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"]
 
+SEEDED_RANDOM = r"""var dfSeed = 1;
+Math.random = function () {
+  dfSeed = (dfSeed + 0x6D2B79F5) | 0;
+  var t = Math.imul(dfSeed ^ (dfSeed >>> 15), 1 | dfSeed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+"""
+"""A page script's ``Math.random`` made a seeded generator (mulberry32; the page resets
+``dfSeed`` per diagram), so that what draws at random in draw.io (sketch styles) and Mermaid
+(cytoscape layouts) draws the same on every run."""
 
 _SOCKET_MAX = 107
 """Bytes a Unix socket's path may have (``sun_path`` holds 108 with its NUL)."""
@@ -265,6 +280,34 @@ class PackageServer:
     def close(self) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
+
+
+@dataclass
+class BrowserOutcome:
+    """What a browser renderer says of one diagram: its SVG and PNG when asked for, their
+    size and ink, or why it failed (the diagram alone fails, with the library's message)."""
+
+    ok: bool
+    svg: str | None = None
+    png: bytes | None = None
+    width: float = 0.0
+    """Of the PNG when one was made (px), else of the SVG (CSS px)."""
+    height: float = 0.0
+    ink: float = 0.0
+    """Share of inked pixels of the PNG."""
+    error: str | None = None
+
+
+def svg_export(res: BrowserOutcome | Exception, reason: str) -> str | Refusal:
+    """A browser render's own SVG, sanitised, as an export: else a refusal ``reason`` with
+    the library's message (or the exception a dead page raised), or the sanitiser's."""
+    if isinstance(res, Exception) or not res.ok or not res.svg:
+        why = repr(res)[:300] if isinstance(res, Exception) else res.error or "no SVG"
+        return Refusal(reason, why)
+    try:
+        return svgfmt.clean(res.svg).code
+    except svgfmt.SvgError as exc:
+        return exc
 
 
 class LockedBrowser:

@@ -45,6 +45,8 @@ from pathlib import Path
 
 from diagramforge.formats.browser import (  # noqa: F401 - re-exported: their old home
     CHROMIUM_ARGS,
+    SEEDED_RANDOM,
+    BrowserOutcome,
     LockedBrowser,
     PackageServer,
     acquire_playwright,
@@ -73,14 +75,7 @@ var BORDER = 10;
 mxShape.prototype.redrawShape = function () {};
 
 // Sketch and comic styles jitter with Math.random: seeded per diagram, renders repeat.
-var dfSeed = 1;
-Math.random = function () {
-  dfSeed = (dfSeed + 0x6D2B79F5) | 0;
-  var t = Math.imul(dfSeed ^ (dfSeed >>> 15), 1 | dfSeed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
-
+""" + SEEDED_RANDOM + r"""
 // Labels come as plain text, and draw.io wraps only HTML labels (whiteSpace=wrap): without
 // this, a paragraph in a box is one long line running off the page.  Wrapped here at the
 // label's width as the browser would (at spaces; a longer word overflows), measured with
@@ -357,18 +352,12 @@ class BundledImages:
 
 
 @dataclass
-class RenderOutcome:
-    ok: bool
-    svg: str | None = None
-    png: bytes | None = None
-    width: float = 0.0
-    """Of the PNG when one was made (px), else of the SVG (CSS px)."""
-    height: float = 0.0
-    ink: float = 0.0
-    """Share of inked pixels; a lower bound once it reaches the requested ``ink_enough``."""
+class RenderOutcome(BrowserOutcome):
+    """draw.io's verdict on one diagram; its ``ink`` is a lower bound once it reaches the
+    requested ``ink_enough``."""
+
     scale: float = 1.0
     """PNG px per SVG px: the requested scale, or less for a drawing scaled down to fit."""
-    error: str | None = None
 
     @classmethod
     def from_js(cls, r: dict, png: bytes | None) -> RenderOutcome:

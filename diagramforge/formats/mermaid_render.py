@@ -34,7 +34,12 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from diagramforge.formats.browser import LockedBrowser, find_package
+from diagramforge.formats.browser import (
+    SEEDED_RANDOM,
+    BrowserOutcome,
+    LockedBrowser,
+    find_package,
+)
 
 SECURE_KEYS = ["secure", "securityLevel", "startOnLoad", "maxTextSize", "maxEdges",
                "suppressErrorRendering", "htmlLabels", "deterministicIds",
@@ -45,14 +50,7 @@ _PAGE = r"""<!DOCTYPE html><html><head><meta charset="utf-8">
 <script src="/mermaid.min.js"></script></head><body>
 <div id="host" style="position:absolute;left:0;top:0;visibility:hidden"></div><script>
 // layouts that jitter (cytoscape's) use Math.random: seeded per diagram, renders repeat
-var dfSeed = 1;
-Math.random = function () {
-  dfSeed = (dfSeed + 0x6D2B79F5) | 0;
-  var t = Math.imul(dfSeed ^ (dfSeed >>> 15), 1 | dfSeed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
-var host = document.getElementById("host");
+""" + SEEDED_RANDOM + r"""var host = document.getElementById("host");
 
 function dfMap(m) { return m instanceof Map ? Array.from(m.values()) : Object.values(m || {}); }
 
@@ -284,17 +282,12 @@ def mermaid_version(dist: Path | None = None) -> str | None:
 
 
 @dataclass
-class MermaidOutcome:
-    ok: bool
-    svg: str | None = None
-    png: bytes | None = None
-    width: float = 0.0
-    height: float = 0.0
-    ink: float = 0.0
+class MermaidOutcome(BrowserOutcome):
+    """Mermaid's verdict on one diagram, with what its parse says."""
+
     kind: str | None = None
     """Mermaid's diagram type (``flowchart-v2``, ``sequence``, ``classDiagram``…)."""
     graph: dict | None = None
-    error: str | None = None
 
 
 class MermaidRenderer(LockedBrowser):

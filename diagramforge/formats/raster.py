@@ -13,10 +13,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pymupdf
 
+from diagramforge.records import Rejection
 from diagramforge.timing import CHECKS, RASTERISE, in_phase
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from diagramforge.params import RasterParams
+    from diagramforge.stage import Outcome
 
 
 class RasterReason(StrEnum):
@@ -70,6 +74,25 @@ def check_render(width: int, height: int, ink: float, rp: RasterParams,
                           min_side=rp.min_side_px, max_side=rp.max_side_px,
                           max_aspect=rp.max_aspect,
                           min_ink=rp.min_ink_fraction if ink_checked else 0.0)
+
+
+def keep_render(out: Outcome, locator: str, row: dict, bad: tuple[str, str] | None,
+                width: int, height: int, engine: str, image: bytes | None = None,
+                more: Callable[[dict], dict] | None = None) -> dict | None:
+    """One render's verdict on ``out``, written the same way by every format's handler:
+    the rejection ``bad`` names (:func:`check_render`'s, or the rasteriser's), else the row
+    as a rendered record — with ``image`` when the render made it (a raster figure keeps
+    its own) and the columns ``more`` computes from it (the graph) — which is returned."""
+    if bad is not None:
+        out.rejections.append(Rejection(locator, bad[0], bad[1], id=row["id"]))
+        return None
+    rec = {**row, **({} if image is None else {"image": image}), "width": width,
+           "height": height, "render_status": "ok", "render_engine": engine,
+           "render_error": None}
+    if more is not None:
+        rec.update(more(rec))
+    out.records.append(rec)
+    return rec
 
 
 def drawn_clip(page: pymupdf.Page, margin_pt: float) -> pymupdf.Rect | None:

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Annotated, ClassVar
 
 from pydantic import Field
 
-from diagramforge.formats import svg as svgfmt
+from diagramforge.formats.browser import svg_export
 from diagramforge.formats.declarations import UNSAFE_XML, declaration
 from diagramforge.formats.mermaid_render import MermaidRenderer, find_mermaid, mermaid_version
-from diagramforge.formats.raster import check_render
+from diagramforge.formats.raster import check_render, keep_render
 from diagramforge.formats.registry import DiagramFormat, register
 from diagramforge.params import FormatSection
 from diagramforge.records import Refusal, Rejection, Unit, empty_record, make_id
@@ -168,31 +168,16 @@ class MermaidFormat(DiagramFormat):
                                                 id=row["id"]))
                 continue
             w, h = int(res.width), int(res.height)
-            bad = check_render(w, h, res.ink, rp)
-            if bad:
-                out.rejections.append(Rejection(self.locator(row), bad[0], bad[1],
-                                                id=row["id"]))
-                continue
-            rec = {**row, "image": res.png, "width": w, "height": h, "render_status": "ok",
-                   "render_engine": f"mermaid:{res.kind}", "render_error": None}
-            rec.update(graph_columns(lambda g=res.graph: None if g is None
-                                     else Graph.model_validate(g), out.extra))
-            out.records.append(rec)
+            keep_render(out, self.locator(row), row, check_render(w, h, res.ink, rp), w, h,
+                        f"mermaid:{res.kind}", res.png,
+                        lambda _rec, g=res.graph: graph_columns(
+                            lambda: None if g is None else Graph.model_validate(g),
+                            out.extra))
         return out
 
     def export_svg(self, rows: list[dict]) -> list[str | Refusal]:
         """Mermaid's own SVG (sanitised)."""
-        out: list[str | Refusal] = []
-        for res in self._draw(rows, png=False):
-            if isinstance(res, Exception) or not res.ok or not res.svg:
-                why = repr(res)[:300] if isinstance(res, Exception) else res.error or "no SVG"
-                out.append(Refusal(MermaidReason.FAILED, why))
-                continue
-            try:
-                out.append(svgfmt.clean(res.svg).code)
-            except svgfmt.SvgError as exc:
-                out.append(exc)
-        return out
+        return [svg_export(res, MermaidReason.FAILED) for res in self._draw(rows, png=False)]
 
     def to_graph(self, record: dict, rendered: bytes | None = None) -> Graph | None:
         from diagramforge.graphs.model import Graph

@@ -11,13 +11,14 @@ import subprocess
 from typing import TYPE_CHECKING
 
 from diagramforge.formats import mxgraph
+from diagramforge.formats.browser import svg_export
 from diagramforge.formats.drawio_render import (
     DrawioRenderer,
     default_pages,
     find_chromium,
     find_drawio,
 )
-from diagramforge.formats.raster import check_render
+from diagramforge.formats.raster import check_render, keep_render
 from diagramforge.formats.registry import DiagramFormat, register
 from diagramforge.records import Format, Refusal, Rejection, Unit, empty_record, make_id
 from diagramforge.stage import Outcome
@@ -112,24 +113,13 @@ class MxGraphFormat(DiagramFormat):
 
     def export_svg(self, rows: list[dict]) -> list[str | Refusal]:
         """draw.io's own SVG (``Graph.getSvg``, plain-text labels), sanitised."""
-        from diagramforge.formats import svg as svgfmt
-
         try:
             results = self._drawio().render_many([mxgraph.for_render(r["code"]) for r in rows],
                                                  svg=True, png=False)
         except Exception as exc:  # noqa: BLE001 - a dead browser fails this batch only
             self.close()
             return [Refusal("mxgraph_render_failed", repr(exc)[:300])] * len(rows)
-        out: list[str | Refusal] = []
-        for res in results:
-            if not res.ok or not res.svg:
-                out.append(Refusal("mxgraph_render_failed", res.error or "no SVG"))
-                continue
-            try:
-                out.append(svgfmt.clean(res.svg).code)
-            except svgfmt.SvgError as exc:
-                out.append(exc)
-        return out
+        return [svg_export(res, "mxgraph_render_failed") for res in results]
 
     def render(self, rows: list[dict]) -> Outcome:
         """Validate, render with draw.io (PNG in the browser), check extremes.
@@ -168,14 +158,8 @@ class MxGraphFormat(DiagramFormat):
                                                     res.error or "no PNG", id=row["id"]))
                     continue
                 w, h = int(res.width), int(res.height)
-                bad = check_render(w, h, res.ink, rp)
-                if bad:
-                    out.rejections.append(Rejection(self.locator(row), bad[0], bad[1],
-                                                    id=row["id"]))
-                    continue
-                out.records.append({**row, "image": res.png, "width": w, "height": h,
-                                    "render_status": "ok", "render_engine": "drawio",
-                                    "render_error": None})
-                rendered += 1
+                if keep_render(out, self.locator(row), row, check_render(w, h, res.ink, rp),
+                               w, h, "drawio", res.png) is not None:
+                    rendered += 1
         out.extra[RC.MXGRAPH_RENDERED] = rendered
         return out

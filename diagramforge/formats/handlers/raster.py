@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any
 
-from diagramforge.formats.raster import check_render
+from diagramforge.formats.raster import check_render, keep_render
 from diagramforge.formats.registry import DiagramFormat, register
 from diagramforge.records import Format, Rejection
 from diagramforge.stage import Outcome
@@ -61,13 +61,8 @@ class RasterFormat(DiagramFormat):
                 out.rejections.append(Rejection(self.locator(row), "raster_unreadable",
                                                 repr(exc)[:300], id=row["id"]))
                 continue
-            bad = check_render(w, h, ink, rp)
-            if bad:
-                out.rejections.append(Rejection(self.locator(row), bad[0], bad[1],
-                                                id=row["id"]))
-                continue
-            out.records.append({**row, "width": w, "height": h, "render_status": "ok",
-                                "render_engine": "pdf-crop", "render_error": None})
+            keep_render(out, self.locator(row), row, check_render(w, h, ink, rp), w, h,
+                        "pdf-crop")
         return out
 
     def _engine(self) -> Any:  # noqa: ANN401

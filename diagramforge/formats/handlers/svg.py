@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING
 
 from diagramforge.formats import svg
-from diagramforge.formats.raster import check_render
+from diagramforge.formats.raster import check_render, keep_render
 from diagramforge.formats.registry import DiagramFormat, register
 from diagramforge.params import SvgExtractParams
 from diagramforge.records import Format, Rejection, Unit, empty_record, make_id
@@ -43,12 +43,7 @@ def png_record(row: dict, svg_text: str, engine: str, params, locator, out: Outc
         out.rejections.append(Rejection(locator(row), exc.reason, exc.detail, id=row["id"]))
         return
     w, h, ink = svg.png_ink(png)
-    bad = check_render(w, h, ink, rp)
-    if bad:
-        out.rejections.append(Rejection(locator(row), bad[0], bad[1], id=row["id"]))
-        return
-    out.records.append({**row, "image": png, "width": w, "height": h, "render_status": "ok",
-                        "render_engine": engine, "render_error": None})
+    keep_render(out, locator(row), row, check_render(w, h, ink, rp), w, h, engine, png)
 
 
 @register

@@ -10,7 +10,7 @@ import json
 import re
 from typing import TYPE_CHECKING
 
-from diagramforge.formats.raster import rasterize_pdf
+from diagramforge.formats.raster import keep_render, rasterize_pdf
 from diagramforge.formats.registry import DiagramFormat, register
 from diagramforge.formats.texcompile import (
     Attempt,
@@ -215,21 +215,18 @@ class TikzFormat(DiagramFormat):
             ras = rasterize_pdf(res.pdf, dpi=rp.dpi, margin_pt=rp.margin_pt,
                                 min_side=rp.min_side_px, max_side=rp.max_side_px,
                                 max_aspect=rp.max_aspect, min_ink=rp.min_ink_fraction)
-            if ras.png is None:
-                out.rejections.append(Rejection(self.locator(row), str(ras.reason), ras.detail,
-                                                id=row["id"]))
-                continue
-            # timings and compile modes depend on the machine and the cache, so they go to
-            # the metrics; records stay byte-identical across reruns and resumes
-            rec = {**row, "image": ras.png, "width": ras.width, "height": ras.height,
-                   "render_status": "ok", "render_engine": str(res.engine),
-                   "render_error": None}
             # the PDF is at hand only here: the graph is built now, not after render
             from diagramforge.graphs.record import graph_columns
 
-            rec.update(graph_columns(lambda r=rec, pdf=res.pdf: self.to_graph(r, pdf),
-                                     out.extra))
-            out.records.append(rec)
+            # timings and compile modes depend on the machine and the cache, so they go to
+            # the metrics; records stay byte-identical across reruns and resumes
+            rec = keep_render(out, self.locator(row), row,
+                              None if ras.png is not None else (str(ras.reason), ras.detail),
+                              ras.width, ras.height, str(res.engine), ras.png,
+                              lambda r, pdf=res.pdf: graph_columns(
+                                  lambda: self.to_graph(r, pdf), out.extra))
+            if rec is None:
+                continue
             keys = [RC.CACHE_HITS] if res.cached else [RC.COMPILED, f"{RC.MODE}{res.mode}"]
             meta = json.loads(row.get("meta") or "{}")
             if meta.get("preamble_mode"):
