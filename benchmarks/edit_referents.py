@@ -48,8 +48,8 @@ from lxml import etree  # noqa: E402
 
 from diagramforge.edits.sampler import FORMATS, compose  # noqa: E402
 from diagramforge.edits.stage import TIERS  # noqa: E402
-from diagramforge.formats import mxgraph  # noqa: E402
 from diagramforge.graphs.model import Graph  # noqa: E402
+from diagramforge.notation import mxgraph  # noqa: E402
 from diagramforge.params import SynthParams, load_params  # noqa: E402
 from diagramforge.records import derived_seed, make_id  # noqa: E402
 from diagramforge.referents.grammar import Query, parse  # noqa: E402

@@ -147,8 +147,8 @@ def svg_rows(files: list[tuple[str, bytes]], params) -> tuple[list[dict], Counte
 
 def drawio_svg_files(params, rows: list[dict]) -> list[tuple[str, bytes]]:  # noqa: ANN001
     """draw.io's SVG export of each page (the viewer's ``getSvg``, text labels)."""
-    from diagramforge.formats import mxgraph
     from diagramforge.formats.drawio_render import DrawioRenderer
+    from diagramforge.notation import mxgraph
 
     r = DrawioRenderer(timeout_s=params.render.mxgraph.timeout_s)
     try:
@@ -161,7 +161,7 @@ def drawio_svg_files(params, rows: list[dict]) -> list[tuple[str, bytes]]:  # no
 
 def mx_classes(code: str, ed: dict) -> list[str]:
     """What kind of cells an mxGraph edit touched (its target and the nodes it names)."""
-    from diagramforge.formats.mxgraph import cell_id, cells, parse_xml
+    from diagramforge.notation.mxgraph import cell_id, cells, parse_xml
 
     m = parse_xml(code)
     cs = {cell_id(c): c for c in cells(m)}

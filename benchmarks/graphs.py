@@ -57,7 +57,7 @@ def flow_svg(k: int, rng: random.Random) -> str:
 
 def sample_mx_pages() -> list[str]:
     from diagramforge.builders.repos import checkout, list_files
-    from diagramforge.formats import mxgraph
+    from diagramforge.notation import mxgraph
     from diagramforge.params import RepoCrawlParams, RepoSpec
 
     pages = []

@@ -220,8 +220,8 @@ class RepairStage(TableStage, UsesFormats):
     expands = True
     funnel: ClassVar[bool] = False
     param_sections: ClassVar[tuple[str, ...]] = ("augment", "render", "licences", "select")
-    code = ("augment", "edits", "formats", "graphs", "sandbox.py", "landlock.py", "synth/llm",
-            "cache.py", "filters/tokens.py", "curation/select.py")
+    code = ("augment", "edits", "formats", "notation", "graphs", "sandbox.py", "landlock.py",
+            "synth/llm", "cache.py", "filters/tokens.py", "curation/select.py")
     inputs = ("data/render", "data/extract")
     task_configs: ClassVar[tuple[str, ...]] = (CONFIG,)
     items_stand_alone: ClassVar[bool] = True

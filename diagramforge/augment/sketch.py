@@ -29,7 +29,7 @@ _PRESENTATION = ("fill", "stroke", "stroke-width", "stroke-dasharray", "stroke-o
 
 def mxgraph_sketch(code: str, style: str) -> str:
     """Every vertex and edge cell drawn with draw.io's sketch style ``style``."""
-    from diagramforge.formats.mxgraph import cells, parse_xml
+    from diagramforge.notation.mxgraph import cells, parse_xml
 
     model = parse_xml(code)
     extra = [p for p in style.split(";") if p]

@@ -86,8 +86,8 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
     expands = True
     funnel: ClassVar[bool] = False
     param_sections: ClassVar[tuple[str, ...]] = ("augment", "render", "select", "formats")
-    code = ("augment", "edits", "formats", "graphs", "sandbox.py", "landlock.py", "synth/llm",
-            "cache.py", "filters/tokens.py", "curation/select.py")
+    code = ("augment", "edits", "formats", "notation", "graphs", "sandbox.py", "landlock.py",
+            "synth/llm", "cache.py", "filters/tokens.py", "curation/select.py")
     inputs = ("package-lock.json",)
     task_configs: ClassVar[tuple[str, ...]] = ("sketch", "degraded", "variation")
     _llm = None

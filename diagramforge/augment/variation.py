@@ -71,7 +71,7 @@ def tikz_variation(code: str, kind: str, rng: random.Random) -> str:
 
 
 def mxgraph_variation(code: str, kind: str, rng: random.Random) -> str:
-    from diagramforge.formats.mxgraph import cells, parse_xml
+    from diagramforge.notation.mxgraph import cells, parse_xml
 
     model = parse_xml(code)
     shift = rng.choice([0.2, 0.35, 0.5, 0.65])

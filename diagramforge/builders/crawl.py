@@ -199,7 +199,7 @@ class CrawlStage(TableStage):
             "builders/bulk.py", "builders/bulk_fetch.py", "builders/bulk_manifest.py",
             "builders/bulk_metadata.py", "builders/stackexchange.py", "builders/se_dump.py",
             "builders/se_posts.py", "builders/se_licence.py",
-            "formats", "graphs/model.py")  # the format handlers claim the files
+            "formats", "notation", "graphs/model.py")  # the format handlers claim the files
     inputs = ("samples/arxiv", "samples/repos", "samples/stackexchange")
 
     def run_table(self, table: None, log: StageLog) -> Iterable[dict]:

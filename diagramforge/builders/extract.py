@@ -47,7 +47,7 @@ class ExtractStage(Stage, UsesFormats):
     expands = True
     param_sections: ClassVar[tuple[str, ...]] = ("extract", "formats")
     # the format handlers it dispatches to also build graphs (in render): "graphs" comes along
-    code = ("formats", "sandbox.py", "landlock.py", "graphs", "builders/pdf_extract.py",
+    code = ("formats", "notation", "sandbox.py", "landlock.py", "graphs", "builders/pdf_extract.py",
             "pdffigures", "builders/se_extract.py", "builders/se_posts.py")
 
     def environment(self) -> dict:

@@ -34,7 +34,7 @@ class RenderStage(RendersFormats, Stage):
     writes = ("image", "width", "height", "render_status", "render_engine", "render_error",
               *GRAPH_COLUMNS)
     param_sections: ClassVar[tuple[str, ...]] = ("render", "formats", "graph")
-    code = ("formats", "sandbox.py", "landlock.py", "graphs")
+    code = ("formats", "notation", "sandbox.py", "landlock.py", "graphs")
     inputs = ("package-lock.json",)
 
 

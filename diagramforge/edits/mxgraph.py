@@ -22,8 +22,8 @@ from lxml import etree
 
 from diagramforge.edits.base import PALETTE, WORDS, EditError, Op, edit, remap
 from diagramforge.edits.mxpage import Page, fmt, set_style, shift, style_key
-from diagramforge.formats.mxgraph import cell_id, set_label
 from diagramforge.graphs.mxgraph import parse_style
+from diagramforge.notation.mxgraph import cell_id, set_label
 
 OPS: tuple[Op, ...] = tuple(Op)
 SHAPES = ["ellipse", "rhombus", "hexagon", "triangle", "cylinder3", "parallelogram",

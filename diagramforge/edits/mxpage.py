@@ -17,10 +17,10 @@ from collections.abc import Iterable
 from lxml import etree
 
 from diagramforge.edits.base import EditError
-from diagramforge.formats.mxgraph import cell_id, cells, parse_xml
 from diagramforge.graphs.model import Node
 from diagramforge.graphs.mxgraph import FloatingEnd, nearest, read_page
 from diagramforge.graphs.params import GraphParams
+from diagramforge.notation.mxgraph import cell_id, cells, parse_xml
 
 WRAPPERS = ("object", "UserObject")
 POINTS = "mxPoint[@as='sourcePoint']|mxPoint[@as='targetPoint']|Array[@as='points']/mxPoint"

@@ -34,7 +34,7 @@ def _mx_graph(code: str) -> Graph:
 
 
 def _mx_valid(code: str) -> list[str]:
-    from diagramforge.formats.mxgraph import parse_xml, validate
+    from diagramforge.notation.mxgraph import parse_xml, validate
 
     return validate(parse_xml(code))
 

@@ -73,7 +73,7 @@ class EditStage(SelectsRows, RendersFormats, Stage):
     expands = True
     param_sections: ClassVar[tuple[str, ...]] = ("edit", "render", "select", "referents",
                                                  "formats")
-    code = ("edits", "formats", "graphs", "referents", "sandbox.py", "landlock.py",
+    code = ("edits", "formats", "notation", "graphs", "referents", "sandbox.py", "landlock.py",
             "curation/select.py")
     inputs = ("package-lock.json",)
     task_configs: ClassVar[tuple[str, ...]] = ()

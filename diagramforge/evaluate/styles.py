@@ -22,7 +22,7 @@ DOT_NOT_STYLE = frozenset({"_gvid", "name", "label", "pos", "width", "height", "
 
 
 def _mx_styles(code: str) -> Styles:
-    from diagramforge.formats.mxgraph import decode, parse_xml
+    from diagramforge.notation.mxgraph import decode, parse_xml
 
     root = parse_xml(code)
     if root.tag != "mxGraphModel":

@@ -32,7 +32,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from diagramforge.formats.declarations import UNSAFE_XML, declaration
+from diagramforge.notation.declarations import UNSAFE_XML, declaration
 from diagramforge.records import Refusal
 from diagramforge.sandbox import run_sandboxed, timeout_detail
 

@@ -55,7 +55,7 @@ from diagramforge.formats.browser import (  # noqa: F401 - re-exported: their ol
     lockdown_args,
     release_playwright,
 )
-from diagramforge.formats.mxgraph import is_bundled_image
+from diagramforge.notation.mxgraph import is_bundled_image
 
 _VIEWER = """<!DOCTYPE html><html><head><meta charset="utf-8"><script>
 var urlParams = {}; var mxLoadResources = false; var mxLoadStylesheets = false;

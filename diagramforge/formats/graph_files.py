@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from diagramforge.formats.mxgraph import MxGraphError, decode, normalise, parse_xml
 from diagramforge.formats.registry import handlers
 from diagramforge.formats.texcompile import compile_tikz as _compile
 from diagramforge.graphs.model import Graph
@@ -27,6 +26,7 @@ from diagramforge.graphs.params import GraphParams
 from diagramforge.graphs.score import score_graphs
 from diagramforge.graphs.svg import svg_graph
 from diagramforge.graphs.tikz import pdf_graph, tikz_graph
+from diagramforge.notation.mxgraph import MxGraphError, decode, normalise, parse_xml
 from diagramforge.params import Params
 from diagramforge.records import Unit
 

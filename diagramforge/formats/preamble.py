@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from diagramforge.formats.latex import control_sequences, read_group, read_optional, words
+from diagramforge.notation.latex import control_sequences, read_group, read_optional, words
 
 
 class Kind(StrEnum):

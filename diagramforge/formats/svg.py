@@ -20,7 +20,7 @@ from enum import StrEnum
 import numpy as np
 from lxml import etree
 
-from diagramforge.formats.declarations import (
+from diagramforge.notation.declarations import (
     UNSAFE_XML,
     declaration,
     parsed_declaration,

@@ -15,9 +15,9 @@ import hashlib
 import re
 from pathlib import Path
 
-from diagramforge.formats.latex import control_sequences
 from diagramforge.formats.preamble import parse_preamble
 from diagramforge.formats.tikz import Standalone
+from diagramforge.notation.latex import control_sequences
 
 RANDOM_SEED = 20240101
 CLASS_LINE = r"\documentclass[multi=dfpage,border=2pt]{standalone}"

@@ -29,7 +29,6 @@ from filelock import FileLock
 
 from diagramforge import atomic
 from diagramforge.cache import ContentCache
-from diagramforge.formats import latex
 from diagramforge.formats.texbatch import (
     PAGE_MARK,
     RANDOM_SEED,
@@ -52,6 +51,7 @@ from diagramforge.formats.texengines import (
     tex_read_roots,
 )
 from diagramforge.formats.tikz import Standalone
+from diagramforge.notation import latex
 from diagramforge.sandbox import run_sandboxed, timeout_detail
 from diagramforge.timing import CACHE, COMPILE, count, in_phase
 

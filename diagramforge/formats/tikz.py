@@ -11,14 +11,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from diagramforge.formats.latex import (
+from diagramforge.formats.preamble import Definition, Kind, closure
+from diagramforge.notation.latex import (
     origin_at,
     read_group,
     read_optional,
     strip_comments,
     strip_markers,
 )
-from diagramforge.formats.preamble import Definition, Kind, closure
 
 STANDALONE_CLASS = r"\documentclass[border=2pt]{standalone}"
 # Packages that bring TikZ themselves; without one of them we add \usepackage{tikz}.

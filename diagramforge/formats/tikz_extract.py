@@ -10,9 +10,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from diagramforge.formats import latex
 from diagramforge.formats.archives import ArchiveError, Limits, read_archive
-from diagramforge.formats.declarations import UNSAFE_XML, declaration
 from diagramforge.formats.handlers.svg import SvgFormat, svg_record
 from diagramforge.formats.preamble import Definition, Kind, parse_preamble
 from diagramforge.formats.texcompile import package_available
@@ -35,6 +33,8 @@ from diagramforge.formats.tikz_ladder import (
     support_files,
     verbatim_preamble,
 )
+from diagramforge.notation import latex
+from diagramforge.notation.declarations import UNSAFE_XML, declaration
 from diagramforge.params import ExtractParams
 from diagramforge.records import Format, Rejection, Unit, empty_record, make_id
 

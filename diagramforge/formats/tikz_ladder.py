@@ -21,7 +21,6 @@ import re
 from collections.abc import Callable
 from enum import StrEnum
 
-from diagramforge.formats import latex
 from diagramforge.formats.preamble import SKIP_PACKAGES, skip_groups
 from diagramforge.formats.tikz import (
     TIKZ_PROVIDERS,
@@ -31,6 +30,7 @@ from diagramforge.formats.tikz import (
     unsafe_constructs,
     usable,
 )
+from diagramforge.notation import latex
 
 
 class PreambleMode(StrEnum):

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from diagramforge.formats.mxgraph import (
+from diagramforge.graphs.model import Edge, Graph, Node
+from diagramforge.graphs.params import GraphParams
+from diagramforge.notation.mxgraph import (
     cell_id,
     cells,
     decode,
@@ -27,8 +29,6 @@ from diagramforge.formats.mxgraph import (
     label_of,
     parse_xml,
 )
-from diagramforge.graphs.model import Edge, Graph, Node
-from diagramforge.graphs.params import GraphParams
 
 
 def parse_style(style: str) -> dict[str, str]:

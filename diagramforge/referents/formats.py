@@ -48,7 +48,7 @@ def _none(v: str | None) -> bool:
 
 
 def _mx_cells(code: str) -> dict[str, etree._Element]:
-    from diagramforge.formats.mxgraph import cell_id, cells, decode, parse_xml
+    from diagramforge.notation.mxgraph import cell_id, cells, decode, parse_xml
 
     root = parse_xml(code)
     if root.tag != "mxGraphModel":

@@ -223,8 +223,8 @@ class SynthStage(TableStage):
     writes = tuple(SYNTH_SCHEMA.names)
     expands = True
     param_sections = ("synth", "select", "referents")
-    code = ("synth", "graphs", "formats", "filters/tokens.py", "sandbox.py", "landlock.py", "edits",
-            "referents", "curation/select.py")
+    code = ("synth", "graphs", "formats", "notation", "filters/tokens.py", "sandbox.py",
+            "landlock.py", "edits", "referents", "curation/select.py")
     """The graph layer (a null ``graph`` is parsed from the code), the edit table's schema,
     the referring expressions an instruction is checked with, and what they import."""
     funnel = False

@@ -61,7 +61,7 @@ class TwinStage(RendersFormats, Stage):
     expands = True
     funnel: ClassVar[bool] = False
     param_sections: ClassVar[tuple[str, ...]] = ("twin", "render", "formats", "graph")
-    code = ("twins", "formats", "graphs", "sandbox.py", "landlock.py",
+    code = ("twins", "formats", "notation", "graphs", "sandbox.py", "landlock.py",
             "classifier/vocabulary.py")
     inputs = ("package-lock.json",)
     task_configs: ClassVar[tuple[str, ...]] = ("translation",)

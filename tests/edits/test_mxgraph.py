@@ -15,9 +15,9 @@ from diagramforge.edits.base import EditError, Op
 from diagramforge.edits.mxgraph import apply_edit, candidates
 from diagramforge.edits.sampler import FORMATS, compose, verify_step
 from diagramforge.edits.stage import changed_pixels
-from diagramforge.formats.mxgraph import cell_id, cells, parse_xml, validate
 from diagramforge.formats.registry import instantiate
 from diagramforge.graphs.mxgraph import mxgraph_graph
+from diagramforge.notation.mxgraph import cell_id, cells, parse_xml, validate
 from diagramforge.records import empty_record, make_id
 from tests.conftest import needs_browser
 

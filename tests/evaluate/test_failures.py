@@ -14,7 +14,7 @@ from diagramforge.evaluate.generation import count_tokens
 from diagramforge.evaluate.inputs import InputReason, read_predictions
 from diagramforge.evaluate.report import markdown
 from diagramforge.evaluate.run import evaluate
-from diagramforge.formats.declarations import UNSAFE_XML
+from diagramforge.notation.declarations import UNSAFE_XML
 from tests.evaluate.conftest import GENERATION, write_predictions
 
 
@@ -173,8 +173,8 @@ def test_every_format_refuses_entity_declarations(published: dict) -> None:
 def test_a_bare_doctype_is_inert_and_accepted() -> None:
     """A DOCTYPE naming the SVG DTD declares nothing (no DTD is ever loaded): draw.io and
     editors export it, and SVG and mxGraph both accept it."""
-    from diagramforge.formats.mxgraph import parse_xml
     from diagramforge.formats.svg import clean
+    from diagramforge.notation.mxgraph import parse_xml
 
     doc = ('<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" '
            '"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">'

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from diagramforge.formats import mxgraph
 from diagramforge.formats.drawio_render import DrawioRenderer
 from diagramforge.formats.handlers.mxgraph import MxGraphFormat, mxgraph_records
 from diagramforge.formats.svg import png_ink, render_png
 from diagramforge.graphs.mxgraph import mxgraph_graph
+from diagramforge.notation import mxgraph
 from diagramforge.records import Unit
 from tests.conftest import REPO, make_params, needs_browser
 

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from diagramforge.formats.mxgraph import decode, normalise
 from diagramforge.graphs.mxgraph import is_group, mxgraph_graph
 from diagramforge.graphs.params import GraphParams
+from diagramforge.notation.mxgraph import decode, normalise
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "mxgraph"
 

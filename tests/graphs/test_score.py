@@ -139,7 +139,7 @@ def test_execution_success() -> None:
 
 def test_score_files_json_and_drawio(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     drawio = FIXTURES / "large_diagram.drawio"
-    from diagramforge.formats.mxgraph import decode, normalise
+    from diagramforge.notation.mxgraph import decode, normalise
 
     [page] = decode(drawio.read_bytes())
     ref = mxgraph_graph(normalise(page.model))
@@ -237,7 +237,7 @@ def test_detect_format() -> None:
 def test_score_files_drawio_svg_is_read_exactly(tmp_path: Path) -> None:
     from html import escape
 
-    from diagramforge.formats.mxgraph import decode, normalise
+    from diagramforge.notation.mxgraph import decode, normalise
 
     drawio = (FIXTURES / "large_diagram.drawio").read_bytes()
     svg = ("<svg xmlns='http://www.w3.org/2000/svg' content='"

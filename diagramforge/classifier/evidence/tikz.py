@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from diagramforge.classifier.evidence import Evidence
-from diagramforge.formats.latex import split_document, strip_comments
+from diagramforge.notation.latex import split_document, strip_comments
 
 R = re.compile
 

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Annotated, ClassVar
 from pydantic import Field
 
 from diagramforge.formats.browser import svg_export
-from diagramforge.formats.declarations import UNSAFE_XML, declaration
 from diagramforge.formats.mermaid_render import MermaidRenderer, find_mermaid, mermaid_version
 from diagramforge.formats.raster import check_render, keep_render
 from diagramforge.formats.registry import DiagramFormat, register
+from diagramforge.notation.declarations import UNSAFE_XML, declaration
 from diagramforge.params import FormatSection
 from diagramforge.records import Refusal, Rejection, Unit, empty_record, make_id
 from diagramforge.stage import Outcome

@@ -10,7 +10,6 @@ import json
 import subprocess
 from typing import TYPE_CHECKING
 
-from diagramforge.formats import mxgraph
 from diagramforge.formats.browser import svg_export
 from diagramforge.formats.drawio_render import (
     DrawioRenderer,
@@ -20,6 +19,7 @@ from diagramforge.formats.drawio_render import (
 )
 from diagramforge.formats.raster import check_render, keep_render
 from diagramforge.formats.registry import DiagramFormat, register
+from diagramforge.notation import mxgraph
 from diagramforge.records import Format, Refusal, Rejection, Unit, empty_record, make_id
 from diagramforge.stage import Outcome
 from diagramforge.stats import RenderCounter as RC

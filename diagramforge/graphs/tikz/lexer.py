@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from diagramforge.formats import latex
+from diagramforge.notation import latex
 
 # -- lexical helpers --------------------------------------------------------------------
 

@@ -4,8 +4,8 @@ from urllib.parse import quote
 
 import pytest
 
-from diagramforge.formats import mxgraph
-from diagramforge.formats.mxgraph import MxGraphError, MxReason
+from diagramforge.notation import mxgraph
+from diagramforge.notation.mxgraph import MxGraphError, MxReason
 
 CELLS = ('<mxCell id="0"/><mxCell id="1" parent="0"/>'
          '<mxCell id="a" value="A" style="rounded=1;html=1;" vertex="1" parent="1">'

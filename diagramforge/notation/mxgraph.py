@@ -30,7 +30,7 @@ import nh3
 from lxml import etree
 from lxml import html as lhtml
 
-from diagramforge.formats.declarations import (
+from diagramforge.notation.declarations import (
     UNSAFE_XML,
     declaration,
     parsed_declaration,

@@ -1,4 +1,4 @@
-from diagramforge.formats.latex import (
+from diagramforge.notation.latex import (
     find_root,
     flatten,
     origin_at,
