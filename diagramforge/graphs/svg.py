@@ -34,6 +34,7 @@ from lxml import etree
 from diagramforge.graphs.geometry import PathItem, TextItem, Trace, bbox, build_graph
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.params import GraphParams
+from diagramforge.notation.declarations import declaration
 
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
                           huge_tree=False, remove_comments=True)
@@ -443,8 +444,6 @@ class SvgRead:
 
 
 def _parse(svg: str | bytes) -> etree._Element:
-    from diagramforge.formats.declarations import declaration
-
     raw = svg.encode() if isinstance(svg, str) else svg
     # an external DTD reference (Graphviz, Inkscape) is never loaded; an internal subset
     # (entities: billion laughs, XXE) is refused outright, as every format refuses it
