@@ -45,6 +45,13 @@ def environment_path(params: Params, name: str) -> Path:
     return Path(params.project.data_dir) / ".runner" / f"{name}.environment.json"
 
 
+def done_path(params: Params, name: str) -> Path:
+    """The fingerprint (code, params, inputs) of a stage's finished output, and the files
+    it made: beside the output, not in it, so that moving code without changing a byte of
+    the data leaves the output's hash in ``dvc.lock`` alone (``runner._finish``)."""
+    return Path(params.project.data_dir) / ".runner" / f"{name}.done.json"
+
+
 def metrics_path(params: Params, name: str) -> Path:
     return Path(params.project.metrics_dir) / f"{name}.json"
 

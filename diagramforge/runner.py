@@ -30,7 +30,7 @@ from tqdm import tqdm
 from diagramforge import atomic
 from diagramforge.executors import Failure, make_executor, unit_timeouts
 from diagramforge.params import Params
-from diagramforge.paths import environment_path, metrics_path, stage_paths
+from diagramforge.paths import done_path, environment_path, metrics_path, stage_paths
 from diagramforge.pipeline import code_fingerprint
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection
 from diagramforge.shards import (
@@ -109,7 +109,15 @@ def run_stage(stage: Stage | TableStage, *, workers: int | None = None,
     rej = ShardSet(paths.rejections, REJECTION_SCHEMA)
     state = json.loads(paths.state.read_text()) if paths.state.exists() else {}
     made_with = json.loads(env_path.read_text()) if env_path.exists() else {}
-    if state.get("fingerprint") != fp or made_with != env:
+    if state.get("complete"):
+        # a finished output keeps no fingerprint (see _finish): it is reused only if this
+        # machine's record says the same fingerprint made exactly these files
+        done = done_path(params, stage.name)
+        made = json.loads(done.read_text()) if done.exists() else {}
+        fresh = made.get("fingerprint") == fp and made.get("files") == _listing(paths.root)
+    else:
+        fresh = state.get("fingerprint") == fp
+    if not fresh or made_with != env:
         for d in (paths.records, paths.rejections, paths.shard_stats):
             clear_dir(d)
     atomic.write_json(paths.state, {"fingerprint": fp, "complete": False})
@@ -196,8 +204,24 @@ def _finish(name: str, params: Params, stats: StageStats, provides: list[str],
     if err:
         raise RuntimeError(f"accounting error, an input vanished: {err}")
     atomic.write_json(metrics_path(params, name), stats.to_json())
+    # The finished output holds no fingerprint: it hashes the stage's code, so a move of
+    # code that changes no byte of the data would still change the output's hash in
+    # dvc.lock and rebuild every stage below it (issue 39: a refactor is proved by equal
+    # data hashes). The fingerprint goes beside the output, in data/.runner/, with the
+    # size and mtime of every file it made: a `dvc checkout` of other data under it is
+    # then never taken for this run's (an interrupted run keeps its fingerprint in
+    # _state.json, inside the output, so a resume is always checked against it).
+    root = stage_paths(params, name).root
     atomic.write_json(stage_paths(params, name).state,
-                      {"fingerprint": fp, "complete": True, "provides": provides})
+                      {"complete": True, "provides": provides})
+    atomic.write_json(done_path(params, name), {"fingerprint": fp, "files": _listing(root)})
+
+
+def _listing(root: Path) -> dict[str, list[int]]:
+    """Size and mtime of every file of a stage's output but its state: what a checkout of
+    other data would change."""
+    return {f.relative_to(root).as_posix(): [f.stat().st_size, f.stat().st_mtime_ns]
+            for f in sorted(root.rglob("*")) if f.is_file() and f.name != "_state.json"}
 
 
 def _unit_failed(stage: Stage, unit: WorkUnit, reason: str, detail: str) -> Outcome:

@@ -474,3 +474,39 @@ def test_next_shard_starts_while_this_shard_finishes(tmp_path):
     out = ShardSet(stage_paths(params, "waits").records, RECORD_SCHEMA)
     assert [out.read(i).column("id").to_pylist() for i in out.indices()] == [
         ["r000", "r001"], ["r002", "r003"]]
+
+
+def test_moved_code_that_changes_no_byte_leaves_the_output_hash_alone(tmp_path, monkeypatch):
+    """The stage's code is part of its fingerprint (new code: committed shards are not
+    reused), but a finished output holds no fingerprint: code moved without changing what
+    it writes gives the same bytes in data/<stage>/, so the same hash in dvc.lock and no
+    rebuild of the stages below (issue 39). The fingerprint sits in data/.runner/."""
+    import diagramforge.runner as runner
+
+    params = make_params(tmp_path, runner={"shard_size": 3})
+    seed(params, 7, 3)
+    monkeypatch.setattr(runner, "code_fingerprint", lambda cls: "code-before-the-move")
+    run_stage(Upper(params))
+    before = _stage_bytes(params, "upper")
+    monkeypatch.setattr(runner, "code_fingerprint", lambda cls: "code-after-the-move")
+    assert run_stage(Upper(params)).extra["resumed_shards"] == 0  # new code: made again
+    assert _stage_bytes(params, "upper") == before
+    assert not any(b"fingerprint" in b for b in before.values())
+
+
+def test_a_finished_output_is_reused_only_as_its_run_left_it(tmp_path):
+    """Run again with nothing changed, a finished stage reuses every shard; if its files
+    were replaced meanwhile (a `dvc checkout` of another version's data), it starts afresh
+    and writes what an uninterrupted run writes."""
+    params = make_params(tmp_path, runner={"shard_size": 3})
+    seed(params, 7, 3)
+    run_stage(Upper(params))
+    made = _stage_bytes(params, "upper")
+    assert run_stage(Upper(params)).extra["resumed_shards"] == 3
+    shard = sorted(stage_paths(params, "upper").records.glob("*.parquet"))[0]
+    other = tmp_path / "other"
+    seed(make_params(other, runner={"shard_size": 3}), 4, 3)
+    run_stage(Upper(make_params(other, runner={"shard_size": 3})))
+    shard.write_bytes(sorted((other / "data/upper/records").glob("*.parquet"))[0].read_bytes())
+    assert run_stage(Upper(params)).extra["resumed_shards"] == 0
+    assert _stage_bytes(params, "upper") == made
