@@ -19,7 +19,8 @@ import yaml
 
 class Verdict(StrEnum):
     SAME = "same"
-    """Same inputs, same outputs."""
+    """Same inputs, same outputs — or only the stage's code changed and its outputs did
+    not (a move: ``deps`` lists the code files)."""
     DIFFERS = "differs"
     """Same inputs, other outputs: the stage is not a function of the repository."""
     STALE = "stale"
@@ -66,7 +67,13 @@ def compare(a: dict, b: dict, outputs: str = "data/") -> list[StageDiff]:
         ox, oy = _hashes(x.get("outs"), outputs), _hashes(y.get("outs"), outputs)
         differ = {k: (ox.get(k), oy.get(k)) for k in sorted(set(ox) | set(oy))
                   if ox.get(k) != oy.get(k)}
-        if stale:
+        # only the code changed and every output is equal: a refactor, proved (issue 39);
+        # a stage whose params or data inputs changed proves nothing either way
+        moved = bool(stale) and not differ and not any(
+            k.startswith(("params:", outputs)) for k in stale)
+        if moved:
+            result.append(StageDiff(name, Verdict.SAME, deps=stale))
+        elif stale:
             result.append(StageDiff(name, Verdict.STALE, differ, stale))
         else:
             result.append(StageDiff(name, Verdict.DIFFERS if differ else Verdict.SAME, differ))
@@ -84,6 +91,8 @@ def report(diffs: list[StageDiff]) -> str:
         lines.append(f"{d.stage:<17} {d.verdict}")
         for path, (x, y) in d.outs.items():
             lines.append(f"    {path}: {x} → {y}")
+        if d.verdict == Verdict.SAME and d.deps:
+            lines.append(f"    code changed, outputs equal: {len(d.deps)} file(s)")
         if d.verdict == Verdict.STALE:
             shown = ", ".join(d.deps[:6]) + (f" (+{len(d.deps) - 6})" if len(d.deps) > 6
                                               else "")

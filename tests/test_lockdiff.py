@@ -45,6 +45,19 @@ def test_changed_code_or_params_is_stale_not_a_failure():
     assert crawl.deps == ["params:params.yaml:crawl"] and render.deps == ["data/crawl"]
 
 
+def test_code_moved_with_equal_outputs_is_the_same_and_with_other_outputs_stale():
+    """A refactor is proved by equal data: only code files changed and the outputs are
+    equal — same (the code files listed); code changed and an output too — stale (new
+    behaviour, nothing to conclude)."""
+    other = copy.deepcopy(LOCK)
+    other["stages"]["crawl"]["deps"][0]["md5"] = "c2"
+    crawl, render = compare(LOCK, other)
+    assert crawl.verdict == Verdict.SAME and crawl.deps == ["diagramforge/crawl.py"]
+    assert render.verdict == Verdict.SAME and render.deps == []
+    other["stages"]["crawl"]["outs"][0]["md5"] = "o2.dir"
+    assert compare(LOCK, other)[0].verdict == Verdict.STALE
+
+
 def test_cli_exits_1_when_a_stage_is_not_reproduced(tmp_path):
     a, b = tmp_path / "a.lock", tmp_path / "b.lock"
     a.write_text(yaml.safe_dump(LOCK))
