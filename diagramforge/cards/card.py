@@ -303,6 +303,27 @@ def _images_cell(config: dict) -> str:
     return "; ".join(parts) or "-"
 
 
+def _line_art_text(raster) -> str:  # noqa: ANN001 - RasterParams
+    """How a render is stored, after "sketches, variations and twins are line " (one
+    sentence's end, and what a reader needs to load it)."""
+    size = (f" Each is at the renderer's own size ({raster.dpi} dpi, at most "
+            f"{raster.max_side_px} px a side): no config carries a reduced copy, since every "
+            "image a config keeps is a task's input or the reference its scorer compares "
+            "pixel for pixel.")
+    if raster.codec == "webp":
+        return ("art too) is stored as a lossless WebP: the renderer's pixels exactly, in "
+                "RGB (RGBA where the render is see-through), about half the bytes of an "
+                "optimised PNG. `datasets`' `Image` feature and Pillow decode it as they "
+                "decode a PNG; a render WebP cannot hold (more than 8 bits a sample, over "
+                "16,383 px a side) or would not make smaller stays PNG." + size)
+    return ("art too) is stored as a lossless PNG: the renderer's pixels exactly"
+            + (", re-compressed by oxipng (level "
+               f"{raster.png_level}; a palette only where the render has at "
+               "most 256 colours, grey where it is grey)"
+               if raster.png_level is not None else "")
+            + "." + size)
+
+
 def _images_text(params: Params, configs: list[dict], n: int) -> str:
     """What a picture costs and where each one is: line art lossless, scans as JPEG, a
     diagram's render once (``cards/references.py``)."""
@@ -319,12 +340,7 @@ def _images_text(params: Params, configs: list[dict], n: int) -> str:
     degraded = any(c["config_name"] == "degraded" for c in configs)
     text = (f"All configs together: {_mb(total)} MB{per}.\n\n"
             f"Every render (image columns: {names}; sketches, variations and twins are line "
-            "art too) is stored as a lossless PNG: the renderer's pixels exactly"
-            + (", re-compressed by oxipng (level "
-               f"{params.render.raster.png_level}; a palette only where the render has at "
-               "most 256 colours, grey where it is grey)"
-               if params.render.raster.png_level is not None else "")
-            + "."
+            + _line_art_text(params.render.raster)
             + (" Degraded scans (`degraded`) are photographs of a page and are stored as "
                "JPEG, encoded once, at a quality drawn per scan from "
                f"{d.jpeg_quality[0]}–{d.jpeg_quality[1]} (each row's transform record says "

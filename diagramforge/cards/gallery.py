@@ -17,6 +17,8 @@ from pathlib import Path
 import pandas as pd
 from PIL import Image
 
+from diagramforge.formats.encoding import kind
+
 THUMB_PX = 160
 TASK_FIELDS = ("instruction", "question", "answer", "options", "caption", "text",
                "target_code", "difficulty", "pair", "method")
@@ -69,7 +71,9 @@ def write_gallery(df: pd.DataFrame, tasks: dict[str, pd.DataFrame], out: Path,
         item = _item(row)
         item["code"] = _text(row.get("code")) or ""
         if row.get("image"):
-            (root / "img" / f"{row['id']}.png").write_bytes(row["image"])
+            # the render as stored (lossless WebP or PNG), named by what its bytes are
+            item["img"] = f"{row['id']}.{kind(row['image']) or 'png'}"
+            (root / "img" / item["img"]).write_bytes(row["image"])
             (root / "thumb" / f"{row['id']}.png").write_bytes(_thumb(row["image"]))
         item["tasks"] = []
         diagrams[row["id"]] = item
@@ -201,7 +205,7 @@ function open(id) {
   document.getElementById("d-meta").textContent = ["format " + d.format, "split " + d.split,
     "difficulty " + (d.difficulty || "-"), "type " + (d.diagram_type || "-"),
     "licence " + d.licence, "credit " + (d.attribution || "-"), d.caption || ""].join(" | ");
-  document.getElementById("d-img").src = "img/" + id + ".png";
+  document.getElementById("d-img").src = "img/" + (d.img || id + ".png");
   document.getElementById("d-code").textContent = d.code;
   const tasks = document.getElementById("d-tasks");
   tasks.replaceChildren();

@@ -1,9 +1,16 @@
-"""How a picture is stored: line art as lossless optimised PNG, photo-like pictures as JPEG.
+"""How a picture is stored: line art losslessly (WebP, or optimised PNG), photo-like
+pictures as JPEG.
 
 A render of a diagram is line art — flat fills, strokes, anti-aliased text — and the tasks
 compare its pixels (edit verification counts changed pixels, ``evaluate`` scores a
 prediction's render against the reference's by SSIM and pixel equality), so it stays
-lossless: :func:`line_art_png` hands the tool's PNG to oxipng (``pyoxipng``), which keeps
+lossless. By default (``render.raster.codec: webp``) :func:`line_art_webp` stores it as
+lossless WebP (libwebp through Pillow): the same pixels, decoded by any Pillow as RGB or
+RGBA, in 46 % of an oxipng-optimised PNG's bytes on draw.io pages (libwebp's lossless
+mode predicts each pixel from its neighbours and keeps a cache of recent colours, which
+suits anti-aliased strokes and text better than PNG's row filters and deflate; measured in
+docs/SCALE.md §5). ``codec: png`` keeps a PNG: :func:`line_art_png` hands the tool's PNG to
+oxipng (``pyoxipng``), which keeps
 every pixel and only stores them better — a palette when the render has at most 256 colours
 (counted exactly, never quantised), grey when it is grey, fewer bits per sample when they
 suffice, the best row filters, and a stronger deflate than the browsers' and PyMuPDF's fast
@@ -39,6 +46,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from diagramforge.formats.registry import DiagramFormat
+    from diagramforge.params import RasterParams
     from diagramforge.stage import Outcome
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -122,17 +130,55 @@ def _optimise(png: bytes, level: int) -> bytes:
         return _HELPER.optimise(png, level)
 
 
+WEBP_EFFORT = 75
+"""libwebp's lossless effort (Pillow's ``quality`` in lossless mode): with method 4, the
+measured point past which bytes fall by < 5 % for ≈ 70 % more CPU (docs/SCALE.md §5)."""
+WEBP_MAX_SIDE = 16383
+"""The largest side a WebP can hold; a larger render stays PNG."""
+
+
+def line_art_webp(png: bytes, method: int) -> bytes:
+    """``png`` as a lossless WebP at libwebp's ``method`` (0–6): decoding it gives exactly
+    the input's pixels — RGB, or RGBA with the colour under fully transparent pixels kept
+    (``exact``); grey and palette pictures come back as the same pixels in RGB. The same
+    bytes on every run (libwebp's encoder is single-threaded here and deterministic). The
+    input is returned as it is when it is not a PNG, is larger than a WebP can hold, has
+    more than 8 bits a sample, or would not get smaller."""
+    from PIL import Image
+
+    if not png.startswith(PNG_SIGNATURE):
+        return png
+    with Image.open(io.BytesIO(png)) as im:
+        if max(im.size) > WEBP_MAX_SIDE or im.mode not in ("1", "L", "LA", "P", "PA", "RGB",
+                                                           "RGBA"):
+            return png
+        alpha = im.mode in ("LA", "PA", "RGBA") or "transparency" in im.info
+        src = im.convert("RGBA" if alpha else "RGB")
+    buf = io.BytesIO()
+    src.save(buf, "WEBP", lossless=True, quality=WEBP_EFFORT, method=int(method), exact=True)
+    out = buf.getvalue()
+    return out if len(out) < len(png) else png
+
+
+def stored_image(png: bytes, raster: RasterParams) -> bytes:
+    """A render's bytes as the pipeline stores and publishes them (``render.raster.codec``):
+    lossless WebP, or the PNG re-compressed by oxipng; the same pixels either way."""
+    if raster.codec == "webp":
+        return line_art_webp(png, raster.webp_method)
+    return line_art_png(png, raster.png_level)
+
+
 def render_stored(handler: DiagramFormat, rows: list[dict]) -> Outcome:
     """``handler.render(rows)``, each record's ``image`` in the form the pipeline stores and
-    publishes renders: the tool's PNG made smaller losslessly (:func:`line_art_png` at
-    ``render.raster.png_level``; the same pixels). Every stage that keeps a render calls
-    this (render, edit, augment, repair, twin); a scorer that only compares pixels
-    (``evaluate``) calls ``render``."""
+    publishes renders (:func:`stored_image`: the tool's PNG as lossless WebP or optimised
+    PNG, the same pixels). Every stage that keeps a render calls this (render, edit,
+    augment, repair, twin); a scorer that only compares pixels (``evaluate``) calls
+    ``render``."""
     out = handler.render(rows)
-    level = handler.params.render.raster.png_level
+    raster = handler.params.render.raster
     for rec in out.records:
         if rec.get("image"):
-            rec["image"] = line_art_png(rec["image"], level)
+            rec["image"] = stored_image(rec["image"], raster)
     return out
 
 

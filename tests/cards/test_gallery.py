@@ -94,3 +94,35 @@ def test_the_gallery_shows_at_most_gallery_max_diagrams(tmp_path, with_fake_stag
     assert sorted(data["diagrams"]) == ["id0", "id1"]
     assert data["configs"]["qa"] == ["id0", "id1"]  # qa2 (on id2) is not shown
     assert data["configs"]["captioning"] == []  # its one item is on id3
+
+
+def test_the_gallery_names_each_render_by_what_its_bytes_are(tmp_path):
+    """A render stored as lossless WebP is written as ``.webp`` and the detail view loads
+    that name (a WebP called ``.png`` would lie about itself); a PNG stays ``.png``; the
+    thumbnails are PNGs the gallery makes."""
+    import io
+    import json
+
+    import pandas as pd
+    from PIL import Image
+
+    from diagramforge.cards.gallery import write_gallery
+    from diagramforge.formats.encoding import kind
+
+    def picture(fmt: str) -> bytes:
+        buf = io.BytesIO()
+        Image.new("RGB", (60, 40), "navy").save(buf, fmt, **({"lossless": True}
+                                                             if fmt == "WEBP" else {}))
+        return buf.getvalue()
+
+    df = pd.DataFrame([{"id": "a", "format": "mxgraph", "code": "<x/>", "image": picture("WEBP")},
+                       {"id": "b", "format": "tikz", "code": "\\draw;", "image": picture("PNG")}])
+    index = write_gallery(df, {}, tmp_path, "t")
+    root = index.parent
+    assert sorted(p.name for p in (root / "img").iterdir()) == ["a.webp", "b.png"]
+    assert kind((root / "img" / "a.webp").read_bytes()) == "webp"
+    assert all(kind(p.read_bytes()) == "png" for p in (root / "thumb").iterdir())
+    text = (root / "data.js").read_text()
+    data = json.loads(text[text.index("{"):text.rindex("}") + 1])
+    assert data["diagrams"]["a"]["img"] == "a.webp" and data["diagrams"]["b"]["img"] == "b.png"
+    assert '"img/" + (d.img' in index.read_text()

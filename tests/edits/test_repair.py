@@ -6,6 +6,7 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 
 from diagramforge.augment.repair import RepairStage, rule_repair, text_overlap
+from diagramforge.formats.encoding import kind
 from diagramforge.paths import stage_paths
 from diagramforge.records import REJECTION_SCHEMA, empty_record
 from diagramforge.shards import ShardSet
@@ -83,7 +84,7 @@ def test_repair_stage(tmp_path):
     by_id = {r["diagram_id"]: r for r in rows}
     assert set(by_id) == {"r1", "r2"}  # r2: \weird defined away, Gamma kept
     assert by_id["r1"]["split"] == "validation" and by_id["r2"]["split"] == "train"
-    assert by_id["r1"]["image"][:4] == b"\x89PNG" and "{Beta};" in by_id["r1"]["code"]
+    assert kind(by_id["r1"]["image"]) == "webp" and "{Beta};" in by_id["r1"]["code"]
     reasons = {r["id"]: r["reason"] for r in log.rejections}
     assert reasons == {"r3": "repair_licence", "r4": "repair_not_a_compile_error"}
     assert log.stats.inputs_with_output + log.stats.rejected_inputs == log.stats.n_in

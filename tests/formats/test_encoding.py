@@ -1,5 +1,6 @@
-"""How pictures are stored: renders losslessly (the same pixels in fewer bytes, a palette only
-when the colours fit one), scans as one JPEG; every stage that keeps a render stores it so."""
+"""How pictures are stored: renders losslessly (lossless WebP by default, or PNG with a palette
+only when the colours fit one: the same pixels in fewer bytes), scans as one JPEG; every stage
+that keeps a render stores it so."""
 
 from __future__ import annotations
 
@@ -11,7 +12,13 @@ import pytest
 from PIL import Image
 
 from diagramforge.classifier.images import to_rgb
-from diagramforge.formats.encoding import kind, line_art_png, photo_jpeg, render_stored
+from diagramforge.formats.encoding import (
+    kind,
+    line_art_png,
+    line_art_webp,
+    photo_jpeg,
+    render_stored,
+)
 from diagramforge.formats.registry import instantiate
 from diagramforge.records import empty_record, make_id
 from tests.conftest import make_params
@@ -126,18 +133,77 @@ def test_a_see_through_png_reads_as_white_paper_in_every_form():
     assert (a[0, 0] == 255).all() and np.array_equal(a, b)
 
 
+@pytest.mark.parametrize("colours,alpha", [(2, False), (200, False), (100, True), (257, False),
+                                           (4000, True)])
+def test_line_art_webp_keeps_every_pixel(colours, alpha):
+    """Lossless WebP: every pixel, alpha and the colour hidden under see-through pixels
+    (the left margin's colours vary) decode as they were; the same bytes twice."""
+    arr = _line_art(colours, alpha, size=(120, 160))
+    src = _png(arr, compress_level=1)
+    out = line_art_webp(src, 4)
+    assert kind(out) == "webp" and len(out) < len(src)
+    _same_picture(src, out)
+    if alpha:
+        with Image.open(io.BytesIO(out)) as im:
+            assert im.mode == "RGBA"
+            hidden = np.asarray(im)[:, :10, :3]
+        assert np.array_equal(hidden, arr[:, :10, :3])
+    assert line_art_webp(src, 4) == out
+
+
+@pytest.mark.parametrize("mode", ["L", "P", "P-trns", "1"])
+def test_line_art_webp_keeps_grey_and_palette_pictures_pixels(mode):
+    """A grey, palette (with a transparent index) or bilevel PNG comes back as the same
+    pixels in RGB(A) — what every reader converts it to."""
+    arr = _line_art(6, size=(60, 80))
+    im = Image.fromarray(arr)
+    if mode == "L":
+        im = im.convert("L")
+    elif mode == "1":
+        im = im.convert("1")
+    else:
+        im = im.quantize(6)
+    buf = io.BytesIO()
+    im.save(buf, "PNG", compress_level=0, **({"transparency": 2} if mode == "P-trns" else {}))
+    src = buf.getvalue()
+    out = line_art_webp(src, 4)
+    assert kind(out) == "webp"
+    _same_picture(src, out)
+
+
+def test_line_art_webp_leaves_what_it_cannot_hold():
+    """Not a PNG, 16 bits a sample, or no smaller: the input as it is."""
+    jpeg = photo_jpeg(_line_art(3), 80)
+    assert line_art_webp(jpeg, 4) is jpeg
+    buf = io.BytesIO()
+    Image.fromarray((np.arange(64 * 64, dtype=np.uint16) * 13).reshape(64, 64)).save(buf, "PNG")
+    deep = buf.getvalue()
+    assert line_art_webp(deep, 4) is deep
+    tiny = _png(_line_art(2, size=(1, 1)))
+    out = line_art_webp(tiny, 4)
+    assert len(out) <= len(tiny)
+
+
 def test_stages_store_renders_optimised_with_the_tools_pixels(tmp_path):
-    """``render_stored``: the handler's own render, in fewer bytes, the same pixels."""
+    """``render_stored``: the handler's own render, in fewer bytes, the same pixels — lossless
+    WebP by default, oxipng's PNG with ``codec: png``, the tool's PNG with no level."""
     params = make_params(tmp_path)
     h = instantiate(params, lambda r: r["source_id"])["svg"]
     row = empty_record(id=make_id("svg", SVG_RICH), format="svg", code=SVG_RICH,
                        split="test", source_id="test:svg")
     raw, stored = h.render([row]).records[0], render_stored(h, [row]).records[0]
     h.close()
+    assert kind(raw["image"]) == "png" and kind(stored["image"]) == "webp"
     assert len(stored["image"]) < len(raw["image"])
     _same_picture(raw["image"], stored["image"])
     assert (stored["width"], stored["height"]) == (raw["width"], raw["height"])
-    off = make_params(tmp_path / "off", render={"raster": {"png_level": None}})
+    png = make_params(tmp_path / "png", render={"raster": {"codec": "png"}})
+    h = instantiate(png, lambda r: r["source_id"])["svg"]
+    as_png = render_stored(h, [row]).records[0]["image"]
+    h.close()
+    assert kind(as_png) == "png" and len(as_png) < len(raw["image"])
+    _same_picture(raw["image"], as_png)
+    off = make_params(tmp_path / "off", render={"raster": {"codec": "png", "png_level": None}})
     h = instantiate(off, lambda r: r["source_id"])["svg"]
     assert render_stored(h, [row]).records[0]["image"] == raw["image"]
     h.close()
