@@ -45,9 +45,16 @@ def vocabulary(params: Params, configs: list[str]) -> set[str]:
 
     tasks = task_stages()
     declared = {c for cs in tasks.values() for c in cs}
+    repos = params.crawl.repos.repositories
     return ({*configs, *declared, *tasks, *SPLITS, *format_titles(), *params.filter.order,
              *(stage_name(s) for s in STAGES), *(k.value for k in SourceKind),
-             *HUB_LICENCES.values(), *FAMILIES, params.filter.tokens.encoding} | NOT_COLUMNS)
+             *HUB_LICENCES.values(), *FAMILIES, params.filter.tokens.encoding,
+             *(r.ref for r in repos), *(r.name for r in repos if r.name)} | NOT_COLUMNS)
+
+
+_RECORD_ID = re.compile(r"[0-9a-f]{24}")
+"""A record id (``records.make_id``: 24 hex digits), which the card backticks where it names
+an item (the decontamination table's test and train items) — a value, not a column."""
 
 
 def named_columns(card: str, params: Params) -> set[str]:
@@ -58,7 +65,8 @@ def named_columns(card: str, params: Params) -> set[str]:
         _, meta, body = card.split("---", 2)
     configs = [c["config_name"] for c in (yaml.safe_load(meta) or {}).get("configs", [])]
     body = re.sub(r"```.*?```", "", body, flags=re.S)
-    return set(_IDENTIFIER.findall(body)) - vocabulary(params, configs)
+    return {w for w in _IDENTIFIER.findall(body) if not _RECORD_ID.fullmatch(w)} \
+        - vocabulary(params, configs)
 
 
 def published_columns(root: Path) -> set[str]:

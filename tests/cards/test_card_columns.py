@@ -64,3 +64,15 @@ def test_publish_refuses_a_card_that_names_a_missing_column(tmp_path, monkeypatc
     with pytest.raises(RuntimeError, match="no_such_column"):
         build(tmp_path, ["MIT"] * 2)
     assert not (tmp_path / "published" / "diagramforge-samples").exists()  # nothing shipped
+
+
+def test_item_ids_and_repository_pins_the_card_backticks_are_not_columns(tmp_path):
+    """The decontamination table backticks the test and train items' ids, and the sources
+    list each repository's pinned ref: values, not columns (publish refused a card whose
+    test item shared code with train: 'names columns no published file has: <id>, v1')."""
+    params = make_params(tmp_path, crawl={"repos": {"repositories": [
+        {"url": "/r", "ref": "v1", "name": "templates"}]}})
+    card = ("| `95a58601c8e7e10c2e90d0f6` | train `aad89b387553cbb059c3c3f4` | 448 of 5327 |\n"
+            "- Repository `templates` pinned at `v1`: diagram files\n"
+            "the `dup_cluster` column and `abcdef` (not an id: 6 letters)\n")
+    assert named_columns(card, params) == {"dup_cluster", "abcdef"}
