@@ -160,6 +160,60 @@ def is_mapped(spec: str) -> bool:
     return any(isinstance(b, ast.Name) and b.id == "Stage" for b in _class_ast(spec).bases)
 
 
+def task_configs(spec: str) -> tuple[str, ...]:
+    """The config names the stage class declares in ``task_configs`` (none if it declares
+    none), read from its source like the other declarations.
+
+    Why not ``stage_classes()``: the driver of a stage that checks ``select`` names needs
+    every task stage's configs, and importing every stage's module for them put pandas and
+    torch (publish, validate) into that driver — and, forked, into each of its workers.
+    The tuple's items are strings, or names bound to strings at module level in the stage's
+    module or in a module it imports (``captioning.CONFIG``)."""
+    module = spec.partition(":")[0]
+    for node in _class_ast(spec).body:
+        target = node.target if isinstance(node, ast.AnnAssign) else \
+            node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        if isinstance(target, ast.Name) and target.id == "task_configs" and node.value:
+            if not isinstance(node.value, ast.Tuple):
+                raise LookupError(f"{spec}: task_configs is not a tuple literal")
+            return tuple(_constant(module, e) for e in node.value.elts)
+    return ()
+
+
+def _module_ast(module: str) -> ast.Module:
+    import importlib.util
+
+    return ast.parse(Path(importlib.util.find_spec(module).origin).read_text(
+        encoding="utf-8"))
+
+
+def _constant(module: str, node: ast.expr) -> str:
+    """The string ``node`` (a literal, ``NAME`` or ``mod.NAME``) stands for in ``module``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    tree = _module_ast(module)
+    if isinstance(node, ast.Name):
+        for n in tree.body:
+            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == node.id
+                                                 for t in n.targets):
+                return _constant(module, n.value)
+            if isinstance(n, ast.ImportFrom) and n.module and n.level == 0:
+                for a in n.names:
+                    if (a.asname or a.name) == node.id:
+                        return _constant(n.module, ast.Name(a.name))
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        for n in tree.body:
+            if isinstance(n, ast.ImportFrom) and n.module and n.level == 0:
+                for a in n.names:
+                    if (a.asname or a.name) == node.value.id:
+                        return _constant(f"{n.module}.{a.name}", ast.Name(node.attr))
+            if isinstance(n, ast.Import):
+                for a in n.names:
+                    if a.asname == node.value.id:
+                        return _constant(a.name, ast.Name(node.attr))
+    raise LookupError(f"{module}: {ast.unparse(node)} is not a string it defines or imports")
+
+
 def defines(spec: str, method: str) -> bool:
     """Whether the stage class itself defines ``method`` (e.g. ``dry_run``: the CLI then
     offers ``--dry-run``), read from its source like the other declarations."""

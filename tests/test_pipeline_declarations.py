@@ -18,6 +18,7 @@ from diagramforge.pipeline import (
     dvc_yaml,
     funnel,
     stage_classes,
+    task_configs,
 )
 
 REPO = PACKAGE_DIR.parent
@@ -97,3 +98,16 @@ def test_cli_has_exactly_one_command_per_stage_plus_utilities():
 
 def test_audit_funnel_is_the_stages_that_account_for_every_input():
     assert funnel() == ("crawl", "extract", "render", "filter", "split")
+
+
+def test_task_configs_read_from_source_are_the_classes_own():
+    """``pipeline.task_configs`` reads each stage's ``task_configs`` without importing it
+    (literals, module constants, ``captioning.CONFIG``): the imported classes are the
+    reference."""
+    classes = stage_classes()
+    for spec in STAGES:
+        cls = classes[next(n for n, c in classes.items()
+                           if f"{c.__module__}:{c.__name__}" == spec)]
+        assert task_configs(spec) == tuple(getattr(cls, "task_configs", ())), spec
+    assert task_configs("diagramforge.synth.stage:SynthStage") == ("captioning", "qa",
+                                                                   "editing")

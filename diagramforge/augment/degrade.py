@@ -16,6 +16,8 @@ from __future__ import annotations
 import io
 import os
 import random
+import sys
+from types import ModuleType
 
 import numpy as np
 from PIL import Image
@@ -25,9 +27,27 @@ from diagramforge.timing import DEGRADE, in_phase
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # it checks PyPI on import otherwise
 
 
+def albumentations() -> ModuleType:
+    """albumentations without its PyTorch subpackage.
+
+    Its ``__init__`` imports ``albumentations.pytorch`` (tensor conversion) whenever torch is
+    installed, and torch is, for the classifier: every process that imported albumentations
+    carried torch, ≈ 180 MB RSS (123 MB of it anonymous) that no degradation uses — in
+    augment's driver (for the version in ``environment``) and so in both forked workers.
+    A ``None`` entry in ``sys.modules`` makes that import raise ImportError, which the
+    package's own ``suppress(ImportError)`` around it expects (torch absent). A process that
+    had imported the subpackage already keeps it."""
+    if "albumentations" not in sys.modules:
+        sys.modules.setdefault("albumentations.pytorch", None)  # type: ignore[arg-type]
+    import albumentations as alb
+
+    return alb
+
+
 def pipeline(cfg, seed: int):  # noqa: ANN001, ANN201 - DegradeParams → A.Compose
-    import albumentations as A  # noqa: N812 - the library's own convention
     import cv2
+
+    A = albumentations()  # noqa: N806 - the library's own convention
 
     white = (255, 255, 255)
     return A.Compose([

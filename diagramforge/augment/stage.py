@@ -93,9 +93,9 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
     _llm = None
 
     def environment(self) -> dict:
-        import albumentations
+        from diagramforge.augment.degrade import albumentations
 
-        return {"albumentations": albumentations.__version__, **super().environment()}
+        return {"albumentations": albumentations().__version__, **super().environment()}
 
     def __getstate__(self) -> dict:
         return {**super().__getstate__(), "_llm": None}

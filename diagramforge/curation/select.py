@@ -47,10 +47,12 @@ TAKE_ALL = ConfigSelection()
 
 
 def known_configs() -> tuple[str, ...]:
-    """``generation`` and every config a task stage declares (``task_configs``)."""
-    from diagramforge.pipeline import stage_classes
+    """``generation`` and every config a task stage declares (``task_configs``), read from
+    the stages' sources: importing every stage module for them cost each mapped stage's
+    driver and workers pandas and torch (``pipeline.task_configs``)."""
+    from diagramforge.pipeline import STAGES, task_configs
 
-    tasks = {c for cls in stage_classes().values() for c in getattr(cls, "task_configs", ())}
+    tasks = {c for spec in STAGES for c in task_configs(spec)}
     return (GENERATION, *sorted(tasks))
 
 

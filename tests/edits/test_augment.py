@@ -160,3 +160,36 @@ def test_sketches_only_for_the_kinds_the_sketch_config_keeps(tmp_path):
     photo = {**row, "diagram_type": "natural_image", "tokens": 3000}
     none = stage.process(stage.units([photo])[0])
     assert not none.records and not none.rejections and none.not_selected == 1
+
+
+def test_augment_driver_and_degradations_load_neither_torch_nor_pandas():
+    """What augment's driver does before it forks its workers (the environment record, the
+    ``select`` names check) and what a worker does for a scan (albumentations) must not pull
+    in torch or pandas: the driver's modules are copied into every worker, and the two
+    weighed ≈ 240 MB RSS per process (albumentations imports its PyTorch subpackage whenever
+    torch is installed; the configs check imported every stage module, publish's among
+    them). Run in a fresh interpreter: this one has both from other tests."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    script = """
+import io, sys
+from PIL import Image
+from diagramforge.params import load_params
+from diagramforge.augment.degrade import degrade
+from diagramforge.augment.stage import AugmentStage
+from diagramforge.curation.select import known_configs
+p = load_params('params.yaml')
+assert 'sketch' in known_configs() and 'captioning' in known_configs()
+AugmentStage(p).environment()
+buf = io.BytesIO(); Image.new('RGB', (64, 48), 'white').save(buf, 'PNG')
+assert degrade(buf.getvalue(), p.augment.degrade, 1)
+print(sorted({'torch', 'pandas'} & set(sys.modules)))
+"""
+    out = subprocess.run([sys.executable, "-c", script], cwd=repo, capture_output=True,
+                         text=True, check=True, env={"PYTHONPATH": str(repo),
+                                                     "PATH": "/usr/bin:/bin",
+                                                     "NO_ALBUMENTATIONS_UPDATE": "1"})
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stderr[-2000:]
