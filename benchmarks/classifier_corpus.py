@@ -181,7 +181,7 @@ def evaluate(render_dir: str, params, fallback: str) -> dict:  # noqa: ANN001
     from diagramforge.classifier.dataset import load_records
     from diagramforge.classifier.evidence import code_label
     from diagramforge.classifier.model import Classifier
-    from diagramforge.classifier.vocabulary import family
+    from diagramforge.vocabulary import family
 
     clf = Classifier.load(params)
     known = set(clf.id2label.values())

@@ -43,7 +43,7 @@ from diagramforge.classifier.evidence import code_evidence  # noqa: E402
 from diagramforge.classifier.model import Classifier  # noqa: E402
 from diagramforge.classifier.params import ClassifierParams  # noqa: E402
 from diagramforge.classifier.shipped import SHIPPED, manifest  # noqa: E402
-from diagramforge.classifier.vocabulary import KINDS, LABELS, Family, family  # noqa: E402
+from diagramforge.vocabulary import KINDS, LABELS, Family, family  # noqa: E402
 
 DATA = Path.home() / ".cache" / "diagramforge" / "classifier-data"
 TRUTH = REPO / "benchmarks" / "classifier_truth.csv"

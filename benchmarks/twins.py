@@ -147,8 +147,8 @@ def samples(args: argparse.Namespace) -> None:
 
     import pyarrow.parquet as pq
 
-    from diagramforge.classifier.vocabulary import KINDS
     from diagramforge.graphs.model import Graph
+    from diagramforge.vocabulary import KINDS
 
     data = args.data
     split = {r["id"]: r for r in pq.read_table(data / "split" / "records",

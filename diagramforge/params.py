@@ -1103,7 +1103,7 @@ class ConfigSelection(_Section):
     def _known_types(cls, v: list[str] | None) -> list[str] | None:
         """A keep list names types of the classifier's vocabulary: a typo would otherwise
         silently leave a config empty."""
-        from diagramforge.classifier.vocabulary import kind
+        from diagramforge.vocabulary import kind
 
         for label in v or ():
             kind(label)

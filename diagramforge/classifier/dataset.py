@@ -25,7 +25,7 @@ from diagramforge.classifier.images import prepare
 from diagramforge.classifier.negatives import negatives
 from diagramforge.classifier.params import TrainParams
 from diagramforge.classifier.positives import positives
-from diagramforge.classifier.vocabulary import Family, acl_fig, family
+from diagramforge.vocabulary import Family, acl_fig, family
 
 
 @dataclass(frozen=True)

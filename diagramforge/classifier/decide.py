@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from diagramforge.classifier.determinism import top
 from diagramforge.classifier.evidence import Evidence
 from diagramforge.classifier.params import ClassifierParams
-from diagramforge.classifier.vocabulary import KINDS, LABELS, Family, acl_fig
 from diagramforge.filters.base import Verdict
+from diagramforge.vocabulary import KINDS, LABELS, Family, acl_fig
 
 REJECTED = "diagram_type_rejected"
 UNCERTAIN = "diagram_type_uncertain"

@@ -13,9 +13,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from diagramforge.classifier.vocabulary import LABELS, POOL_REJECT
 from diagramforge.filters.base import FilterSection
 from diagramforge.params import ClassifierTrainParams, Params
+from diagramforge.vocabulary import LABELS, POOL_REJECT
 
 TrainParams = ClassifierTrainParams
 """The ``classifier`` section (training), under the name the training code uses."""

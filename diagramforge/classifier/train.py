@@ -25,7 +25,7 @@ from diagramforge import atomic
 from diagramforge.classifier.dataset import Sample, build_samples, expand, load_records, split
 from diagramforge.classifier.images import prepare
 from diagramforge.classifier.params import TrainParams
-from diagramforge.classifier.vocabulary import Family, family
+from diagramforge.vocabulary import Family, family
 
 
 def build_model(labels: list[str], tp: TrainParams):  # noqa: ANN201 - torch module

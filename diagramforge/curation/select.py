@@ -24,8 +24,8 @@ from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from functools import lru_cache
 
-from diagramforge.classifier.vocabulary import expand
 from diagramforge.params import ConfigSelection, Params
+from diagramforge.vocabulary import expand
 
 GENERATION = "generation"
 """The image → code config over every format; the per-format configs are views of it (the

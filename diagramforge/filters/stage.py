@@ -39,7 +39,7 @@ class FilterStage(Stage):
     code = ("filters", "licences.py", "formats/raster.py", "notation/latex.py",
             "classifier/model.py", "classifier/images.py", "classifier/params.py",
             "classifier/evidence", "classifier/decide.py", "classifier/determinism.py",
-            "classifier/vocabulary.py")
+            "vocabulary.py")
     inputs = ("data/classifier-train/checkpoint",)
     """The pipeline's own diagram-type checkpoint (``filter.diagram_type.checkpoint: null``)."""
 

@@ -7,7 +7,7 @@ writer that copies labels "verifies" — and a graph read with ``ball`` where th
 "ball 1" gives a twin that equals the graph, not the picture.  So a diagram is twinned only
 when:
 
-1. **its kind is graph-like** (:data:`~diagramforge.classifier.vocabulary.GRAPH_LIKE`:
+1. **its kind is graph-like** (:data:`~diagramforge.vocabulary.GRAPH_LIKE`:
    flowcharts, graphs, trees, automata, commutative, architecture/block, UML, network, mind
    maps, neural networks…) — charts, tables, plots, pictures, Venn diagrams and circuits
    are not (an untyped diagram is judged by its graph alone);
@@ -81,7 +81,7 @@ def letters(text: str) -> str:
 
 def structure_check(graph: Graph, diagram_type: str | None) -> Verdict | None:
     """Points 1–4 (no render needed): ``None`` when the graph may be the diagram."""
-    from diagramforge.classifier.vocabulary import graph_like
+    from diagramforge.vocabulary import graph_like
 
     if diagram_type:
         try:

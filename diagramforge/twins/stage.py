@@ -62,7 +62,7 @@ class TwinStage(RendersFormats, Stage):
     funnel: ClassVar[bool] = False
     param_sections: ClassVar[tuple[str, ...]] = ("twin", "render", "formats", "graph")
     code = ("twins", "formats", "notation", "graphs", "sandbox.py", "landlock.py",
-            "classifier/vocabulary.py")
+            "vocabulary.py")
     inputs = ("package-lock.json",)
     task_configs: ClassVar[tuple[str, ...]] = ("translation",)
 

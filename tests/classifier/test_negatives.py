@@ -10,7 +10,7 @@ from PIL import Image
 
 from diagramforge.classifier.images import prepare, to_rgb
 from diagramforge.classifier.negatives import negatives
-from diagramforge.classifier.vocabulary import Family, family
+from diagramforge.vocabulary import Family, family
 
 COUNTS = {"chart": 4, "table": 3, "natural_image": 3, "screenshot": 2}
 

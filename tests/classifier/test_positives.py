@@ -10,7 +10,7 @@ from PIL import Image
 
 from diagramforge.classifier.images import to_rgb
 from diagramforge.classifier.positives import KINDS, STYLES, positives
-from diagramforge.classifier.vocabulary import Family, family
+from diagramforge.vocabulary import Family, family
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import pytest
 from diagramforge.classifier.model import Classifier
 from diagramforge.classifier.params import ClassifierParams
 from diagramforge.classifier.shipped import MODEL_FILES, SHIPPED, install, manifest
-from diagramforge.classifier.vocabulary import LABELS
+from diagramforge.vocabulary import LABELS
 from tests.classifier.conftest import diagram_records
 
 

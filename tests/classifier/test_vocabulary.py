@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from diagramforge.classifier.vocabulary import (
+from diagramforge.vocabulary import (
     ACL_FIG,
     ACL_FIG_NAMES,
     EXTENSIONS,

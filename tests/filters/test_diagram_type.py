@@ -312,7 +312,7 @@ def test_grid_figures_of_a_report_are_all_published(tmp_path):
     the image classifier once called photo and plot.  Compiled and filtered by the real
     stages, all five are kept, typed as diagrams by their code."""
     from diagramforge.classifier.realdata import LocalDoc, project_params, write_arxiv_layout
-    from diagramforge.classifier.vocabulary import Family, family
+    from diagramforge.vocabulary import Family, family
 
     layout = write_arxiv_layout([LocalDoc("report", "report.tex", "test",
                                           {"report.tex": GRID_REPORT.encode()})],

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from diagramforge.classifier.vocabulary import GRAPH_LIKE, KINDS, Family, graph_like
 from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.twins.gate import (
     INCOMPLETE,
@@ -14,6 +13,7 @@ from diagramforge.twins.gate import (
     structure_check,
     text_check,
 )
+from diagramforge.vocabulary import GRAPH_LIKE, KINDS, Family, graph_like
 
 
 def g(texts: list[str], edges: list[tuple[str | None, str | None]], labels=()) -> Graph:  # noqa: ANN001

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from diagramforge.classifier.vocabulary import kind
+from diagramforge.vocabulary import kind
 
 
 @dataclass(frozen=True)
