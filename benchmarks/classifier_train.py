@@ -27,7 +27,7 @@ def main() -> None:
     from diagramforge.classifier.dataset import load_records
     from diagramforge.classifier.model import Classifier
     from diagramforge.classifier.train import train
-    from diagramforge.params import load_params
+    from diagramforge.config import load_params
 
     p = load_params(a.params)
     with tempfile.TemporaryDirectory() as tmp:

@@ -40,12 +40,12 @@ sys.path.insert(0, str(REPO))
 import psutil  # noqa: E402
 from lxml import etree  # noqa: E402
 
+from diagramforge.config import load_params  # noqa: E402
 from diagramforge.formats import drawio_render  # noqa: E402
 from diagramforge.formats.drawio_render import DrawioRenderer, find_drawio  # noqa: E402
 from diagramforge.formats.handlers import mxgraph as render_mod  # noqa: E402
 from diagramforge.formats.handlers.mxgraph import MxGraphFormat, mxgraph_records  # noqa: E402
 from diagramforge.notation import mxgraph  # noqa: E402
-from diagramforge.params import load_params  # noqa: E402
 from diagramforge.records import Unit  # noqa: E402
 from diagramforge.stage import Outcome  # noqa: E402
 

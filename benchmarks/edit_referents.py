@@ -46,11 +46,12 @@ sys.path.insert(0, str(REPO))
 
 from lxml import etree  # noqa: E402
 
+from diagramforge.config import load_params  # noqa: E402
 from diagramforge.edits.sampler import FORMATS, compose  # noqa: E402
 from diagramforge.edits.stage import TIERS  # noqa: E402
 from diagramforge.graphs.model import Graph  # noqa: E402
 from diagramforge.notation import mxgraph  # noqa: E402
-from diagramforge.params import SynthParams, load_params  # noqa: E402
+from diagramforge.params import SynthParams  # noqa: E402
 from diagramforge.records import derived_seed, make_id  # noqa: E402
 from diagramforge.referents.grammar import Query, parse  # noqa: E402
 from diagramforge.referents.naming import Namer, replay, roles, scenes, unresolved  # noqa: E402

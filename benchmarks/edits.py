@@ -44,10 +44,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from diagramforge.config import load_params, parse_params  # noqa: E402
 from diagramforge.edits import stage as stage_mod  # noqa: E402
 from diagramforge.edits.stage import EditStage  # noqa: E402
 from diagramforge.formats.registry import instantiate  # noqa: E402
-from diagramforge.params import load_params, parse_params  # noqa: E402
 from diagramforge.records import Unit, empty_record, make_id  # noqa: E402
 
 FIX = REPO / "tests" / "fixtures" / "edits"

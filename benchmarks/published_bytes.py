@@ -84,7 +84,7 @@ def _params(name: str, folder: Path, root: Path, workers: int, tex_cache: Path |
         project_params,
         write_arxiv_layout,
     )
-    from diagramforge.params import parse_params
+    from diagramforge.config import parse_params
 
     base = yaml.safe_load((code / "params.yaml").read_text())  # the params of that code
     if limit and name != "samples":

@@ -149,7 +149,7 @@ def _cpu() -> tuple[float, float]:
 def child(dump: Path, data: Path, workers: int, shard_size: int) -> dict:
     """Crawl + extract in this (fresh) process; peak RSS of it and its workers."""
     from diagramforge.builders.extract import ExtractStage
-    from diagramforge.params import parse_params
+    from diagramforge.config import parse_params
     from diagramforge.runner import run_named, run_stage
 
     params = parse_params({

@@ -35,10 +35,10 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from twins import file_sources, render  # noqa: E402
 
+from diagramforge.config import parse_params  # noqa: E402
 from diagramforge.formats.drawio_render import find_drawio  # noqa: E402
 from diagramforge.formats.registry import instantiate  # noqa: E402
 from diagramforge.graphs.model import Graph  # noqa: E402
-from diagramforge.params import parse_params  # noqa: E402
 from diagramforge.twins.compare import differences  # noqa: E402
 from diagramforge.twins.make import Twins  # noqa: E402
 

@@ -25,7 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from diagramforge.params import load_params  # noqa: E402
+from diagramforge.config import load_params  # noqa: E402
 from diagramforge.paths import stage_paths  # noqa: E402
 from diagramforge.shards import ShardSet  # noqa: E402
 from diagramforge.synth.llm.offline import OfflineBackend  # noqa: E402

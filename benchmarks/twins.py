@@ -51,10 +51,10 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from corpus_latex import DEFAULT_CORPUS, documents, extract  # noqa: E402
 
 from diagramforge.augment.contact import contact_sheet  # noqa: E402
+from diagramforge.config import parse_params  # noqa: E402
 from diagramforge.formats.drawio_render import find_drawio  # noqa: E402
 from diagramforge.formats.registry import instantiate  # noqa: E402
 from diagramforge.graphs.record import graph_columns  # noqa: E402
-from diagramforge.params import parse_params  # noqa: E402
 from diagramforge.records import Unit  # noqa: E402
 from diagramforge.stage import Outcome  # noqa: E402
 from diagramforge.twins.make import TwinReason, Twins  # noqa: E402

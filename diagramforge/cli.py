@@ -12,7 +12,8 @@ from typing import Annotated
 
 import typer
 
-from diagramforge.params import Params, ParamsError, load_params
+from diagramforge.config import load_params
+from diagramforge.params import Params, ParamsError
 
 
 def _top_help() -> str:

@@ -1,8 +1,14 @@
-"""Load and validate ``params.yaml`` into typed sections, one per stage.
+"""The settings base: ``params.yaml``'s fixed sections as typed models, and the base types of
+the sections plug-ins bring (a filter's ``filter.<name>``, a format's ``formats.<name>``).
 
 Every number that changes what the dataset contains lives here, not in code.  Unknown keys
 are errors (a typo must not silently fall back to a default), and an error names the full
 key path and what was expected.
+
+This module is the bottom of the house: it imports no other part of diagramforge but the
+diagram-type vocabulary.  The plug-in sections are held as written until their owners check
+them — the filter registry, the format registry — in one step after loading
+(:func:`diagramforge.config.load_params`, the loader every command uses).
 """
 
 from __future__ import annotations
@@ -16,14 +22,57 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     field_validator,
     model_validator,
 )
 
+from diagramforge.vocabulary import kind
+
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PluginSection(BaseModel):
+    """Base of a section a plug-in declares for itself (its registry validates it)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class FilterSection(PluginSection):
+    """Base of every filter's params section (``filter.<name>``; see ``filters/base.py``)."""
+
+    enabled: bool = True
+
+
+class FormatSection(PluginSection):
+    """Base of a format's own params section (``formats.<name>``), declared by its handler
+    (``formats/handlers/<name>.py``: ``params_model = ...``)."""
+
+
+class PluginSections(BaseModel):
+    """A section whose sub-sections belong to plug-ins: held as written by this module,
+    replaced by the parsed models of their owners when the loader checks them
+    (:func:`diagramforge.config.check`)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    def written(self) -> dict[str, Any]:
+        """The plug-in sub-sections (as written, or parsed once checked)."""
+        return dict(self.__pydantic_extra__ or {})
+
+    def section(self, name: str, model: type[BaseModel] | None = None) -> Any:  # noqa: ANN401
+        """The parsed sub-section ``name``. Params that were never checked (built in code,
+        ``Params()``) hold it as written: the owner's ``model`` then parses it here."""
+        got = (self.__pydantic_extra__ or {}).get(name)
+        if isinstance(got, BaseModel):
+            return got
+        if model is None:
+            raise LookupError(f"{name}: this params section was never checked; load params "
+                              "with diagramforge.config.load_params / parse_params")
+        return model.model_validate(got or {})
 
 
 class ProjectParams(_Section):
@@ -561,84 +610,38 @@ class ClassifierTrainParams(_Section):
     whole."""
 
 
-class FilterParams(BaseModel):
+class FilterParams(PluginSections):
     """``filter.order`` plus one section per filter, validated by the filter's own params
-    model (each filter module owns its section; see ``filters/base.py``)."""
+    model (each filter module owns its section; the filter registry checks them after
+    loading, ``filters/base.check_sections``)."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
     order: list[str] = ["licence", "tokens", "extremes", "colour_entropy", "diagram_type"]
     batch_size: Annotated[int, Field(ge=1)] = 32
     """Rows per unit of work: a filter with a ``batch`` hook (the classifier) sees them at
     once; the others still see one row at a time."""
 
-    @model_validator(mode="after")
-    def _sections(self) -> FilterParams:
-        from diagramforge.filters.base import discover
 
-        registry = discover()
-        extra = self.__pydantic_extra__ if self.__pydantic_extra__ is not None else {}
-        unknown = sorted(set(self.order) - set(registry))
-        if unknown:
-            raise ValueError(f"unknown filter(s) {unknown} in order; known: {sorted(registry)}")
-        stray = sorted(set(extra) - set(registry))
-        if stray:
-            raise ValueError(f"unknown key(s) {[f'filter.{n}' for n in stray]} "
-                             f"(not a filter; a typo?); known filters: {sorted(registry)}")
-        _validate_sections(extra, {n: s.params_model for n, s in registry.items()}, "filter")
-        return self
-
-    def section(self, name: str) -> BaseModel:
-        """The parsed params section of filter ``name``."""
-        return (self.__pydantic_extra__ or {})[name]
-
-
-def _validate_sections(extra: dict, models: dict[str, type[BaseModel]], prefix: str) -> None:
-    """Parse each plug-in's section of ``extra`` (in place) with the model its plug-in
-    declares — filters and formats bring their own params — and report every problem at
-    once, each with its full key (``filter.tokens.max``), as one params error."""
-    problems = []
+def validate_sections(written: dict, models: dict[str, type[BaseModel]], prefix: str
+                      ) -> tuple[dict[str, BaseModel], list[str]]:
+    """Parse each plug-in's section of ``written`` with the model its plug-in declares —
+    filters and formats bring their own params — and gather every problem, each with its
+    full key (``filter.tokens.max``); the one routine both registries check with."""
+    parsed, problems = {}, []
     for name, model in models.items():
-        raw = extra.get(name) or {}
+        raw = written.get(name) or {}
         try:
-            extra[name] = raw if isinstance(raw, model) else model.model_validate(raw)
+            parsed[name] = raw if isinstance(raw, model) else model.model_validate(raw)
         except ValidationError as exc:
-            problems += [f"{prefix}.{name}." + ".".join(map(str, e["loc"])) + f": {e['msg']}"
+            problems += [".".join([prefix, name, *map(str, e["loc"])]) + f": {e['msg']}"
                          for e in exc.errors()]
-    if problems:
-        raise ValueError("; ".join(problems))
+    return parsed, problems
 
 
-class FormatSection(BaseModel):
-    """Base of a format's own params section (``formats.<name>``), declared by its handler
-    (``formats/handlers/<name>.py``: ``params_model = ...``)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class FormatsParams(BaseModel):
+class FormatsParams(PluginSections):
     """``formats``: one section per format handler that declares a params model, validated
     by that model — so a new format brings its own numbers without touching this module
-    (handlers are found by package scan, as extract and render find them).  The older
-    formats' numbers stay where they were (``extract.svg``, ``render.tikz``, ...)."""
-
-    model_config = ConfigDict(extra="allow", frozen=True)
-
-    @model_validator(mode="after")
-    def _sections(self) -> FormatsParams:
-        from diagramforge.formats.registry import handlers
-
-        models = {n: h.params_model for n, h in handlers().items() if h.params_model}
-        extra = self.__pydantic_extra__ if self.__pydantic_extra__ is not None else {}
-        stray = sorted(set(extra) - set(models))
-        if stray:
-            raise ValueError(f"unknown key(s) {[f'formats.{n}' for n in stray]} (no format "
-                             f"declares them); formats with params: {sorted(models)}")
-        _validate_sections(extra, models, "formats")
-        return self
-
-    def section(self, name: str) -> BaseModel:
-        """The parsed params section of format ``name``."""
-        return (self.__pydantic_extra__ or {})[name]
+    (the format registry checks them after loading, ``formats/registry.check_sections``).
+    The older formats' numbers stay where they were (``extract.svg``, ``render.tikz``, ...)."""
 
 
 class NearDupCodeParams(_Section):
@@ -788,10 +791,17 @@ class ValidateParams(_Section):
     formats: list[str] | None = None
     """Formats a published diagram may have; ``null``: every registered format handler."""
 
-    def format_names(self) -> list[str]:
-        from diagramforge.formats.registry import handlers
+    _registered: tuple[str, ...] | None = PrivateAttr(None)
+    """The format registry's names, set when the loader checks params (this module sits
+    below the registry and never imports it)."""
 
-        return list(self.formats) if self.formats is not None else sorted(map(str, handlers()))
+    def format_names(self) -> list[str]:
+        if self.formats is not None:
+            return list(self.formats)
+        if self._registered is None:
+            raise LookupError("validate.formats: params never checked, so the registered "
+                              "formats are unknown; load params with diagramforge.config")
+        return sorted(self._registered)
 
 
 class PublishParams(_Section):
@@ -879,7 +889,8 @@ class TwinParams(_Section):
     the source's (the ``translation`` config; ``diagramforge/twins/``)."""
 
     targets: list[str] = ["svg", "dot", "mermaid", "tikz", "mxgraph"]
-    """Target languages (registered formats); a diagram's own format is skipped.  ``svg``
+    """Target languages (registered formats: the format registry checks the names after
+    loading); a diagram's own format is skipped.  ``svg``
     is the source engine's own SVG export; the others are written from the structure
     graph."""
     max_nodes: Annotated[int, Field(ge=1)] = 200
@@ -889,15 +900,6 @@ class TwinParams(_Section):
     edge label of its graph for it to be twinned: below it the graph does not explain the
     drawing (``twin_graph_incomplete``; ``twins/gate.py``)."""
 
-    @model_validator(mode="after")
-    def _known(self) -> TwinParams:
-        from diagramforge.formats.registry import handlers
-
-        unknown = sorted(set(self.targets) - {str(n) for n in handlers()})
-        if unknown:
-            raise ValueError(f"unknown target format(s) {unknown}; known: "
-                             f"{sorted(map(str, handlers()))}")
-        return self
 
 
 # -- synth: LLM backends and the language tasks (diagramforge.synth) ---------------------
@@ -1103,8 +1105,6 @@ class ConfigSelection(_Section):
     def _known_types(cls, v: list[str] | None) -> list[str] | None:
         """A keep list names types of the classifier's vocabulary: a typo would otherwise
         silently leave a config empty."""
-        from diagramforge.vocabulary import kind
-
         for label in v or ():
             kind(label)
         return v
@@ -1234,7 +1234,9 @@ def _describe(err: dict) -> str:
 
 
 def parse_params(data: dict | None, origin: str = "params.yaml") -> Params:
-    """Validate a params mapping; raise :class:`ParamsError` naming every bad key."""
+    """Validate a params mapping's fixed sections; raise :class:`ParamsError` naming every
+    bad key.  The plug-in sections stay as written: :func:`diagramforge.config.parse_params`
+    is this plus their owners' check, what every command and test uses."""
     try:
         return Params.model_validate(data or {})
     except ValidationError as exc:
@@ -1243,7 +1245,8 @@ def parse_params(data: dict | None, origin: str = "params.yaml") -> Params:
 
 
 def load_params(path: str | Path = "params.yaml") -> Params:
-    """Read ``params.yaml``.
+    """Read ``params.yaml`` (fixed sections; :func:`diagramforge.config.load_params` also
+    checks the plug-in sections).
 
     A missing file is an error, not the defaults: a mistyped ``-p`` or a stage run from
     the wrong directory would otherwise build a dataset nobody asked for, into a ``data/``

@@ -38,15 +38,15 @@ STAGES: tuple[str, ...] = (
 )
 """``module:Class`` of every stage, in pipeline order (imported lazily: the CLI stays fast)."""
 
-SPINE: tuple[str, ...] = ("runner.py", "stage.py", "paths.py", "params.py", "records.py",
-                          "shards.py", "stats.py", "atomic.py", "cache.py", "pipeline.py",
-                          "executors", "filters/base.py", "formats/registry.py",
+SPINE: tuple[str, ...] = ("runner.py", "stage.py", "paths.py", "params.py", "config.py",
+                          "records.py", "shards.py", "stats.py", "atomic.py", "cache.py",
+                          "pipeline.py", "executors", "filters/base.py", "formats/registry.py",
                           "graphs/model.py", "vocabulary.py", "hostfacts.py",
                           "timing.py")
-"""Modules every stage's output depends on (package-relative). ``filters/base.py`` and
-``formats/registry.py`` (with the graph model its protocol names) are here because params
-validation finds the filters and the format handlers' sections through them, and
-``vocabulary.py`` because it checks the diagram types params name."""
+"""Modules every stage's output depends on (package-relative). ``config.py``,
+``filters/base.py`` and ``formats/registry.py`` (with the graph model its protocol names) are
+here because loading params checks the filters' and the format handlers' sections through
+them, and ``vocabulary.py`` because it checks the diagram types params name."""
 
 
 def load(spec: str) -> type:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from diagramforge.params import LicenceParams, Params, parse_params
+from diagramforge.config import parse_params
+from diagramforge.params import LicenceParams, Params
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "samples"

@@ -2,7 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from diagramforge.params import ParamsError, load_params, parse_params
+from diagramforge.config import load_params, parse_params
+from diagramforge.params import ParamsError
 
 REPO = Path(__file__).resolve().parent.parent
 

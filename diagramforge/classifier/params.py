@@ -13,8 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from diagramforge.filters.base import FilterSection
-from diagramforge.params import ClassifierTrainParams, Params
+from diagramforge.params import ClassifierTrainParams, FilterSection, Params
 from diagramforge.vocabulary import LABELS, POOL_REJECT
 
 TrainParams = ClassifierTrainParams

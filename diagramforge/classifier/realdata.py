@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from diagramforge.params import Params, parse_params
+from diagramforge.config import parse_params
+from diagramforge.params import Params
 
 _DOCCLASS = re.compile(rb"\\documentclass\b")
 _BEGIN_DOC = re.compile(rb"\\begin\s*\{document\}")

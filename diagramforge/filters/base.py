@@ -20,19 +20,14 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
+from diagramforge.params import FilterParams, FilterSection, validate_sections
 
 if TYPE_CHECKING:
     from diagramforge.params import Params
 
+__all__ = ["FilterSection", "Verdict", "register", "discover", "check_sections", "build"]
+
 ENTRY_POINT_GROUP = "diagramforge.filters"
-
-
-class FilterSection(BaseModel):
-    """Base of every filter's params section."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    enabled: bool = True
 
 
 @dataclass
@@ -107,6 +102,34 @@ def rediscover() -> dict[str, FilterSpec]:
     return discover()
 
 
+def section(params: Params, name: str) -> FilterSection:
+    """Filter ``name``'s parsed params section (``filter.<name>``)."""
+    return params.filter.section(name, discover()[name].params_model)
+
+
+def check_sections(written: FilterParams) -> tuple[FilterParams, list[str]]:
+    """The ``filter`` section with every filter's sub-section parsed by the model that filter
+    declares, and every problem found (unknown names in ``order``, keys that are no filter,
+    bad values), each with its full key: the registry's half of loading params
+    (``diagramforge.config.check``), so ``params.py`` never looks for plug-ins."""
+    registry = discover()
+    sections = written.written()
+    problems = []
+    unknown = sorted(set(written.order) - set(registry))
+    if unknown:
+        problems.append(f"filter.order: unknown filter(s) {unknown} in order; "
+                        f"known: {sorted(registry)}")
+    stray = sorted(set(sections) - set(registry))
+    if stray:
+        problems.append(f"filter: unknown key(s) {[f'filter.{n}' for n in stray]} (not a "
+                        f"filter; a typo?); known filters: {sorted(registry)}")
+    parsed, bad = validate_sections(sections, {n: s.params_model for n, s in registry.items()},
+                                    "filter")
+    sections.update(parsed)
+    return FilterParams(order=written.order, batch_size=written.batch_size, **sections), \
+        problems + bad
+
+
 def build(name: str, params: Params) -> FilterFn:
     """The configured filter ``name``, as the filter stage builds it."""
-    return discover()[name].factory(params.filter.section(name), params)
+    return discover()[name].factory(section(params, name), params)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 
-from diagramforge.filters.base import FilterFn, Verdict, discover
+from diagramforge.filters.base import FilterFn, Verdict, discover, section
 from diagramforge.records import Rejection
 from diagramforge.stage import Outcome, Reason, Stage, WorkUnit
 
@@ -46,13 +46,13 @@ class FilterStage(Stage):
     def __init__(self, params):  # noqa: ANN001 - Params
         super().__init__(params)
         registry = discover()
-        self.order = [n for n in params.filter.order if params.filter.section(n).enabled]
+        self.order = [n for n in params.filter.order if section(params, n).enabled]
         self.writes = tuple(c for n in self.order for c in registry[n].writes)  # type: ignore[misc]
         self._fns: list[tuple[str, FilterFn]] | None = None
 
     def _build(self) -> list[tuple[str, FilterFn]]:
         registry = discover()
-        return [(n, registry[n].factory(self.params.filter.section(n), self.params))
+        return [(n, registry[n].factory(section(self.params, n), self.params))
                 for n in self.order]
 
     def environment(self) -> dict:

@@ -15,11 +15,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
+from diagramforge.params import FormatSection, FormatsParams, validate_sections
 from diagramforge.records import Refusal, Rejection, Unit
 
 if TYPE_CHECKING:
     from diagramforge.graphs.model import Graph
-    from diagramforge.params import FormatSection, Params
+    from diagramforge.params import Params
     from diagramforge.stage import Outcome
 
 Locator = Callable[[dict], str]
@@ -48,7 +49,7 @@ class DiagramFormat(ABC):
     @property
     def section(self) -> FormatSection:
         """This format's parsed ``formats.<name>`` section (see :attr:`params_model`)."""
-        return self.params.formats.section(self.name)  # type: ignore[return-value]
+        return self.params.formats.section(self.name, self.params_model)
 
     # -- extract -------------------------------------------------------------------------
     @classmethod
@@ -150,6 +151,34 @@ def handlers() -> dict[str, type[DiagramFormat]]:
             importlib.import_module(f"{pkg.__name__}.{mod.name}")
         _scanned = True
     return REGISTRY
+
+
+def check_sections(written: FormatsParams, twin_targets: list[str] = ()
+                   ) -> tuple[FormatsParams, list[str]]:
+    """The ``formats`` section with each handler's sub-section parsed by its
+    :attr:`~DiagramFormat.params_model`, and every problem found (keys no format declares,
+    bad values, ``twin.targets`` naming no registered format), each with its full key: the
+    registry's half of loading params (``diagramforge.config.check``)."""
+    registered = handlers()
+    models = {n: h.params_model for n, h in registered.items() if h.params_model}
+    sections = written.written()
+    problems = []
+    stray = sorted(set(sections) - set(models))
+    if stray:
+        problems.append(f"formats: unknown key(s) {[f'formats.{n}' for n in stray]} (no "
+                        f"format declares them); formats with params: {sorted(models)}")
+    parsed, bad = validate_sections(sections, models, "formats")
+    sections.update(parsed)
+    unknown = sorted(set(twin_targets) - {str(n) for n in registered})
+    if unknown:
+        bad.append(f"twin.targets: unknown target format(s) {unknown}; known: "
+                   f"{sorted(map(str, registered))}")
+    return FormatsParams(**sections), problems + bad
+
+
+def names() -> list[str]:
+    """Every registered format's name, sorted."""
+    return sorted(map(str, handlers()))
 
 
 def format_titles(code_only: bool = False) -> dict[str, str]:

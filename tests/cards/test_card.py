@@ -2,7 +2,7 @@
 
 from diagramforge.cards.card import CardInputs, _sources
 from diagramforge.cards.statistics import compute
-from diagramforge.params import parse_params
+from diagramforge.config import parse_params
 from tests.cards.test_statistics import frame
 
 

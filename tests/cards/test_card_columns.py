@@ -43,7 +43,7 @@ def test_every_column_the_card_names_is_published(tmp_path):
 
 def test_a_card_naming_an_unpublished_column_is_caught(tmp_path):
     """What the card said before `render_engine` was published."""
-    from diagramforge.params import Params
+    from diagramforge.config import parse_params
 
     (tmp_path / "generation").mkdir()
     pq.write_table(pa.table({"id": ["a"], "format": ["tikz"], "code": ["x"]}),
@@ -52,7 +52,7 @@ def test_a_card_naming_an_unpublished_column_is_caught(tmp_path):
         "---\nconfigs:\n- config_name: generation\n---\n# d\n\nRendering: TikZ with "
         "pdflatex (the engine of each record is its `render_engine`); every `id` is "
         "unique, `tikz` and `generation` are not columns.\n```\n`not_checked`\n```\n")
-    assert missing_columns(tmp_path, Params()) == ["render_engine"]
+    assert missing_columns(tmp_path, parse_params({})) == ["render_engine"]
 
 
 def test_publish_refuses_a_card_that_names_a_missing_column(tmp_path, monkeypatch):

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from diagramforge.config import parse_params
 from diagramforge.curation import select
 from diagramforge.curation.select import Selector, Why, summary, why_not
-from diagramforge.params import ConfigSelection, ParamsError, TokenWindow, parse_params
+from diagramforge.params import ConfigSelection, ParamsError, TokenWindow
 from tests.conftest import make_params
 
 SKETCH = ConfigSelection(types=["tree", "graph"], tokens={"svg": TokenWindow(min=2000,

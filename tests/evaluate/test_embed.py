@@ -9,15 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from diagramforge.config import parse_params
 from diagramforge.evaluate import embed
 from diagramforge.evaluate.run import evaluate
-from diagramforge.params import (
-    EmbeddingParams,
-    EvaluateParams,
-    Params,
-    ParamsError,
-    parse_params,
-)
+from diagramforge.params import EmbeddingParams, EvaluateParams, Params, ParamsError
 from tests.evaluate.conftest import DOT_SOURCE, GENERATION, write_predictions
 
 torch = pytest.importorskip("torch")

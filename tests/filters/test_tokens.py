@@ -44,7 +44,7 @@ def test_token_caps_are_per_format(tmp_path):
 
 
 def test_default_caps_keep_vcg_bench_hard_tier():
-    from diagramforge.params import parse_params
+    from diagramforge.config import parse_params
 
     tk = parse_params({}).filter.tokens
     assert tk.window("mxgraph")[1] >= 32_000 > 14_000

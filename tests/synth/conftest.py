@@ -10,7 +10,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from diagramforge.params import Params, parse_params
+from diagramforge.config import parse_params
+from diagramforge.params import Params
 from diagramforge.records import empty_record
 from tests.conftest import seed_stage
 

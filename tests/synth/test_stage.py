@@ -308,7 +308,7 @@ def test_openai_batch_api_gives_the_same_tables_at_the_batch_price(seeded, tmp_p
 def test_configs_take_only_their_kinds_and_the_rest_is_counted_not_ledgered(tmp_path):
     """`select.captioning` / `select.qa` keep lists: a diagram neither takes gets no item and
     no rejection (it stays in the other configs); the books still balance."""
-    from diagramforge.params import parse_params
+    from diagramforge.config import parse_params
     from tests.conftest import seed_stage
     from tests.synth.conftest import diagrams
 
