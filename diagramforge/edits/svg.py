@@ -38,7 +38,7 @@ from diagramforge.edits.svgdoc import (
     translate,
 )
 from diagramforge.graphs.geometry import point_distance, union
-from diagramforge.graphs.params import GraphParams
+from diagramforge.params import GraphParams
 
 OPS: tuple[Op, ...] = tuple(Op)
 SHAPES = {"rectangle": "rect", "ellipse": "ellipse", "polygon": "polygon"}

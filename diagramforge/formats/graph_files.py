@@ -22,12 +22,11 @@ from diagramforge.formats.registry import handlers
 from diagramforge.formats.texcompile import compile_tikz as _compile
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.mxgraph import model_graph
-from diagramforge.graphs.params import GraphParams
 from diagramforge.graphs.score import score_graphs
 from diagramforge.graphs.svg import svg_graph
 from diagramforge.graphs.tikz import pdf_graph, tikz_graph
 from diagramforge.notation.mxgraph import MxGraphError, decode, normalise, parse_xml
-from diagramforge.params import Params
+from diagramforge.params import GraphParams, Params
 from diagramforge.records import Unit
 
 _DOT_HEAD = re.compile(rb"^(?:\s|//[^\n]*\n|/\*.*?\*/|#[^\n]*\n)*(?:strict\s+)?(?:di)?graph\b",

@@ -18,6 +18,6 @@ Tunable numbers live in :class:`~.params.GraphParams`.
 """
 
 from diagramforge.graphs.model import Edge, Graph, Node, graph_stats
-from diagramforge.graphs.params import GraphParams
+from diagramforge.params import GraphParams
 
 __all__ = ["Edge", "Graph", "GraphParams", "Node", "graph_stats"]

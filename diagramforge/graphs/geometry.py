@@ -32,7 +32,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from diagramforge.graphs.model import Edge, Graph, Node
-from diagramforge.graphs.params import GraphParams
+from diagramforge.params import GraphParams
 
 Pt = tuple[float, float]
 Box = list[float]  # x, y, w, h

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from lxml import etree
 
 from diagramforge.graphs.model import Edge, Graph, Node
-from diagramforge.graphs.params import GraphParams
 from diagramforge.notation.mxgraph import (
     cell_id,
     cells,
@@ -29,6 +28,7 @@ from diagramforge.notation.mxgraph import (
     label_of,
     parse_xml,
 )
+from diagramforge.params import GraphParams
 
 
 def parse_style(style: str) -> dict[str, str]:

@@ -4,9 +4,9 @@
 extractor (built-in PyMuPDF + rapid-layout, or pdffigures2 where its JAR exists).
 """
 
+from diagramforge.params import PdfFigureParams
 from diagramforge.pdffigures.extract import ExtractorUnavailable, extract_figures
 from diagramforge.pdffigures.model import Caption, Extraction, FigureCandidate, PdfReason
-from diagramforge.pdffigures.params import PdfFigureParams
 
 __all__ = ["Caption", "Extraction", "ExtractorUnavailable", "FigureCandidate",
            "PdfFigureParams", "PdfReason", "extract_figures"]

@@ -16,10 +16,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from diagramforge.params import PdfFigureParams
 from diagramforge.pdffigures.detect import iou
 from diagramforge.pdffigures.extract import extract_figures
 from diagramforge.pdffigures.model import FigureCandidate
-from diagramforge.pdffigures.params import PdfFigureParams
 from diagramforge.pdffigures.synthetic import TruthFigure, build
 
 _LABEL = re.compile(r"^\s*(Figure|Fig\.|FIGURE|FIG\.)\s*\S+?\s*[:.|]?\s+")

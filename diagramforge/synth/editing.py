@@ -25,6 +25,7 @@ import re
 from typing import Any
 
 from diagramforge.graphs.model import Graph
+from diagramforge.params import SynthParams
 from diagramforge.referents.describe import Describer
 from diagramforge.referents.grammar import tokens
 from diagramforge.referents.naming import EDGE_OPS, name_op, replay, scenes, unresolved
@@ -35,7 +36,6 @@ from diagramforge.synth.checks import forbidden_references, mentions
 from diagramforge.synth.facts import Facts, norm
 from diagramforge.synth.items import Item
 from diagramforge.synth.llm import Request
-from diagramforge.synth.params import SynthParams
 from diagramforge.synth.prompt import load_prompt
 
 CONFIG = "editing"

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from diagramforge.graphs.params import GraphParams
 from diagramforge.graphs.tikz.lexer import (
     _foreach_items,
     _skip_ws,
@@ -15,6 +14,7 @@ from diagramforge.graphs.tikz.lexer import (
     read_balanced,
 )
 from diagramforge.graphs.tikz.options import _Opts, _parse_styles
+from diagramforge.params import GraphParams
 
 # -- statements ---------------------------------------------------------------------------
 

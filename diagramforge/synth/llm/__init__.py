@@ -12,9 +12,9 @@ one bad answer cannot stop a run::
     metrics = llm.meter.as_dict()                 # tokens and dollars per task
 """
 
+from diagramforge.params import LLMParams
 from diagramforge.synth.llm.client import LLM, make_backend, repair_message, validate
 from diagramforge.synth.llm.meter import Meter
-from diagramforge.synth.llm.params import LLMParams
 from diagramforge.synth.llm.types import (
     BUDGET_EXHAUSTED,
     LLM_ERROR,

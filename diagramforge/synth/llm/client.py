@@ -28,10 +28,10 @@ from typing import Any
 import jsonschema
 
 from diagramforge.cache import ContentCache, content_key
+from diagramforge.params import LLMParams
 from diagramforge.synth.llm.base import Backend, BatchBackend
 from diagramforge.synth.llm.limits import RateLimiter
 from diagramforge.synth.llm.meter import Meter
-from diagramforge.synth.llm.params import LLMParams
 from diagramforge.synth.llm.tokens import count_tokens
 from diagramforge.synth.llm.types import (
     BUDGET_EXHAUSTED,

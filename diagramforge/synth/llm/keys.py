@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 
-from diagramforge.synth.llm.params import LLMParams
+from diagramforge.params import LLMParams
 from diagramforge.synth.llm.types import LLMCallError
 
 REDACTED = "***"

@@ -30,7 +30,7 @@ from typing import Any
 import jsonschema
 
 from diagramforge.cache import content_key
-from diagramforge.synth.llm.params import LLMParams
+from diagramforge.params import LLMParams
 from diagramforge.synth.llm.tokens import count_tokens, text_tokens
 from diagramforge.synth.llm.types import BackendCall, Completion
 

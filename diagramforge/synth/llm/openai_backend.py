@@ -23,8 +23,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from diagramforge.cache import ContentCache, content_key
+from diagramforge.params import LLMParams
 from diagramforge.synth.llm.keys import read_key, scrub
-from diagramforge.synth.llm.params import LLMParams
 from diagramforge.synth.llm.retry import RETRY_STATUS, call_with_retries, retry_after_s
 from diagramforge.synth.llm.types import BackendCall, Completion, LLMCallError
 
