@@ -32,9 +32,9 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
-from diagramforge.cards.audit import format_funnel, load_audit  # noqa: E402
-from diagramforge.cards.source_funnel import format_source_funnel, source_funnel  # noqa: E402
 from diagramforge.config import parse_params  # noqa: E402
+from diagramforge.publish.audit import format_funnel, load_audit  # noqa: E402
+from diagramforge.publish.source_funnel import format_source_funnel, source_funnel  # noqa: E402
 from diagramforge.runner import run_named  # noqa: E402
 from tests.builders import test_repo_search as search  # noqa: E402
 from tests.builders import test_stack as stack  # noqa: E402

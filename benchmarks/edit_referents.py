@@ -47,8 +47,8 @@ sys.path.insert(0, str(REPO))
 from lxml import etree  # noqa: E402
 
 from diagramforge.config import load_params  # noqa: E402
-from diagramforge.edits.sampler import FORMATS, compose  # noqa: E402
-from diagramforge.edits.stage import TIERS  # noqa: E402
+from diagramforge.edit.sampler import FORMATS, compose  # noqa: E402
+from diagramforge.edit.stage import TIERS  # noqa: E402
 from diagramforge.graphs.model import Graph  # noqa: E402
 from diagramforge.notation import mxgraph  # noqa: E402
 from diagramforge.params import SynthParams  # noqa: E402

@@ -45,8 +45,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from diagramforge.config import load_params, parse_params  # noqa: E402
-from diagramforge.edits import stage as stage_mod  # noqa: E402
-from diagramforge.edits.stage import EditStage  # noqa: E402
+from diagramforge.edit import stage as stage_mod  # noqa: E402
+from diagramforge.edit.stage import EditStage  # noqa: E402
 from diagramforge.formats.registry import instantiate  # noqa: E402
 from diagramforge.records import Unit, empty_record, make_id  # noqa: E402
 
@@ -239,7 +239,7 @@ class Recorder:
 
 
 def before_failure(code: str, fmt: str, edits: list[dict]) -> str:
-    from diagramforge.edits.sampler import FORMATS
+    from diagramforge.edit.sampler import FORMATS
 
     for ed in edits[:-1]:
         code = FORMATS[fmt].module.apply_edit(code, ed)
@@ -247,7 +247,7 @@ def before_failure(code: str, fmt: str, edits: list[dict]) -> str:
 
 
 def real(args: argparse.Namespace) -> None:
-    from diagramforge.edits.sampler import FORMATS
+    from diagramforge.edit.sampler import FORMATS
 
     params = load_params(REPO / "params.yaml")
     with tempfile.TemporaryDirectory() as tmp:

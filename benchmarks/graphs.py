@@ -56,7 +56,7 @@ def flow_svg(k: int, rng: random.Random) -> str:
 
 
 def sample_mx_pages() -> list[str]:
-    from diagramforge.builders.repos import checkout, list_files
+    from diagramforge.crawl.repos import checkout, list_files
     from diagramforge.notation import mxgraph
     from diagramforge.params import RepoCrawlParams, RepoSpec
 

@@ -77,14 +77,14 @@ def _params(name: str, folder: Path, root: Path, workers: int, tex_cache: Path |
             code: Path = REPO, limit: int = 0):
     import yaml
 
-    from diagramforge.classifier.realdata import (
+    from diagramforge.config import parse_params
+    from diagramforge.realdata import (
         documents,
         git_repository,
         merge,
         project_params,
         write_arxiv_layout,
     )
-    from diagramforge.config import parse_params
 
     base = yaml.safe_load((code / "params.yaml").read_text())  # the params of that code
     if limit and name != "samples":

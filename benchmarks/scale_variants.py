@@ -11,7 +11,7 @@ bounding box), so each copy renders to the same pixels.
 The figures are :data:`FIGURES` documents of ``../shared/corpora/latex-examples/tikz`` (MIT),
 a seeded sample of those whose pictures are all ``tikzpicture``/``circuitikz`` environments
 (where the node can go); the e-prints are laid out as ``published_yield.py`` lays out real
-corpora (``classifier/realdata.py``: an OAI-PMH listing and one ``.tar.gz`` per document, read
+corpora (``realdata.py``: an OAI-PMH listing and one ``.tar.gz`` per document, read
 by the crawl as a local arXiv). Copies of one figure sit next to each other, as e-prints of
 one template would in a listing sorted by name — the order that lets the render batch them.
 """
@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from diagramforge.classifier.realdata import LocalDoc, documents, write_arxiv_layout  # noqa: E402
+from diagramforge.realdata import LocalDoc, documents, write_arxiv_layout  # noqa: E402
 
 LATEX = next((p / "shared" / "corpora" / "latex-examples" / "tikz" for p in REPO.parents
               if (p / "shared" / "corpora" / "latex-examples" / "tikz").is_dir()),
@@ -87,7 +87,7 @@ def params(run: Path, corpus: dict, workers: int) -> dict:
     gets every copy as render did — the copies are near-duplicates by construction."""
     import yaml
 
-    from diagramforge.classifier.realdata import project_dict
+    from diagramforge.realdata import project_dict
 
     base = yaml.safe_load((REPO / "params.yaml").read_text())
     cache = run / "cache"

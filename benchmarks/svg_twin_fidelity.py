@@ -53,7 +53,7 @@ from diagramforge.graphs.svg import svg_graph  # noqa: E402
 from diagramforge.graphs.tikz import pdf_graph, tikz_graph  # noqa: E402
 from diagramforge.params import GraphParams  # noqa: E402
 from diagramforge.sandbox import run_sandboxed  # noqa: E402
-from diagramforge.twins.compare import differences  # noqa: E402
+from diagramforge.twin.compare import differences  # noqa: E402
 
 DPI = 150
 BIG = svgfmt.Caps(max_bytes=20_000_000, max_elements=200_000, max_path_chars=5_000_000)

@@ -87,7 +87,7 @@ def _stage_command(name: str, spec: str, mapped: bool) -> None:
         except RuntimeError as exc:
             # only validate raises it: its module (pandas) is not imported for every stage,
             # whose forked workers would each carry it
-            validate = sys.modules.get("diagramforge.cards.validate")
+            validate = sys.modules.get("diagramforge.validate.stage")
             if validate is None or not isinstance(exc, validate.ValidationFailed):
                 raise
             typer.secho(str(exc), fg="red", err=True)
@@ -145,8 +145,8 @@ def audit(
     `diagramforge audit licences` audits the published licences instead."""
     if ctx.invoked_subcommand:
         return
-    from diagramforge.cards.audit import format_funnel, load_audit
-    from diagramforge.cards.source_funnel import format_source_funnel, source_funnel
+    from diagramforge.publish.audit import format_funnel, load_audit
+    from diagramforge.publish.source_funnel import format_source_funnel, source_funnel
 
     p = _params()
     a = load_audit(p)
@@ -168,7 +168,7 @@ def audit(
         raise typer.Exit(1)
 
 
-from diagramforge.cards.commands import register as _register_cards  # noqa: E402
+from diagramforge.commands import register as _register_cards  # noqa: E402
 
 _register_cards(app, audit_app, _params)
 

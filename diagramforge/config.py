@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from diagramforge import params as fixed
-from diagramforge.filters.base import check_sections as check_filters
+from diagramforge.filter.base import check_sections as check_filters
 from diagramforge.formats.registry import check_sections as check_formats
 from diagramforge.formats.registry import names
 from diagramforge.params import Params, ParamsError

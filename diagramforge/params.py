@@ -42,7 +42,7 @@ class PluginSection(BaseModel):
 
 
 class FilterSection(PluginSection):
-    """Base of every filter's params section (``filter.<name>``; see ``filters/base.py``)."""
+    """Base of every filter's params section (``filter.<name>``; see ``filter/base.py``)."""
 
     enabled: bool = True
 
@@ -110,7 +110,7 @@ class LicenceParams(_Section):
 
 
 class BulkArxivParams(_Section):
-    """``crawl.arxiv.bulk``: arXiv's bulk source archive (``diagramforge.builders.bulk``)."""
+    """``crawl.arxiv.bulk``: arXiv's bulk source archive (``diagramforge.crawl.bulk``)."""
 
     url: str = ""
     """Where ``arXiv_src_manifest.xml`` and the chunks are: ``s3://arxiv/src/`` or any fsspec
@@ -716,7 +716,7 @@ class TierParams(_Section):
 
 
 class DifficultyParams(_Section):
-    """Per format, how ``difficulty`` is tiered (:mod:`diagramforge.curation.difficulty`);
+    """Per format, how ``difficulty`` is tiered (:mod:`diagramforge.split.difficulty`);
     a test fails when a registered format has no entry here."""
 
     mxgraph: TierParams = TierParams(method="thresholds")
@@ -736,7 +736,7 @@ class DifficultyParams(_Section):
 
 class DecontamParams(_Section):
     """Test items whose code shares a long token run with train or with named external
-    datasets (:mod:`diagramforge.curation.decontam`)."""
+    datasets (:mod:`diagramforge.split.decontam`)."""
 
     enabled: bool = True
     ngram: Annotated[int, Field(ge=4)] = 50
@@ -898,7 +898,7 @@ class TwinParams(_Section):
     min_text_share: Annotated[float, Field(ge=0.0, le=1.0)] = 0.95
     """Share of the text runs on a diagram's own render that must be in a node text or an
     edge label of its graph for it to be twinned: below it the graph does not explain the
-    drawing (``twin_graph_incomplete``; ``twins/gate.py``)."""
+    drawing (``twin_graph_incomplete``; ``twin/gate.py``)."""
 
 
 
@@ -1200,7 +1200,7 @@ class Params(_Section):
     evaluate: EvaluateParams = EvaluateParams()
     select: dict[str, ConfigSelection] = DEFAULT_SELECT
     """Per published config (``generation``, ``sketch``, ``editing``…): the diagram types and
-    token windows it takes from the pool (``diagramforge.curation.select``). A config left
+    token windows it takes from the pool (``diagramforge.selection``). A config left
     out keeps its default (a deleted line never silently widens a config)."""
 
     @field_validator("select", mode="after")

@@ -21,30 +21,30 @@ import yaml
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 STAGES: tuple[str, ...] = (
-    "diagramforge.builders.crawl:CrawlStage",
-    "diagramforge.builders.extract:ExtractStage",
-    "diagramforge.builders.render:RenderStage",
+    "diagramforge.crawl.stage:CrawlStage",
+    "diagramforge.extract.stage:ExtractStage",
+    "diagramforge.render.stage:RenderStage",
     "diagramforge.classifier.stage:ClassifierTrainStage",
-    "diagramforge.filters.stage:FilterStage",
-    "diagramforge.filters.split:SplitStage",
-    "diagramforge.edits.stage:EditStage",
+    "diagramforge.filter.stage:FilterStage",
+    "diagramforge.split.stage:SplitStage",
+    "diagramforge.edit.stage:EditStage",
     "diagramforge.augment.stage:AugmentStage",
-    "diagramforge.augment.repair:RepairStage",
-    "diagramforge.twins.stage:TwinStage",
+    "diagramforge.repair.stage:RepairStage",
+    "diagramforge.twin.stage:TwinStage",
     "diagramforge.synth.stage:SynthStage",
-    "diagramforge.cards.validate:ValidateStage",
-    "diagramforge.cards.publish:PublishStage",
+    "diagramforge.validate.stage:ValidateStage",
+    "diagramforge.publish.stage:PublishStage",
     "diagramforge.hub.stage:PushStage",
 )
 """``module:Class`` of every stage, in pipeline order (imported lazily: the CLI stays fast)."""
 
 SPINE: tuple[str, ...] = ("runner.py", "stage.py", "paths.py", "params.py", "config.py",
                           "records.py", "shards.py", "stats.py", "atomic.py", "cache.py",
-                          "pipeline.py", "executors", "filters/base.py", "formats/registry.py",
+                          "pipeline.py", "executors", "filter/base.py", "formats/registry.py",
                           "graphs/model.py", "vocabulary.py", "hostfacts.py",
                           "timing.py")
 """Modules every stage's output depends on (package-relative). ``config.py``,
-``filters/base.py`` and ``formats/registry.py`` (with the graph model its protocol names) are
+``filter/base.py`` and ``formats/registry.py`` (with the graph model its protocol names) are
 here because loading params checks the filters' and the format handlers' sections through
 them, and ``vocabulary.py`` because it checks the diagram types params name."""
 

@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from diagramforge.builders.arxiv import parse_listing
-from diagramforge.builders.extract import ExtractStage
-from diagramforge.builders.render import RenderStage
-from diagramforge.cards.audit import load_audit
-from diagramforge.filters.stage import FilterStage
+from diagramforge.crawl.arxiv import parse_listing
+from diagramforge.extract.stage import ExtractStage
+from diagramforge.filter.stage import FilterStage
 from diagramforge.paths import metrics_path, stage_paths
+from diagramforge.publish.audit import load_audit
 from diagramforge.records import REJECTION_SCHEMA
+from diagramforge.render.stage import RenderStage
 from diagramforge.runner import run_named, run_stage
 from diagramforge.shards import ShardSet
 from tests.conftest import SAMPLE_REPOS, SAMPLES, WITH_NC, make_params, needs_browser, needs_tex

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from diagramforge.builders.render import RenderStage
 from diagramforge.records import Rejection, empty_record
+from diagramforge.render.stage import RenderStage
 from diagramforge.runner import run_stage
 from diagramforge.stage import Outcome, WorkUnit
 from tests.conftest import make_params, seed_stage

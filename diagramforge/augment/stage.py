@@ -20,12 +20,12 @@ import pyarrow as pa
 from diagramforge.augment.degrade import degrade, jpeg_quality
 from diagramforge.augment.sketch import mxgraph_sketch, svg_sketch, tikz_sketch
 from diagramforge.augment.variation import KINDS, request
-from diagramforge.curation.select import SelectsRows
-from diagramforge.edits.pixels import changed_pixels
-from diagramforge.edits.sampler import FORMATS
+from diagramforge.edit.pixels import changed_pixels
+from diagramforge.edit.sampler import FORMATS
 from diagramforge.formats.encoding import render_stored
 from diagramforge.formats.registry import RendersFormats
 from diagramforge.records import Rejection, Unit, derived_seed, item_id
+from diagramforge.selection import SelectsRows
 from diagramforge.stage import Outcome, Stage, WorkUnit
 from diagramforge.timing import CHECKS, GRAPH, LLM, RENDER, in_phase, phase
 
@@ -86,8 +86,8 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
     expands = True
     funnel: ClassVar[bool] = False
     param_sections: ClassVar[tuple[str, ...]] = ("augment", "render", "select", "formats")
-    code = ("augment", "edits", "formats", "notation", "graphs", "sandbox.py", "landlock.py",
-            "synth/llm", "cache.py", "filters/tokens.py", "curation/select.py")
+    code = ("augment", "edit", "formats", "notation", "graphs", "sandbox.py", "landlock.py",
+            "llm", "cache.py", "filter/tokens.py", "selection.py")
     inputs = ("package-lock.json",)
     task_configs: ClassVar[tuple[str, ...]] = ("sketch", "degraded", "variation")
     _llm = None
@@ -102,7 +102,7 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
 
     def llm(self):  # noqa: ANN201 - synth.llm.LLM
         if self._llm is None:
-            from diagramforge.synth.llm import LLM
+            from diagramforge.llm import LLM
 
             self._llm = LLM.from_params(self.params.augment.llm)
         return self._llm
@@ -189,7 +189,7 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
 
     def _variations(self, row: dict, base: dict, to_render: list, out: Outcome) -> None:
         v, fmt = self.params.augment.variation, row["format"]
-        from diagramforge.synth.llm.tokens import text_tokens
+        from diagramforge.llm.tokens import text_tokens
 
         rng = random.Random(self._seed(row["id"], "variation"))
         kinds = [k for k in KINDS if not (fmt == "svg" and k == "layout")]

@@ -16,7 +16,7 @@ import re
 
 from lxml import etree
 
-from diagramforge.synth.llm import Request
+from diagramforge.llm import Request
 
 KINDS = ("colour", "style", "layout")
 SCHEMA = {"type": "object", "properties": {"code": {"type": "string"}},

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from diagramforge.classifier.determinism import top
 from diagramforge.classifier.evidence import Evidence
 from diagramforge.classifier.params import ClassifierParams
-from diagramforge.filters.base import Verdict
+from diagramforge.filter.base import Verdict
 from diagramforge.vocabulary import KINDS, LABELS, Family, acl_fig
 
 REJECTED = "diagram_type_rejected"

@@ -3,11 +3,11 @@ verified by code.
 
 ``edit_verified`` is the deterministic form of what VCG-Bench's decomposed-requirements
 metric asks an LLM: the prediction's structure graph equals the graph the operations
-produce, nothing else changed (:func:`~diagramforge.edits.base.graph_diff`, ids ignored,
+produce, nothing else changed (:func:`~diagramforge.edit.base.graph_diff`, ids ignored,
 node boxes within ``edit.bbox_tolerance``).  The graph the operations produce is the
 reference target's, read by the edit layer's readers (``edits.sampler.FORMATS``): the edit
 stage kept that target only after checking each step against
-:func:`~diagramforge.edits.base.expected_graph` on the graph *of the previous step's code*.
+:func:`~diagramforge.edit.base.expected_graph` on the graph *of the previous step's code*.
 Folding ``expected_graph`` over the source graph alone is right only where node ids are
 names (DOT, mxGraph, TikZ); SVG numbers nodes by position, so a step's ids name the
 previous step's nodes (measured: 3 of 7 published SVG edits fail the fold).  The fold is
@@ -27,8 +27,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from diagramforge.edits.base import expected_graph, graph_diff
-from diagramforge.edits.sampler import FORMATS
+from diagramforge.edit.base import expected_graph, graph_diff
+from diagramforge.edit.sampler import FORMATS
 from diagramforge.evaluate.compile import Compiler
 from diagramforge.evaluate.images import same_picture, similarity
 from diagramforge.evaluate.registry import EDITING
@@ -40,7 +40,7 @@ METRICS = EDITING.metrics
 GROUP_BY = EDITING.group_by
 FROM_GENERATION = ("source_image",)
 """Read from ``generation`` when the editing config publishes it as a reference (the
-source render is the diagram's own: ``cards/references.py``): an edit whose render is
+source render is the diagram's own: ``publish/references.py``): an edit whose render is
 its source's did nothing."""
 
 

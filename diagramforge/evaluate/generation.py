@@ -37,7 +37,7 @@ __all__ = ["GRAPH_METRICS", "IMAGE_METRICS", "METRICS", "GROUP_BY", "count_token
 
 
 def count_tokens(text: str | None) -> int | None:
-    from diagramforge.filters.tokens import get_encoding
+    from diagramforge.filter.tokens import get_encoding
 
     return None if text is None else len(get_encoding().encode(text, disallowed_special=()))
 

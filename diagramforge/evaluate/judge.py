@@ -13,7 +13,7 @@ intended change).  Here:
   normalised to 0–1, judged on the code (reference or source vs prediction).  The LLM layer
   sends text, so the judge reads code, not renders — stated in the prompt and the report.
 
-Requests go through the synth LLM layer (:class:`~diagramforge.synth.llm.LLM`): the same
+Requests go through the synth LLM layer (:class:`~diagramforge.llm.LLM`): the same
 backends, content cache keyed on the request, budget, rate limits and metering.  Nothing
 here raises for one item: an answer that is not the schema (after the layer's one repair)
 or does not add up (a missing requirement, a score off the scale) is ``judge_unparsed``; a
@@ -42,8 +42,7 @@ from typing import Any
 from diagramforge import atomic
 from diagramforge.evaluate.inputs import InputError
 from diagramforge.evaluate.report import aggregate
-from diagramforge.params import JudgeParams, Params
-from diagramforge.synth.llm import (
+from diagramforge.llm import (
     BUDGET_EXHAUSTED,
     LLM,
     LLM_INVALID_OUTPUT,
@@ -52,6 +51,7 @@ from diagramforge.synth.llm import (
     Outcome,
     Request,
 )
+from diagramforge.params import JudgeParams, Params
 
 REQUIREMENTS = "judge_requirements"
 STYLE = "judge_style"
@@ -359,7 +359,7 @@ def wire(llm: LLM, call: BackendCall) -> dict[str, Any]:
     builder needs only the params, so no key is needed to write it), else the backend-neutral
     call (messages, schema, sampling) the Gemini/offline backend translates."""
     if llm.params.backend == "openai":
-        from diagramforge.synth.llm.openai_backend import OpenAIBackend
+        from diagramforge.llm.openai_backend import OpenAIBackend
 
         return OpenAIBackend.body(SimpleNamespace(params=llm.params), call)  # type: ignore[arg-type]
     return {"backend": llm.params.backend, "model": llm.params.model,
@@ -376,7 +376,7 @@ def dry_run(asks: list[Ask], p: JudgeParams, path: Path, llm: LLM | None = None
         try:
             llm = client(p)
         except JudgeConfigError:
-            from diagramforge.synth.llm.offline import OfflineBackend
+            from diagramforge.llm.offline import OfflineBackend
 
             params = p.llm()
             llm, key_missing = LLM(params, OfflineBackend(params)), True

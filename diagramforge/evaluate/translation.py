@@ -4,10 +4,10 @@ language, graph equality with the source, render similarity.
 * ``execution_success``: the output extracts and renders as the *target* language
   (``target_language``: its handler, sandbox and limits, :mod:`.compile`).
 * ``graph_equal``: the output's structure graph is the source diagram's — the check the
-  twin stage kept its reference twins with (:func:`diagramforge.twins.compare.differences`:
+  twin stage kept its reference twins with (:func:`diagramforge.twin.compare.differences`:
   the same node texts, edge count, and edges by end texts and direction; an SVG output is
   compared with the source as a text-based reader sees it,
-  :func:`~diagramforge.twins.compare.as_text_nodes`).  What differs is the item's detail.
+  :func:`~diagramforge.twin.compare.as_text_nodes`).  What differs is the item's detail.
 * ``node_f1``/``edge_f1``: partial credit on the same pair (DiagramEval's one-to-one node
   and edge alignment, :func:`diagramforge.graphs.score.score_graphs`).
 * ``ssim``/``pixel``: the output's render against the reference twin's, both drawn the
@@ -49,7 +49,7 @@ class TranslationReason:
 def expected_graph(source: Graph, target_language: str) -> Graph:
     """What an output in ``target_language`` must show: the source graph, or — for SVG,
     which has text, shapes and lines but no nodes — the source as a text reader sees it."""
-    from diagramforge.twins.compare import as_text_nodes
+    from diagramforge.twin.compare import as_text_nodes
 
     return as_text_nodes(source) if target_language == SVG else source
 
@@ -71,7 +71,7 @@ def score_item(ref: dict[str, Any], output: str | None, compiler: Compiler,
     elif c.graph is None:
         row |= dict.fromkeys(GRAPH, 0.0) | {"reason": TranslationReason.NO_GRAPH}
     else:
-        from diagramforge.twins.compare import differences
+        from diagramforge.twin.compare import differences
 
         want = expected_graph(source, target)
         diff = differences(want, c.graph)

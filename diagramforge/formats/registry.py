@@ -113,16 +113,16 @@ class DiagramFormat(ABC):
 
     def export_svg(self, rows: list[dict]) -> list[str | Refusal]:
         """Each rendered diagram as SVG drawn by the format's own engine (sanitised), or why
-        not: the *SVG twin* of a diagram (``diagramforge.twins``).  Rows are records that
+        not: the *SVG twin* of a diagram (``diagramforge.twin``).  Rows are records that
         rendered; one answer per row, in order."""
         raise NotImplementedError(f"{self.name} has no SVG export")
 
     def apply_edit(self, code: str, edit: dict) -> str:
-        """One atomic edit, by ``diagramforge.edits.<format>``: looked up when called, so
+        """One atomic edit, by ``diagramforge.edit.<format>``: looked up when called, so
         extract and render (which never edit) do not depend on the edit code."""
         import importlib
 
-        name = f"diagramforge.edits.{self.name}"
+        name = f"diagramforge.edit.{self.name}"
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:

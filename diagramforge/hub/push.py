@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from diagramforge.cards.manifest import changelog
 from diagramforge.params import Params
+from diagramforge.publish.manifest import changelog
 
 
 class PushError(RuntimeError):

@@ -31,7 +31,7 @@ class PushStage(TableStage):
     output_schema = None
     funnel = False
     param_sections = ("publish",)
-    code = ("hub", "cards/manifest.py")
+    code = ("hub", "publish/manifest.py")
     inputs = ("data/published",)
 
     def run_table(self, table: pa.Table | None, log: StageLog) -> list[dict]:

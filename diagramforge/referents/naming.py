@@ -90,7 +90,7 @@ class Namer:
 def replay(fmt: str, code: str, ops: list[dict[str, Any]]) -> list[tuple[str, Graph]]:
     """``(code, graph)`` of the diagram before each operation and after the last, by
     applying the operations again (the edit formats' own ``apply_edit``)."""
-    from diagramforge.edits.sampler import FORMATS
+    from diagramforge.edit.sampler import FORMATS
 
     fe = FORMATS[fmt]
     states = [(code, fe.graph(code))]

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from diagramforge.llm import Request
 from diagramforge.params import SynthParams
 from diagramforge.synth.checks import ungrounded_quotes
 from diagramforge.synth.facts import Facts
 from diagramforge.synth.items import Item, item_id
-from diagramforge.synth.llm import Request
 from diagramforge.synth.prompt import bullet, load_prompt
 
 CONFIG = "captioning"

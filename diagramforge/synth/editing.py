@@ -1,6 +1,6 @@
 """Editing instructions: phrase the edit stage's verified atomic edits (VCG-Bench style).
 
-The ``edit`` stage (``diagramforge.edits``) chose each edit's operations and targets, applied
+The ``edit`` stage (``diagramforge.edit``) chose each edit's operations and targets, applied
 and verified them, and named every element they act on by a description that singles it
 out in the picture (``diagramforge.referents``). Here code turns each operation into a
 plain step ("change the colour of the empty box below "Artist:" to red") — never an id or
@@ -25,6 +25,7 @@ import re
 from typing import Any
 
 from diagramforge.graphs.model import Graph
+from diagramforge.llm import Request
 from diagramforge.params import SynthParams
 from diagramforge.referents.describe import Describer
 from diagramforge.referents.grammar import tokens
@@ -35,7 +36,6 @@ from diagramforge.referents.steps import instruction, step
 from diagramforge.synth.checks import forbidden_references, mentions
 from diagramforge.synth.facts import Facts, norm
 from diagramforge.synth.items import Item
-from diagramforge.synth.llm import Request
 from diagramforge.synth.prompt import load_prompt
 
 CONFIG = "editing"

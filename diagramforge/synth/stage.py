@@ -29,18 +29,18 @@ from typing import Any, ClassVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from diagramforge.curation.select import Selector
-from diagramforge.edits.stage import EDIT_SCHEMA
+from diagramforge.edit.stage import EDIT_SCHEMA
+from diagramforge.llm import LLM, LLMCallError, Outcome, Request
 from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
 from diagramforge.pipeline import STAGES, stage_name
 from diagramforge.records import Rejection, Unit
+from diagramforge.selection import Selector
 from diagramforge.shards import Upstream, rows_to_table
 from diagramforge.stage import StageLog, TableStage
 from diagramforge.synth import captioning, editing, qa
 from diagramforge.synth.facts import Facts, facts_of
 from diagramforge.synth.items import Item
-from diagramforge.synth.llm import LLM, LLMCallError, Outcome, Request
 
 log = logging.getLogger(__name__)
 
@@ -223,8 +223,8 @@ class SynthStage(TableStage):
     writes = tuple(SYNTH_SCHEMA.names)
     expands = True
     param_sections = ("synth", "select", "referents")
-    code = ("synth", "graphs", "formats", "notation", "filters/tokens.py", "sandbox.py",
-            "landlock.py", "edits", "referents", "curation/select.py")
+    code = ("synth", "llm", "graphs", "formats", "notation", "filter/tokens.py", "sandbox.py",
+            "landlock.py", "edit", "referents", "selection.py")
     """The graph layer (a null ``graph`` is parsed from the code), the edit table's schema,
     the referring expressions an instruction is checked with, and what they import."""
     funnel = False
@@ -342,7 +342,7 @@ class SynthStage(TableStage):
             llm = self.llm()
             key_missing = False
         except LLMCallError:  # an estimate needs no key: price it without a client
-            from diagramforge.synth.llm.offline import OfflineBackend
+            from diagramforge.llm.offline import OfflineBackend
 
             params = self.params.synth.llm()
             llm, key_missing = LLM(params, OfflineBackend(params)), True

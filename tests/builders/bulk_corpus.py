@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
 
-from diagramforge.builders.arxiv import parse_listing
+from diagramforge.crawl.arxiv import parse_listing
 from tests.conftest import SAMPLES
 
 CHUNK_TIME = "2024-02-01 03:00:00"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from diagramforge.builders.arxiv_http import search_query
-from diagramforge.builders.polite import RateLimiter
+from diagramforge.crawl.arxiv_http import search_query
+from diagramforge.crawl.polite import RateLimiter
 from diagramforge.params import ArxivCrawlParams
 from diagramforge.paths import stage_paths
 from diagramforge.records import SOURCE_SCHEMA
@@ -66,7 +66,7 @@ def test_crawl_over_http_is_polite_resilient_and_complete(tmp_path):
 
 
 def test_http_crawl_feeds_the_same_extraction_as_the_local_corpus(tmp_path):
-    from diagramforge.builders.extract import ExtractStage
+    from diagramforge.extract.stage import ExtractStage
     from diagramforge.records import RECORD_SCHEMA
     from diagramforge.runner import run_stage
 

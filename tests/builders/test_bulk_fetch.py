@@ -8,7 +8,7 @@ import hashlib
 
 import pytest
 
-from diagramforge.builders.bulk_fetch import FetchError, fetch_chunk, open_fs
+from diagramforge.crawl.bulk_fetch import FetchError, fetch_chunk, open_fs
 
 DATA = bytes(range(256)) * 2000  # 512 000 bytes
 MD5 = hashlib.md5(DATA).hexdigest()  # noqa: S324

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from diagramforge.builders.bulk_manifest import (
+from diagramforge.crawl.bulk_manifest import (
     id_of,
     key_of,
     member_key,

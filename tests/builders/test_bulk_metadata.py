@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import json
 
-from diagramforge.builders.bulk_manifest import Chunk
-from diagramforge.builders.bulk_metadata import (
+from diagramforge.crawl.bulk_manifest import Chunk
+from diagramforge.crawl.bulk_metadata import (
     MetadataIndex,
     build_index,
     read_snapshot,
@@ -42,7 +42,7 @@ def test_a_snapshot_record_reads_like_its_oai_entry(tmp_path):
 
 def test_the_version_in_a_chunk_is_the_newest_made_before_it():
     row = snapshot_row(KAGGLE)
-    from diagramforge.builders.bulk_metadata import Paper
+    from diagramforge.crawl.bulk_metadata import Paper
 
     p = Paper(entry=None, versions=[tuple(v) for v in json.loads(row[8])])  # type: ignore[arg-type]
     assert p.version_at("2007-05-01 00:00:00") == "1"

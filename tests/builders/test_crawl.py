@@ -1,6 +1,6 @@
 import json
 
-from diagramforge.builders.arxiv import parse_listing
+from diagramforge.crawl.arxiv import parse_listing
 from diagramforge.paths import stage_paths
 from diagramforge.records import REJECTION_SCHEMA, SOURCE_SCHEMA
 from diagramforge.runner import run_named

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from diagramforge.builders.github_api import GitHubClient, GitHubError, RateLimited
+from diagramforge.crawl.github_api import GitHubClient, GitHubError, RateLimited
 from tests.builders.github_server import Faults, GitHubLoopback, Repo
 
 TOKEN = "ghp_loopback_token"

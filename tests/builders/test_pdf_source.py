@@ -11,12 +11,12 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from diagramforge.builders.crawl import CrawlStage
-from diagramforge.builders.extract import ExtractStage
-from diagramforge.builders.render import RenderStage
+from diagramforge.crawl.stage import CrawlStage
+from diagramforge.extract.stage import ExtractStage
 from diagramforge.paths import stage_paths
 from diagramforge.pdffigures.synthetic import build
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, SOURCE_SCHEMA
+from diagramforge.render.stage import RenderStage
 from diagramforge.runner import run_stage
 from diagramforge.shards import ShardSet
 from tests.conftest import WITH_NC, make_params

@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from diagramforge.builders.polite import TooLarge, download, polite_session
+from diagramforge.crawl.polite import TooLarge, download, polite_session
 
 PAYLOAD = gzip.compress(b"\0" * 2_000_000, mtime=0)  # 2 MB of zeros in ~2 kB
 

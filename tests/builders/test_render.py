@@ -7,9 +7,9 @@ import io
 
 from PIL import Image
 
-from diagramforge.builders.render import RenderStage
 from diagramforge.paths import stage_paths
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, empty_record, make_id
+from diagramforge.render.stage import RenderStage
 from diagramforge.runner import run_stage
 from diagramforge.shards import ShardSet
 from tests.conftest import make_params, needs_tex, seed_stage

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from diagramforge.builders import repo_search
-from diagramforge.builders.extract import ExtractStage
+from diagramforge.crawl import repo_search
+from diagramforge.extract.stage import ExtractStage
 from diagramforge.paths import stage_paths
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, SOURCE_SCHEMA
 from diagramforge.runner import run_named, run_stage
@@ -166,7 +166,7 @@ def test_a_listing_cut_short_by_the_rate_limit_resumes_in_the_next_run(tmp_path,
 
 
 def test_hits_name_their_commit_or_the_default_branch_is_asked_for(tmp_path, clock):
-    from diagramforge.builders.repo_search import Hit, _in_range
+    from diagramforge.crawl.repo_search import Hit, _in_range
     from diagramforge.formats.registry import instantiate
     from diagramforge.stage import StageLog
 

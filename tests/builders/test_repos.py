@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from diagramforge.builders.extract import ExtractStage
-from diagramforge.builders.repos import GitError, checkout, find_licence, list_files
+from diagramforge.crawl.repos import GitError, checkout, find_licence, list_files
+from diagramforge.extract.stage import ExtractStage
 from diagramforge.params import RepoCrawlParams, RepoSpec
 from diagramforge.paths import stage_paths
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, SOURCE_SCHEMA
@@ -154,7 +154,7 @@ def _git_repo(root, files: dict[str, str]) -> str:
 def test_a_licence_conflict_is_ledgered_and_audited_not_resolved(tmp_path):
     """package.json says MIT, the LICENSE is the GPL: no file goes on, the ledger and the
     licence audit say why; a maintainer who read it can state the licence in params."""
-    from diagramforge.cards.licence_audit import format_evidence, source_evidence
+    from diagramforge.publish.licence_audit import format_evidence, source_evidence
     from tests.filters.test_licence import canonical
 
     svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect/></svg>'

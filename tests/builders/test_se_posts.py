@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from diagramforge.builders.se_licence import (
+from diagramforge.crawl.se_licence import (
     Author,
     attribution,
     licence_by_date,
@@ -13,7 +13,7 @@ from diagramforge.builders.se_licence import (
     licence_url,
     spdx_of_content_licence,
 )
-from diagramforge.builders.se_posts import iso, parse_body, parse_tags, post_url
+from diagramforge.crawl.se_posts import iso, parse_body, parse_tags, post_url
 
 
 @pytest.mark.parametrize("when, spdx", [

@@ -10,9 +10,9 @@ import datasets
 import pytest
 
 from diagramforge import runner
-from diagramforge.builders.extract import ExtractStage
-from diagramforge.builders.stack import StackSchemaError, open_subset
-from diagramforge.builders.stack_layout import v1_row, write_subset
+from diagramforge.crawl.stack import StackSchemaError, open_subset
+from diagramforge.crawl.stack_layout import v1_row, write_subset
+from diagramforge.extract.stage import ExtractStage
 from diagramforge.licences import spdx_from_ids
 from diagramforge.params import StackCrawlParams
 from diagramforge.paths import stage_paths

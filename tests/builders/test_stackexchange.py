@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from diagramforge import runner
-from diagramforge.builders.extract import ExtractStage
-from diagramforge.builders.se_dump import dump_tables
-from diagramforge.builders.se_extract import as_document
-from diagramforge.builders.se_layout import pack_7z, write_dump, write_tables, write_xml
+from diagramforge.crawl.se_dump import dump_tables
+from diagramforge.crawl.se_layout import pack_7z, write_dump, write_tables, write_xml
+from diagramforge.extract.se_extract import as_document
+from diagramforge.extract.stage import ExtractStage
 from diagramforge.params import StackExchangeParams
 from diagramforge.paths import stage_paths
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, SOURCE_SCHEMA

@@ -1,7 +1,7 @@
 import json
 
-from diagramforge.cards.audit import format_funnel, load_audit
 from diagramforge.paths import metrics_path
+from diagramforge.publish.audit import format_funnel, load_audit
 from diagramforge.stats import StageStats
 from tests.conftest import make_params
 

@@ -1,8 +1,8 @@
 """The dataset card: each source kind named with its share of the rows and licences."""
 
-from diagramforge.cards.card import CardInputs, _sources
-from diagramforge.cards.statistics import compute
 from diagramforge.config import parse_params
+from diagramforge.publish.card import CardInputs, _sources
+from diagramforge.publish.statistics import compute
 from tests.cards.test_statistics import frame
 
 
@@ -19,7 +19,7 @@ def test_the_card_names_each_kind_with_its_share_and_licences():
 def test_stack_exchange_rows_show_their_share_licence_versions_and_each_credit():
     import pandas as pd
 
-    from diagramforge.cards.card import render_licences
+    from diagramforge.publish.card import render_licences
 
     params = parse_params({"crawl": {"stackexchange": {
         "enabled": True, "dump": "tex.stackexchange.com.7z", "tags": ["tikz-pgf"]}}})

@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from diagramforge.cards.card_columns import missing_columns, named_columns
+from diagramforge.publish.card_columns import missing_columns, named_columns
 from diagramforge.runner import run_named
 from tests.cards.test_publish import FIXED, build, rows
 from tests.conftest import make_params, seed_stage
@@ -56,7 +56,7 @@ def test_a_card_naming_an_unpublished_column_is_caught(tmp_path):
 
 
 def test_publish_refuses_a_card_that_names_a_missing_column(tmp_path, monkeypatch):
-    import diagramforge.cards.publish as publish
+    import diagramforge.publish.stage as publish
 
     real = publish.render_card
     monkeypatch.setattr(publish, "render_card", lambda *a, **k: real(*a, **k)

@@ -3,8 +3,8 @@
 import json
 from datetime import date
 
-from diagramforge.cards.contamination import section
 from diagramforge.paths import stage_paths
+from diagramforge.publish.contamination import section
 from tests.conftest import make_params
 
 

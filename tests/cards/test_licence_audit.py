@@ -9,14 +9,14 @@ import pyarrow.parquet as pq
 import yaml
 from typer.testing import CliRunner
 
-from diagramforge.cards.card import HUB_LICENCES
-from diagramforge.cards.licence_audit import (
+from diagramforge.cli import app
+from diagramforge.publish.card import HUB_LICENCES
+from diagramforge.publish.licence_audit import (
     audit_frames,
     card_licence,
     flags,
     read_published,
 )
-from diagramforge.cli import app
 from diagramforge.runner import run_named
 from tests.cards.test_publish import FIXED, rows
 from tests.conftest import make_params, seed_stage

@@ -10,9 +10,9 @@ import pytest
 from datasets import Features, load_dataset
 from huggingface_hub import DatasetCard
 
-from diagramforge.cards import nested, tasks
 from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.pipeline import stage_classes
+from diagramforge.publish import nested, tasks
 from diagramforge.runner import run_named
 from diagramforge.stage import TableStage
 from tests.cards.test_publish import FIXED, png, rows
@@ -139,7 +139,7 @@ def test_published_values_read_back_as_the_stages_stored_them():
     every nested column must come back to equivalent JSON text."""
     import json as _json
 
-    from diagramforge.cards.nested import convert, stored
+    from diagramforge.publish.nested import convert, stored
 
     ops = [{"op": "move_node", "target": {"id": "n1", "text": "A", "kind": "node"},
             "params": {"dx": 1.5}, "refs": {"target": {"text": "the box 'A'", "kind": "label"}}}]

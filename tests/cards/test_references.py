@@ -14,9 +14,9 @@ from datasets import Image as Image_
 from datasets import load_dataset
 from PIL import Image
 
-from diagramforge.cards import tasks
 from diagramforge.evaluate.inputs import reference_rows
 from diagramforge.pipeline import stage_classes
+from diagramforge.publish import tasks
 from diagramforge.records import empty_record
 from diagramforge.runner import run_named
 from diagramforge.stage import TableStage

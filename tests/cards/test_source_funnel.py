@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from diagramforge.builders.extract import ExtractStage
-from diagramforge.cards.source_funnel import format_source_funnel, source_funnel
+from diagramforge.extract.stage import ExtractStage
+from diagramforge.publish.source_funnel import format_source_funnel, source_funnel
 from diagramforge.runner import run_named, run_stage
 from tests.builders.test_stack import ROWS, stack_params, write_archive
 from tests.conftest import SAMPLE_REPOS

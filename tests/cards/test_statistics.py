@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from diagramforge.cards.statistics import compute, format_stats, source_shares
+from diagramforge.publish.statistics import compute, format_stats, source_shares
 
 
 def frame() -> pd.DataFrame:
@@ -45,7 +45,7 @@ def test_a_config_with_language_pairs_is_counted_per_pair():
 def test_stats_print_one_precision_per_column() -> None:
     """Counts with thousands separators, entropy means with 2 decimals, node means with 1,
     whatever the values (they used to print as 3.183, 1.1353, 4.1429 and 5)."""
-    from diagramforge.cards.statistics import format_compare, number
+    from diagramforge.publish.statistics import format_compare, number
 
     row = {"rows": 1200, "tokens_total": 1234567, "difficulty": {}, "diagram_types": {}}
     stats = {"configs": {"generation": {"train": {

@@ -8,9 +8,9 @@ import pytest
 from datasets import load_dataset
 from huggingface_hub import DatasetCard
 
-from diagramforge.cards import tasks
 from diagramforge.paths import stage_paths
 from diagramforge.pipeline import stage_classes
+from diagramforge.publish import tasks
 from diagramforge.runner import run_named
 from diagramforge.stage import TableStage
 from tests.cards.test_publish import FIXED, rows
@@ -128,8 +128,8 @@ def test_a_task_stage_that_did_not_run_leaves_its_configs_out(tmp_path, with_fak
 def test_validate_checks_each_task_config(tmp_path, with_fake_stage):
     import json
 
-    from diagramforge.cards.validate import ValidationFailed
     from diagramforge.paths import stage_paths
+    from diagramforge.validate.stage import ValidationFailed
 
     params = make_params(tmp_path, **FIXED)
     seed_stage(params, "split", rows(["MIT", "CC-BY-4.0", "MIT", "MIT"]))
@@ -153,7 +153,7 @@ def test_task_suite_checks_only_the_columns_a_config_fills():
     import great_expectations as gx
     import pandas as pd
 
-    from diagramforge.cards.validate import _sized, build_task_suite, task_frame
+    from diagramforge.validate.stage import _sized, build_task_suite, task_frame
 
     def columns(config, df):
         images = {c: pa.binary() for c in df.columns if c.endswith("image")}

@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from diagramforge.cards.validate import ValidationFailed
 from diagramforge.paths import stage_paths
 from diagramforge.records import empty_record
 from diagramforge.runner import run_named
+from diagramforge.validate.stage import ValidationFailed
 from tests.conftest import make_params, seed_stage
 
 

@@ -5,11 +5,11 @@ import json
 
 import pytest
 
-from diagramforge.cards import validate
-from diagramforge.cards.validate import ValidationFailed
 from diagramforge.paths import stage_paths
 from diagramforge.runner import run_named
 from diagramforge.shards import ShardSet
+from diagramforge.validate import stage as validate
+from diagramforge.validate.stage import ValidationFailed
 from tests.cards.test_tasks import QA_SCHEMA, task_rows, with_fake_stage  # noqa: F401
 from tests.cards.test_validate import good_rows
 from tests.conftest import make_params, seed_stage
@@ -128,7 +128,7 @@ def test_task_images_are_checked_by_size_without_their_bytes():
     never become Python bytes); a null or empty image is size 0, which the checks fail."""
     import pyarrow as pa
 
-    from diagramforge.cards.validate import _sized, task_frame
+    from diagramforge.validate.stage import _sized, task_frame
 
     t = pa.table({"id": ["a", "b", "c"], "split": ["train"] * 3,
                   "source_image": pa.array([b"\x89PNG....", None, b""], pa.binary()),
@@ -154,7 +154,7 @@ def test_inherited_columns_are_decided_on_the_whole_task_table(tmp_path):
     import pandas as pd
     import pyarrow as pa
 
-    from diagramforge.cards.tasks import carried_columns, config_part
+    from diagramforge.publish.tasks import carried_columns, config_part
     from diagramforge.shards import ShardWriter
     from tests.cards.test_tasks import FakeSynth
 

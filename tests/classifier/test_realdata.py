@@ -5,8 +5,8 @@ from __future__ import annotations
 import gzip
 import tarfile
 
-from diagramforge.builders.arxiv import parse_listing
-from diagramforge.classifier.realdata import (
+from diagramforge.crawl.arxiv import parse_listing
+from diagramforge.realdata import (
     documents,
     git_repository,
     merge,

@@ -3,7 +3,7 @@ else the month an arXiv identifier encodes; an uncertain date never counts as af
 
 from datetime import date
 
-from diagramforge.curation import dates
+from diagramforge.split import dates
 
 SOURCES = [
     {"id": "2401.00101", "kind": "arxiv", "date": "2024-01-02", "meta": None},

@@ -5,8 +5,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from diagramforge.curation import decontam
 from diagramforge.params import DecontamParams
+from diagramforge.split import decontam
 from tests.filters.test_split import tikz
 
 CFG = DecontamParams(ngram=20, boilerplate_docs=4)
@@ -142,7 +142,7 @@ def test_code_repeated_across_configs_is_one_reference_document(tmp_path):
 
 SPY = """
 import json, datasets
-from diagramforge.curation import decontam
+from diagramforge.split import decontam
 streamed, real = [], datasets.load_dataset
 def spy(*a, **k):
     streamed.append(bool(k.get("streaming")))

@@ -2,7 +2,7 @@ import random
 
 import numpy as np
 
-from diagramforge.curation import near_dup
+from diagramforge.split import near_dup
 
 
 def picture(seed: int, n: int = 30) -> str:

@@ -16,10 +16,10 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from diagramforge.curation.pdf_match import label_overlap, labels, match, norm_caption, pairs
-from diagramforge.filters.split import split_table
 from diagramforge.params import PdfMatchParams, SplitParams
 from diagramforge.records import empty_record
+from diagramforge.split.pdf_match import label_overlap, labels, match, norm_caption, pairs
+from diagramforge.split.stage import split_table
 from diagramforge.stage import StageLog
 
 CFG = PdfMatchParams()

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from diagramforge import selection as select
 from diagramforge.config import parse_params
-from diagramforge.curation import select
-from diagramforge.curation.select import Selector, Why, summary, why_not
 from diagramforge.params import ConfigSelection, ParamsError, TokenWindow
+from diagramforge.selection import Selector, Why, summary, why_not
 from tests.conftest import make_params
 
 SKETCH = ConfigSelection(types=["tree", "graph"], tokens={"svg": TokenWindow(min=2000,

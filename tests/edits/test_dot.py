@@ -8,9 +8,9 @@ import shutil
 
 import pytest
 
-from diagramforge.edits import dot as dot_edits
-from diagramforge.edits.base import EditError, Op, edit, expected_graph, graph_diff
-from diagramforge.edits.sampler import compose
+from diagramforge.edit import dot as dot_edits
+from diagramforge.edit.base import EditError, Op, edit, expected_graph, graph_diff
+from diagramforge.edit.sampler import compose
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz missing")
 

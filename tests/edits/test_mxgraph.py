@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from diagramforge.edits.base import EditError, Op
-from diagramforge.edits.mxgraph import apply_edit, candidates
-from diagramforge.edits.sampler import FORMATS, compose, verify_step
-from diagramforge.edits.stage import changed_pixels
+from diagramforge.edit.base import EditError, Op
+from diagramforge.edit.mxgraph import apply_edit, candidates
+from diagramforge.edit.sampler import FORMATS, compose, verify_step
+from diagramforge.edit.stage import changed_pixels
 from diagramforge.formats.registry import instantiate
 from diagramforge.graphs.mxgraph import mxgraph_graph
 from diagramforge.notation.mxgraph import cell_id, cells, parse_xml, validate

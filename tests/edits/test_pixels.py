@@ -6,7 +6,7 @@ import io
 
 from PIL import Image, ImageDraw
 
-from diagramforge.edits.pixels import changed_pixels
+from diagramforge.edit.pixels import changed_pixels
 
 
 def png(size=(40, 30), box=None, fill="red", mode="RGB") -> bytes:

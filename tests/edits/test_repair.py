@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 
-from diagramforge.augment.repair import RepairStage, rule_repair, text_overlap
 from diagramforge.formats.encoding import kind
 from diagramforge.paths import stage_paths
 from diagramforge.records import REJECTION_SCHEMA, empty_record
+from diagramforge.repair.stage import RepairStage, rule_repair, text_overlap
 from diagramforge.shards import ShardSet
 from diagramforge.stage import StageLog
 from tests.conftest import make_params, needs_tex, seed_stage
@@ -170,8 +170,8 @@ def test_repair_asks_a_batch_together_and_writes_what_one_call_at_a_time_writes(
     rows and the ledger, in order, are those of one call at a time."""
     import threading
 
+    from diagramforge.llm.offline import OfflineBackend
     from diagramforge.runner import run_stage
-    from diagramforge.synth.llm.offline import OfflineBackend
 
     threads: list[str] = []
     real = OfflineBackend.complete
@@ -207,7 +207,7 @@ def test_repair_renders_its_fixes_on_the_executors_workers(tmp_path, monkeypatch
     """The candidate fixes are compiled a TikZ batch per unit on the run's executor (a
     process pool with 2 workers here), not in the stage's own process; the rows and the
     ledger are those of the inline run."""
-    import diagramforge.augment.repair as repair
+    import diagramforge.repair.stage as repair
     from diagramforge.runner import run_stage
 
     used: list[tuple[int, list[int]]] = []

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from diagramforge.edits.base import EditError, Op, expected_graph, graph_diff
-from diagramforge.edits.sampler import FORMATS, compose, verify_step
+from diagramforge.edit.base import EditError, Op, expected_graph, graph_diff
+from diagramforge.edit.sampler import FORMATS, compose, verify_step
 from tests.edits.conftest import MX_RICH, SVG_RICH, TIKZ_RICH, samples
 
 SAMPLES = samples()

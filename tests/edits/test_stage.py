@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from diagramforge.edits import svg as svg_edits
-from diagramforge.edits.stage import EDIT_SCHEMA, EditStage, changed_pixels
+from diagramforge.edit import svg as svg_edits
+from diagramforge.edit.stage import EDIT_SCHEMA, EditStage, changed_pixels
 from diagramforge.formats.encoding import kind
 from diagramforge.formats.registry import instantiate
 from diagramforge.records import empty_record, make_id

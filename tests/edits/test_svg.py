@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from diagramforge.edits.base import EditError, Op
-from diagramforge.edits.sampler import FORMATS, compose, verify_step
-from diagramforge.edits.svg import apply_edit, candidates, settle
+from diagramforge.edit.base import EditError, Op
+from diagramforge.edit.sampler import FORMATS, compose, verify_step
+from diagramforge.edit.svg import apply_edit, candidates, settle
 from diagramforge.formats import svg
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "edits" / "svg"

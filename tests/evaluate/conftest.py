@@ -13,16 +13,16 @@ import pyarrow as pa
 import pytest
 import yaml
 
-from diagramforge.cards.publish import GENERATION_COLUMNS, write_generation
-from diagramforge.cards.tasks import write_task_config
-from diagramforge.edits import dot as dot_edits
-from diagramforge.edits.base import Op
-from diagramforge.edits.base import edit as edit_op
-from diagramforge.edits.sampler import compose
+from diagramforge.edit import dot as dot_edits
+from diagramforge.edit.base import Op
+from diagramforge.edit.base import edit as edit_op
+from diagramforge.edit.sampler import compose
 from diagramforge.evaluate.compile import Compiler
 from diagramforge.evaluate.generation import count_tokens
+from diagramforge.publish.stage import GENERATION_COLUMNS, write_generation
+from diagramforge.publish.tasks import write_task_config
 from diagramforge.synth.stage import SYNTH_SCHEMA
-from diagramforge.twins.stage import TWIN_SCHEMA
+from diagramforge.twin.stage import TWIN_SCHEMA
 from tests.conftest import make_params
 
 
@@ -132,7 +132,7 @@ def _twins(params, row: dict) -> list[dict]:  # noqa: ANN001 - Params
     """The translation items of one diagram as the twin stage makes them (its real
     writers, Graphviz, and its verification): here, the SVG diagram in DOT."""
     from diagramforge.formats.registry import instantiate
-    from diagramforge.twins.make import Twins
+    from diagramforge.twin.make import Twins
 
     formats = instantiate(params, lambda r: str(r.get("id")))
     try:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import random
 
-from diagramforge.edits.base import graph_diff
-from diagramforge.edits.sampler import FORMATS, compose
+from diagramforge.edit.base import graph_diff
+from diagramforge.edit.sampler import FORMATS, compose
 from diagramforge.evaluate.editing import expected
 from tests.evaluate.conftest import DOT_SOURCE, svg
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from diagramforge.edits import dot as dot_edits
-from diagramforge.edits.base import Op, edit
+from diagramforge.edit import dot as dot_edits
+from diagramforge.edit.base import Op, edit
 from diagramforge.evaluate.styles import style_preserved
 from tests.evaluate.conftest import DOT_SOURCE, GENERATION
 

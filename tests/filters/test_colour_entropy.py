@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
-from diagramforge.filters.base import build
-from diagramforge.filters.colour_entropy import colour_entropy
+from diagramforge.filter.base import build
+from diagramforge.filter.colour_entropy import colour_entropy
 from diagramforge.params import ParamsError
 from tests.conftest import make_params
 

@@ -19,7 +19,7 @@ from diagramforge.classifier.negatives import negatives
 from diagramforge.classifier.params import ClassifierParams, TrainParams
 from diagramforge.classifier.shipped import SHIPPED, manifest
 from diagramforge.classifier.train import build_model, fit
-from diagramforge.filters.stage import FilterStage
+from diagramforge.filter.stage import FilterStage
 from diagramforge.paths import metrics_path, stage_paths
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, empty_record
 from diagramforge.runner import environment_fingerprint, fingerprint, run_named
@@ -142,7 +142,7 @@ def test_the_default_is_the_shipped_checkpoint(tmp_path):
 def test_disagreement_alone_never_rejects(tmp_path, monkeypatch):
     """An image classifier that calls everything a photograph: code-typed and drawn records
     stay (flagged where the code named a kind); only figures without code go."""
-    from diagramforge.filters import diagram_type
+    from diagramforge.filter import diagram_type
 
     monkeypatch.setattr(diagram_type, "resolve_checkpoint", lambda ref: ref)
     monkeypatch.setattr(diagram_type, "checkpoint_digest", lambda ref: {})
@@ -311,7 +311,7 @@ def test_grid_figures_of_a_report_are_all_published(tmp_path):
     """The issue's report: five TikZ figures, grids of squares with arrows and labels, that
     the image classifier once called photo and plot.  Compiled and filtered by the real
     stages, all five are kept, typed as diagrams by their code."""
-    from diagramforge.classifier.realdata import LocalDoc, project_params, write_arxiv_layout
+    from diagramforge.realdata import LocalDoc, project_params, write_arxiv_layout
     from diagramforge.vocabulary import Family, family
 
     layout = write_arxiv_layout([LocalDoc("report", "report.tex", "test",

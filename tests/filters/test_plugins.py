@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from diagramforge.filters import base
+from diagramforge.filter import base
 from diagramforge.params import ParamsError
 from diagramforge.paths import stage_paths
 from diagramforge.records import REJECTION_SCHEMA, empty_record
@@ -17,7 +17,7 @@ from diagramforge.shards import ShardSet
 from tests.conftest import make_params, seed_stage
 
 PLUGIN = '''
-from diagramforge.filters.base import FilterSection, Verdict, register
+from diagramforge.filter.base import FilterSection, Verdict, register
 
 
 class ShortCodeParams(FilterSection):

@@ -5,10 +5,10 @@ from collections import Counter, defaultdict
 import pyarrow as pa
 from PIL import Image, ImageDraw
 
-from diagramforge.filters.split import assign_split, split_table
 from diagramforge.params import SplitParams
 from diagramforge.records import RECORD_SCHEMA, empty_record
 from diagramforge.shards import rows_to_table
+from diagramforge.split.stage import assign_split, split_table
 from diagramforge.stage import StageLog
 
 

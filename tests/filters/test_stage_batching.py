@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from diagramforge.filters import base
-from diagramforge.filters.base import FilterSection, Verdict, register
+from diagramforge.filter import base
+from diagramforge.filter.base import FilterSection, Verdict, register
 from diagramforge.paths import stage_paths
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, empty_record
 from diagramforge.runner import run_named

@@ -1,8 +1,8 @@
 import hashlib
 from pathlib import Path
 
-from diagramforge.filters.base import build
-from diagramforge.filters.tokens import get_encoding, seed_tiktoken_cache
+from diagramforge.filter.base import build
+from diagramforge.filter.tokens import get_encoding, seed_tiktoken_cache
 from tests.conftest import make_params
 
 

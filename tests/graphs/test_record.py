@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
-from diagramforge.builders.render import RenderStage
 from diagramforge.formats.handlers.svg import SvgFormat
 from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.graphs.record import GRAPH_COLUMNS, graph_columns
 from diagramforge.paths import stage_paths
 from diagramforge.records import RECORD_SCHEMA, empty_record, make_id
+from diagramforge.render.stage import RenderStage
 from diagramforge.runner import run_stage
 from diagramforge.shards import ShardSet
 from tests.conftest import make_params, needs_tex, seed_stage

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from diagramforge.builders.repos import checkout, list_files
+from diagramforge.crawl.repos import checkout, list_files
 from diagramforge.formats.texcompile import compile_tikz
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.mxgraph import mxgraph_graph

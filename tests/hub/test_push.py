@@ -172,7 +172,7 @@ def test_stats_compare_reads_an_older_version_from_the_hub(tmp_path, hub):
 
     import yaml
 
-    from diagramforge.cards.commands import previous_stats
+    from diagramforge.commands import previous_stats
 
     push_version(build(tmp_path, hub, "0.1.0", rows(["MIT", "MIT", "MIT"])))
     params = build(tmp_path, hub, "0.2.0", rows(["MIT", "MIT"]))

@@ -3,7 +3,7 @@ grids of identical empty boxes, repeated labels, nested containers, labelled nei
 
 from __future__ import annotations
 
-from diagramforge.edits.sampler import FORMATS
+from diagramforge.edit.sampler import FORMATS
 from diagramforge.referents.describe import Describer
 from diagramforge.referents.formats import scene_of
 from diagramforge.referents.scene import Scene

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from diagramforge.edits.sampler import compose
+from diagramforge.edit.sampler import compose
 from diagramforge.referents.describe import Describer
 from diagramforge.referents.naming import Namer, name_op, replay, roles, scenes, unresolved
 from diagramforge.referents.steps import instruction

@@ -1,5 +1,5 @@
 from diagramforge.graphs.model import Edge, Graph, Node
-from diagramforge.twins.compare import Mismatch, as_text_nodes, differences, same
+from diagramforge.twin.compare import Mismatch, as_text_nodes, differences, same
 
 
 def g(nodes, edges):  # noqa: ANN001, ANN201

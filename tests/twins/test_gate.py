@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from diagramforge.graphs.model import Edge, Graph, Node
-from diagramforge.twins.gate import (
+from diagramforge.twin.gate import (
     INCOMPLETE,
     NOT_A_GRAPH,
     code_check,

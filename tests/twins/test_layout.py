@@ -1,7 +1,7 @@
 import pytest
 
 from diagramforge.graphs.model import Edge, Graph, Node
-from diagramforge.twins.layout import DANGLING, EMPTY, WriteError, check_expressible, place
+from diagramforge.twin.layout import DANGLING, EMPTY, WriteError, check_expressible, place
 
 
 def test_the_source_layout_is_kept_shifted_to_the_origin():

@@ -15,7 +15,7 @@ from diagramforge.paths import stage_paths
 from diagramforge.records import RECORD_COLUMNS, REJECTION_SCHEMA, empty_record
 from diagramforge.runner import run_stage
 from diagramforge.shards import ShardSet
-from diagramforge.twins.stage import TWIN_SCHEMA, TwinStage
+from diagramforge.twin.stage import TWIN_SCHEMA, TwinStage
 from tests.conftest import make_params, needs_browser, needs_tex, seed_stage
 
 pytestmark = [needs_browser, needs_tex,

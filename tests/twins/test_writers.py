@@ -11,9 +11,9 @@ from diagramforge.formats.registry import instantiate
 from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.graphs.record import graph_columns
 from diagramforge.graphs.score import normalise_text
-from diagramforge.twins.compare import differences
-from diagramforge.twins.layout import WriteError
-from diagramforge.twins.writers import (
+from diagramforge.twin.compare import differences
+from diagramforge.twin.layout import WriteError
+from diagramforge.twin.writers import (
     LAYOUT,
     STRUCTURE,
     WRITERS,
@@ -115,7 +115,7 @@ def _overlap(a: list[float], b: list[float]) -> bool:
 @pytest.mark.parametrize("target", [pytest.param(t, marks=m) for t, m in ENGINES.items()])
 def test_dense_twins_keep_every_edge_label_apart(handlers, target, layout):
     from diagramforge.graphs.svg import svg_primitives
-    from diagramforge.twins.gate import letters
+    from diagramforge.twin.gate import letters
 
     g = DENSE if layout else DENSE.model_copy(update={
         "nodes": [n.model_copy(update={"bbox": None}) for n in DENSE.nodes]})

@@ -9,8 +9,8 @@ from pathlib import Path
 import diskcache
 import pytest
 
-from diagramforge.synth.llm import LLM, LLMParams
-from diagramforge.synth.llm.gemini_backend import GeminiBackend
+from diagramforge.llm import LLM, LLMParams
+from diagramforge.llm.gemini_backend import GeminiBackend
 from tests.synth.llm.conftest import GOOD, SCHEMA, Sleeps, make_request
 from tests.synth.llm.loopback import Loopback, Reply, gemini_error, gemini_reply
 

@@ -8,10 +8,10 @@ import jsonschema
 import pytest
 from pydantic import ValidationError
 
-from diagramforge.synth.llm import LLM, Completion, LLMCallError, LLMParams, Request
-from diagramforge.synth.llm.limits import RateLimiter
-from diagramforge.synth.llm.offline import fill
-from diagramforge.synth.llm.retry import retry_after_s
+from diagramforge.llm import LLM, Completion, LLMCallError, LLMParams, Request
+from diagramforge.llm.limits import RateLimiter
+from diagramforge.llm.offline import fill
+from diagramforge.llm.retry import retry_after_s
 from tests.synth.llm.conftest import SCHEMA, make_request
 
 RICH = {
@@ -354,7 +354,7 @@ def test_from_params_cache_dir_override(tmp_path):
 
 
 def test_keys_come_from_the_environment_only(monkeypatch):
-    from diagramforge.synth.llm.keys import read_key, scrub
+    from diagramforge.llm.keys import read_key, scrub
 
     for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.delenv(name, raising=False)

@@ -9,8 +9,8 @@ from pathlib import Path
 import diskcache
 import pytest
 
-from diagramforge.synth.llm import LLM, LLMParams
-from diagramforge.synth.llm.openai_backend import OpenAIBackend
+from diagramforge.llm import LLM, LLMParams
+from diagramforge.llm.openai_backend import OpenAIBackend
 from tests.synth.llm.conftest import GOOD, SCHEMA, Sleeps, make_request
 from tests.synth.llm.loopback import Loopback, Reply, openai_error, openai_reply
 
@@ -166,7 +166,7 @@ def test_key_never_leaks(tmp_path, server, sleeps, key_env, caplog):
 
 
 def test_missing_key_names_the_variable_not_a_value(tmp_path, monkeypatch):
-    from diagramforge.synth.llm import LLMCallError
+    from diagramforge.llm import LLMCallError
 
     monkeypatch.delenv("MY_KEY", raising=False)
     with pytest.raises(LLMCallError, match="MY_KEY is not set"):
@@ -206,7 +206,7 @@ def test_key_absent_from_exceptions_tracebacks_logs_and_cache_files(
         tmp_path, server, sleeps, key_env, caplog):
     import traceback
 
-    from diagramforge.synth.llm import BackendCall, LLMCallError
+    from diagramforge.llm import BackendCall, LLMCallError
 
     caplog.set_level(logging.DEBUG)
     leak = f"Incorrect API key provided: {key_env}"
@@ -240,7 +240,7 @@ def test_concurrent_calls_through_the_real_client(tmp_path, server, sleeps, key_
 
 
 def test_schema_not_fit_for_strict_mode_is_sent_non_strict(tmp_path, server, sleeps, key_env):
-    from diagramforge.synth.llm.openai_backend import strict_compatible
+    from diagramforge.llm.openai_backend import strict_compatible
 
     loose = {"type": "object", "properties": {"caption": {"type": "string"}}}
     assert strict_compatible(SCHEMA) and not strict_compatible(loose)

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from diagramforge.synth.llm import LLM, LLMParams
-from diagramforge.synth.llm.openai_backend import OpenAIBackend
+from diagramforge.llm import LLM, LLMParams
+from diagramforge.llm.openai_backend import OpenAIBackend
 from tests.synth.llm.conftest import GOOD, SCHEMA, Sleeps, make_request
 from tests.synth.llm.loopback import OpenAIBatchServer, openai_error, openai_reply
 

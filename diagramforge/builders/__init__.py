@@ -1,1 +1,0 @@
-"""Builders: crawl sources, extract diagram candidates, compile and render them."""

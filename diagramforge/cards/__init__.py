@@ -1,1 +1,0 @@
-"""Cards: validate, statistics, licence audit, dataset card, publish."""

@@ -1,0 +1,88 @@
+"""Diagram type: from the strongest evidence — the code first, the render second.
+
+Every record with an author's code is typed by the rule its code triggers
+(``classifier/evidence``: pgfplots axes → chart kinds, tikz-cd → commutative diagram,
+draw.io UML shapes → uml…); the image classifier types what the code does not name, decides
+alone for figures with no code (cut from PDFs), and gives a second opinion everywhere
+(``classifier/decide.py``).  The pool rejects only the types in ``reject`` (photographs and
+screenshots by default): charts and tables stay, labelled, for the per-config keep lists.
+
+The checkpoint is named in params (``filter.diagram_type.checkpoint``): ``null`` is the one
+the ``classifier-train`` stage provides (the package's shipped checkpoint, or a retrained
+one); a local directory or a cached Hub id swaps in a real model.  Inference is batched and
+deterministic (``classifier/determinism.py``); the model is loaded once per worker.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from pathlib import Path
+
+from PIL import Image
+
+from diagramforge.classifier.decide import COLUMNS, decide, verdict
+from diagramforge.classifier.evidence import code_evidence
+from diagramforge.classifier.model import probabilities, resolve_checkpoint
+from diagramforge.classifier.params import ClassifierParams
+from diagramforge.filter.base import FilterFn, Verdict, register
+from diagramforge.params import Params
+
+
+def checkpoint_digest(ref: str) -> dict:
+    """What identifies the checkpoint's weights: the files' digest for a local directory,
+    the cached snapshot (a commit id) for a Hub id."""
+    path = Path(ref)
+    if path.is_dir():
+        h = hashlib.sha256()
+        for f in sorted(p for p in path.rglob("*") if p.is_file()):
+            h.update(f.relative_to(path).as_posix().encode())
+            h.update(f.read_bytes())
+        return {"checkpoint": ref, "sha256": h.hexdigest()[:16]}
+    from huggingface_hub import try_to_load_from_cache
+
+    cached = try_to_load_from_cache(ref, "config.json")
+    return {"checkpoint": ref,
+            "snapshot": Path(cached).parent.name if isinstance(cached, str) else None}
+
+
+def _readable(image: bytes | None) -> str | None:
+    """Why ``image`` cannot be classified, or ``None``."""
+    if not image:
+        return "no render"
+    try:
+        with Image.open(io.BytesIO(image)) as img:
+            img.load()
+    except (OSError, ValueError, Image.DecompressionBombError) as exc:
+        return repr(exc)
+    return None
+
+
+@register("diagram_type", params=ClassifierParams, writes=COLUMNS)
+def make_diagram_type_filter(cfg: ClassifierParams, params: Params) -> FilterFn:
+    """Type each record (code first, image second); reject only ``cfg.reject`` types and,
+    where the image decides alone, uncertain ones."""
+    cfg = cfg.resolved(params)
+    assert cfg.checkpoint is not None
+    resolve_checkpoint(cfg.checkpoint)  # a missing one fails here, in the driver, not per row
+
+    def batch(records: list[dict]) -> list[Verdict]:
+        out: list[Verdict | None] = [None] * len(records)
+        todo = []
+        for i, r in enumerate(records):
+            why = _readable(r.get("image"))
+            if why is None:
+                todo.append(i)
+            else:
+                out[i] = Verdict.reject("image_unreadable", why)
+        probs = probabilities([records[i]["image"] for i in todo], cfg) if todo else []
+        for i, p in zip(todo, probs, strict=True):
+            out[i] = verdict(decide(code_evidence(records[i]), p, cfg), cfg)
+        return out  # type: ignore[return-value]
+
+    def check(record: dict) -> Verdict:
+        return batch([record])[0]
+
+    check.batch = batch  # type: ignore[attr-defined]
+    check.environment = checkpoint_digest(cfg.checkpoint)  # type: ignore[attr-defined]
+    return check

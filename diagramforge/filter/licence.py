@@ -1,0 +1,25 @@
+"""Licence allow-list: keep only records whose licence permits redistribution."""
+
+from __future__ import annotations
+
+from diagramforge.filter.base import FilterFn, FilterSection, Verdict, register
+from diagramforge.licences import UNKNOWN, allowed
+from diagramforge.params import Params
+
+
+@register("licence", params=FilterSection)
+def make_licence_filter(cfg: FilterSection, params: Params) -> FilterFn:
+    """Reject what the allow list does not cover; a licence nobody could read is its own
+    reason (``licence_unknown``) naming the file, so a maintainer can look at that file."""
+    allow = params.licences.allow
+
+    def check(record: dict) -> Verdict:
+        lic = record.get("licence")
+        if allowed(lic, allow):
+            return Verdict.ok()
+        if lic and lic.startswith(UNKNOWN):
+            where = record.get("licence_url") or lic.partition(":")[2] or "its source"
+            return Verdict.reject("licence_unknown", f"licence of {where} not recognised")
+        return Verdict.reject("licence_not_allowed", f"{lic} not in {allow}")
+
+    return check
