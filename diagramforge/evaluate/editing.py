@@ -40,7 +40,7 @@ METRICS = EDITING.metrics
 GROUP_BY = EDITING.group_by
 FROM_GENERATION = ("source_image",)
 """Read from ``generation`` when the editing config publishes it as a reference (the
-source render is the diagram's own: ``publish/references.py``): an edit whose render is
+source render is the diagram's own: ``validate/references.py``): an edit whose render is
 its source's did nothing."""
 
 

@@ -15,8 +15,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
-from diagramforge.publish.nested import stored
-from diagramforge.publish.references import HOME, REFERENCED
+from diagramforge.validate.nested import stored
+from diagramforge.validate.references import HOME, REFERENCED
 
 ID_COLUMN = "id"
 OUTPUT_COLUMNS = ("prediction", "output")
@@ -191,7 +191,7 @@ def reference_rows(root: Path, config: str, split: str, resolve: tuple[str, ...]
                    ) -> list[dict]:
     """The published rows of ``config``/``split``; ``Image`` columns as their bytes. Each
     column of ``resolve`` the config does not publish — left out as a reference to the
-    diagram's render (``publish/references.py``) — is filled from ``generation``."""
+    diagram's render (``validate/references.py``) — is filled from ``generation``."""
     configs = card_configs(root)
     if config not in configs:
         raise InputError(f"no config {config!r} in {root}; known: {sorted(configs)}")
@@ -220,7 +220,7 @@ def reference_rows(root: Path, config: str, split: str, resolve: tuple[str, ...]
 
 def _resolve(root: Path, configs: dict[str, dict], split: str, rows: list[dict],
              missing: list[str]) -> None:
-    """Fill each column publish left out as a reference (``publish/references.py``: every
+    """Fill each column publish left out as a reference (``validate/references.py``: every
     row's value was its diagram's ``generation`` render) from ``generation``'s row
     ``id == diagram_id`` of the same split — what a user of the dataset does — reading only
     the renders these rows point at."""

@@ -61,7 +61,7 @@ def evaluate(params: Params, predictions: str | Path, config: str, split: str,
     model-judged metrics (:mod:`.judge`); ``judge_requests`` writes the judge's requests
     there instead of sending them."""
     found = for_config(config)
-    # columns the config may publish as references to generation's (publish/references.py)
+    # columns the config may publish as references to generation's (validate/references.py)
     needs = getattr(found.module(), "FROM_GENERATION", ()) if found is not None else ()
     refs = reference_rows(root or published_root(params), config, split, resolve=needs)
     preds = read_predictions(predictions, params.evaluate.max_prediction_bytes)

@@ -326,7 +326,7 @@ def _line_art_text(raster) -> str:  # noqa: ANN001 - RasterParams
 
 def _images_text(params: Params, configs: list[dict], n: int) -> str:
     """What a picture costs and where each one is: line art lossless, scans as JPEG, a
-    diagram's render once (``publish/references.py``)."""
+    diagram's render once (``validate/references.py``)."""
     total = sum(sum(c.get("_split_bytes", {}).values()) for c in configs
                 if not c.get("_view"))
     per = f" — {total / n / 1e6:.2f} MB per diagram" if n else ""
@@ -403,7 +403,7 @@ def _difficulty_text(params: Params) -> str:
 def _nested_text(inputs: CardInputs) -> str:
     """The nested columns this version publishes (only those: the card names no column the
     data lacks)."""
-    from diagramforge.publish.nested import NESTED
+    from diagramforge.validate.nested import NESTED
 
     present = {f.get("name") for feats in inputs.features.values() for f in feats}
     nested = [c for c in NESTED if c in present]

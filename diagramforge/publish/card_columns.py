@@ -40,8 +40,8 @@ def vocabulary(params: Params, configs: list[str]) -> set[str]:
     from diagramforge.licences import FAMILIES
     from diagramforge.pipeline import STAGES, stage_name
     from diagramforge.publish.card import HUB_LICENCES
-    from diagramforge.publish.tasks import task_stages
     from diagramforge.records import SPLITS, SourceKind
+    from diagramforge.validate.tasks import task_stages
 
     tasks = task_stages()
     declared = {c for cs in tasks.values() for c in cs}
@@ -78,7 +78,7 @@ def missing_columns(root: Path, params: Params, referenced: set[str] | frozenset
                     ) -> list[str]:
     """Columns the card of the dataset at ``root`` names that no published file has.
     ``referenced`` are columns a config publishes as a reference to ``generation``'s
-    (``publish/references.py``): the card names them to say where they are, and no file
+    (``validate/references.py``): the card names them to say where they are, and no file
     holds them under that name."""
     card = (root / "README.md").read_text(encoding="utf-8")
     return sorted(named_columns(card, params) - published_columns(root) - set(referenced))

@@ -41,17 +41,17 @@ from diagramforge.publish.licence_audit import (
     source_evidence,
 )
 from diagramforge.publish.manifest import ManifestBuilder
-from diagramforge.publish.nested import convert as nested_values
-from diagramforge.publish.nested import feature as nested_feature
 from diagramforge.publish.parquet_out import SplitWriter
-from diagramforge.publish.references import digest
 from diagramforge.publish.source_funnel import format_source_funnel, source_funnel
-from diagramforge.publish.tasks import INHERITED, iter_task_rows, scan_tasks, task_encoder
-from diagramforge.publish.tasks import features as task_features
 from diagramforge.records import SPLITS
 from diagramforge.selection import Selector
 from diagramforge.shards import Upstream
 from diagramforge.stage import StageLog, TableStage
+from diagramforge.validate.nested import convert as nested_values
+from diagramforge.validate.nested import feature as nested_feature
+from diagramforge.validate.references import digest
+from diagramforge.validate.tasks import INHERITED, iter_task_rows, scan_tasks, task_encoder
+from diagramforge.validate.tasks import features as task_features
 
 GENERATION_COLUMNS = ("id", "format", "image", "code", "caption", "context", "title", "source",
                       "source_id", "source_url", "group", "licence", "licence_family",
@@ -121,7 +121,7 @@ class _TaskStageOutputs:
     read, so a task stage added to the pipeline becomes a DVC dependency of publish."""
 
     def __get__(self, obj: object, owner: type) -> tuple[str, ...]:
-        from diagramforge.publish.tasks import task_inputs
+        from diagramforge.validate.tasks import task_inputs
 
         # data/crawl: the licence audit lists the evidence each source's licence was read from
         return ("data/crawl", *task_inputs())
@@ -139,11 +139,11 @@ class PublishStage(TableStage):
     funnel = False
     param_sections = ("publish", "licences", "filter", "crawl", "render", "select",
                       "split")
-    code = ("publish/card.py", "publish/audit.py", "publish/tasks.py", "publish/statistics.py",
+    code = ("publish/card.py", "publish/audit.py", "validate/tasks.py", "publish/statistics.py",
             "publish/licence_audit.py", "publish/manifest.py", "publish/gallery.py",
             "licences.py", "selection.py", "publish/source_funnel.py",
-            "publish/nested.py", "publish/contamination.py", "publish/parquet_out.py",
-            "publish/references.py", "formats/encoding.py", "publish/card_columns.py")
+            "validate/nested.py", "publish/contamination.py", "publish/parquet_out.py",
+            "validate/references.py", "formats/encoding.py", "publish/card_columns.py")
     outputs = ("data/published",)
     inputs = _TaskStageOutputs()
     extra_metrics = ("dataset.json",)
@@ -292,7 +292,7 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
     agg = _Aggregates(views)
     gallery_ids = set(sorted(meta["id"])[:pp.gallery_max_diagrams]) if len(meta) else set()
     gallery_rows: list[dict] = []
-    digests: dict[str, bytes] = {}  # id → its render's digest (publish/references.py)
+    digests: dict[str, bytes] = {}  # id → its render's digest (validate/references.py)
     kinds = _ImageKinds()
     offset = 0
     for shard in upstream.tables():

@@ -183,7 +183,7 @@ class _TaskStageOutputs:
     """The task stages' outputs are validated too: DVC deps looked up when read."""
 
     def __get__(self, obj: object, owner: type) -> tuple[str, ...]:
-        from diagramforge.publish.tasks import task_inputs
+        from diagramforge.validate.tasks import task_inputs
 
         return task_inputs()
 
@@ -206,8 +206,8 @@ class ValidateStage(TableStage):
     funnel = False
     streams_input = True
     param_sections = ("validate", "licences", "filter.tokens", "render.raster")
-    code = ("licences.py", "publish/tasks.py", "publish/nested.py", "validate/gx_batches.py",
-            "filter/tokens.py", "publish/references.py")
+    code = ("licences.py", "validate/tasks.py", "validate/nested.py", "validate/gx_batches.py",
+            "filter/tokens.py", "validate/references.py")
     inputs = _TaskStageOutputs()
 
     def run_table(self, table: Upstream | None, log: StageLog) -> list[dict]:
@@ -228,10 +228,10 @@ def _small(up: Upstream, columns: Sequence[str]) -> pd.DataFrame:
 def _task_parts(params: Params, by_id: pd.DataFrame, columns: Sequence[str] | None = None
                 ) -> Iterator[tuple[str, pd.DataFrame]]:
     """(config, items) of each task stage's table, row group by row group: the items
-    publish would keep (:func:`diagramforge.publish.tasks.load_tasks`), with the inherited
-    columns decided on the whole table (:func:`~diagramforge.publish.tasks.carried_columns`),
+    publish would keep (:func:`diagramforge.validate.tasks.load_tasks`), with the inherited
+    columns decided on the whole table (:func:`~diagramforge.validate.tasks.carried_columns`),
     as publish decides them."""
-    from diagramforge.publish.tasks import (
+    from diagramforge.validate.tasks import (
         INHERITED,
         _stage_classes,
         carried_columns,
@@ -280,7 +280,7 @@ def _sized(table: pa.Table) -> pa.Table:
 def validate_upstream(params: Params, up: Upstream) -> dict:
     """Validate the split table and every task config shard by shard; write the report
     (:func:`validate_table`'s), raise if any expectation failed."""
-    from diagramforge.publish.tasks import INHERITED
+    from diagramforge.validate.tasks import INHERITED
 
     allow = params.licences.allow
     keys = _small(up, KEYS + INHERITED)

@@ -12,9 +12,9 @@ from huggingface_hub import DatasetCard
 
 from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.pipeline import stage_classes
-from diagramforge.publish import nested, tasks
 from diagramforge.runner import run_named
 from diagramforge.stage import TableStage
+from diagramforge.validate import nested, tasks
 from tests.cards.test_publish import FIXED, png, rows
 from tests.conftest import make_params, seed_stage
 
@@ -139,7 +139,7 @@ def test_published_values_read_back_as_the_stages_stored_them():
     every nested column must come back to equivalent JSON text."""
     import json as _json
 
-    from diagramforge.publish.nested import convert, stored
+    from diagramforge.validate.nested import convert, stored
 
     ops = [{"op": "move_node", "target": {"id": "n1", "text": "A", "kind": "node"},
             "params": {"dx": 1.5}, "refs": {"target": {"text": "the box 'A'", "kind": "label"}}}]

@@ -16,10 +16,10 @@ from PIL import Image
 
 from diagramforge.evaluate.inputs import reference_rows
 from diagramforge.pipeline import stage_classes
-from diagramforge.publish import tasks
 from diagramforge.records import empty_record
 from diagramforge.runner import run_named
 from diagramforge.stage import TableStage
+from diagramforge.validate import tasks
 from tests.cards.test_publish import FIXED
 from tests.conftest import make_params, seed_stage
 

@@ -10,9 +10,9 @@ from huggingface_hub import DatasetCard
 
 from diagramforge.paths import stage_paths
 from diagramforge.pipeline import stage_classes
-from diagramforge.publish import tasks
 from diagramforge.runner import run_named
 from diagramforge.stage import TableStage
+from diagramforge.validate import tasks
 from tests.cards.test_publish import FIXED, rows
 from tests.conftest import make_params, seed_stage
 

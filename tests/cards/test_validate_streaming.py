@@ -154,8 +154,8 @@ def test_inherited_columns_are_decided_on_the_whole_task_table(tmp_path):
     import pandas as pd
     import pyarrow as pa
 
-    from diagramforge.publish.tasks import carried_columns, config_part
     from diagramforge.shards import ShardWriter
+    from diagramforge.validate.tasks import carried_columns, config_part
     from tests.cards.test_tasks import FakeSynth
 
     schema = QA_SCHEMA.append(pa.field("licence", pa.string()))

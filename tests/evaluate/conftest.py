@@ -20,9 +20,9 @@ from diagramforge.edit.sampler import compose
 from diagramforge.evaluate.compile import Compiler
 from diagramforge.evaluate.generation import count_tokens
 from diagramforge.publish.stage import GENERATION_COLUMNS, write_generation
-from diagramforge.publish.tasks import write_task_config
 from diagramforge.synth.stage import SYNTH_SCHEMA
 from diagramforge.twin.stage import TWIN_SCHEMA
+from diagramforge.validate.tasks import write_task_config
 from tests.conftest import make_params
 
 

@@ -20,11 +20,11 @@ import pyarrow as pa
 from diagramforge.licences import licence_family
 from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
-from diagramforge.publish.nested import convert as nested_values
-from diagramforge.publish.nested import feature as nested_feature
-from diagramforge.publish.references import ReferenceCheck
 from diagramforge.records import SPLITS, Rejection, Unit
 from diagramforge.shards import ShardSet
+from diagramforge.validate.nested import convert as nested_values
+from diagramforge.validate.nested import feature as nested_feature
+from diagramforge.validate.references import ReferenceCheck
 
 INHERITED = ("format", "licence", "licence_url", "attribution")
 """Columns a task item takes from its diagram when its stage did not write them, so every
@@ -185,7 +185,7 @@ def _missing(value: object) -> bool:
 def features(schema: pa.Schema):  # noqa: ANN201 - datasets.Features
     """Hub features of a task table: its Arrow types, with ``*image`` binary columns as
     ``Image`` so the viewer and ``load_dataset`` decode them, and the JSON text columns as
-    nested lists and records (:mod:`diagramforge.publish.nested`)."""
+    nested lists and records (:mod:`diagramforge.validate.nested`)."""
     from datasets import Features, Image
 
     feats = Features.from_arrow_schema(schema)
