@@ -47,14 +47,14 @@ sys.path.insert(0, str(REPO))
 from lxml import etree  # noqa: E402
 
 from diagramforge.config import load_params  # noqa: E402
-from diagramforge.edit.sampler import FORMATS, compose  # noqa: E402
+from diagramforge.edit.sampler import FORMATS, compose, replay  # noqa: E402
 from diagramforge.edit.stage import TIERS  # noqa: E402
 from diagramforge.graphs.model import Graph  # noqa: E402
 from diagramforge.notation import mxgraph  # noqa: E402
 from diagramforge.params import SynthParams  # noqa: E402
 from diagramforge.records import derived_seed, make_id  # noqa: E402
 from diagramforge.referents.grammar import Query, parse  # noqa: E402
-from diagramforge.referents.naming import Namer, replay, roles, scenes, unresolved  # noqa: E402
+from diagramforge.referents.naming import Namer, roles, scenes, unresolved  # noqa: E402
 from diagramforge.referents.resolve import resolve  # noqa: E402
 from diagramforge.referents.steps import instruction  # noqa: E402
 from diagramforge.synth import editing  # noqa: E402

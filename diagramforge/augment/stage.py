@@ -87,7 +87,7 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
     funnel: ClassVar[bool] = False
     param_sections: ClassVar[tuple[str, ...]] = ("augment", "render", "select", "formats")
     code = ("augment", "edit", "formats", "notation", "graphs", "sandbox.py", "landlock.py",
-            "llm", "cache.py", "filter/tokens.py", "selection.py")
+            "llm", "cache.py", "filter/tokens.py", "tokenizer.py", "selection.py")
     inputs = ("package-lock.json",)
     task_configs: ClassVar[tuple[str, ...]] = ("sketch", "degraded", "variation")
     _llm = None

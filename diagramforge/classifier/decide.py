@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from diagramforge.classifier.determinism import top
 from diagramforge.classifier.evidence import Evidence
 from diagramforge.classifier.params import ClassifierParams
-from diagramforge.filter.base import Verdict
 from diagramforge.vocabulary import KINDS, LABELS, Family, acl_fig
 
 REJECTED = "diagram_type_rejected"
@@ -77,18 +76,3 @@ def decide(ev: Evidence | None, probs: dict[str, float] | None,
             return Typed(label, prob, IMAGE_DRAWN, image_label, image_prob, None)
     assert image_label is not None and image_prob is not None
     return Typed(image_label, image_prob, IMAGE, image_label, image_prob, None)
-
-
-def verdict(typed: Typed, cfg: ClassifierParams) -> Verdict:
-    """Keep, or ledger: a rejected type, an unsure image deciding alone, an unknown label."""
-    metrics = typed.columns()
-    if typed.source == IMAGE and typed.prob is not None and typed.prob < cfg.threshold:
-        return Verdict(False, UNCERTAIN, f"{typed.label} p={typed.prob} < {cfg.threshold}",
-                       metrics)
-    if typed.label in cfg.reject:
-        detail = typed.label if typed.prob is None else f"{typed.label} p={typed.prob}"
-        return Verdict(False, REJECTED, f"{detail} ({typed.source})", metrics)
-    if typed.label not in KINDS:
-        return Verdict(False, UNCERTAIN, f"{typed.label} is not a diagram type (map it with "
-                       "filter.diagram_type.label_map)", metrics)
-    return Verdict(True, metrics=metrics)

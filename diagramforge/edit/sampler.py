@@ -18,6 +18,7 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
+from typing import Any
 
 from diagramforge.edit import dot as dot_edits
 from diagramforge.edit import mxgraph as mx_edits
@@ -86,6 +87,18 @@ FORMATS: dict[str, FormatEdits] = {
     "tikz": FormatEdits(tikz_edits, _tikz_graph, _tikz_valid),
     "dot": FormatEdits(dot_edits, dot_edits.graph, dot_edits.validate),
 }
+
+
+def replay(fmt: str, code: str, ops: list[dict[str, Any]]) -> list[tuple[str, Graph]]:
+    """``(code, graph)`` of the diagram before each operation and after the last, by
+    applying the operations again (the edit formats' own ``apply_edit``): what a reworded
+    instruction's referring expressions are checked against (``referents.naming``)."""
+    fe = FORMATS[fmt]
+    states = [(code, fe.graph(code))]
+    for op in ops:
+        code = fe.module.apply_edit(code, op)
+        states.append((code, fe.graph(code)))
+    return states
 
 
 class StepReason:

@@ -29,6 +29,7 @@ from diagramforge.evaluate.registry import GENERATION, GRAPH_METRICS, IMAGE_METR
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.score import score_graphs
 from diagramforge.params import Params
+from diagramforge.tokenizer import get_encoding
 
 METRICS = GENERATION.metrics
 GROUP_BY = GENERATION.group_by
@@ -37,8 +38,6 @@ __all__ = ["GRAPH_METRICS", "IMAGE_METRICS", "METRICS", "GROUP_BY", "count_token
 
 
 def count_tokens(text: str | None) -> int | None:
-    from diagramforge.filter.tokens import get_encoding
-
     return None if text is None else len(get_encoding().encode(text, disallowed_special=()))
 
 

@@ -76,7 +76,7 @@ def register(name: str, params: type[FilterSection] = FilterSection,
     return deco
 
 
-_NOT_FILTERS = {"base", "stage", "split"}
+_NOT_FILTERS = {"base", "stage"}
 _discovered = False
 
 

@@ -21,12 +21,13 @@ from pathlib import Path
 
 from PIL import Image
 
-from diagramforge.classifier.decide import COLUMNS, decide, verdict
+from diagramforge.classifier.decide import COLUMNS, IMAGE, REJECTED, UNCERTAIN, Typed, decide
 from diagramforge.classifier.evidence import code_evidence
 from diagramforge.classifier.model import probabilities, resolve_checkpoint
 from diagramforge.classifier.params import ClassifierParams
 from diagramforge.filter.base import FilterFn, Verdict, register
 from diagramforge.params import Params
+from diagramforge.vocabulary import KINDS
 
 
 def checkpoint_digest(ref: str) -> dict:
@@ -56,6 +57,21 @@ def _readable(image: bytes | None) -> str | None:
     except (OSError, ValueError, Image.DecompressionBombError) as exc:
         return repr(exc)
     return None
+
+
+def verdict(typed: Typed, cfg: ClassifierParams) -> Verdict:
+    """Keep, or ledger: a rejected type, an unsure image deciding alone, an unknown label."""
+    metrics = typed.columns()
+    if typed.source == IMAGE and typed.prob is not None and typed.prob < cfg.threshold:
+        return Verdict(False, UNCERTAIN, f"{typed.label} p={typed.prob} < {cfg.threshold}",
+                       metrics)
+    if typed.label in cfg.reject:
+        detail = typed.label if typed.prob is None else f"{typed.label} p={typed.prob}"
+        return Verdict(False, REJECTED, f"{detail} ({typed.source})", metrics)
+    if typed.label not in KINDS:
+        return Verdict(False, UNCERTAIN, f"{typed.label} is not a diagram type (map it with "
+                       "filter.diagram_type.label_map)", metrics)
+    return Verdict(True, metrics=metrics)
 
 
 @register("diagram_type", params=ClassifierParams, writes=COLUMNS)

@@ -36,7 +36,7 @@ class FilterStage(Stage):
     upstream = "render"
     reads = ("id", "format", "code", "source", "licence", "image", "width", "height", "graph")
     param_sections = ("filter", "licences", "render.raster")
-    code = ("filter", "licences.py", "formats/raster.py", "notation/latex.py",
+    code = ("filter", "tokenizer.py", "licences.py", "formats/raster.py", "notation/latex.py",
             "classifier/model.py", "classifier/images.py", "classifier/params.py",
             "classifier/evidence", "classifier/decide.py", "classifier/determinism.py",
             "vocabulary.py")

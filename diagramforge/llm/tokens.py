@@ -1,4 +1,4 @@
-"""Token estimates with tiktoken cl100k (offline, via ``diagramforge.filter.tokens``).
+"""Token estimates with tiktoken cl100k (offline, via ``diagramforge.tokenizer``).
 
 Used for the budget check, ``dry_run`` and the tpm limiter before a call, and as the usage of
 backends that report none.  Gemini tokenizes differently; an estimate is all that is needed.
@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from diagramforge.llm.types import Message
+from diagramforge.tokenizer import get_encoding
 
 PER_MESSAGE = 4  # chat-format overhead per message, as OpenAI counts it
 PER_REPLY = 2
@@ -16,8 +17,6 @@ PER_REPLY = 2
 
 @lru_cache(maxsize=1)
 def _encoding():  # noqa: ANN202 - tiktoken.Encoding
-    from diagramforge.filter.tokens import get_encoding
-
     return get_encoding("cl100k_base")
 
 

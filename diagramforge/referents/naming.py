@@ -87,19 +87,6 @@ class Namer:
         return name_op(self.describer(code, graph), op, graph)
 
 
-def replay(fmt: str, code: str, ops: list[dict[str, Any]]) -> list[tuple[str, Graph]]:
-    """``(code, graph)`` of the diagram before each operation and after the last, by
-    applying the operations again (the edit formats' own ``apply_edit``)."""
-    from diagramforge.edit.sampler import FORMATS
-
-    fe = FORMATS[fmt]
-    states = [(code, fe.graph(code))]
-    for op in ops:
-        code = fe.module.apply_edit(code, op)
-        states.append((code, fe.graph(code)))
-    return states
-
-
 def scenes(fmt: str, states: list[tuple[str, Graph]], rules: Rules = DEFAULT) -> list[Scene]:
     return [scene_of(fmt, c, g, rules.colour_margin) for c, g in states]
 

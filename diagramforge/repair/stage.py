@@ -221,7 +221,7 @@ class RepairStage(TableStage, UsesFormats):
     funnel: ClassVar[bool] = False
     param_sections: ClassVar[tuple[str, ...]] = ("augment", "render", "licences", "select")
     code = ("augment", "edit", "formats", "notation", "graphs", "sandbox.py", "landlock.py",
-            "llm", "cache.py", "filter/tokens.py", "selection.py")
+            "llm", "cache.py", "filter/tokens.py", "tokenizer.py", "selection.py")
     inputs = ("data/render", "data/extract")
     task_configs: ClassVar[tuple[str, ...]] = (CONFIG,)
     items_stand_alone: ClassVar[bool] = True

@@ -24,12 +24,13 @@ import json
 import re
 from typing import Any
 
+from diagramforge.edit.sampler import replay
 from diagramforge.graphs.model import Graph
 from diagramforge.llm import Request
 from diagramforge.params import SynthParams
 from diagramforge.referents.describe import Describer
 from diagramforge.referents.grammar import tokens
-from diagramforge.referents.naming import EDGE_OPS, name_op, replay, scenes, unresolved
+from diagramforge.referents.naming import EDGE_OPS, name_op, scenes, unresolved
 from diagramforge.referents.resolve import DEFAULT, Rules
 from diagramforge.referents.scene import Scene
 from diagramforge.referents.steps import instruction, step

@@ -223,8 +223,8 @@ class SynthStage(TableStage):
     writes = tuple(SYNTH_SCHEMA.names)
     expands = True
     param_sections = ("synth", "select", "referents")
-    code = ("synth", "llm", "graphs", "formats", "notation", "filter/tokens.py", "sandbox.py",
-            "landlock.py", "edit", "referents", "selection.py")
+    code = ("synth", "llm", "graphs", "formats", "notation", "filter/tokens.py", "tokenizer.py",
+            "sandbox.py", "landlock.py", "edit", "referents", "selection.py")
     """The graph layer (a null ``graph`` is parsed from the code), the edit table's schema,
     the referring expressions an instruction is checked with, and what they import."""
     funnel = False

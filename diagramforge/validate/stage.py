@@ -207,7 +207,7 @@ class ValidateStage(TableStage):
     streams_input = True
     param_sections = ("validate", "licences", "filter.tokens", "render.raster")
     code = ("licences.py", "validate/tasks.py", "validate/nested.py", "validate/gx_batches.py",
-            "filter/tokens.py", "validate/references.py")
+            "filter/tokens.py", "tokenizer.py", "validate/references.py")
     inputs = _TaskStageOutputs()
 
     def run_table(self, table: Upstream | None, log: StageLog) -> list[dict]:

@@ -9,10 +9,10 @@ from diagramforge.classifier.decide import (
     REJECTED,
     UNCERTAIN,
     decide,
-    verdict,
 )
 from diagramforge.classifier.evidence import Evidence
 from diagramforge.classifier.params import ClassifierParams
+from diagramforge.filter.diagram_type import verdict
 
 CFG = ClassifierParams(checkpoint="x")
 PHOTO = {"natural_image": 0.7, "bar_chart": 0.2, "graph": 0.1}

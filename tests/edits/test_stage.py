@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 
 from diagramforge.edit import svg as svg_edits
+from diagramforge.edit.sampler import replay
 from diagramforge.edit.stage import EDIT_SCHEMA, EditStage, changed_pixels
 from diagramforge.formats.encoding import kind
 from diagramforge.formats.registry import instantiate
 from diagramforge.records import empty_record, make_id
-from diagramforge.referents.naming import replay, scenes, unresolved
+from diagramforge.referents.naming import scenes, unresolved
 from tests.conftest import needs_tex
 from tests.edits.conftest import SVG_RICH, TIKZ_RICH
 

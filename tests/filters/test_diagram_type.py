@@ -12,13 +12,14 @@ from pathlib import Path
 import pytest
 
 from diagramforge.classifier import model as clf_model
-from diagramforge.classifier.decide import COLUMNS, decide, verdict
+from diagramforge.classifier.decide import COLUMNS, decide
 from diagramforge.classifier.evidence import code_evidence
 from diagramforge.classifier.model import Classifier
 from diagramforge.classifier.negatives import negatives
 from diagramforge.classifier.params import ClassifierParams, TrainParams
 from diagramforge.classifier.shipped import SHIPPED, manifest
 from diagramforge.classifier.train import build_model, fit
+from diagramforge.filter.diagram_type import verdict
 from diagramforge.filter.stage import FilterStage
 from diagramforge.paths import metrics_path, stage_paths
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, empty_record

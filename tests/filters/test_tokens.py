@@ -2,7 +2,7 @@ import hashlib
 from pathlib import Path
 
 from diagramforge.filter.base import build
-from diagramforge.filter.tokens import get_encoding, seed_tiktoken_cache
+from diagramforge.tokenizer import get_encoding, seed_tiktoken_cache
 from tests.conftest import make_params
 
 

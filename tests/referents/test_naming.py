@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import random
 
-from diagramforge.edit.sampler import compose
+from diagramforge.edit.sampler import compose, replay
 from diagramforge.referents.describe import Describer
-from diagramforge.referents.naming import Namer, name_op, replay, roles, scenes, unresolved
+from diagramforge.referents.naming import Namer, name_op, roles, scenes, unresolved
 from diagramforge.referents.steps import instruction
 from tests.referents.conftest import FORMATS, mx, storyboard
 

@@ -18,23 +18,10 @@ an author's code: no evidence is read from them, the image decides.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from diagramforge.classifier.evidence import mxgraph, svg, text_languages, tikz
+from diagramforge.classifier.evidence.base import Evidence
 
-from diagramforge.vocabulary import kind
-
-
-@dataclass(frozen=True)
-class Evidence:
-    label: str | None
-    """A vocabulary label, or ``None``: the code does not say which kind."""
-    rule: str
-    """``<format>.<rule>`` that decided, or ``<format>.silent`` when none fired."""
-    drawn: bool = True
-    """The code draws vectors and embeds no raster image: not a photo or a screenshot."""
-
-    def __post_init__(self) -> None:
-        if self.label is not None:
-            kind(self.label)  # a rule may only name vocabulary labels
+__all__ = ["Evidence", "PDF_SOURCE", "code_evidence", "code_label"]
 
 
 PDF_SOURCE = "pdf"
@@ -43,8 +30,6 @@ PDF_SOURCE = "pdf"
 def code_evidence(record: dict) -> Evidence | None:
     """The evidence in ``record``'s code, or ``None`` when it has no author's code
     (a raster figure, or any figure cut out of a PDF)."""
-    from diagramforge.classifier.evidence import mxgraph, svg, text_languages, tikz
-
     code = record.get("code") or ""
     if not code or record.get("source") == PDF_SOURCE:
         return None

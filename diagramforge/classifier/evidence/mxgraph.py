@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from diagramforge.classifier.evidence import Evidence
+from diagramforge.classifier.evidence.base import Evidence
 
 R = re.compile
 

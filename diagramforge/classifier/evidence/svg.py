@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-from diagramforge.classifier.evidence import Evidence
+from diagramforge.classifier.evidence.base import Evidence
 
 R = re.compile
 HEAD = 60000

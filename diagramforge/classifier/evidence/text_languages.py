@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from diagramforge.classifier.evidence import Evidence
+from diagramforge.classifier.evidence.base import Evidence
 from diagramforge.classifier.evidence.svg import MERMAID_KINDS
 
 _DOT_RECORD = re.compile(r"\bshape\s*=\s*\"?M?record\b", re.I)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
-from diagramforge.classifier.evidence import Evidence
+from diagramforge.classifier.evidence.base import Evidence
 from diagramforge.notation.latex import split_document, strip_comments
 
 R = re.compile
