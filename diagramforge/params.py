@@ -9,6 +9,11 @@ This module is the bottom of the house: it imports no other part of diagramforge
 diagram-type vocabulary.  The plug-in sections are held as written until their owners check
 them — the filter registry, the format registry — in one step after loading
 (:func:`diagramforge.config.load_params`, the loader every command uses).
+
+Longer than ~600 lines on purpose: it is the one file a user reads beside ``params.yaml``,
+section by section in pipeline order.  A stage's section cannot move into its stage package:
+this module composes every section and sits below all of them (each stage imports its
+settings from here), so a section there would be imported back up from the bottom.
 """
 
 from __future__ import annotations
@@ -660,7 +665,7 @@ class NearDupImageParams(_Section):
 
 
 class PdfMatchParams(_Section):
-    """A figure cut from a PDF joins the cluster of its code (``curation.pdf_match``): within
+    """A figure cut from a PDF joins the cluster of its code (``split.pdf_match``): within
     its paper, by caption, shape and labels — image hashes rarely link a page crop to a
     standalone render."""
 
@@ -886,7 +891,7 @@ class ReferentParams(_Section):
 class TwinParams(_Section):
     """The ``twin`` stage: every split diagram re-expressed in the other diagram languages,
     each twin compiled by its real engine and kept only when its structure graph equals
-    the source's (the ``translation`` config; ``diagramforge/twins/``)."""
+    the source's (the ``translation`` config; ``diagramforge/twin/``)."""
 
     targets: list[str] = ["svg", "dot", "mermaid", "tikz", "mxgraph"]
     """Target languages (registered formats: the format registry checks the names after

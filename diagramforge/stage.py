@@ -49,7 +49,7 @@ class Outcome:
     rejections: list[Rejection] = field(default_factory=list)
     extra: dict[str, int] = field(default_factory=dict)
     not_selected: int = 0
-    """Inputs of the unit that no config of the stage takes (``curation.select``): counted,
+    """Inputs of the unit that no config of the stage takes (``selection``): counted,
     not ledgered — they stay in the pool and in the configs that do take them."""
     inputs_with_output: int | None = None
     """For an expanding stage whose unit holds several inputs: how many gave records

@@ -100,7 +100,7 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
     def __getstate__(self) -> dict:
         return {**super().__getstate__(), "_llm": None}
 
-    def llm(self):  # noqa: ANN201 - synth.llm.LLM
+    def llm(self):  # noqa: ANN201 - llm.LLM
         if self._llm is None:
             from diagramforge.llm import LLM
 

@@ -3,7 +3,7 @@
 The seeds' metrics over a whole split, computed by code: generation (Execution Success with
 the rendering handlers and sandbox, structure-graph F1 and path alignment through
 ``graphs.score``, render similarity, token count), editing (Execution Success and the edit
-verified as a graph diff through ``edits.base``), translation (execution in the target
+verified as a graph diff through ``edit.base``), translation (execution in the target
 language, graph equality with the source, render similarity), QA (exact, inclusion and
 option accuracy per question type) and captioning (sentence BLEU/chrF via sacrebleu,
 quoted-label grounding).  Optional: model-judged metrics (:mod:`.judge`, through the synth

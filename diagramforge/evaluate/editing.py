@@ -5,7 +5,7 @@ verified by code.
 metric asks an LLM: the prediction's structure graph equals the graph the operations
 produce, nothing else changed (:func:`~diagramforge.edit.base.graph_diff`, ids ignored,
 node boxes within ``edit.bbox_tolerance``).  The graph the operations produce is the
-reference target's, read by the edit layer's readers (``edits.sampler.FORMATS``): the edit
+reference target's, read by the edit layer's readers (``edit.sampler.FORMATS``): the edit
 stage kept that target only after checking each step against
 :func:`~diagramforge.edit.base.expected_graph` on the graph *of the previous step's code*.
 Folding ``expected_graph`` over the source graph alone is right only where node ids are

@@ -7,7 +7,7 @@ tokens.
   :func:`diagramforge.graphs.score.score_graphs` — the ``diagramforge score`` matcher — on
   the predicted graph (built as the render stage builds it) against the published ``graph``.
 * ``ssim`` and ``pixel``: :mod:`.images` on the two renders.
-* ``tokens``: the output's cl100k count (``filters.tokens``, the toolkit's counter), for
+* ``tokens``: the output's cl100k count (``tokenizer``, the toolkit's counter), for
   outputs that executed only: junk that never rendered says nothing about the length of a
   model's diagrams (and a 3 MB output would swamp the mean).
 

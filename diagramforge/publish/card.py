@@ -71,7 +71,7 @@ class CardInputs:
     missing_stages: list[str] = field(default_factory=list)
     empty_configs: list[str] = field(default_factory=list)
     selection: dict[str, dict] = field(default_factory=dict)
-    """Config → pool diagrams it takes and leaves out by reason (``curation.select``)."""
+    """Config → pool diagrams it takes and leaves out by reason (``selection``)."""
 
 
 def _size_category(n: int) -> str:
