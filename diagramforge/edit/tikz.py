@@ -15,85 +15,22 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from diagramforge.edit.base import WORDS, EditError, Op, edit
-from diagramforge.graphs.tikz import read_balanced, tikz_source_graph
+from diagramforge.graphs.tikz import tikz_source_graph
+from diagramforge.graphs.tikz.named_nodes import NAME as _NAME
+from diagramforge.graphs.tikz.named_nodes import node_statements
 
 OPS: tuple[Op, ...] = (Op.NODE_COLOUR, Op.NODE_TEXT, Op.EDGE_STYLE, Op.EDGE_ARROW,
                        Op.EDGE_COLOUR, Op.DELETE_NODE, Op.ADD_EDGE, Op.MOVE_NODE)
 COLOURS = ["red!20", "blue!20", "green!25", "orange!30", "violet!20", "yellow!40", "cyan!25"]
 LINE_STYLES = ["dashed", "dotted", "very thick", "densely dashed", "ultra thick"]
 
-_NAME = r"[A-Za-z][\w\-]*"
 _EDGE = re.compile(
     r"\\(?:draw|path)\s*(?P<opts>\[[^;]*?\])?\s*\((?P<a>" + _NAME + r")\)\s*"
     r"(?P<op>--|-\||\|-|to\s*(?:\[[^\]]*\])?)\s*"
     r"(?P<label>node\s*(?:\[[^\]]*\])?\s*\{(?:[^{}]|\{[^{}]*\})*\}\s*)?"
     r"\((?P<b>" + _NAME + r")\)\s*;")
-
-
-@dataclass
-class NodeStmt:
-    name: str
-    start: int
-    end: int
-    opts: tuple[int, int] | None  # span of the first [..] incl. brackets
-    after_node: int  # index just after "\node"
-    at: tuple[int, int] | None  # span of the coordinate inside at ( )
-    text: tuple[int, int]  # span inside the braces
-
-
-def _skip(s: str, i: int) -> int:
-    while i < len(s) and s[i].isspace():
-        i += 1
-    return i
-
-
-def node_statements(code: str) -> dict[str, NodeStmt]:
-    """Named ``\\node`` statements of the simple form, by name (a name defined twice is
-    left out: an edit could not tell which one is meant)."""
-    out: dict[str, NodeStmt] = {}
-    seen: set[str] = set()
-    for m in re.finditer(r"\\node\b", code):
-        s, i = m.start(), _skip(code, m.end())
-        opts = None
-        if code.startswith("[", i):
-            r = read_balanced(code, i, "[", "]")
-            if r is None:
-                continue
-            opts, i = (i, r[1]), _skip(code, r[1])
-        n = re.match(r"\((" + _NAME + r")\)", code[i:])
-        if not n:
-            continue
-        name, i = n.group(1), _skip(code, i + n.end())
-        if code.startswith("[", i):
-            r = read_balanced(code, i, "[", "]")
-            if r is None:
-                continue
-            opts = opts or (i, r[1])
-            i = _skip(code, r[1])
-        at = None
-        if code.startswith("at", i):
-            i = _skip(code, i + 2)
-            r = read_balanced(code, i, "(", ")") if code.startswith("(", i) else None
-            if r is None:
-                continue
-            at, i = (i + 1, r[1] - 1), _skip(code, r[1])
-        if not code.startswith("{", i):
-            continue
-        r = read_balanced(code, i, "{", "}")
-        if r is None:
-            continue
-        text, i = (i + 1, r[1] - 1), _skip(code, r[1])
-        if not code.startswith(";", i):
-            continue
-        if name in seen:
-            out.pop(name, None)
-            continue
-        seen.add(name)
-        out[name] = NodeStmt(name, s, i + 1, opts, m.end(), at, text)
-    return out
 
 
 def edge_statements(code: str) -> list[re.Match]:

@@ -248,8 +248,8 @@ _TIKZ_KNOWN = frozenset({
 def _tikz_opts(code: str) -> dict[str, tuple[list[str], tuple[float, float] | None]]:
     """Per simple named ``\\node`` statement: its own option keys and its ``at (x, y)``
     when that is two numbers (TikZ's y points up: flipped here, as on the page)."""
-    from diagramforge.edit.tikz import node_statements
     from diagramforge.graphs.tikz import split_top
+    from diagramforge.graphs.tikz.named_nodes import node_statements
 
     out = {}
     for name, st in node_statements(code).items():
