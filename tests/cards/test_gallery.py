@@ -106,8 +106,8 @@ def test_the_gallery_names_each_render_by_what_its_bytes_are(tmp_path):
     import pandas as pd
     from PIL import Image
 
-    from diagramforge.cards.gallery import write_gallery
     from diagramforge.formats.encoding import kind
+    from diagramforge.publish.gallery import write_gallery
 
     def picture(fmt: str) -> bytes:
         buf = io.BytesIO()

@@ -180,7 +180,7 @@ from PIL import Image
 from diagramforge.params import load_params
 from diagramforge.augment.degrade import degrade
 from diagramforge.augment.stage import AugmentStage
-from diagramforge.curation.select import known_configs
+from diagramforge.selection import known_configs
 p = load_params('params.yaml')
 assert 'sketch' in known_configs() and 'captioning' in known_configs()
 AugmentStage(p).environment()
