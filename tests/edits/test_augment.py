@@ -47,8 +47,9 @@ def test_svg_augmentations_and_their_contract(tmp_path):
     assert 1 <= configs.count("variation") <= params.augment.variation.per_diagram
     for rec in out.records:
         assert set(rec) == set(AUGMENT_SCHEMA.names)
-        # renders are PNG; a scan is the one JPEG it was encoded as (never PNG after JPEG)
-        assert kind(rec["image"]) == ("jpeg" if rec["config"] == "degraded" else "png")
+        # renders are lossless WebP (render.raster.codec); a scan is the one JPEG it was
+        # encoded as (never a lossless copy after JPEG)
+        assert kind(rec["image"]) == ("jpeg" if rec["config"] == "degraded" else "webp")
         assert rec["split"] == "test"
         assert changed_pixels(rec["image"], row["image"]) > 0
     sketch = next(r for r in out.records if r["config"] == "sketch")
