@@ -12,16 +12,25 @@ from typing import Annotated
 
 import typer
 
+from diagramforge import atomic
 from diagramforge.config import load_params
+from diagramforge.evaluate.registry import help_text
+from diagramforge.evaluate.report import markdown, write
+from diagramforge.formats.registry import format_titles
+from diagramforge.lockdiff import Verdict, compare_files, report
 from diagramforge.params import Params, ParamsError
+from diagramforge.paths import stage_paths
+from diagramforge.pipeline import STAGES, defines, docstring, funnel, is_mapped, load, stage_name
+from diagramforge.pipeline import dvc_yaml as generate
+from diagramforge.publish.audit import format_funnel, load_audit
+from diagramforge.publish.source_funnel import format_source_funnel, source_funnel
+from diagramforge.records import REJECTION_SCHEMA
+from diagramforge.shards import ShardSet
 
 
 def _top_help() -> str:
     """The top-level help, from the format and stage registries (read without importing
     any handler or stage: ``--help`` stays fast)."""
-    from diagramforge.formats.registry import format_titles
-    from diagramforge.pipeline import STAGES, stage_name
-
     code = format_titles(code_only=True)
     other = [t for k, t in format_titles().items() if k not in code]
     formats = ", ".join(code.values()) + (f"; also {', '.join(other)}" if other else "")
@@ -70,10 +79,8 @@ def _stage_command(name: str, spec: str, mapped: bool) -> None:
 
     The help text is the stage class's docstring; the class is imported only when the
     command runs, so ``--help`` stays fast."""
-    from diagramforge.pipeline import defines, docstring
-
     def run_it(workers: int | None = None, dry_run: bool = False) -> None:
-        from diagramforge.pipeline import load
+        # lazy: loads distributed
         from diagramforge.runner import run_stage
 
         stage = load(spec)(_params())
@@ -107,8 +114,6 @@ def _stage_command(name: str, spec: str, mapped: bool) -> None:
 
 
 def _register_stages() -> None:
-    from diagramforge.pipeline import STAGES, is_mapped, stage_name
-
     for spec in STAGES:
         _stage_command(stage_name(spec), spec, is_mapped(spec))
 
@@ -123,7 +128,10 @@ app.add_typer(classifier_app, name="classifier")
 @classifier_app.command(name="train")
 def classifier_train() -> None:
     """Train the diagram-type classifier: `diagramforge classifier-train`, the DVC stage."""
+    # lazy: loads matplotlib, skimage, torch, transformers
     from diagramforge.classifier.stage import ClassifierTrainStage
+
+    # lazy: loads distributed
     from diagramforge.runner import run_stage
 
     _report(ClassifierTrainStage.name, run_stage(ClassifierTrainStage(_params())))
@@ -145,19 +153,12 @@ def audit(
     `diagramforge audit licences` audits the published licences instead."""
     if ctx.invoked_subcommand:
         return
-    from diagramforge.publish.audit import format_funnel, load_audit
-    from diagramforge.publish.source_funnel import format_source_funnel, source_funnel
 
     p = _params()
     a = load_audit(p)
     typer.echo(format_funnel(a))
     typer.echo("\n" + format_source_funnel(source_funnel(p)))
     if reason:
-        from diagramforge.paths import stage_paths
-        from diagramforge.pipeline import funnel
-        from diagramforge.records import REJECTION_SCHEMA
-        from diagramforge.shards import ShardSet
-
         for name in funnel():
             t = ShardSet(stage_paths(p, name).rejections, REJECTION_SCHEMA).read_all()
             for r in t.to_pylist():
@@ -189,6 +190,7 @@ def score(pred: Annotated[Path, typer.Argument(help="Predicted graph JSON or dia
     (.mmd) or PDF. Prints the scores as JSON."""
     import json
 
+    # lazy: loads pymupdf, scipy
     from diagramforge.formats.graph_files import score_files
 
     try:
@@ -201,8 +203,6 @@ def score(pred: Annotated[Path, typer.Argument(help="Predicted graph JSON or dia
 
 
 def _evaluate_help() -> str:
-    from diagramforge.evaluate.registry import help_text
-
     return ("Score a model's outputs on a published config and split with the seeds' "
             "metrics, computed by code; writes results.json and results.md (means over all "
             "items and over executed items). Code outputs are compiled and rendered in the "
@@ -234,13 +234,16 @@ def evaluate(
             "--judge-dry-run", help="Write the judge's exact requests to "
             "judge-requests.jsonl in the output dir with their estimated cost; send "
             "nothing.")] = False) -> None:
+    # lazy: loads datasets
     from diagramforge.evaluate.inputs import InputError
-    from diagramforge.evaluate.report import markdown, write
+
+    # lazy: loads datasets, google, openai, tiktoken, torch, transformers
     from diagramforge.evaluate.run import evaluate as run_evaluate
 
     out_dir = out or predictions.with_name(f"{predictions.stem}.eval-{config}-{split}")
     requests = None
     if judge_dry_run:
+        # lazy: loads datasets, google, openai, tiktoken
         from diagramforge.evaluate.judge import REQUESTS_FILE
 
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -260,8 +263,6 @@ def evaluate(
 def dvc_yaml(check: Annotated[bool, typer.Option(
         help="Exit 1 if dvc.yaml differs from the stage declarations.")] = False) -> None:
     """Write dvc.yaml from the stage declarations (diagramforge/pipeline.py)."""
-    from diagramforge.pipeline import dvc_yaml as generate
-
     text = generate()
     path = Path("dvc.yaml")
     if check:
@@ -271,7 +272,6 @@ def dvc_yaml(check: Annotated[bool, typer.Option(
             raise typer.Exit(1)
         typer.echo("dvc.yaml matches the stage declarations")
         return
-    from diagramforge import atomic
 
     atomic.write_text(path, text)
     typer.echo(f"wrote {path}")
@@ -284,8 +284,6 @@ def lock_diff(
             "dvc.lock")) -> None:
     """Compare two dvc.lock files stage by stage: a stage with the same inputs must have the
     same data/ outputs (exit 1 if not); a stage whose inputs changed is reported stale."""
-    from diagramforge.lockdiff import Verdict, compare_files, report
-
     diffs = compare_files(against, other)
     typer.echo(report(diffs))
     if any(d.verdict == Verdict.DIFFERS for d in diffs):

@@ -23,6 +23,7 @@ def published_dir(params: Params) -> Path:
 def previous_stats(params: Params, ref: str) -> dict:
     """Statistics of version ``ref`` (``0.1.0`` or ``v0.1.0``): from this machine's release
     history, else from the Hub repository at tag ``v<ref>``."""
+    # lazy: loads datasets, huggingface_hub, licensedcode, matplotlib, pandas
     from diagramforge.publish.stage import history_dir
 
     version = ref.removeprefix("v")
@@ -30,6 +31,7 @@ def previous_stats(params: Params, ref: str) -> dict:
     if local.exists():
         return json.loads(local.read_text())
     if params.publish.repo_id:
+        # lazy: loads huggingface_hub, pandas
         from diagramforge.hub.push import download_json
 
         data = download_json(params, "stats.json", f"v{version}")
@@ -48,6 +50,7 @@ def register(app: typer.Typer, audit_app: typer.Typer, params_fn: Callable[[], P
         licence was read from (file, method, ScanCode's score) and every licence conflict
         the crawl ledgered.  Exits 1 on a licence outside the allow list or a row without
         attribution."""
+        # lazy: loads huggingface_hub, licensedcode, pandas
         from diagramforge.publish.licence_audit import (
             audit_frames,
             format_audit,
@@ -72,7 +75,10 @@ def register(app: typer.Typer, audit_app: typer.Typer, params_fn: Callable[[], P
             help="A previous version (e.g. v0.1.0): print what changed since.")] = None) -> None:
         """Statistics of the published version per config × split × format: rows, tokens,
         difficulty tiers, colour entropy, graph sizes, diagram types, licences."""
+        # lazy: loads matplotlib, pandas
         from diagramforge.publish.statistics import compare as diff
+
+        # lazy: loads matplotlib, pandas
         from diagramforge.publish.statistics import format_compare, format_stats
 
         p = params_fn()
@@ -100,6 +106,7 @@ def register(app: typer.Typer, audit_app: typer.Typer, params_fn: Callable[[], P
         from the environment variable named by publish.token_env; an existing tag is never
         moved. `dvc repro` does the same upload in its hub-push stage when publish.push is
         true."""
+        # lazy: loads huggingface_hub, pandas
         from diagramforge.hub.push import PushError, format_plan, push_version
 
         p = params_fn()

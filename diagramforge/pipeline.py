@@ -18,6 +18,8 @@ from pathlib import Path
 
 import yaml
 
+from diagramforge.stage import Stage
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 STAGES: tuple[str, ...] = (
@@ -113,7 +115,6 @@ def dvc_yaml(data_dir: str = "data", metrics_dir: str = "metrics") -> str:
         deps += list(cls.inputs) + dvc_deps(cls)
         entry: dict = {"cmd": f"diagramforge {name}", "deps": deps,
                        "params": sorted(set(cls.param_sections) | {"runner.shard_size"})}
-        from diagramforge.stage import Stage
 
         # a mapped stage resumes from its committed shards: DVC must not delete them first
         outs: list = [{f"{data_dir}/{name}": {"persist": True}} if issubclass(cls, Stage)

@@ -31,7 +31,7 @@ from diagramforge import atomic
 from diagramforge.executors import Failure, make_executor, unit_timeouts
 from diagramforge.params import Params
 from diagramforge.paths import done_path, environment_path, metrics_path, stage_paths
-from diagramforge.pipeline import code_fingerprint
+from diagramforge.pipeline import code_fingerprint, stage_classes
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection
 from diagramforge.shards import (
     ShardSet,
@@ -463,6 +463,4 @@ def _run_table(stage: TableStage) -> StageStats:
 
 def run_named(name: str, params: Params, **kw: object) -> StageStats:
     """Run the stage called ``name`` (as declared in ``pipeline.STAGES``)."""
-    from diagramforge.pipeline import stage_classes
-
     return run_stage(stage_classes()[name](params), **kw)  # type: ignore[arg-type]

@@ -25,6 +25,7 @@ from enum import StrEnum
 from functools import lru_cache
 
 from diagramforge.params import ConfigSelection, Params
+from diagramforge.pipeline import STAGES, task_configs
 from diagramforge.vocabulary import expand
 
 GENERATION = "generation"
@@ -50,8 +51,6 @@ def known_configs() -> tuple[str, ...]:
     """``generation`` and every config a task stage declares (``task_configs``), read from
     the stages' sources: importing every stage module for them cost each mapped stage's
     driver and workers pandas and torch (``pipeline.task_configs``)."""
-    from diagramforge.pipeline import STAGES, task_configs
-
     tasks = {c for spec in STAGES for c in task_configs(spec)}
     return (GENERATION, *sorted(tasks))
 

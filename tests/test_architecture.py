@@ -8,6 +8,7 @@ function bodies included: a lazy import does not hide an upward one or a circle.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -64,3 +65,54 @@ def test_params_imports_no_plugin_registry():
     g = _graph()
     assert g.find_modules_directly_imported_by("diagramforge.params") == {
         "diagramforge.vocabulary"}
+
+
+# Third-party packages heavy enough (import time, memory: torch alone is ≈ 180 MB in every
+# forked worker) that a module may import the toolkit's code needing them inside a function,
+# so that a process which never calls it never loads them (issue 39, point 1).
+HEAVY = {"torch", "transformers", "licensedcode", "scancode", "typecode", "playwright",
+         "datasets", "pandas", "great_expectations", "dask", "distributed", "matplotlib",
+         "albumentations", "cv2", "openai", "google", "huggingface_hub", "skimage", "scipy",
+         "sklearn", "pymupdf", "tiktoken"}
+
+
+def _function_body_imports() -> list[tuple[str, int, str, str]]:
+    """(file, line, imported diagramforge module, the comment line above it)."""
+    import ast
+
+    out = []
+    for f in sorted((REPO / "diagramforge").rglob("*.py")):
+        src = f.read_text()
+        lines = src.splitlines()
+        for fn in ast.walk(ast.parse(src)):
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for n in ast.walk(fn):
+                mods = ([n.module] if isinstance(n, ast.ImportFrom) and n.module else
+                        [a.name for a in n.names] if isinstance(n, ast.Import) else [])
+                for m in mods:
+                    if m.startswith("diagramforge"):
+                        above = lines[n.lineno - 2].strip() if n.lineno > 1 else ""
+                        out.append((str(f.relative_to(REPO)), n.lineno, m, above))
+    return sorted(set(out))
+
+
+def test_an_import_in_a_function_body_is_for_a_heavy_dependency_and_says_which():
+    """A toolkit import inside a function is kept only where the module it imports loads a
+    heavy third-party package, and the comment above it names such a package truly
+    (``# lazy: loads torch, transformers``, checked against grimp's graph): anything else
+    belongs at the top of its module, where the layers and the reader see it."""
+    graph = grimp.build_graph("diagramforge", include_external_packages=True,
+                              exclude_type_checking_imports=True)
+    wrong = []
+    for file, line, module, above in _function_body_imports():
+        loads = {m.split(".")[0] for m in graph.find_upstream_modules(module) | {module}}
+        heavy = loads & HEAVY
+        named = set(re.findall(r"[\w.]+", above.removeprefix("# lazy: loads"))) \
+            if above.startswith("# lazy: loads") else set()
+        if not heavy:
+            wrong.append(f"{file}:{line} {module}: loads nothing heavy, import it at the top")
+        elif not named or not named <= heavy:
+            wrong.append(f"{file}:{line} {module}: say which heavy packages it loads "
+                         f"(# lazy: loads {', '.join(sorted(heavy))})")
+    assert not wrong, "\n".join(wrong)

@@ -22,6 +22,7 @@ from types import ModuleType
 import numpy as np
 from PIL import Image
 
+from diagramforge.formats.encoding import photo_jpeg
 from diagramforge.timing import DEGRADE, in_phase
 
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # it checks PyPI on import otherwise
@@ -79,8 +80,6 @@ def paper(shape: tuple[int, int], strength: float, rng: np.random.Generator) -> 
 def degrade(png: bytes, cfg, seed: int) -> bytes:  # noqa: ANN001 - DegradeParams
     """The render degraded as a scan or photo would be: JPEG bytes at
     :func:`jpeg_quality`."""
-    from diagramforge.formats.encoding import photo_jpeg
-
     img = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
     out = pipeline(cfg, seed)(image=img)["image"].astype(np.float32)
     if cfg.paper_texture > 0:

@@ -20,6 +20,8 @@ import re
 
 from lxml import etree
 
+from diagramforge.notation.mxgraph import cells, parse_xml
+
 SVG_NS = "http://www.w3.org/2000/svg"
 _SHAPES = {"rect", "circle", "ellipse", "line", "polyline", "polygon", "path"}
 _PRESENTATION = ("fill", "stroke", "stroke-width", "stroke-dasharray", "stroke-opacity",
@@ -29,8 +31,6 @@ _PRESENTATION = ("fill", "stroke", "stroke-width", "stroke-dasharray", "stroke-o
 
 def mxgraph_sketch(code: str, style: str) -> str:
     """Every vertex and edge cell drawn with draw.io's sketch style ``style``."""
-    from diagramforge.notation.mxgraph import cells, parse_xml
-
     model = parse_xml(code)
     extra = [p for p in style.split(";") if p]
     keys = {p.split("=")[0] for p in extra}

@@ -93,6 +93,7 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
     _llm = None
 
     def environment(self) -> dict:
+        # lazy: loads albumentations, cv2
         from diagramforge.augment.degrade import albumentations
 
         return {"albumentations": albumentations().__version__, **super().environment()}
@@ -102,6 +103,7 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
 
     def llm(self):  # noqa: ANN201 - llm.LLM
         if self._llm is None:
+            # lazy: loads google, openai, tiktoken
             from diagramforge.llm import LLM
 
             self._llm = LLM.from_params(self.params.augment.llm)
@@ -189,6 +191,7 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
 
     def _variations(self, row: dict, base: dict, to_render: list, out: Outcome) -> None:
         v, fmt = self.params.augment.variation, row["format"]
+        # lazy: loads tiktoken
         from diagramforge.llm.tokens import text_tokens
 
         rng = random.Random(self._seed(row["id"], "variation"))

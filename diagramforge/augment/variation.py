@@ -17,6 +17,7 @@ import re
 from lxml import etree
 
 from diagramforge.llm import Request
+from diagramforge.notation.mxgraph import cells, parse_xml
 
 KINDS = ("colour", "style", "layout")
 SCHEMA = {"type": "object", "properties": {"code": {"type": "string"}},
@@ -71,8 +72,6 @@ def tikz_variation(code: str, kind: str, rng: random.Random) -> str:
 
 
 def mxgraph_variation(code: str, kind: str, rng: random.Random) -> str:
-    from diagramforge.notation.mxgraph import cells, parse_xml
-
     model = parse_xml(code)
     shift = rng.choice([0.2, 0.35, 0.5, 0.65])
     f = rng.choice([1.25, 1.4])

@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from diagramforge.params import ClassifierTrainParams, FilterSection, Params
+from diagramforge.paths import stage_paths
 from diagramforge.vocabulary import LABELS, POOL_REJECT
 
 TrainParams = ClassifierTrainParams
@@ -69,7 +70,6 @@ class ClassifierParams(FilterSection):
         """A copy whose ``checkpoint`` is concrete (``null`` → the pipeline's own)."""
         if self.checkpoint is not None:
             return self
-        from diagramforge.paths import stage_paths
 
         ckpt = stage_paths(params, TRAIN_STAGE).root / "checkpoint"
         return self.model_copy(update={"checkpoint": str(ckpt)})

@@ -45,6 +45,7 @@ from diagramforge.crawl.bulk_metadata import (
     snapshot_row,
     source_digest,
 )
+from diagramforge.crawl.polite import polite_session
 from diagramforge.executors import Failure, make_executor
 from diagramforge.licences import allowed
 from diagramforge.params import Params
@@ -223,9 +224,8 @@ def metadata_index(params: Params, log_: StageLog) -> Path:
     b = cfg.bulk
     root = work_dir(params) / "metadata"
     if b.metadata == "oai":
+        # lazy: loads licensedcode
         from diagramforge.crawl.arxiv_http import harvest
-        from diagramforge.crawl.polite import polite_session
-
         ident = json.dumps([cfg.oai_url, sorted(cfg.categories), cfg.from_date])
         dest = root / f"oai-{hashlib.sha256(ident.encode()).hexdigest()[:16]}.sqlite"
         if not dest.exists():

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from diagramforge import atomic
+from diagramforge.formats.registry import handlers
 from diagramforge.licence_detection import RepoLicence, repository_licence
 from diagramforge.params import RepoCrawlParams, RepoSpec
 
@@ -135,8 +136,6 @@ def find_licence(root: Path) -> RepoLicence:
 def list_files(root: Path, cfg: RepoCrawlParams) -> list[str]:
     """Repository-relative paths matching ``include`` (or, with ``include_claimed``, claimed
     by a format handler) and not ``exclude`` (no links)."""
-    from diagramforge.formats.registry import handlers
-
     claimers = list(handlers().values()) if cfg.include_claimed else []
     out = []
     for p in sorted(root.rglob("*")):

@@ -135,6 +135,7 @@ def _text(v: object) -> str | None:
 def _dataset_tables(cfg: StackExchangeParams) -> Iterator[tuple[str, Iterator[dict]]]:
     from datasets import load_dataset
 
+    # lazy: loads datasets, licensedcode
     from diagramforge.crawl.stack import _without_torch as without_torch
 
     kwargs: dict = {"split": cfg.split, "streaming": True,

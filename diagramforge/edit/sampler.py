@@ -25,32 +25,28 @@ from diagramforge.edit import mxgraph as mx_edits
 from diagramforge.edit import svg as svg_edits
 from diagramforge.edit import tikz as tikz_edits
 from diagramforge.edit.base import EditError, expected_graph, graph_diff
+from diagramforge.formats import svg
 from diagramforge.graphs.model import Graph
+from diagramforge.graphs.mxgraph import mxgraph_graph
+from diagramforge.graphs.svg import svg_graph
+from diagramforge.notation.mxgraph import parse_xml, validate
 
 
 def _mx_graph(code: str) -> Graph:
-    from diagramforge.graphs.mxgraph import mxgraph_graph
-
     return mxgraph_graph(code)
 
 
 def _mx_valid(code: str) -> list[str]:
-    from diagramforge.notation.mxgraph import parse_xml, validate
-
     return validate(parse_xml(code))
 
 
 def _svg_graph(code: str) -> Graph:
-    from diagramforge.graphs.svg import svg_graph
-
     return svg_graph(code)
 
 
 def _svg_valid(code: str) -> list[str]:
     """The extractor's sanitiser is SVG's validation: what it refuses would be refused at
     extraction."""
-    from diagramforge.formats import svg
-
     try:
         svg.clean(code)
     except svg.SvgError as exc:
@@ -59,6 +55,7 @@ def _svg_valid(code: str) -> list[str]:
 
 
 def _tikz_graph(code: str) -> Graph:
+    # lazy: loads pymupdf, scipy
     from diagramforge.graphs.tikz import tikz_source_graph
 
     return tikz_source_graph(code)

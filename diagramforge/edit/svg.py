@@ -21,7 +21,17 @@ from collections.abc import Iterator
 
 from lxml import etree
 
-from diagramforge.edit.base import PALETTE, WORDS, EditError, Op, edit, find_edge, remap
+from diagramforge.edit.base import (
+    PALETTE,
+    WORDS,
+    EditError,
+    Op,
+    edit,
+    expected_graph,
+    find_edge,
+    graph_diff,
+    remap,
+)
 from diagramforge.edit.svgdoc import (
     SVG_NS,
     Drawing,
@@ -38,6 +48,7 @@ from diagramforge.edit.svgdoc import (
     translate,
 )
 from diagramforge.graphs.geometry import point_distance, union
+from diagramforge.graphs.svg import svg_graph
 from diagramforge.params import GraphParams
 
 OPS: tuple[Op, ...] = tuple(Op)
@@ -546,9 +557,6 @@ def settle(code: str, graph, ed: dict, tol: float = 1.0) -> dict:  # noqa: ANN00
     The drawing is edited as asked, but it no longer reads as the operation; another
     placement usually does. Operations without a choice (colours, deletions) are not
     tried here."""
-    from diagramforge.edit.base import expected_graph, graph_diff
-    from diagramforge.graphs.svg import svg_graph
-
     d = Drawing(code)
     options = list(_options(d, ed))
     if not options:

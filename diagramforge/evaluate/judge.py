@@ -359,6 +359,7 @@ def wire(llm: LLM, call: BackendCall) -> dict[str, Any]:
     builder needs only the params, so no key is needed to write it), else the backend-neutral
     call (messages, schema, sampling) the Gemini/offline backend translates."""
     if llm.params.backend == "openai":
+        # lazy: loads openai
         from diagramforge.llm.openai_backend import OpenAIBackend
 
         return OpenAIBackend.body(SimpleNamespace(params=llm.params), call)  # type: ignore[arg-type]
@@ -376,6 +377,7 @@ def dry_run(asks: list[Ask], p: JudgeParams, path: Path, llm: LLM | None = None
         try:
             llm = client(p)
         except JudgeConfigError:
+            # lazy: loads tiktoken
             from diagramforge.llm.offline import OfflineBackend
 
             params = p.llm()

@@ -13,6 +13,8 @@ import importlib
 from dataclasses import dataclass
 from types import ModuleType
 
+from diagramforge.formats.registry import format_titles
+
 
 @dataclass(frozen=True)
 class Evaluator:
@@ -76,8 +78,6 @@ OPTIONAL_METRICS = (
 def views() -> tuple[str, ...]:
     """The per-format views of ``generation`` (one published config per format with code),
     read from the format registry without importing the handlers."""
-    from diagramforge.formats.registry import format_titles
-
     return tuple(format_titles(code_only=True))
 
 

@@ -113,6 +113,7 @@ def evaluate(params: Params, predictions: str | Path, config: str, split: str,
               "not_computed": not_computed, **extra}
     if judge_requests is not None or (params.evaluate.judge.enabled if judge is None
                                       else judge):
+        # lazy: loads datasets, google, openai, tiktoken
         from diagramforge.evaluate.judge import attach
 
         attach(result, refs, outputs, params, requests_path=judge_requests)

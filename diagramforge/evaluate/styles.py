@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from diagramforge.formats import dot
+from diagramforge.notation.mxgraph import decode, parse_xml
+
 Styles = dict[str, dict[str, str]]
 
 DOT_NOT_STYLE = frozenset({"_gvid", "name", "label", "pos", "width", "height", "tail",
@@ -22,8 +25,6 @@ DOT_NOT_STYLE = frozenset({"_gvid", "name", "label", "pos", "width", "height", "
 
 
 def _mx_styles(code: str) -> Styles:
-    from diagramforge.notation.mxgraph import decode, parse_xml
-
     root = parse_xml(code)
     if root.tag != "mxGraphModel":
         root = next(p.model for p in decode(code.encode()) if p.model is not None)
@@ -39,8 +40,6 @@ def _mx_styles(code: str) -> Styles:
 
 
 def _dot_styles(code: str) -> Styles:
-    from diagramforge.formats import dot
-
     doc = dot.check(code, dot.Caps())
     objs = doc.get("objects", [])
     name = {o["_gvid"]: str(o.get("name")) for o in objs}

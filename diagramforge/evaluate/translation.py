@@ -49,6 +49,7 @@ class TranslationReason:
 def expected_graph(source: Graph, target_language: str) -> Graph:
     """What an output in ``target_language`` must show: the source graph, or — for SVG,
     which has text, shapes and lines but no nodes — the source as a text reader sees it."""
+    # lazy: loads scipy
     from diagramforge.twin.compare import as_text_nodes
 
     return as_text_nodes(source) if target_language == SVG else source
@@ -71,6 +72,7 @@ def score_item(ref: dict[str, Any], output: str | None, compiler: Compiler,
     elif c.graph is None:
         row |= dict.fromkeys(GRAPH, 0.0) | {"reason": TranslationReason.NO_GRAPH}
     else:
+        # lazy: loads scipy
         from diagramforge.twin.compare import differences
 
         want = expected_graph(source, target)

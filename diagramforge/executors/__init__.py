@@ -10,20 +10,19 @@ lost worker is never written twice.
 from __future__ import annotations
 
 from diagramforge.executors.base import Executor, Failure, unit_timeouts
+from diagramforge.executors.local import InlineExecutor, PoolExecutor
 from diagramforge.params import Params
 
 
 def make_executor(params: Params, workers: int) -> Executor:
     """The executor ``runner.executor`` names (``workers`` 0 always runs inline)."""
     if workers <= 0:
-        from diagramforge.executors.local import InlineExecutor
-
         return InlineExecutor()
     if params.runner.executor == "dask":
+        # lazy: loads distributed
         from diagramforge.executors.dask import DaskExecutor
 
         return DaskExecutor(params.runner.dask, workers)
-    from diagramforge.executors.local import PoolExecutor
 
     return PoolExecutor(workers)
 

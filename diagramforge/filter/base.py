@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
+import diagramforge.filter as pkg
 from diagramforge.params import FilterParams, FilterSection, validate_sections
 
 if TYPE_CHECKING:
@@ -84,8 +85,6 @@ def discover() -> dict[str, FilterSpec]:
     """Import every filter module of this package and of the entry-point group, once."""
     global _discovered
     if not _discovered:
-        import diagramforge.filter as pkg
-
         for mod in pkgutil.iter_modules(pkg.__path__):
             if mod.name not in _NOT_FILTERS and not mod.name.startswith("_"):
                 importlib.import_module(f"{pkg.__name__}.{mod.name}")

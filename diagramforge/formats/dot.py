@@ -32,6 +32,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.notation.declarations import UNSAFE_XML, declaration
 from diagramforge.records import Refusal
 from diagramforge.sandbox import run_sandboxed, timeout_detail
@@ -302,8 +303,6 @@ def _arrows(edge: dict, directed: bool) -> tuple[bool, bool]:
 
 def graph_from_json(doc: dict) -> Graph:
     """The structure graph of one laid-out Graphviz JSON document (``dot -Tjson``)."""
-    from diagramforge.graphs.model import Edge, Graph, Node
-
     try:
         height = float(str(doc.get("bb", "0,0,0,0")).split(",")[3])
     except (IndexError, ValueError):
@@ -343,8 +342,6 @@ def structure_graph(doc: dict) -> Graph:
     """The graph of the engine's parse without layout (``json0`` from :func:`check`): the
     same nodes, texts (labels as written) and edges, no bboxes — for code-level checks
     where a layout would move every node (edits)."""
-    from diagramforge.graphs.model import Graph
-
     g = graph_from_json({**doc, "bb": "0,0,0,0"})
     return Graph(nodes=[n.model_copy(update={"bbox": None}) for n in g.nodes
                         if n.shape != "container"], edges=g.edges)

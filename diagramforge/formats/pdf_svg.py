@@ -20,6 +20,7 @@ from lxml import etree
 
 from diagramforge.formats import svg as svgfmt
 from diagramforge.formats.raster import drawn_clip
+from diagramforge.graphs.svg import apply, parse_transform
 
 
 def pdf_svg(pdf: bytes, margin_pt: float = 2.0, caps: svgfmt.Caps | None = None) -> str:
@@ -86,8 +87,6 @@ def _with_text_lengths(svg: str, ends: dict[tuple[int, int], float]) -> str:
     so a reader that must estimate widths (the SVG structure graph) sees gaps or overlaps
     that are not there and splits one label into several.  The value is the advance the
     PDF draws, so a renderer with the same font draws the same."""
-    from diagramforge.graphs.svg import apply, parse_transform
-
     if not ends:
         return svg
     try:

@@ -15,8 +15,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
+from diagramforge.formats import handlers as pkg
 from diagramforge.params import FormatSection, FormatsParams, validate_sections
-from diagramforge.records import Refusal, Rejection, Unit
+from diagramforge.records import Format, Refusal, Rejection, Unit
 
 if TYPE_CHECKING:
     from diagramforge.graphs.model import Graph
@@ -145,8 +146,6 @@ def handlers() -> dict[str, type[DiagramFormat]]:
     """Every registered format (handler modules are found by scanning the package)."""
     global _scanned
     if not _scanned:
-        from diagramforge.formats import handlers as pkg
-
         for mod in pkgutil.iter_modules(pkg.__path__):
             importlib.import_module(f"{pkg.__name__}.{mod.name}")
         _scanned = True
@@ -188,9 +187,6 @@ def format_titles(code_only: bool = False) -> dict[str, str]:
     ``code_only`` leaves out formats whose diagrams are not code (raster figures)."""
     import ast
     from pathlib import Path
-
-    from diagramforge.formats import handlers as pkg
-    from diagramforge.records import Format
 
     def value(node: ast.expr) -> object:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \

@@ -38,6 +38,7 @@ class PushStage(TableStage):
         if not self.params.publish.push:
             log.stats.extra[PushCounter.PUSHED] = 0
             return []
+        # lazy: loads huggingface_hub, pandas
         from diagramforge.hub.push import push_version
 
         plan = push_version(self.params)

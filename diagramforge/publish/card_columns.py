@@ -18,7 +18,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import yaml
 
+from diagramforge.formats.registry import format_titles
 from diagramforge.params import Params
+from diagramforge.pipeline import STAGES, stage_name
+from diagramforge.records import SPLITS, SourceKind
 
 NOT_COLUMNS = frozenset({
     "datasets",    # the library
@@ -36,11 +39,13 @@ def vocabulary(params: Params, configs: list[str]) -> set[str]:
     """Words the card may backtick that are not columns: configs (published and declared),
     splits, formats, filters, stages, source kinds, the Hub's licence ids, the values of
     ``licence_family``, the token encoding, :data:`NOT_COLUMNS`."""
-    from diagramforge.formats.registry import format_titles
+    # lazy: loads licensedcode
     from diagramforge.licences import FAMILIES
-    from diagramforge.pipeline import STAGES, stage_name
+
+    # lazy: loads datasets, huggingface_hub, licensedcode, matplotlib, pandas
     from diagramforge.publish.card import HUB_LICENCES
-    from diagramforge.records import SPLITS, SourceKind
+
+    # lazy: loads datasets, licensedcode, pandas
     from diagramforge.validate.tasks import task_stages
 
     tasks = task_stages()

@@ -18,6 +18,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from diagramforge.licences import allowed, parse_expression
+from diagramforge.paths import stage_paths
+from diagramforge.records import REJECTION_SCHEMA, SOURCE_SCHEMA
+from diagramforge.shards import ShardSet
 
 COLUMNS = ("licence", "attribution", "split")
 
@@ -168,10 +171,6 @@ def source_evidence(params) -> list[SourceEvidence]:  # noqa: ANN001 - Params
     every conflict the crawl ledgered (``licence_conflict``: files and manifests that name
     different licences; those files were not crawled on)."""
     import json
-
-    from diagramforge.paths import stage_paths
-    from diagramforge.records import REJECTION_SCHEMA, SOURCE_SCHEMA
-    from diagramforge.shards import ShardSet
 
     paths = stage_paths(params, "crawl")
     repos: dict[str, SourceEvidence] = {}

@@ -121,6 +121,7 @@ class _TaskStageOutputs:
     read, so a task stage added to the pipeline becomes a DVC dependency of publish."""
 
     def __get__(self, obj: object, owner: type) -> tuple[str, ...]:
+        # lazy: loads datasets, licensedcode, pandas
         from diagramforge.validate.tasks import task_inputs
 
         # data/crawl: the licence audit lists the evidence each source's licence was read from

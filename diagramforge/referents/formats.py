@@ -15,6 +15,10 @@ from collections.abc import Callable
 from lxml import etree
 
 from diagramforge.graphs.model import Graph
+from diagramforge.graphs.mxgraph import parse_style
+from diagramforge.graphs.svg import IDENTITY, apply, mul, parse_transform
+from diagramforge.graphs.tikz.named_nodes import node_statements
+from diagramforge.notation.mxgraph import cell_id, cells, decode, parse_xml
 from diagramforge.referents.colours import UNKNOWN, Shade, shade_of
 from diagramforge.referents.scene import FRAMED, Element, Scene, one_line
 
@@ -48,8 +52,6 @@ def _none(v: str | None) -> bool:
 
 
 def _mx_cells(code: str) -> dict[str, etree._Element]:
-    from diagramforge.notation.mxgraph import cell_id, cells, decode, parse_xml
-
     root = parse_xml(code)
     if root.tag != "mxGraphModel":
         pages = [p for p in decode(code.encode()) if p.model is not None]
@@ -73,8 +75,6 @@ def _mx_hidden(c: etree._Element, by_id: dict[str, etree._Element]) -> bool:
 def _mx_node(nid: str, text: str, shape: str, c: etree._Element | None,
              by_id: dict[str, etree._Element], margin: float) -> Element | None:
     """The element a draw.io vertex shows, or ``None`` when nothing of it is drawn."""
-    from diagramforge.graphs.mxgraph import parse_style
-
     style = parse_style(c.get("style") or "") if c is not None else {}
     if c is not None and _mx_hidden(c, by_id):
         return None
@@ -169,8 +169,6 @@ def svg_fills(code: str) -> list[tuple[list[float], str, str]]:
     extractor does."""
     import svgelements
 
-    from diagramforge.graphs.svg import IDENTITY, apply, mul, parse_transform
-
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
     root = etree.fromstring(code.encode(), parser)
     out: list[tuple[list[float], str, str]] = []
@@ -248,9 +246,8 @@ _TIKZ_KNOWN = frozenset({
 def _tikz_opts(code: str) -> dict[str, tuple[list[str], tuple[float, float] | None]]:
     """Per simple named ``\\node`` statement: its own option keys and its ``at (x, y)``
     when that is two numbers (TikZ's y points up: flipped here, as on the page)."""
+    # lazy: loads pymupdf, scipy
     from diagramforge.graphs.tikz import split_top
-    from diagramforge.graphs.tikz.named_nodes import node_statements
-
     out = {}
     for name, st in node_statements(code).items():
         keys = split_top(code[st.opts[0] + 1:st.opts[1] - 1]) if st.opts else []
@@ -266,6 +263,7 @@ def _tikz_opts(code: str) -> dict[str, tuple[list[str], tuple[float, float] | No
 
 def _tikz_node(nid: str, text: str, shape: str, keys: list[str] | None, uncertain: bool,
                margin: float) -> Element:
+    # lazy: loads skimage
     from diagramforge.referents.colours import parse
 
     names = [k.partition("=")[0].strip() for k in keys or []]
@@ -286,6 +284,7 @@ def _tikz_node(nid: str, text: str, shape: str, keys: list[str] | None, uncertai
 
 
 def _tikz_scene(code: str, graph: Graph, margin: float) -> Scene:
+    # lazy: loads pymupdf, scipy
     from diagramforge.graphs.tikz import tikz_source_layout
 
     opts = _tikz_opts(code)

@@ -286,6 +286,7 @@ class RepairStage(TableStage, UsesFormats):
                 for r in t.to_pylist():
                     if r["group"] in groups:
                         splits.setdefault(r["group"], Counter())[r["split"]] += 1
+        # lazy: loads google, openai, tiktoken
         from diagramforge.llm import LLM
 
         llm = LLM.from_params(self.params.augment.llm)
@@ -318,6 +319,7 @@ class RepairStage(TableStage, UsesFormats):
         another is what bounds this stage on a real model: arXiv's ≈ 20k failed compiles
         would be ≈ 20k sequential round trips (docs/SCALE.md §5). The ledger keeps the
         failures' order, so the rows and rejections are those of one call at a time."""
+        # lazy: loads tiktoken
         from diagramforge.llm.tokens import text_tokens
 
         cfg = self.params.augment.repair

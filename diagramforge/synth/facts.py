@@ -17,6 +17,9 @@ from typing import Any
 
 import networkx as nx
 
+from diagramforge.graphs.mxgraph import mxgraph_graph
+from diagramforge.graphs.svg import svg_graph
+
 _SPACE = re.compile(r"\s+")
 
 
@@ -134,16 +137,13 @@ def _load_graph_json(text: str) -> tuple[list[FNode], list[FEdge]]:
 def _parse_code(fmt: str, code: str) -> str | None:
     """Graph JSON from the code with the graph layer's extractors (``None``: no extractor)."""
     if fmt == "tikz":
+        # lazy: loads pymupdf, scipy
         from diagramforge.graphs.tikz import tikz_source_graph
 
         return tikz_source_graph(code).to_json()
     if fmt == "svg":
-        from diagramforge.graphs.svg import svg_graph
-
         return svg_graph(code).to_json()
     if fmt == "mxgraph":
-        from diagramforge.graphs.mxgraph import mxgraph_graph
-
         return mxgraph_graph(code).to_json()
     return None
 

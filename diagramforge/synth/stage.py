@@ -36,8 +36,8 @@ from diagramforge.paths import read_state, stage_paths
 from diagramforge.pipeline import STAGES, stage_name
 from diagramforge.records import Rejection, Unit
 from diagramforge.selection import Selector
-from diagramforge.shards import Upstream, rows_to_table
-from diagramforge.stage import StageLog, TableStage
+from diagramforge.shards import ShardSet, Upstream, rows_to_table
+from diagramforge.stage import StageLog, TableStage, check_contract
 from diagramforge.synth import captioning, editing, qa
 from diagramforge.synth.facts import Facts, facts_of
 from diagramforge.synth.items import Item
@@ -323,9 +323,6 @@ class SynthStage(TableStage):
     def dry_run(self) -> dict[str, Any]:
         """How many calls the stage would make and their estimated cost; nothing is sent.
         Planned shard by shard: only the requests (text, no images) are kept."""
-        from diagramforge.shards import ShardSet
-        from diagramforge.stage import check_contract
-
         check_contract(self.name, self.reads, self.upstream, self.params)
         upstream = Upstream(ShardSet(stage_paths(self.params, self.upstream).records,
                                      self.input_schema))
@@ -342,6 +339,7 @@ class SynthStage(TableStage):
             llm = self.llm()
             key_missing = False
         except LLMCallError:  # an estimate needs no key: price it without a client
+            # lazy: loads tiktoken
             from diagramforge.llm.offline import OfflineBackend
 
             params = self.params.synth.llm()

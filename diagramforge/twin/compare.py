@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from diagramforge.graphs.model import Graph
+from diagramforge.graphs.model import Graph, Node
 from diagramforge.graphs.score import normalise_text
 
 
@@ -91,8 +91,6 @@ def as_text_nodes(g: Graph) -> Graph:
     Everything the reader can see is still compared exactly (every text, every edge
     between labelled nodes with its direction); only what no text-based reader can read
     from any SVG is left out."""
-    from diagramforge.graphs.model import Node
-
     blank = {n.id for n in g.nodes if not n.text.strip()}  # ";" is a text, "" none
     nodes = [n for n in g.nodes if n.id not in blank]
     edges = []

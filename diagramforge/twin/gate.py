@@ -47,6 +47,8 @@ from dataclasses import dataclass
 
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.score import normalise_text
+from diagramforge.graphs.svg import svg_primitives
+from diagramforge.vocabulary import graph_like
 
 NOT_A_GRAPH = "twin_not_a_graph"
 INCOMPLETE = "twin_graph_incomplete"
@@ -81,8 +83,6 @@ def letters(text: str) -> str:
 
 def structure_check(graph: Graph, diagram_type: str | None) -> Verdict | None:
     """Points 1–4 (no render needed): ``None`` when the graph may be the diagram."""
-    from diagramforge.vocabulary import graph_like
-
     if diagram_type:
         try:
             ok = graph_like(diagram_type)
@@ -170,7 +170,5 @@ def _on_render(text: str, drawn: str) -> bool:
 def drawn_texts(svg: str) -> list[str]:
     """The text runs an SVG draws (each ``<text>`` line; a ``<foreignObject>`` label), as the
     SVG graph reader sees them."""
-    from diagramforge.graphs.svg import svg_primitives
-
     texts, _ = svg_primitives(svg)
     return [t.text for t in texts]

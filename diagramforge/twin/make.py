@@ -35,6 +35,7 @@ from enum import StrEnum
 from diagramforge.formats.encoding import render_stored
 from diagramforge.formats.registry import DiagramFormat
 from diagramforge.graphs.model import Graph
+from diagramforge.graphs.record import graph_columns
 from diagramforge.records import Refusal, Rejection, Unit, item_id
 from diagramforge.stage import Outcome
 from diagramforge.twin import gate
@@ -225,8 +226,6 @@ class Twins:
         return out
 
     def _render(self, handler: DiagramFormat, group: list[Attempt], out: Outcome) -> None:
-        from diagramforge.graphs.record import graph_columns
-
         step = handler.batch_size()
         for k in range(0, len(group), step):
             chunk = group[k:k + step]

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 from xml.sax.saxutils import quoteattr
 
+from diagramforge.formats.tikz import STANDALONE_CLASS
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.tikz.text import SYMBOLS
 from diagramforge.twin.layout import WriteError, check_expressible, place
@@ -339,8 +340,6 @@ def to_tikz(g: Graph, unit: float = 1.0) -> str:
     pt), in their shapes; edges as straight arrows, their labels on them — but edges between
     the same two nodes (parallel or opposite) bent apart, each label outside its own bend,
     and loops on a node each on another side (:func:`routes`)."""
-    from diagramforge.formats.tikz import STANDALONE_CLASS
-
     check_expressible(g)
     placed = place(g)
     ids = _ids(g)

@@ -21,6 +21,8 @@ from typing import Any
 
 from datasets import List, Value
 
+from diagramforge.graphs.model import Graph
+
 _S = Value("string")
 
 NODE = {"id": _S, "text": _S, "shape": _S, "bbox": List(Value("float64"))}
@@ -40,8 +42,6 @@ def _strings(text: str) -> list[str | None]:
 
 
 def _graph(text: str) -> dict[str, Any]:
-    from diagramforge.graphs.model import Graph
-
     out = Graph.from_json(text).model_dump()  # every key present, defaults filled…
     for e in out["edges"]:  # …but both_heads, which the canonical JSON omits when false
         e.setdefault("both_heads", False)

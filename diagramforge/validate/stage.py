@@ -183,6 +183,7 @@ class _TaskStageOutputs:
     """The task stages' outputs are validated too: DVC deps looked up when read."""
 
     def __get__(self, obj: object, owner: type) -> tuple[str, ...]:
+        # lazy: loads datasets, licensedcode, pandas
         from diagramforge.validate.tasks import task_inputs
 
         return task_inputs()
@@ -231,6 +232,7 @@ def _task_parts(params: Params, by_id: pd.DataFrame, columns: Sequence[str] | No
     publish would keep (:func:`diagramforge.validate.tasks.load_tasks`), with the inherited
     columns decided on the whole table (:func:`~diagramforge.validate.tasks.carried_columns`),
     as publish decides them."""
+    # lazy: loads datasets, licensedcode, pandas
     from diagramforge.validate.tasks import (
         INHERITED,
         _stage_classes,
@@ -280,6 +282,7 @@ def _sized(table: pa.Table) -> pa.Table:
 def validate_upstream(params: Params, up: Upstream) -> dict:
     """Validate the split table and every task config shard by shard; write the report
     (:func:`validate_table`'s), raise if any expectation failed."""
+    # lazy: loads datasets, licensedcode, pandas
     from diagramforge.validate.tasks import INHERITED
 
     allow = params.licences.allow

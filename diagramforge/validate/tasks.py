@@ -20,6 +20,7 @@ import pyarrow as pa
 from diagramforge.licences import licence_family
 from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
+from diagramforge.pipeline import stage_classes
 from diagramforge.records import SPLITS, Rejection, Unit
 from diagramforge.shards import ShardSet
 from diagramforge.validate.nested import convert as nested_values
@@ -51,8 +52,6 @@ class TaskTables:
 
 
 def _stage_classes() -> Mapping[str, type]:
-    from diagramforge.pipeline import stage_classes
-
     return stage_classes()
 
 

@@ -13,6 +13,7 @@ from pydantic import Field
 from diagramforge.formats import dot
 from diagramforge.formats import svg as svgfmt
 from diagramforge.formats.registry import DiagramFormat, register
+from diagramforge.graphs.record import graph_columns
 from diagramforge.params import FormatSection
 from diagramforge.records import Refusal, Rejection, Unit, empty_record, make_id
 from diagramforge.stage import Outcome
@@ -97,9 +98,8 @@ class DotFormat(DiagramFormat):
         return dot.render(code, self.caps, s.timeout_s, s.memory_mb)
 
     def render(self, rows: list[dict]) -> Outcome:
+        # lazy: loads pymupdf
         from diagramforge.formats.handlers.svg import png_record
-        from diagramforge.graphs.record import graph_columns
-
         out = Outcome()
         for row in rows:
             try:

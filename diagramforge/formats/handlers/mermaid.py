@@ -14,6 +14,8 @@ from diagramforge.formats.browser import svg_export
 from diagramforge.formats.mermaid_render import MermaidRenderer, find_mermaid, mermaid_version
 from diagramforge.formats.raster import check_render, keep_render
 from diagramforge.formats.registry import DiagramFormat, register
+from diagramforge.graphs.model import Graph
+from diagramforge.graphs.record import graph_columns
 from diagramforge.notation.declarations import UNSAFE_XML, declaration
 from diagramforge.params import FormatSection
 from diagramforge.records import Refusal, Rejection, Unit, empty_record, make_id
@@ -156,9 +158,6 @@ class MermaidFormat(DiagramFormat):
     def render(self, rows: list[dict]) -> Outcome:
         """Mermaid's SVG drawn to PNG in the page, checked like every render; the graph
         (flowcharts) from Mermaid's parse."""
-        from diagramforge.graphs.model import Graph
-        from diagramforge.graphs.record import graph_columns
-
         rp = self.params.render.raster
         out = Outcome()
         for row, res in zip(rows, self._draw(rows, png=True), strict=True):
@@ -180,8 +179,6 @@ class MermaidFormat(DiagramFormat):
         return [svg_export(res, MermaidReason.FAILED) for res in self._draw(rows, png=False)]
 
     def to_graph(self, record: dict, rendered: bytes | None = None) -> Graph | None:
-        from diagramforge.graphs.model import Graph
-
         res = self._draw([record], png=False)[0]
         if isinstance(res, Exception):
             raise res

@@ -19,6 +19,7 @@ from diagramforge.formats.drawio_render import (
 )
 from diagramforge.formats.raster import check_render, keep_render
 from diagramforge.formats.registry import DiagramFormat, register
+from diagramforge.graphs.mxgraph import mxgraph_graph
 from diagramforge.notation import mxgraph
 from diagramforge.records import Format, Refusal, Rejection, Unit, empty_record, make_id
 from diagramforge.stage import Outcome
@@ -83,8 +84,6 @@ class MxGraphFormat(DiagramFormat):
 
     def to_graph(self, record: dict, rendered: bytes | None = None) -> Graph | None:
         """Exact, from the cells (``graphs.mxgraph``)."""
-        from diagramforge.graphs.mxgraph import mxgraph_graph
-
         return mxgraph_graph(record["code"], self.params.graph)
 
     def environment(self) -> dict:

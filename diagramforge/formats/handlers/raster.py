@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from diagramforge.formats.raster import check_render, keep_render
 from diagramforge.formats.registry import DiagramFormat, register
+from diagramforge.formats.svg import png_ink
+from diagramforge.graphs.geometry import TextItem, build_graph
 from diagramforge.records import Format, Rejection
 from diagramforge.stage import Outcome
 
@@ -25,8 +27,6 @@ if TYPE_CHECKING:  # the graph layer loads only when a graph is built (not in ex
 def ocr_graph(png: bytes, engine: Any, params: Any) -> Graph:  # noqa: ANN401
     """Text nodes (bbox in pixels) from OCR; no edges (see the module notes)."""
     from PIL import Image
-
-    from diagramforge.graphs.geometry import TextItem, build_graph
 
     im = Image.open(io.BytesIO(png)).convert("RGB")
     import numpy as np
@@ -50,8 +50,6 @@ class RasterFormat(DiagramFormat):
     _ocr: Any = None
 
     def render(self, rows: list[dict]) -> Outcome:
-        from diagramforge.formats.svg import png_ink
-
         rp = self.params.render.raster
         out = Outcome()
         for row in rows:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from diagramforge.formats import svg
 from diagramforge.formats.raster import check_render, keep_render
 from diagramforge.formats.registry import DiagramFormat, register
+from diagramforge.graphs.svg import svg_graph
 from diagramforge.params import SvgExtractParams
 from diagramforge.records import Format, Rejection, Unit, empty_record, make_id
 from diagramforge.stage import Outcome
@@ -66,8 +67,6 @@ class SvgFormat(DiagramFormat):
 
     def to_graph(self, record: dict, rendered: bytes | None = None) -> Graph | None:
         """DiagramEval's geometric rules on the sanitised SVG (``graphs.svg``)."""
-        from diagramforge.graphs.svg import svg_graph
-
         return svg_graph(record["code"], self.params.graph)
 
     def environment(self) -> dict:

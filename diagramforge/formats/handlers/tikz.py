@@ -10,6 +10,7 @@ import json
 import re
 from typing import TYPE_CHECKING
 
+from diagramforge.formats import svg as svgfmt
 from diagramforge.formats.raster import keep_render, rasterize_pdf
 from diagramforge.formats.registry import DiagramFormat, register
 from diagramforge.formats.texcompile import (
@@ -21,6 +22,7 @@ from diagramforge.formats.texcompile import (
 )
 from diagramforge.formats.texengines import Engine, allowed, choose_engines, sandbox_level
 from diagramforge.formats.tikz import Standalone
+from diagramforge.graphs.record import graph_columns
 from diagramforge.records import Format, Refusal, Rejection, Unit, make_id
 from diagramforge.stage import Outcome
 from diagramforge.stats import RenderCounter as RC
@@ -108,6 +110,7 @@ class TikzFormat(DiagramFormat):
     def extract_file(self, data: bytes, path: str, base: dict, locator: str, unit: Unit
                      ) -> tuple[list[dict], list[Rejection]]:
         # the paper extractor, on a file instead of an e-print (loaded when a file comes)
+        # lazy: loads pymupdf
         from diagramforge.formats.tex_file import tex_file_records
 
         return tex_file_records(data, path, base, locator, unit, self.params.extract)
@@ -133,6 +136,7 @@ class TikzFormat(DiagramFormat):
     def to_graph(self, record: dict, rendered: bytes | None = None) -> Graph | None:
         """Source statements cross-checked with the compiled page's geometry
         (``graphs.tikz``); the source alone when no PDF is given."""
+        # lazy: loads pymupdf, scipy
         from diagramforge.graphs.tikz import tikz_graph
 
         return tikz_graph(record["code"], rendered, self.params.graph)
@@ -140,7 +144,7 @@ class TikzFormat(DiagramFormat):
     def export_svg(self, rows: list[dict]) -> list[str | Refusal]:
         """The compiled page (from the compile cache when it rendered) as SVG with text as
         ``<text>``, cropped as the render is (``formats/pdf_svg.py`` says why PyMuPDF)."""
-        from diagramforge.formats import svg as svgfmt
+        # lazy: loads pymupdf
         from diagramforge.formats.pdf_svg import pdf_svg
 
         results = self.compiler().compile_many([standalone(r) for r in rows],
@@ -216,8 +220,6 @@ class TikzFormat(DiagramFormat):
                                 min_side=rp.min_side_px, max_side=rp.max_side_px,
                                 max_aspect=rp.max_aspect, min_ink=rp.min_ink_fraction)
             # the PDF is at hand only here: the graph is built now, not after render
-            from diagramforge.graphs.record import graph_columns
-
             # timings and compile modes depend on the machine and the cache, so they go to
             # the metrics; records stay byte-identical across reruns and resumes
             rec = keep_render(out, self.locator(row), row,
