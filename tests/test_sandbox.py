@@ -31,23 +31,30 @@ def test_a_run_that_waits_for_ever_is_killed_as_hung(tmp_path):
 
 
 def test_a_deadline_counts_the_runs_cpu_time_not_the_machines_load(tmp_path):
-    """A run that needs 0.15 CPU-s, given a tenth of a core that a busy loop holds, takes
-    longer on the clock than its 0.5 s budget and still finishes: the budget is CPU time,
-    so whether a picture "timed out" (a verdict in the data) depends on the picture, not
-    on what else the machine runs. With a wall-clock deadline it was killed."""
+    """A run that needs 0.3 CPU-s, sharing one core with three busy loops, takes longer on
+    the clock than its 0.5 s budget and still finishes: the budget is CPU time, so whether
+    a picture "timed out" (a verdict in the data) depends on the picture, not on what else
+    the machine runs. With a wall-clock deadline it was killed.
+
+    Each busy loop has a session of its own, as the sandboxed run has: with the kernel's
+    autogroup scheduling, sessions share a core evenly whatever their nice values, so the
+    run gets at most half of it (a quarter here) and needs ≥ 0.6 s of wall."""
     cpu = min(os.sched_getaffinity(0))
-    hog = subprocess.Popen([sys.executable, "-c", "while True:\n    pass\n"],
-                           preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True:\n    pass\n"],
+                             start_new_session=True,
+                             preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+            for _ in range(3)]
     work = (f"import os, time\nos.sched_setaffinity(0, {{{cpu}}})\nos.nice(10)\n"
             "t = time.process_time()\n"
-            "while time.process_time() - t < 0.15:\n    pass\nprint('done')\n")
+            "while time.process_time() - t < 0.3:\n    pass\nprint('done')\n")
     try:
         res = run_sandboxed([sys.executable, "-c", work], tmp_path, dict(os.environ),
                             timeout_s=0.5)
     finally:
-        hog.kill()
-        hog.wait()
-    assert res.seconds > 0.5, "the busy loop did not slow the run: nothing was shown"
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert res.seconds > 0.5, "the busy loops did not slow the run: nothing was shown"
     assert res.returncode == 0 and not res.timed_out and "done" in res.stdout
 
 
