@@ -41,7 +41,7 @@ from diagramforge.shards import (
     remove_temporaries,
 )
 from diagramforge.stage import Outcome, Stage, StageLog, TableStage, WorkUnit, check_contract
-from diagramforge.stats import StageStats
+from diagramforge.stats import StageStats, metrics_only
 from diagramforge.timing import DRIVER, SETUP, WAIT, PhaseTotals, cpu_now
 
 log = logging.getLogger(__name__)
@@ -50,8 +50,6 @@ LEDGER_SPILL_ROWS = 10_000
 """A streaming source stage writes a ledger shard whenever this many rejections are pending
 (an archive subset whose files are mostly not diagrams rejects far more than it keeps)."""
 
-TIMING_SUFFIX = "_ms"
-"""Counters named ``*_ms`` are timings: reported in metrics, never committed with shards."""
 
 
 def _file_digest(path: Path) -> str:
@@ -155,10 +153,10 @@ def run_stage(stage: Stage | TableStage, *, workers: int | None = None,
                     log_ = _run_shard(stage, plan, i, results, bar, sink, phases)
                     with phases.driver(DRIVER):
                         rej.write(i, log_.rejections)
-                        # timings vary run to run: kept out of the committed shard stats (so
-                        # stage outputs are byte-identical across runs), added to the metrics
-                        for k in [k for k in log_.stats.extra
-                                  if str(k).endswith(TIMING_SUFFIX)]:
+                        # timings, cache hits, compile modes vary run to run: kept out of the
+                        # committed shard stats (so stage outputs are byte-identical across
+                        # runs, cold or warm), added to the metrics
+                        for k in [k for k in log_.stats.extra if metrics_only(str(k))]:
                             timings[k] = timings.get(k, 0) + log_.stats.extra.pop(k)
                         atomic.write_json(paths.shard_stats / f"{i:05d}.json",
                                           log_.stats.to_json())

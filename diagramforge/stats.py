@@ -36,6 +36,19 @@ class RenderCounter(StrEnum):
     MXGRAPH_RENDERED = "mxgraph_rendered"
 
 
+METRICS_ONLY = frozenset({RenderCounter.CACHE_HITS, RenderCounter.COMPILED, "llm_calls"})
+"""Counters of how the work was done here, not of what it made: a warm cache turns every
+``compiled`` into a ``cache_hits`` and every LLM call into none."""
+
+
+def metrics_only(key: str) -> bool:
+    """Whether a stage's extra counter goes to ``metrics/`` only, never into the shard stats
+    committed in ``data/``: timings (``*_ms``), cache hits, compiles and their modes, LLM
+    calls. A rerun from a warm cache must hash the same as a cold one (the two-clone test
+    found ``data/render`` differing by ``cache_hits: 31`` against ``compiled: 31``)."""
+    return key.endswith("_ms") or key in METRICS_ONLY or key.startswith(RenderCounter.MODE)
+
+
 @dataclass
 class StageStats:
     """Accounting for one stage run; ``check`` proves no input vanished."""

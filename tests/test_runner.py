@@ -510,3 +510,39 @@ def test_a_finished_output_is_reused_only_as_its_run_left_it(tmp_path):
     shard.write_bytes(sorted((other / "data/upper/records").glob("*.parquet"))[0].read_bytes())
     assert run_stage(Upper(params)).extra["resumed_shards"] == 0
     assert _stage_bytes(params, "upper") == made
+
+
+class Cached(Upper):
+    """Upper with a cache of its own: counts how each row was made, as render counts TeX
+    runs (compiled, their mode, cache hits), plus LLM calls and a timing."""
+
+    name = "cached"
+    seen: set[str] = set()
+
+    def process(self, unit: WorkUnit) -> Outcome:
+        out = super().process(unit)
+        for r in out.records:
+            keys = ["cache_hits"] if r["id"] in Cached.seen else [
+                "compiled", "mode_format/batch", "llm_calls"]
+            Cached.seen.add(r["id"])
+            for key in [*keys, "engine_pdflatex", "spent_ms"]:
+                out.extra[key] = out.extra.get(key, 0) + 1
+        return out
+
+
+def test_a_warm_cache_writes_the_bytes_a_cold_one_wrote(tmp_path):
+    """How the work was done (compiled or a cache hit, the compile mode, LLM calls, time)
+    goes to metrics/ only; what it made (here, the engine) stays in the shard stats. A
+    project rebuilt from a warm cache hashes as the cold one did: the two-clone test found
+    data/render differing by 'cache_hits: 31' against 'compiled: 31'."""
+    Cached.seen = set()
+    made = []
+    for name in ("cold", "warm"):
+        params = make_params(tmp_path / name, runner={"shard_size": 3})
+        seed(params, 7, 3)
+        stats = run_stage(Cached(params))
+        made.append(_stage_bytes(params, "cached"))
+        key = "compiled" if name == "cold" else "cache_hits"
+        assert stats.extra[key] == 5 and stats.extra["engine_pdflatex"] == 5
+    assert made[0] == made[1]
+    assert b"engine_pdflatex" in made[0]["_shard_stats/00000.json"]
