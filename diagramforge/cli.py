@@ -191,7 +191,7 @@ def score(pred: Annotated[Path, typer.Argument(help="Predicted graph JSON or dia
     import json
 
     # lazy: loads pymupdf, scipy
-    from diagramforge.formats.graph_files import score_files
+    from diagramforge.graph_files import score_files
 
     try:
         row = score_files(pred, ref, threshold=threshold, params=_params(),

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from diagramforge.formats.graph_files import main, score_files
+from diagramforge.graph_files import main, score_files
 from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.graphs.mxgraph import mxgraph_graph
 from diagramforge.graphs.score import (
@@ -222,7 +222,7 @@ def test_execution_success_with_a_checker() -> None:
 
 
 def test_detect_format() -> None:
-    from diagramforge.formats.graph_files import detect_format
+    from diagramforge.graph_files import detect_format
 
     assert detect_format(b'{"nodes": []}', "g.json") == "json"
     assert detect_format(b"<mxfile><diagram/></mxfile>", "x.xml") == "mxgraph"
@@ -250,7 +250,7 @@ def test_score_files_drawio_svg_is_read_exactly(tmp_path: Path) -> None:
 
 
 def test_detect_format_dot_and_mermaid() -> None:
-    from diagramforge.formats.graph_files import detect_format
+    from diagramforge.graph_files import detect_format
 
     assert detect_format(b"digraph { a -> b }", "x.gv") == "dot"
     assert detect_format(b"// pipeline\nstrict digraph G { a -> b }", "pred") == "dot"

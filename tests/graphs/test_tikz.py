@@ -30,7 +30,7 @@ def test_named_nodes_and_connections() -> None:
 
 
 def test_score_files_reads_tex_and_svg(tmp_path) -> None:  # noqa: ANN001
-    from diagramforge.formats.graph_files import score_files
+    from diagramforge.graph_files import score_files
 
     (tmp_path / "a.tex").write_text(SRC)
     svg = ("<svg xmlns='http://www.w3.org/2000/svg'>"
@@ -423,7 +423,7 @@ def test_merge_matching_by_structure() -> None:
 
 @needs_tex
 def test_score_files_compiles_macro_heavy_tikz(tmp_path) -> None:  # noqa: ANN001
-    from diagramforge.formats.graph_files import score_files
+    from diagramforge.graph_files import score_files
 
     (tmp_path / "ref.tex").write_text(MACROS)
     pred = MACROS.replace(r"\link{b}{c}", r"\link{c}{b}")  # one arrow reversed

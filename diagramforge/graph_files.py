@@ -4,8 +4,10 @@
 The format is told by the file's name, else its content (:func:`detect_format`); each is
 read as the pipeline reads it: draw.io/mxGraph exactly from its first page, SVG and PDF by
 geometry, TikZ from the source (and the compiled page with ``compile_tikz``), DOT and
-Mermaid through their handler's extractor and engine.  It lives in ``formats`` because it
-dispatches on the format handlers; the scorers it feeds are the graph layer's
+Mermaid through their handler's extractor and engine.  It is the ``score`` command's
+engine and lives beside the commands, above ``config``: given no params it reads a file with
+every section's defaults, the whole ``Params`` that only the config layer composes.  The
+handlers it dispatches on are the formats'; the scorers it feeds are the graph layer's
 (:func:`diagramforge.graphs.score.score_graphs`).
 """
 
@@ -139,10 +141,10 @@ def score_files(pred_path: str | Path, ref_path: str | Path, threshold: float | 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m diagramforge.formats.graph_files PRED REF`` prints the score row as JSON."""
+    """``python -m diagramforge.graph_files PRED REF`` prints the score row as JSON."""
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 2:
-        print("usage: python -m diagramforge.formats.graph_files PRED REF", file=sys.stderr)
+        print("usage: python -m diagramforge.graph_files PRED REF", file=sys.stderr)
         return 2
     print(json.dumps(score_files(args[0], args[1]), sort_keys=True))
     return 0
