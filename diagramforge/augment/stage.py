@@ -104,7 +104,7 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
     def llm(self):  # noqa: ANN201 - llm.LLM
         if self._llm is None:
             # lazy: loads google, openai, tiktoken
-            from diagramforge.llm import LLM
+            from diagramforge.llm.client import LLM
 
             self._llm = LLM.from_params(self.params.augment.llm)
         return self._llm

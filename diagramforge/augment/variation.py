@@ -16,7 +16,7 @@ import re
 
 from lxml import etree
 
-from diagramforge.llm import Request
+from diagramforge.llm.types import Request
 from diagramforge.notation.mxgraph import cells, parse_xml
 
 KINDS = ("colour", "style", "layout")

@@ -42,9 +42,9 @@ from typing import Any
 from diagramforge import atomic
 from diagramforge.evaluate.inputs import InputError
 from diagramforge.evaluate.report import aggregate
-from diagramforge.llm import (
+from diagramforge.llm.client import LLM
+from diagramforge.llm.types import (
     BUDGET_EXHAUSTED,
-    LLM,
     LLM_INVALID_OUTPUT,
     BackendCall,
     LLMCallError,

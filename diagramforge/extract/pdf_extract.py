@@ -18,7 +18,9 @@ import json
 import re
 from pathlib import Path
 
-from diagramforge.pdffigures import PdfFigureParams, PdfReason, extract_figures
+from diagramforge.params import PdfFigureParams
+from diagramforge.pdffigures.extract import extract_figures
+from diagramforge.pdffigures.model import PdfReason
 from diagramforge.pdffigures.records import candidate_record
 from diagramforge.records import Rejection, Unit
 

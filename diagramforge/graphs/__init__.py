@@ -14,10 +14,9 @@ single set of scorers serves them all:
   through each format handler's ``to_graph`` (raster figures: OCR text nodes,
   ``formats/handlers/raster.py``), null with a counted reason when a graph cannot be built.
 
-Tunable numbers live in :class:`~.params.GraphParams`.
+Tunable numbers live in :class:`~.settings.GraphParams` (extraction) and
+:class:`~.settings.GraphScoreParams` (the scorers).
+
+This ``__init__`` imports nothing: ``config`` imports :mod:`.settings` with every other
+section, and loading params must not load networkx.
 """
-
-from diagramforge.graphs.model import Edge, Graph, Node, graph_stats
-from diagramforge.params import GraphParams
-
-__all__ = ["Edge", "Graph", "GraphParams", "Node", "graph_stats"]

@@ -31,7 +31,7 @@ from diagramforge.edit.sampler import FORMATS
 from diagramforge.executors import Executor, Failure, make_executor, unit_timeouts
 from diagramforge.formats.encoding import render_stored
 from diagramforge.formats.registry import RendersFormats, UsesFormats
-from diagramforge.llm import Request
+from diagramforge.llm.types import Request
 from diagramforge.paths import stage_paths
 from diagramforge.records import Rejection, item_id
 from diagramforge.selection import Selector
@@ -39,7 +39,7 @@ from diagramforge.shards import Upstream
 from diagramforge.stage import Outcome, Stage, StageLog, TableStage, WorkUnit
 
 if TYPE_CHECKING:
-    from diagramforge.llm import LLM
+    from diagramforge.llm.client import LLM
 
 Render = Callable[[list[dict]], tuple[dict[str, bytes], dict[str, str]]]
 """Fixes → (PNG by locator, failure detail by locator): :meth:`RepairStage._render` bound
@@ -287,7 +287,7 @@ class RepairStage(TableStage, UsesFormats):
                     if r["group"] in groups:
                         splits.setdefault(r["group"], Counter())[r["split"]] += 1
         # lazy: loads google, openai, tiktoken
-        from diagramforge.llm import LLM
+        from diagramforge.llm.client import LLM
 
         llm = LLM.from_params(self.params.augment.llm)
         selector = Selector(self.params)

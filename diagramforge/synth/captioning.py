@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagramforge.llm import Request
+from diagramforge.llm.types import Request
 from diagramforge.params import SynthParams
 from diagramforge.synth.checks import ungrounded_quotes
 from diagramforge.synth.facts import Facts

@@ -26,7 +26,7 @@ from typing import Any
 
 from diagramforge.edit.sampler import replay
 from diagramforge.graphs.model import Graph
-from diagramforge.llm import Request
+from diagramforge.llm.types import Request
 from diagramforge.params import SynthParams
 from diagramforge.referents.describe import Describer
 from diagramforge.referents.grammar import tokens

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diagramforge import records
-from diagramforge.llm import Request
+from diagramforge.llm.types import Request
 from diagramforge.synth.prompt import Prompt
 
 Check = Callable[[dict[str, Any]], tuple[str, str]]

@@ -16,7 +16,7 @@ from typing import Any
 
 import networkx as nx
 
-from diagramforge.llm import Request
+from diagramforge.llm.types import Request
 from diagramforge.params import SynthParams
 from diagramforge.synth.checks import paraphrase_problems
 from diagramforge.synth.facts import Facts, FNode

@@ -30,7 +30,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from diagramforge.edit.stage import EDIT_SCHEMA
-from diagramforge.llm import LLM, LLMCallError, Outcome, Request
+from diagramforge.llm.client import LLM
+from diagramforge.llm.types import LLMCallError, Outcome, Request
 from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
 from diagramforge.pipeline import STAGES, stage_name

@@ -167,7 +167,7 @@ IN_PDFS = {("2401.00101v1", "Figure 1"): "pipeline", ("2401.00101v1", "Figure 2"
 
 
 def test_figures_cut_from_the_sample_pdfs_give_the_hand_labelled_graphs():
-    from diagramforge.pdffigures import extract_figures
+    from diagramforge.pdffigures.extract import extract_figures
 
     pdfs = Path(__file__).resolve().parents[2] / "samples" / "arxiv" / "pdf"
     scores = {}

@@ -7,7 +7,9 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from diagramforge.pdffigures import PdfFigureParams, PdfReason, extract_figures
+from diagramforge.params import PdfFigureParams
+from diagramforge.pdffigures.extract import extract_figures
+from diagramforge.pdffigures.model import PdfReason
 
 
 def reasons(path: Path, **params: object) -> list[str]:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pymupdf
 
-from diagramforge.pdffigures import extract_figures
 from diagramforge.pdffigures.detect import assign
+from diagramforge.pdffigures.extract import extract_figures
 from diagramforge.pdffigures.model import Caption
 
 

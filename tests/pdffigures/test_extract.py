@@ -10,13 +10,14 @@ import pytest
 from PIL import Image
 
 from diagramforge.formats import svg as svgfmt
-from diagramforge.pdffigures import PdfFigureParams, extract_figures
+from diagramforge.params import PdfFigureParams
 from diagramforge.pdffigures.evaluate import (
     norm_caption,
     score_boxes,
     score_captions,
     source_captions,
 )
+from diagramforge.pdffigures.extract import extract_figures
 from tests.pdffigures.conftest import SAMPLES
 
 

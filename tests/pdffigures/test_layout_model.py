@@ -8,8 +8,11 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from diagramforge.pdffigures import PdfFigureParams, PdfReason, extract_figures, layout_model
+from diagramforge.params import PdfFigureParams
+from diagramforge.pdffigures import layout_model
 from diagramforge.pdffigures.detect import iou
+from diagramforge.pdffigures.extract import extract_figures
+from diagramforge.pdffigures.model import PdfReason
 from tests.pdffigures.conftest import SAMPLES
 
 

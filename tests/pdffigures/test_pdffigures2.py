@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from diagramforge.pdffigures import ExtractorUnavailable, PdfFigureParams, extract_figures
+from diagramforge.params import PdfFigureParams
+from diagramforge.pdffigures.extract import ExtractorUnavailable, extract_figures
 from diagramforge.pdffigures.pdffigures2 import Pdffigures2Error, parse_json
 from tests.pdffigures.conftest import DATA, SAMPLES
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import diskcache
 import pytest
 
-from diagramforge.llm import LLM, LLMParams
+from diagramforge.llm.client import LLM
 from diagramforge.llm.gemini_backend import GeminiBackend
+from diagramforge.params import LLMParams
 from tests.synth.llm.conftest import GOOD, SCHEMA, Sleeps, make_request
 from tests.synth.llm.loopback import Loopback, Reply, gemini_error, gemini_reply
 

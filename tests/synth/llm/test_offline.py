@@ -8,10 +8,12 @@ import jsonschema
 import pytest
 from pydantic import ValidationError
 
-from diagramforge.llm import LLM, Completion, LLMCallError, LLMParams, Request
+from diagramforge.llm.client import LLM
 from diagramforge.llm.limits import RateLimiter
 from diagramforge.llm.offline import fill
 from diagramforge.llm.retry import retry_after_s
+from diagramforge.llm.types import Completion, LLMCallError, Request
+from diagramforge.params import LLMParams
 from tests.synth.llm.conftest import SCHEMA, make_request
 
 RICH = {
