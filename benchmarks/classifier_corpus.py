@@ -207,7 +207,7 @@ def main() -> None:
                     help="only score this checkpoint (e.g. data/classifier-train/checkpoint) "
                          "on the generated corpus: compiled TikZ it never saw")
     a = ap.parse_args()
-    from diagramforge.classifier.params import ClassifierParams, TrainParams
+    from diagramforge.classifier.settings import ClassifierParams, TrainParams
     from diagramforge.classifier.train import train
 
     t = time.perf_counter()

@@ -41,7 +41,7 @@ from diagramforge.classifier.contact import grid_sheet  # noqa: E402
 from diagramforge.classifier.decide import decide  # noqa: E402
 from diagramforge.classifier.evidence import code_evidence  # noqa: E402
 from diagramforge.classifier.model import Classifier  # noqa: E402
-from diagramforge.classifier.params import ClassifierParams  # noqa: E402
+from diagramforge.classifier.settings import ClassifierParams  # noqa: E402
 from diagramforge.classifier.shipped import SHIPPED, manifest  # noqa: E402
 from diagramforge.filter.diagram_type import verdict  # noqa: E402
 from diagramforge.vocabulary import KINDS, LABELS, Family, family  # noqa: E402

@@ -51,7 +51,6 @@ from diagramforge.edit.sampler import FORMATS, compose, replay  # noqa: E402
 from diagramforge.edit.stage import TIERS  # noqa: E402
 from diagramforge.graphs.model import Graph  # noqa: E402
 from diagramforge.notation import mxgraph  # noqa: E402
-from diagramforge.params import SynthParams  # noqa: E402
 from diagramforge.records import derived_seed, make_id  # noqa: E402
 from diagramforge.referents.grammar import Query, parse  # noqa: E402
 from diagramforge.referents.naming import Namer, roles, scenes, unresolved  # noqa: E402
@@ -59,6 +58,7 @@ from diagramforge.referents.resolve import resolve  # noqa: E402
 from diagramforge.referents.steps import instruction  # noqa: E402
 from diagramforge.synth import editing  # noqa: E402
 from diagramforge.synth.facts import facts_of  # noqa: E402
+from diagramforge.synth.settings import SynthParams  # noqa: E402
 
 CORPORA = REPO.parent.parent / "shared" / "corpora"
 

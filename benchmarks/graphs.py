@@ -57,8 +57,8 @@ def flow_svg(k: int, rng: random.Random) -> str:
 
 def sample_mx_pages() -> list[str]:
     from diagramforge.crawl.repos import checkout, list_files
+    from diagramforge.crawl.settings import RepoCrawlParams, RepoSpec
     from diagramforge.notation import mxgraph
-    from diagramforge.params import RepoCrawlParams, RepoSpec
 
     pages = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> None:
 
         from diagramforge.formats.handlers.raster import ocr_graph
         from diagramforge.formats.raster import rasterize_pdf
-        from diagramforge.params import GraphParams
+        from diagramforge.graphs.settings import GraphParams
 
         pngs = [rasterize_pdf(pdfs[n], dpi=150, margin_pt=2, min_side=1, max_side=4096,
                               max_aspect=100, min_ink=0).png for n, _ in docs]

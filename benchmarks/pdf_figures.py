@@ -25,9 +25,9 @@ sys.path.insert(0, str(REPO))
 
 import pymupdf  # noqa: E402
 
-from diagramforge.params import PdfFigureParams  # noqa: E402
 from diagramforge.pdffigures.evaluate import main as evaluate  # noqa: E402
 from diagramforge.pdffigures.extract import extract_figures  # noqa: E402
+from diagramforge.pdffigures.settings import PdfFigureParams  # noqa: E402
 
 
 def pages_per_s(pdfs: list[Path], params: PdfFigureParams) -> tuple[float, int, int]:

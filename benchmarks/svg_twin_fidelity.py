@@ -49,9 +49,9 @@ from diagramforge.formats.pdf_svg import pdf_svg  # noqa: E402
 from diagramforge.formats.raster import drawn_clip, rasterize_pdf  # noqa: E402
 from diagramforge.formats.texcompile import TexCompiler, tex_env  # noqa: E402
 from diagramforge.formats.tikz import Standalone  # noqa: E402
+from diagramforge.graphs.settings import GraphParams  # noqa: E402
 from diagramforge.graphs.svg import svg_graph  # noqa: E402
 from diagramforge.graphs.tikz import pdf_graph, tikz_graph  # noqa: E402
-from diagramforge.params import GraphParams  # noqa: E402
 from diagramforge.sandbox import run_sandboxed  # noqa: E402
 from diagramforge.twin.compare import differences  # noqa: E402
 

@@ -30,13 +30,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from diagramforge.formats.texcompile import compile_tikz  # noqa: E402
+from diagramforge.graphs.settings import GraphParams  # noqa: E402
 from diagramforge.graphs.tikz import (  # noqa: E402
     match_by_text_and_structure,
     pdf_graphs,
     tikz_source_graphs,
     tikz_source_layout,
 )
-from diagramforge.params import GraphParams  # noqa: E402
 
 CORPUS = REPO.parent.parent / "shared" / "corpora" / "latex-examples" / "tikz"
 PT_PER_CM = 28.4527

@@ -13,12 +13,12 @@ from typing import Annotated
 import typer
 
 from diagramforge import atomic
-from diagramforge.config import load_params
+from diagramforge.config import Params, load_params
 from diagramforge.evaluate.registry import help_text
 from diagramforge.evaluate.report import markdown, write
 from diagramforge.formats.registry import format_titles
 from diagramforge.lockdiff import Verdict, compare_files, report
-from diagramforge.params import Params, ParamsError
+from diagramforge.params import ParamsError
 from diagramforge.paths import stage_paths
 from diagramforge.pipeline import STAGES, defines, docstring, funnel, is_mapped, load, stage_name
 from diagramforge.pipeline import dvc_yaml as generate

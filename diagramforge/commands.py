@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from diagramforge.params import Params
+from diagramforge.config import Params
 
 
 def published_dir(params: Params) -> Path:

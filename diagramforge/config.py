@@ -1,25 +1,94 @@
-"""``params.yaml`` loaded whole: the fixed sections (``params.py``), then, in one step, every
-section a plug-in owns checked by the registry that owns it.
+"""``params.yaml`` loaded whole: every section composed into :class:`Params`, validated, then,
+in one step, every section a plug-in owns checked by the registry that owns it.
 
-``params.py`` sits at the bottom of the house and never goes looking for plug-ins (it used to:
-its validators imported the filter and format registries, which import ``params.py`` back).
-Here, above the registries, the filter registry parses ``filter.<name>``, the format registry
-``formats.<name>`` and the names ``twin.targets`` gives; every problem of both steps is
-reported at once, each under its full key, as one :class:`~diagramforge.params.ParamsError`.
-Every command, test and benchmark loads params through this module.
+Every number that changes what the dataset contains lives in a section model, not in code.
+Each stage's section is beside its stage (``diagramforge/<stage>/settings.py``), a section a
+lower package reads beside that package (``formats/``, ``graphs/``, ``llm/``,
+``pdffigures/``, ``referents/``, ``selection.py``), the cross-cutting ones and the base types
+in ``params.py`` (docs/ARCHITECTURE.md, "Settings").  This module, above every stage, is the
+only one that imports them all at run time; stage code that names the whole ``Params`` in an
+annotation imports it under ``TYPE_CHECKING`` and is handed the loaded value.
+
+The fixed sections are parsed first; then the filter registry parses ``filter.<name>``, the
+format registry ``formats.<name>`` and the names ``twin.targets`` gives; every problem of
+both steps is reported at once, each under its full key, as one
+:class:`~diagramforge.params.ParamsError`.  Every command, test and benchmark loads params
+through this module.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from diagramforge import params as fixed
+from pydantic import ConfigDict, Field, field_validator
+
+from diagramforge.augment.settings import AugmentParams
+from diagramforge.classifier.settings import ClassifierTrainParams
+from diagramforge.crawl.settings import CrawlParams
+from diagramforge.edit.settings import EditParams
+from diagramforge.evaluate.settings import EvaluateParams
+from diagramforge.extract.settings import ExtractParams
 from diagramforge.filter.base import check_sections as check_filters
+from diagramforge.filter.settings import FilterParams
 from diagramforge.formats.registry import check_sections as check_formats
 from diagramforge.formats.registry import names
-from diagramforge.params import Params, ParamsError
+from diagramforge.formats.settings import FormatsParams
+from diagramforge.graphs.settings import GraphParams
+from diagramforge.params import (
+    LicenceParams,
+    ParamsError,
+    ProjectParams,
+    RunnerParams,
+    Section,
+    parse,
+    read,
+)
+from diagramforge.publish.settings import PublishParams
+from diagramforge.referents.settings import ReferentParams
+from diagramforge.render.settings import RenderParams
+from diagramforge.selection import DEFAULT_SELECT, ConfigSelection
+from diagramforge.split.settings import SplitParams
+from diagramforge.synth.settings import SynthParams
+from diagramforge.twin.settings import TwinParams
+from diagramforge.validate.settings import ValidateParams
 
 __all__ = ["Params", "ParamsError", "check", "load_params", "parse_params"]
+
+
+class Params(Section):
+    """The whole of ``params.yaml``: one field per section, in the order the file has them
+    (``diagramforge check-params`` prints it in this order)."""
+
+    project: ProjectParams = ProjectParams()
+    runner: RunnerParams = RunnerParams()
+    licences: LicenceParams = LicenceParams()
+    crawl: CrawlParams = CrawlParams()
+    extract: ExtractParams = ExtractParams()
+    render: RenderParams = RenderParams()
+    classifier: ClassifierTrainParams = ClassifierTrainParams()
+    filter: FilterParams = Field(default_factory=FilterParams)
+    formats: FormatsParams = Field(default_factory=FormatsParams)
+    split: SplitParams = SplitParams()
+    validate_: ValidateParams = Field(ValidateParams(), alias="validate")
+    publish: PublishParams = PublishParams()
+    graph: GraphParams = GraphParams()
+    edit: EditParams = EditParams()
+    referents: ReferentParams = ReferentParams()
+    augment: AugmentParams = AugmentParams()
+    twin: TwinParams = Field(default_factory=TwinParams)
+    synth: SynthParams = SynthParams()
+    evaluate: EvaluateParams = EvaluateParams()
+    select: dict[str, ConfigSelection] = DEFAULT_SELECT
+    """Per published config (``generation``, ``sketch``, ``editing``…): the diagram types and
+    token windows it takes from the pool (``diagramforge.selection``). A config left
+    out keeps its default (a deleted line never silently widens a config)."""
+
+    @field_validator("select", mode="after")
+    @classmethod
+    def _select_defaults(cls, v: dict[str, ConfigSelection]) -> dict[str, ConfigSelection]:
+        return {**DEFAULT_SELECT, **v}
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
 def check(params: Params, origin: str = "params.yaml") -> Params:
@@ -38,10 +107,10 @@ def check(params: Params, origin: str = "params.yaml") -> Params:
 
 def parse_params(data: dict | None, origin: str = "params.yaml") -> Params:
     """Validate a params mapping, fixed and plug-in sections."""
-    return check(fixed.parse_params(data, origin), origin)
+    return check(parse(Params, data, origin), origin)
 
 
 def load_params(path: str | Path = "params.yaml") -> Params:
     """Read and validate ``params.yaml`` (a missing file is an error: see
-    :func:`diagramforge.params.load_params`)."""
-    return check(fixed.load_params(path), str(path))
+    :func:`diagramforge.params.read`)."""
+    return parse_params(read(path), str(path))

@@ -20,15 +20,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from diagramforge.config import Params
 from diagramforge.formats.registry import handlers
 from diagramforge.formats.texcompile import compile_tikz as _compile
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.mxgraph import model_graph
 from diagramforge.graphs.score import score_graphs
+from diagramforge.graphs.settings import GraphParams
 from diagramforge.graphs.svg import svg_graph
 from diagramforge.graphs.tikz import pdf_graph, tikz_graph
 from diagramforge.notation.mxgraph import MxGraphError, decode, normalise, parse_xml
-from diagramforge.params import GraphParams, Params
 from diagramforge.records import Unit
 
 _DOT_HEAD = re.compile(rb"^(?:\s|//[^\n]*\n|/\*.*?\*/|#[^\n]*\n)*(?:strict\s+)?(?:di)?graph\b",
@@ -76,7 +77,7 @@ def detect_format(data: bytes, name: str = "") -> str:
 def _engine_graph(fmt: str, data: bytes, name: str, params: Any) -> Graph:  # noqa: ANN401
     """A DOT or Mermaid file's graph as the pipeline builds it: the format's extractor (its
     safety checks and limits), then its engine (Graphviz's layout; Mermaid's parse in the
-    browser).  ``params`` is the full :class:`~diagramforge.params.Params`."""
+    browser).  ``params`` is the full :class:`~diagramforge.config.Params`."""
     h = handlers()[fmt](params or Params(), lambda r: name)
     try:
         base = {"source": "file", "source_id": name, "group": name, "title": name}
@@ -99,7 +100,7 @@ def load_graph(path: str | Path, params: GraphParams | None = None,
     (DiagramEval geometry), TikZ (``.tex``/``.tikz`` source; with ``compile_tikz`` also the
     compiled page, see :func:`~.tikz.tikz_graph`), Graphviz DOT (``.dot``/``.gv``, Graphviz's
     layout) and Mermaid (``.mmd``/``.mermaid``, Mermaid's own parse), PDF (page geometry).
-    ``full`` is the whole :class:`~diagramforge.params.Params` (DOT and Mermaid read their
+    ``full`` is the whole :class:`~diagramforge.config.Params` (DOT and Mermaid read their
     format sections; defaults otherwise)."""
     path = Path(path)
     data = path.read_bytes()
@@ -131,7 +132,7 @@ def score_files(pred_path: str | Path, ref_path: str | Path, threshold: float | 
                 method: str | None = None, params: Any = None,  # noqa: ANN401
                 compile_tikz: bool = False) -> dict[str, float | int]:
     """:func:`score_graphs` on two files (see :func:`load_graph` for what they may be);
-    ``params`` is the whole :class:`~diagramforge.params.Params` (extraction from its
+    ``params`` is the whole :class:`~diagramforge.config.Params` (extraction from its
     ``graph`` section, scoring from ``evaluate.scores``), defaults when ``None``."""
     graph = params.graph if params is not None else None
     scores = params.evaluate.scores if params is not None else None

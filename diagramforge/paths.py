@@ -9,8 +9,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from diagramforge.params import Params
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from diagramforge.config import parse_params
-from diagramforge.params import Params
+from diagramforge.config import Params, parse_params
 
 _DOCCLASS = re.compile(rb"\\documentclass\b")
 _BEGIN_DOC = re.compile(rb"\\begin\s*\{document\}")

@@ -28,8 +28,8 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from diagramforge import atomic
+from diagramforge.config import Params
 from diagramforge.executors import Failure, make_executor, unit_timeouts
-from diagramforge.params import Params
 from diagramforge.paths import done_path, environment_path, metrics_path, stage_paths
 from diagramforge.pipeline import code_fingerprint, stage_classes
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection

@@ -23,10 +23,75 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from functools import lru_cache
+from typing import TYPE_CHECKING, Annotated
 
-from diagramforge.params import ConfigSelection, Params
+from pydantic import Field, field_validator, model_validator
+
+from diagramforge.params import Section
 from diagramforge.pipeline import STAGES, task_configs
-from diagramforge.vocabulary import expand
+from diagramforge.vocabulary import expand, kind
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
+
+# -- the select section: what each published config takes -----------------------------
+
+class TokenWindow(Section):
+    """A cl100k token window ``[min, max]`` (both inclusive; ``null``: open on that side)."""
+
+    min: Annotated[int, Field(ge=0)] | None = None
+    max: Annotated[int, Field(ge=0)] | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TokenWindow:
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min ({self.min}) must not exceed max ({self.max})")
+        return self
+
+
+class ConfigSelection(Section):
+    """Which diagrams of the pool one published config takes (``select.<config>``)."""
+
+    types: list[str] | None = None
+    """``diagram_type`` keep list (a name keeps its finer kinds too); ``null`` takes every
+    type. A diagram with no type (the classifier did not run) is taken: there is no
+    evidence to leave it out."""
+    tokens: dict[str, TokenWindow] = {}
+    """Per format, the cl100k window of the config's task (VectorGym: svg 2,000–8,000); a
+    format not listed is taken whole (the pool's own caps, ``filter.tokens``, apply)."""
+
+    @field_validator("types", mode="after")
+    @classmethod
+    def _known_types(cls, v: list[str] | None) -> list[str] | None:
+        """A keep list names types of the classifier's vocabulary: a typo would otherwise
+        silently leave a config empty."""
+        for label in v or ():
+            kind(label)
+        return v
+
+
+VECTORGYM_SVG = {"svg": TokenWindow(min=2000, max=8000)}
+"""VectorGym's token window for its SVG tasks (sketch, editing, captioning)."""
+
+
+SKETIKZ_KINDS = ["tree", "graph", "architecture_diagram", "neural_network", "venn_diagram"]
+"""The ACL-Fig kinds SKETikZ draws sketches of (its keep list, in snake_case)."""
+
+
+DEFAULT_SELECT: dict[str, ConfigSelection] = {
+    "generation": ConfigSelection(),  # every kind, plots and tables labelled (DaTikZ)
+    "sketch": ConfigSelection(types=SKETIKZ_KINDS, tokens=VECTORGYM_SVG),
+    "degraded": ConfigSelection(),
+    "variation": ConfigSelection(),
+    "repair": ConfigSelection(),
+    "captioning": ConfigSelection(tokens=VECTORGYM_SVG),
+    "qa": ConfigSelection(),
+    "editing": ConfigSelection(tokens=VECTORGYM_SVG),  # mxGraph: every VCG-Bench tier
+}
+"""What each config takes from the pool (``params.yaml`` states the same)."""
+
+
+# -- selecting ---------------------------------------------------------------------------
 
 GENERATION = "generation"
 """The image → code config over every format; the per-format configs are views of it (the

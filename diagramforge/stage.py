@@ -19,14 +19,16 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import pyarrow as pa
 
-from diagramforge.params import Params
 from diagramforge.paths import read_state
 from diagramforge.records import RECORD_SCHEMA, Rejection, Unit
 from diagramforge.stats import StageStats
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 
 class Reason:

@@ -34,7 +34,7 @@ import classifier_real as bench  # noqa: E402
 
 from diagramforge.classifier.dataset import Sample, expand, fold  # noqa: E402
 from diagramforge.classifier.negatives import negatives  # noqa: E402
-from diagramforge.classifier.params import TrainParams  # noqa: E402
+from diagramforge.classifier.settings import TrainParams  # noqa: E402
 from diagramforge.classifier.shipped import write_shipped  # noqa: E402
 from diagramforge.classifier.train import build_model, fit  # noqa: E402
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from diagramforge.config import parse_params
-from diagramforge.params import LicenceParams, Params
+from diagramforge.config import Params, parse_params
+from diagramforge.params import LicenceParams
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "samples"

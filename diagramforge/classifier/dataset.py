@@ -23,8 +23,8 @@ from PIL import Image
 from diagramforge.classifier.evidence import code_label
 from diagramforge.classifier.images import prepare
 from diagramforge.classifier.negatives import negatives
-from diagramforge.classifier.params import TrainParams
 from diagramforge.classifier.positives import positives
+from diagramforge.classifier.settings import TrainParams
 from diagramforge.vocabulary import Family, acl_fig, family
 
 

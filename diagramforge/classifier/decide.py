@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from diagramforge.classifier.determinism import top
 from diagramforge.classifier.evidence import Evidence
-from diagramforge.classifier.params import ClassifierParams
+from diagramforge.classifier.settings import ClassifierParams
 from diagramforge.vocabulary import KINDS, LABELS, Family, acl_fig
 
 REJECTED = "diagram_type_rejected"

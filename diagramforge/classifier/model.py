@@ -16,7 +16,7 @@ from pathlib import Path
 
 from diagramforge.classifier.determinism import pin_environment, pin_torch, rounded, top
 from diagramforge.classifier.images import prepare
-from diagramforge.classifier.params import ClassifierParams
+from diagramforge.classifier.settings import ClassifierParams
 from diagramforge.vocabulary import LABELS
 
 Probs = dict[str, float]

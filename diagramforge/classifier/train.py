@@ -24,7 +24,7 @@ import numpy as np
 from diagramforge import atomic
 from diagramforge.classifier.dataset import Sample, build_samples, expand, load_records, split
 from diagramforge.classifier.images import prepare
-from diagramforge.classifier.params import TrainParams
+from diagramforge.classifier.settings import TrainParams
 from diagramforge.vocabulary import Family, family
 
 

@@ -11,13 +11,16 @@ import json
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lxml import etree
 from sickle.models import Record
 
 from diagramforge.licences import allowed, spdx_from_url
-from diagramforge.params import Params
 from diagramforge.records import Rejection
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 OAI_NS = "http://www.openarchives.org/OAI/2.0/"
 ARXIV_NS = "http://arxiv.org/OAI/arXiv/"

@@ -14,6 +14,7 @@ import logging
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import arxiv
 import requests
@@ -22,9 +23,12 @@ from sickle.oaiexceptions import NoRecordsMatch
 
 from diagramforge.crawl.arxiv import CrawlReason, Entry, licence_refusal, parse_record
 from diagramforge.crawl.polite import NotFound, download, polite_session
-from diagramforge.params import ArxivCrawlParams, Params
+from diagramforge.crawl.settings import ArxivCrawlParams
 from diagramforge.records import Rejection
 from diagramforge.stage import StageLog
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 log = logging.getLogger(__name__)
 _VERSIONED = re.compile(r"abs/(?P<id>.+?)v(?P<v>\d+)$")

@@ -32,6 +32,7 @@ import zlib
 from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from diagramforge import atomic
 from diagramforge.crawl.arxiv import CrawlReason
@@ -48,9 +49,11 @@ from diagramforge.crawl.bulk_metadata import (
 from diagramforge.crawl.polite import polite_session
 from diagramforge.executors import Failure, make_executor
 from diagramforge.licences import allowed
-from diagramforge.params import Params
 from diagramforge.records import Rejection
 from diagramforge.stage import Outcome, Stage, StageLog, WorkUnit
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 
 class BulkReason(StrEnum):

@@ -30,8 +30,8 @@ from diagramforge import atomic
 from diagramforge.crawl.file_sources import FileReason, RepoFile, admit
 from diagramforge.crawl.github_api import GitHubClient, GitHubError, RateLimited
 from diagramforge.crawl.repos import GitError, checkout, find_licence
+from diagramforge.crawl.settings import RepoSearchParams, RepoSpec
 from diagramforge.formats.registry import DiagramFormat, named_by
-from diagramforge.params import RepoSearchParams, RepoSpec
 from diagramforge.records import Rejection, SourceKind
 from diagramforge.stage import StageLog
 

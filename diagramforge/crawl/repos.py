@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from diagramforge import atomic
+from diagramforge.crawl.settings import RepoCrawlParams, RepoSpec
 from diagramforge.formats.registry import handlers
 from diagramforge.licence_detection import RepoLicence, repository_licence
-from diagramforge.params import RepoCrawlParams, RepoSpec
 
 _SHA = re.compile(r"[0-9a-f]{40}")
 GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "GIT_ASKPASS": "true"}

@@ -25,7 +25,7 @@ from datetime import date, datetime
 
 from lxml import etree
 
-from diagramforge.params import StackExchangeParams
+from diagramforge.crawl.settings import StackExchangeParams
 
 TABLES = {"Posts.xml": "posts", "Users.xml": "users", "PostHistory.xml": "post_history"}
 """The dump's files this source reads, and their table names."""

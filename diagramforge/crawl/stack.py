@@ -6,7 +6,7 @@ subset (``data_dir``: ``data/svg``, ``data/xml``…) is opened with ``datasets``
 streaming mode and read a batch of Arrow rows at a time, so no subset is ever downloaded
 whole and memory does not grow with it.  A row becomes a crawl row (its bytes inline, its
 repository, path, commit and licences from the dataset's own columns — see
-:class:`~diagramforge.params.StackColumns`) when a format handler claims it; every other row
+:class:`~diagramforge.crawl.settings.StackColumns`) when a format handler claims it; every other row
 becomes a ledger row with its reason.  A local directory in the same layout goes through
 the same ``load_dataset`` call, which is how the tests and benchmarks run offline.
 
@@ -22,9 +22,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from diagramforge.crawl.file_sources import FileReason, RepoFile, admit
+from diagramforge.crawl.settings import StackColumns, StackCrawlParams
 from diagramforge.formats.registry import DiagramFormat
 from diagramforge.licences import spdx_from_ids
-from diagramforge.params import StackColumns, StackCrawlParams
 from diagramforge.records import Rejection, SourceKind
 from diagramforge.stage import StageLog
 

@@ -26,7 +26,7 @@ from diagramforge.crawl.file_sources import licence_refusal
 from diagramforge.crawl.se_dump import DumpError, dump_tables
 from diagramforge.crawl.se_licence import Author, attribution, licence_for, licence_url
 from diagramforge.crawl.se_posts import iso, parse_body, parse_tags, post_url, profile_url
-from diagramforge.params import StackExchangeParams
+from diagramforge.crawl.settings import StackExchangeParams
 from diagramforge.records import Rejection, SourceKind
 from diagramforge.stage import StageLog
 

@@ -12,6 +12,7 @@ import itertools
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from diagramforge.crawl.arxiv import (
     CrawlReason,
@@ -25,14 +26,17 @@ from diagramforge.crawl.bulk import crawl_bulk
 from diagramforge.crawl.file_sources import FileReason
 from diagramforge.crawl.repo_search import search_rows
 from diagramforge.crawl.repos import GitError, checkout, find_licence, list_files
+from diagramforge.crawl.settings import RepoSpec
 from diagramforge.crawl.stack import stack_rows
 from diagramforge.crawl.stackexchange import stackexchange_rows
 from diagramforge.formats.registry import instantiate
 from diagramforge.licence_detection import Evidence, RepoLicence
 from diagramforge.licences import parse_expression
-from diagramforge.params import Params, RepoSpec
 from diagramforge.records import SOURCE_SCHEMA, Format, Rejection, SourceKind
 from diagramforge.stage import StageLog, TableStage
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 
 def _local(params: Params, log_: StageLog) -> list[dict]:

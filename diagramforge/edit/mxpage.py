@@ -19,8 +19,8 @@ from lxml import etree
 from diagramforge.edit.base import EditError
 from diagramforge.graphs.model import Node
 from diagramforge.graphs.mxgraph import FloatingEnd, nearest, read_page
+from diagramforge.graphs.settings import GraphParams
 from diagramforge.notation.mxgraph import cell_id, cells, parse_xml
-from diagramforge.params import GraphParams
 
 WRAPPERS = ("object", "UserObject")
 POINTS = "mxPoint[@as='sourcePoint']|mxPoint[@as='targetPoint']|Array[@as='points']/mxPoint"

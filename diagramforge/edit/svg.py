@@ -48,8 +48,8 @@ from diagramforge.edit.svgdoc import (
     translate,
 )
 from diagramforge.graphs.geometry import point_distance, union
+from diagramforge.graphs.settings import GraphParams
 from diagramforge.graphs.svg import svg_graph
-from diagramforge.params import GraphParams
 
 OPS: tuple[Op, ...] = tuple(Op)
 SHAPES = {"rectangle": "rect", "ellipse": "ellipse", "polygon": "polygon"}

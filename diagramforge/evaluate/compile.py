@@ -12,12 +12,15 @@ same reason, and anything else that goes wrong is a per-item reason, never a cra
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from diagramforge.formats.registry import DiagramFormat, instantiate
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.record import graph_columns
-from diagramforge.params import Params
 from diagramforge.records import Unit
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 
 class CompileReason:

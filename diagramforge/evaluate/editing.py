@@ -25,7 +25,7 @@ the style of the elements the reference edit left alone.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagramforge.edit.base import expected_graph, graph_diff
 from diagramforge.edit.sampler import FORMATS
@@ -34,7 +34,9 @@ from diagramforge.evaluate.images import same_picture, similarity
 from diagramforge.evaluate.registry import EDITING
 from diagramforge.evaluate.styles import style_preserved
 from diagramforge.graphs.model import Graph
-from diagramforge.params import Params
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 METRICS = EDITING.metrics
 GROUP_BY = EDITING.group_by

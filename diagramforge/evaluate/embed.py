@@ -31,14 +31,17 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PIL import Image
 
 from diagramforge.evaluate.compile import Compiled, Compiler
 from diagramforge.evaluate.inputs import InputError
-from diagramforge.params import EmbeddingParams, Params
+from diagramforge.evaluate.settings import EmbeddingParams
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 METRIC = "embedding_cosine"
 CAPTION_METRIC = "caption_image_cosine"

@@ -21,15 +21,17 @@ convention of 1 for two empty sides would give a wholly wrong diagram a perfect 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagramforge.evaluate.compile import Compiler
 from diagramforge.evaluate.images import image_scores
 from diagramforge.evaluate.registry import GENERATION, GRAPH_METRICS, IMAGE_METRICS
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.score import score_graphs
-from diagramforge.params import Params
 from diagramforge.tokenizer import get_encoding
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 METRICS = GENERATION.metrics
 GROUP_BY = GENERATION.group_by

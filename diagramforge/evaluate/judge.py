@@ -37,11 +37,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagramforge import atomic
 from diagramforge.evaluate.inputs import InputError
 from diagramforge.evaluate.report import aggregate
+from diagramforge.evaluate.settings import JudgeParams
 from diagramforge.llm.client import LLM
 from diagramforge.llm.types import (
     BUDGET_EXHAUSTED,
@@ -51,7 +52,9 @@ from diagramforge.llm.types import (
     Outcome,
     Request,
 )
-from diagramforge.params import JudgeParams, Params
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 REQUIREMENTS = "judge_requirements"
 STYLE = "judge_style"

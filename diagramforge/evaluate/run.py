@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagramforge.evaluate import embed
 from diagramforge.evaluate.compile import Compiler
@@ -25,7 +25,9 @@ from diagramforge.evaluate.inputs import (
 )
 from diagramforge.evaluate.registry import EVALUATORS, GENERATION, Evaluator, for_config
 from diagramforge.evaluate.report import EXECUTED, aggregate
-from diagramforge.params import Params
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 
 def published_root(params: Params) -> Path:

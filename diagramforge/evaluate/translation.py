@@ -25,7 +25,7 @@ Failures score 0; an item whose source has no graph has no graph scores (``None`
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagramforge.evaluate.compile import Compiler
 from diagramforge.evaluate.generation import count_tokens
@@ -33,7 +33,9 @@ from diagramforge.evaluate.images import image_scores
 from diagramforge.evaluate.registry import TRANSLATION
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.score import score_graphs
-from diagramforge.params import Params
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 METRICS = TRANSLATION.metrics
 GROUP_BY = TRANSLATION.group_by

@@ -9,9 +9,13 @@ lost worker is never written twice.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from diagramforge.executors.base import Executor, Failure, unit_timeouts
 from diagramforge.executors.local import InlineExecutor, PoolExecutor
-from diagramforge.params import Params
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 
 def make_executor(params: Params, workers: int) -> Executor:

@@ -18,10 +18,10 @@ import json
 import re
 from pathlib import Path
 
-from diagramforge.params import PdfFigureParams
 from diagramforge.pdffigures.extract import extract_figures
 from diagramforge.pdffigures.model import PdfReason
 from diagramforge.pdffigures.records import candidate_record
+from diagramforge.pdffigures.settings import PdfFigureParams
 from diagramforge.records import Rejection, Unit
 
 PDF_LEVEL = frozenset({PdfReason.UNREADABLE, PdfReason.ENCRYPTED, PdfReason.TOO_LARGE,

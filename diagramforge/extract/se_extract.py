@@ -18,10 +18,10 @@ from collections.abc import Callable
 from enum import StrEnum
 
 from diagramforge.crawl.se_posts import parse_body
+from diagramforge.extract.settings import ExtractParams
 from diagramforge.formats.preamble import Kind, parse_preamble
 from diagramforge.formats.tex_file import tex_file_records
 from diagramforge.formats.tikz import find_pictures
-from diagramforge.params import ExtractParams
 from diagramforge.records import Rejection, SourceKind, Unit
 
 _HOISTED = (Kind.PACKAGE, Kind.LIBRARY)

@@ -21,10 +21,11 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 import diagramforge.filter as pkg
-from diagramforge.params import FilterParams, FilterSection, validate_sections
+from diagramforge.filter.settings import FilterParams
+from diagramforge.params import FilterSection, validate_sections
 
 if TYPE_CHECKING:
-    from diagramforge.params import Params
+    from diagramforge.config import Params
 
 __all__ = ["FilterSection", "Verdict", "register", "discover", "check_sections", "build"]
 
@@ -110,7 +111,7 @@ def check_sections(written: FilterParams) -> tuple[FilterParams, list[str]]:
     """The ``filter`` section with every filter's sub-section parsed by the model that filter
     declares, and every problem found (unknown names in ``order``, keys that are no filter,
     bad values), each with its full key: the registry's half of loading params
-    (``diagramforge.config.check``), so ``params.py`` never looks for plug-ins."""
+    (``diagramforge.config.check``), so no settings module looks for plug-ins."""
     registry = discover()
     sections = written.written()
     problems = []

@@ -12,7 +12,7 @@ count as new colours.
 from __future__ import annotations
 
 import io
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
 from PIL import Image
@@ -20,7 +20,9 @@ from pydantic import Field, model_validator
 
 from diagramforge.classifier.images import to_rgb
 from diagramforge.filter.base import FilterFn, FilterSection, Verdict, register
-from diagramforge.params import Params
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 
 class ColourEntropyParams(FilterSection):

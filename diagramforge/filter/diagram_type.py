@@ -18,16 +18,19 @@ from __future__ import annotations
 import hashlib
 import io
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PIL import Image
 
 from diagramforge.classifier.decide import COLUMNS, IMAGE, REJECTED, UNCERTAIN, Typed, decide
 from diagramforge.classifier.evidence import code_evidence
 from diagramforge.classifier.model import probabilities, resolve_checkpoint
-from diagramforge.classifier.params import ClassifierParams
+from diagramforge.classifier.settings import ClassifierParams
 from diagramforge.filter.base import FilterFn, Verdict, register
-from diagramforge.params import Params
 from diagramforge.vocabulary import KINDS
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 
 def checkpoint_digest(ref: str) -> dict:

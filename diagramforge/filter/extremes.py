@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from diagramforge.filter.base import FilterFn, FilterSection, Verdict, register
 from diagramforge.formats.raster import check_render
-from diagramforge.params import Params
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 
 class ElementCaps(BaseModel):

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from diagramforge.filter.base import FilterFn, FilterSection, Verdict, register
 from diagramforge.licences import UNKNOWN, allowed
-from diagramforge.params import Params
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 
 @register("licence", params=FilterSection)

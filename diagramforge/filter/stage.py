@@ -37,7 +37,7 @@ class FilterStage(Stage):
     reads = ("id", "format", "code", "source", "licence", "image", "width", "height", "graph")
     param_sections = ("filter", "licences", "render.raster")
     code = ("filter", "tokenizer.py", "licences.py", "formats/raster.py", "notation/latex.py",
-            "classifier/model.py", "classifier/images.py", "classifier/params.py",
+            "classifier/model.py", "classifier/images.py", "classifier/settings.py",
             "classifier/evidence", "classifier/decide.py", "classifier/determinism.py",
             "vocabulary.py")
     inputs = ("data/classifier-train/checkpoint",)

@@ -4,13 +4,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field, model_validator
 
 from diagramforge.filter.base import FilterFn, FilterSection, Verdict, register
-from diagramforge.params import Params, TokenWindow
+from diagramforge.selection import TokenWindow
 from diagramforge.tokenizer import get_encoding
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 
 class TokenFilterParams(FilterSection):

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from diagramforge.formats.registry import DiagramFormat
-    from diagramforge.params import RasterParams
+    from diagramforge.formats.settings import RasterParams
     from diagramforge.stage import Outcome
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -19,7 +19,7 @@ from diagramforge.timing import CHECKS, RASTERISE, in_phase
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from diagramforge.params import RasterParams
+    from diagramforge.formats.settings import RasterParams
     from diagramforge.stage import Outcome
 
 

@@ -16,12 +16,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from diagramforge.formats import handlers as pkg
-from diagramforge.params import FormatSection, FormatsParams, validate_sections
+from diagramforge.formats.settings import FormatsParams
+from diagramforge.params import FormatSection, validate_sections
 from diagramforge.records import Format, Refusal, Rejection, Unit
 
 if TYPE_CHECKING:
+    from diagramforge.config import Params
     from diagramforge.graphs.model import Graph
-    from diagramforge.params import Params
     from diagramforge.stage import Outcome
 
 Locator = Callable[[dict], str]

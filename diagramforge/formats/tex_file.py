@@ -10,9 +10,13 @@ instead of a paper's.  A bare picture file gets the smallest document around it
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from diagramforge.formats.tikz_extract import extract_paper
-from diagramforge.params import ExtractParams
 from diagramforge.records import Rejection, Unit
+
+if TYPE_CHECKING:
+    from diagramforge.extract.settings import ExtractParams
 
 _PAPER_ID = "file"
 _ROOT = "main.tex"

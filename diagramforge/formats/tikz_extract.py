@@ -9,6 +9,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from diagramforge.formats.archives import ArchiveError, Limits, read_archive
 from diagramforge.formats.handlers.svg import SvgFormat, svg_record
@@ -35,8 +36,10 @@ from diagramforge.formats.tikz_ladder import (
 )
 from diagramforge.notation import latex
 from diagramforge.notation.declarations import UNSAFE_XML, declaration
-from diagramforge.params import ExtractParams
 from diagramforge.records import Format, Rejection, Unit, empty_record, make_id
+
+if TYPE_CHECKING:
+    from diagramforge.extract.settings import ExtractParams
 
 
 class ExtractReason(StrEnum):

@@ -32,7 +32,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from diagramforge.graphs.model import Edge, Graph, Node
-from diagramforge.params import GraphParams
+from diagramforge.graphs.settings import GraphParams
 
 Pt = tuple[float, float]
 Box = list[float]  # x, y, w, h

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from diagramforge.graphs.model import Edge, Graph, Node
+from diagramforge.graphs.settings import GraphParams
 from diagramforge.notation.mxgraph import (
     cell_id,
     cells,
@@ -28,7 +29,6 @@ from diagramforge.notation.mxgraph import (
     label_of,
     parse_xml,
 )
-from diagramforge.params import GraphParams
 
 
 def parse_style(style: str) -> dict[str, str]:

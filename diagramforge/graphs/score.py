@@ -8,7 +8,7 @@ similarity (sentence embeddings, as SciFlow uses) can be passed as ``sim``.
 **Every metric matches nodes one-to-one** (:func:`match_nodes`): a pair is eligible when its
 similarity *exceeds* the metric's threshold (both papers say "surpasses"/"exceeds" a fixed
 threshold and neither gives its value; see
-:class:`~diagramforge.params.GraphScoreParams`), and the matching maximises the total
+:class:`~diagramforge.graphs.settings.GraphScoreParams`), and the matching maximises the total
 similarity (``linear_sum_assignment``); among matchings of equal similarity, pairs whose
 surroundings agree (neighbour texts, edge directions), same shapes and nearby positions
 (each graph's boxes scaled to its own extent) win, so repeated labels and empty boxes pair
@@ -55,7 +55,7 @@ from typing import Any
 import networkx as nx
 
 from diagramforge.graphs.model import Edge, Graph, Node
-from diagramforge.params import GraphScoreParams
+from diagramforge.graphs.settings import GraphScoreParams
 
 Similarity = Callable[[Node, Node], float]
 

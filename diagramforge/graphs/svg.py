@@ -33,8 +33,8 @@ from lxml import etree
 
 from diagramforge.graphs.geometry import PathItem, TextItem, Trace, bbox, build_graph
 from diagramforge.graphs.model import Graph
+from diagramforge.graphs.settings import GraphParams
 from diagramforge.notation.declarations import declaration
-from diagramforge.params import GraphParams
 
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
                           huge_tree=False, remove_comments=True)

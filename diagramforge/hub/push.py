@@ -16,9 +16,12 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from diagramforge.params import Params
 from diagramforge.publish.manifest import changelog
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 
 class PushError(RuntimeError):

@@ -31,6 +31,7 @@ from diagramforge.cache import ContentCache, content_key
 from diagramforge.llm.base import Backend, BatchBackend
 from diagramforge.llm.limits import RateLimiter
 from diagramforge.llm.meter import Meter
+from diagramforge.llm.settings import LLMParams
 from diagramforge.llm.tokens import count_tokens
 from diagramforge.llm.types import (
     BUDGET_EXHAUSTED,
@@ -44,7 +45,6 @@ from diagramforge.llm.types import (
     Reason,
     Request,
 )
-from diagramforge.params import LLMParams
 
 log = logging.getLogger(__name__)
 

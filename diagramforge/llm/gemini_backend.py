@@ -18,8 +18,8 @@ from typing import Any
 
 from diagramforge.llm.keys import read_key, scrub
 from diagramforge.llm.retry import RETRY_STATUS, call_with_retries, retry_after_s
+from diagramforge.llm.settings import LLMParams
 from diagramforge.llm.types import BackendCall, Completion, LLMCallError, Message
-from diagramforge.params import LLMParams
 
 log = logging.getLogger(__name__)
 

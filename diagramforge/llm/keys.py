@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import re
 
+from diagramforge.llm.settings import LLMParams
 from diagramforge.llm.types import LLMCallError
-from diagramforge.params import LLMParams
 
 REDACTED = "***"
 _KEYISH = re.compile(r"\b(sk-[A-Za-z0-9_\-]{8,}|AIza[0-9A-Za-z_\-]{20,})")

@@ -30,9 +30,9 @@ from typing import Any
 import jsonschema
 
 from diagramforge.cache import content_key
+from diagramforge.llm.settings import LLMParams
 from diagramforge.llm.tokens import count_tokens, text_tokens
 from diagramforge.llm.types import BackendCall, Completion
-from diagramforge.params import LLMParams
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
 _ABSENT = object()

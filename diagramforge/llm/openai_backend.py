@@ -25,8 +25,8 @@ from typing import Any, TypeVar
 from diagramforge.cache import ContentCache, content_key
 from diagramforge.llm.keys import read_key, scrub
 from diagramforge.llm.retry import RETRY_STATUS, call_with_retries, retry_after_s
+from diagramforge.llm.settings import LLMParams
 from diagramforge.llm.types import BackendCall, Completion, LLMCallError
-from diagramforge.params import LLMParams
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

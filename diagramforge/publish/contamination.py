@@ -8,9 +8,12 @@ shared a long code run, and whether they were flagged or moved — not the param
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from diagramforge.params import Params
 from diagramforge.paths import stage_paths
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 SHOWN = 10
 """Hits listed by id in the card; the rest are counted (all are in the report file)."""

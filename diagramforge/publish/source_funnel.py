@@ -11,14 +11,17 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pyarrow.parquet as pq
 
-from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
 from diagramforge.pipeline import funnel, stage_classes
 from diagramforge.records import REJECTION_SCHEMA
 from diagramforge.shards import ShardSet
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 UNKNOWN_KIND = "(unknown)"
 

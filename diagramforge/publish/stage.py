@@ -14,6 +14,7 @@ import json
 import shutil
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pyarrow as pa
@@ -22,7 +23,6 @@ from diagramforge import atomic
 from diagramforge import selection as select
 from diagramforge.formats.encoding import kind
 from diagramforge.licences import licence_family
-from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
 from diagramforge.publish import statistics
 from diagramforge.publish.audit import format_funnel, load_audit
@@ -52,6 +52,9 @@ from diagramforge.validate.nested import feature as nested_feature
 from diagramforge.validate.references import digest
 from diagramforge.validate.tasks import INHERITED, iter_task_rows, scan_tasks, task_encoder
 from diagramforge.validate.tasks import features as task_features
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 GENERATION_COLUMNS = ("id", "format", "image", "code", "caption", "context", "title", "source",
                       "source_id", "source_url", "group", "licence", "licence_family",

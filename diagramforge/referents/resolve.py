@@ -25,9 +25,9 @@ candidates.
 
 from __future__ import annotations
 
-from diagramforge.params import ReferentParams
 from diagramforge.referents.grammar import Line, Query, Rank
 from diagramforge.referents.scene import Element, Scene
+from diagramforge.referents.settings import ReferentParams
 
 Rules = ReferentParams
 """The numbers descriptions are written and read with (the ``referents`` params section)."""

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from diagramforge.params import DecontamParams
+from diagramforge.split.settings import DecontamParams
 
 TOKEN = re.compile(r"\w+|[^\w\s]")
 _BASE = np.uint64(1099511628211)  # FNV prime: odd, so the polynomial hash mixes every token

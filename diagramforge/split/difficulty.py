@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from diagramforge.params import DifficultyParams, TierParams
+from diagramforge.split.settings import DifficultyParams, TierParams
 
 TIERS = ("easy", "medium", "hard")
 STRUCTURE = ":structure"

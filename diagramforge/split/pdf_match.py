@@ -30,8 +30,8 @@ from difflib import SequenceMatcher
 
 import numpy as np
 
-from diagramforge.params import PdfMatchParams
 from diagramforge.records import Format, SourceKind
+from diagramforge.split.settings import PdfMatchParams
 
 _LATEX_CMD = re.compile(r"\\[A-Za-z@]+\*?")
 _NON_WORD = re.compile(r"[^\w]+")

@@ -38,7 +38,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from diagramforge.params import SplitParams
+from diagramforge.split.settings import SplitParams
 
 _PROTECT = {"test": 2, "validation": 1, "train": 0}
 

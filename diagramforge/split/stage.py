@@ -73,11 +73,11 @@ import numpy as np
 import pyarrow as pa
 
 from diagramforge import atomic
-from diagramforge.params import DecontamParams, SplitParams
 from diagramforge.paths import stage_paths
 from diagramforge.records import SOURCE_SCHEMA, SPLITS, Rejection
 from diagramforge.shards import ShardSet, Upstream
 from diagramforge.split import dates, decontam, difficulty, near_dup, pdf_match, splits
+from diagramforge.split.settings import DecontamParams, SplitParams
 from diagramforge.stage import StageLog, TableStage
 
 ASSIGNMENTS = "assignments.json"

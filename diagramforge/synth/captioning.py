@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from diagramforge.llm.types import Request
-from diagramforge.params import SynthParams
 from diagramforge.synth.checks import ungrounded_quotes
 from diagramforge.synth.facts import Facts
 from diagramforge.synth.items import Item, item_id
 from diagramforge.synth.prompt import bullet, load_prompt
+from diagramforge.synth.settings import SynthParams
 
 CONFIG = "captioning"
 UNGROUNDED = "caption_ungrounded"

@@ -27,7 +27,6 @@ from typing import Any
 from diagramforge.edit.sampler import replay
 from diagramforge.graphs.model import Graph
 from diagramforge.llm.types import Request
-from diagramforge.params import SynthParams
 from diagramforge.referents.describe import Describer
 from diagramforge.referents.grammar import tokens
 from diagramforge.referents.naming import EDGE_OPS, name_op, scenes, unresolved
@@ -38,6 +37,7 @@ from diagramforge.synth.checks import forbidden_references, mentions
 from diagramforge.synth.facts import Facts, norm
 from diagramforge.synth.items import Item
 from diagramforge.synth.prompt import load_prompt
+from diagramforge.synth.settings import SynthParams
 
 CONFIG = "editing"
 FORBIDDEN = "instruction_forbidden"

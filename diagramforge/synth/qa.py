@@ -17,11 +17,11 @@ from typing import Any
 import networkx as nx
 
 from diagramforge.llm.types import Request
-from diagramforge.params import SynthParams
 from diagramforge.synth.checks import paraphrase_problems
 from diagramforge.synth.facts import Facts, FNode
 from diagramforge.synth.items import Item, item_id
 from diagramforge.synth.prompt import load_prompt
+from diagramforge.synth.settings import SynthParams
 
 CONFIG = "qa"
 CHANGED = "qa_paraphrase_changed"

@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -32,7 +32,6 @@ import pyarrow.parquet as pq
 from diagramforge.edit.stage import EDIT_SCHEMA
 from diagramforge.llm.client import LLM
 from diagramforge.llm.types import LLMCallError, Outcome, Request
-from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
 from diagramforge.pipeline import STAGES, stage_name
 from diagramforge.records import Rejection, Unit
@@ -42,6 +41,9 @@ from diagramforge.stage import StageLog, TableStage, check_contract
 from diagramforge.synth import captioning, editing, qa
 from diagramforge.synth.facts import Facts, facts_of
 from diagramforge.synth.items import Item
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 log = logging.getLogger(__name__)
 

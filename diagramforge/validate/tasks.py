@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pyarrow as pa
 
 from diagramforge.licences import licence_family
-from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
 from diagramforge.pipeline import stage_classes
 from diagramforge.records import SPLITS, Rejection, Unit
@@ -26,6 +26,9 @@ from diagramforge.shards import ShardSet
 from diagramforge.validate.nested import convert as nested_values
 from diagramforge.validate.nested import feature as nested_feature
 from diagramforge.validate.references import ReferenceCheck
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 INHERITED = ("format", "licence", "licence_url", "attribution")
 """Columns a task item takes from its diagram when its stage did not write them, so every

@@ -7,7 +7,7 @@ import pytest
 
 from diagramforge.crawl.arxiv_http import search_query
 from diagramforge.crawl.polite import RateLimiter
-from diagramforge.params import ArxivCrawlParams
+from diagramforge.crawl.settings import ArxivCrawlParams
 from diagramforge.paths import stage_paths
 from diagramforge.records import SOURCE_SCHEMA
 from diagramforge.runner import run_named

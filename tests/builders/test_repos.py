@@ -8,8 +8,8 @@ import subprocess
 import pytest
 
 from diagramforge.crawl.repos import GitError, checkout, find_licence, list_files
+from diagramforge.crawl.settings import RepoCrawlParams, RepoSpec
 from diagramforge.extract.stage import ExtractStage
-from diagramforge.params import RepoCrawlParams, RepoSpec
 from diagramforge.paths import stage_paths
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, SOURCE_SCHEMA
 from diagramforge.runner import run_named, run_stage

@@ -10,11 +10,11 @@ import datasets
 import pytest
 
 from diagramforge import runner
+from diagramforge.crawl.settings import StackCrawlParams
 from diagramforge.crawl.stack import StackSchemaError, open_subset
 from diagramforge.crawl.stack_layout import v1_row, write_subset
 from diagramforge.extract.stage import ExtractStage
 from diagramforge.licences import spdx_from_ids
-from diagramforge.params import StackCrawlParams
 from diagramforge.paths import stage_paths
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, SOURCE_SCHEMA
 from diagramforge.runner import run_named, run_stage

@@ -15,9 +15,9 @@ import pytest
 from diagramforge import runner
 from diagramforge.crawl.se_dump import dump_tables
 from diagramforge.crawl.se_layout import pack_7z, write_dump, write_tables, write_xml
+from diagramforge.crawl.settings import StackExchangeParams
 from diagramforge.extract.se_extract import as_document
 from diagramforge.extract.stage import ExtractStage
-from diagramforge.params import StackExchangeParams
 from diagramforge.paths import stage_paths
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, SOURCE_SCHEMA
 from diagramforge.runner import run_named, run_stage

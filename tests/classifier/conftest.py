@@ -12,7 +12,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from diagramforge.classifier.images import png_bytes
-from diagramforge.classifier.params import ClassifierParams, TrainParams
+from diagramforge.classifier.settings import ClassifierParams, TrainParams
 
 
 def diagram(seed: int) -> tuple[bytes, str]:

@@ -11,7 +11,7 @@ from diagramforge.classifier.decide import (
     decide,
 )
 from diagramforge.classifier.evidence import Evidence
-from diagramforge.classifier.params import ClassifierParams
+from diagramforge.classifier.settings import ClassifierParams
 from diagramforge.filter.diagram_type import verdict
 
 CFG = ClassifierParams(checkpoint="x")

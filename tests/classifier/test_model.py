@@ -9,7 +9,7 @@ import pytest
 
 from diagramforge.classifier.model import CheckpointError, Classifier, classify, probabilities
 from diagramforge.classifier.negatives import negatives
-from diagramforge.classifier.params import ClassifierParams, TrainParams
+from diagramforge.classifier.settings import ClassifierParams, TrainParams
 from diagramforge.classifier.train import build_model, fit
 from tests.classifier.conftest import diagram_records
 

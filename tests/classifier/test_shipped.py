@@ -7,7 +7,7 @@ import json
 import pytest
 
 from diagramforge.classifier.model import Classifier
-from diagramforge.classifier.params import ClassifierParams
+from diagramforge.classifier.settings import ClassifierParams
 from diagramforge.classifier.shipped import MODEL_FILES, SHIPPED, install, manifest
 from diagramforge.vocabulary import LABELS
 from tests.classifier.conftest import diagram_records

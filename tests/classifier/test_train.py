@@ -12,7 +12,7 @@ import pytest
 
 from diagramforge.classifier.dataset import build_samples, load_records, split
 from diagramforge.classifier.model import Classifier
-from diagramforge.classifier.params import ClassifierParams, TrainParams
+from diagramforge.classifier.settings import ClassifierParams, TrainParams
 from diagramforge.classifier.train import train
 from tests.classifier.conftest import diagram_records
 

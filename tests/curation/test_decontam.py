@@ -5,8 +5,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from diagramforge.params import DecontamParams
 from diagramforge.split import decontam
+from diagramforge.split.settings import DecontamParams
 from tests.filters.test_split import tikz
 
 CFG = DecontamParams(ngram=20, boilerplate_docs=4)

@@ -16,9 +16,9 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from diagramforge.params import PdfMatchParams, SplitParams
 from diagramforge.records import empty_record
 from diagramforge.split.pdf_match import label_overlap, labels, match, norm_caption, pairs
+from diagramforge.split.settings import PdfMatchParams, SplitParams
 from diagramforge.split.stage import split_table
 from diagramforge.stage import StageLog
 

@@ -7,8 +7,8 @@ import pytest
 
 from diagramforge import selection as select
 from diagramforge.config import parse_params
-from diagramforge.params import ConfigSelection, ParamsError, TokenWindow
-from diagramforge.selection import Selector, Why, summary, why_not
+from diagramforge.params import ParamsError
+from diagramforge.selection import ConfigSelection, Selector, TokenWindow, Why, summary, why_not
 from tests.conftest import make_params
 
 SKETCH = ConfigSelection(types=["tree", "graph"], tokens={"svg": TokenWindow(min=2000,

@@ -9,10 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from diagramforge.config import parse_params
+from diagramforge.config import Params, parse_params
 from diagramforge.evaluate import embed
 from diagramforge.evaluate.run import evaluate
-from diagramforge.params import EmbeddingParams, EvaluateParams, Params, ParamsError
+from diagramforge.evaluate.settings import EmbeddingParams, EvaluateParams
+from diagramforge.params import ParamsError
 from tests.evaluate.conftest import DOT_SOURCE, GENERATION, write_predictions
 
 torch = pytest.importorskip("torch")

@@ -113,7 +113,7 @@ def test_cli_runs_through_a_hostile_file(published: dict, tmp_path) -> None:
 def test_judged_metrics_unset_for_input_problems(published: dict, tmp_path) -> None:
     """With the judge on (offline backend), an item without a usable prediction has its
     judged metric unset (nothing to judge), a missing one scores 0 like every metric."""
-    from diagramforge.params import EvaluateParams, JudgeParams
+    from diagramforge.evaluate.settings import EvaluateParams, JudgeParams
 
     judge = JudgeParams(enabled=True, cache_dir=str(tmp_path / "cache"))
     params = published["params"].model_copy(update={"evaluate": EvaluateParams(judge=judge)})

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from diagramforge.config import Params
 from diagramforge.evaluate.judge import (
     REQUESTS_FILE,
     JudgeReason,
@@ -17,7 +18,7 @@ from diagramforge.evaluate.judge import (
 )
 from diagramforge.evaluate.report import markdown
 from diagramforge.evaluate.run import evaluate
-from diagramforge.params import EvaluateParams, JudgeParams, Params
+from diagramforge.evaluate.settings import EvaluateParams, JudgeParams
 from tests.evaluate.conftest import write_predictions
 from tests.synth.llm.conftest import key_env  # noqa: F401 - fixture
 from tests.synth.llm.loopback import Loopback, openai_reply

@@ -16,7 +16,7 @@ from diagramforge.classifier.decide import COLUMNS, decide
 from diagramforge.classifier.evidence import code_evidence
 from diagramforge.classifier.model import Classifier
 from diagramforge.classifier.negatives import negatives
-from diagramforge.classifier.params import ClassifierParams, TrainParams
+from diagramforge.classifier.settings import ClassifierParams, TrainParams
 from diagramforge.classifier.shipped import SHIPPED, manifest
 from diagramforge.classifier.train import build_model, fit
 from diagramforge.filter.diagram_type import verdict

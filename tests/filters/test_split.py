@@ -5,9 +5,9 @@ from collections import Counter, defaultdict
 import pyarrow as pa
 from PIL import Image, ImageDraw
 
-from diagramforge.params import SplitParams
 from diagramforge.records import RECORD_SCHEMA, empty_record
 from diagramforge.shards import rows_to_table
+from diagramforge.split.settings import SplitParams
 from diagramforge.split.stage import assign_split, split_table
 from diagramforge.stage import StageLog
 
@@ -200,7 +200,7 @@ def test_dot_and_mermaid_tier_by_tokens_and_structure():
 
 def test_every_registered_format_has_a_difficulty_entry():
     from diagramforge.formats.registry import handlers
-    from diagramforge.params import DifficultyParams
+    from diagramforge.split.settings import DifficultyParams
 
     assert set(DifficultyParams().formats()) == set(handlers())
 

@@ -4,7 +4,7 @@ the split stage's own table function and the stage run on seeded records."""
 import json
 from datetime import date
 
-from diagramforge.params import DecontamParams, SplitParams
+from diagramforge.split.settings import DecontamParams, SplitParams
 from diagramforge.split.stage import split_table
 from diagramforge.stage import StageLog
 from tests.filters.test_split import paper_rows, table

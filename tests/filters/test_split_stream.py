@@ -8,13 +8,13 @@ import random
 
 import pytest
 
-from diagramforge.params import SplitParams
 from diagramforge.paths import stage_paths
 from diagramforge.records import RECORD_SCHEMA, empty_record
 from diagramforge.runner import run_stage
 from diagramforge.shards import ShardSet, Upstream
 from diagramforge.split import decontam, near_dup
 from diagramforge.split import stage as split_mod
+from diagramforge.split.settings import SplitParams
 from diagramforge.split.stage import ASSIGNMENTS, decide, emit, split_table
 from diagramforge.stage import StageLog
 from tests.conftest import make_params, seed_stage

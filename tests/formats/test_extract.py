@@ -1,7 +1,7 @@
 import json
 
+from diagramforge.extract.settings import ExtractParams
 from diagramforge.formats.tikz_extract import extract_paper
-from diagramforge.params import ExtractParams
 from tests.conftest import SAMPLES
 
 

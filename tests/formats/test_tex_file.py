@@ -1,7 +1,7 @@
 """A repository's TeX file through the paper extractor, with the file's provenance."""
 
+from diagramforge.extract.settings import ExtractParams
 from diagramforge.formats.tex_file import as_document, tex_file_records
-from diagramforge.params import ExtractParams
 from diagramforge.records import Unit
 from tests.builders.archive_files import PLAIN_TEX, tex
 

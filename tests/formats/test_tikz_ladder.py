@@ -13,12 +13,12 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from diagramforge.extract.settings import ExtractParams
 from diagramforge.formats.handlers.tikz import TikzFormat, attempts, rungs
 from diagramforge.formats.texengines import Engine
 from diagramforge.formats.tikz import Picture, Standalone
 from diagramforge.formats.tikz_extract import extract_paper
 from diagramforge.formats.tikz_ladder import PreambleMode, source_document, support_files
-from diagramforge.params import ExtractParams
 from tests.conftest import make_params, needs_lualatex, needs_tex, needs_xelatex
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "tex"

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from diagramforge.graphs.mxgraph import is_group, mxgraph_graph
+from diagramforge.graphs.settings import GraphParams
 from diagramforge.notation.mxgraph import decode, normalise
-from diagramforge.params import GraphParams
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "mxgraph"
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from diagramforge.crawl.repos import checkout, list_files
+from diagramforge.crawl.settings import RepoCrawlParams, RepoSpec
 from diagramforge.formats.texcompile import compile_tikz
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.mxgraph import mxgraph_graph
@@ -24,7 +25,6 @@ from diagramforge.graphs.score import score_graphs
 from diagramforge.graphs.svg import svg_graph
 from diagramforge.graphs.tikz import tikz_graph
 from diagramforge.notation import mxgraph
-from diagramforge.params import RepoCrawlParams, RepoSpec
 from tests.conftest import SAMPLE_REPOS, needs_tex
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "graphs"

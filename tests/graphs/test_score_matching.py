@@ -15,7 +15,7 @@ import pytest
 
 from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.graphs.score import match_nodes, score_graphs
-from diagramforge.params import GraphScoreParams
+from diagramforge.graphs.settings import GraphScoreParams
 
 KEYS = ("node_precision", "node_recall", "node_f1", "edge_precision", "edge_recall",
         "edge_f1", "path_precision", "path_recall", "path_f1", "graph_score",

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from diagramforge.graphs.settings import GraphParams
 from diagramforge.graphs.svg import svg_graph
-from diagramforge.params import GraphParams
 
 HEAD = '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300">'
 DEFS = '<defs><marker id="a"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>'

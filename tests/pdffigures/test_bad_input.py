@@ -7,9 +7,9 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from diagramforge.params import PdfFigureParams
 from diagramforge.pdffigures.extract import extract_figures
 from diagramforge.pdffigures.model import PdfReason
+from diagramforge.pdffigures.settings import PdfFigureParams
 
 
 def reasons(path: Path, **params: object) -> list[str]:

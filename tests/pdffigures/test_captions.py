@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from diagramforge.params import DEFAULT_CAPTION_PATTERNS, PdfFigureParams
 from diagramforge.pdffigures.captions import caption_start, referenced_numbers, split_captions
 from diagramforge.pdffigures.page import Block, Line, PageContent, join_lines
+from diagramforge.pdffigures.settings import DEFAULT_CAPTION_PATTERNS, PdfFigureParams
 
 P = DEFAULT_CAPTION_PATTERNS
 

@@ -10,7 +10,6 @@ import pytest
 from PIL import Image
 
 from diagramforge.formats import svg as svgfmt
-from diagramforge.params import PdfFigureParams
 from diagramforge.pdffigures.evaluate import (
     norm_caption,
     score_boxes,
@@ -18,6 +17,7 @@ from diagramforge.pdffigures.evaluate import (
     source_captions,
 )
 from diagramforge.pdffigures.extract import extract_figures
+from diagramforge.pdffigures.settings import PdfFigureParams
 from tests.pdffigures.conftest import SAMPLES
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from diagramforge.params import PdfFigureParams
 from diagramforge.pdffigures import layout_model
 from diagramforge.pdffigures.detect import iou
 from diagramforge.pdffigures.extract import extract_figures
 from diagramforge.pdffigures.model import PdfReason
+from diagramforge.pdffigures.settings import PdfFigureParams
 from tests.pdffigures.conftest import SAMPLES
 
 

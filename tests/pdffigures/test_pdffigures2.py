@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from diagramforge.params import PdfFigureParams
 from diagramforge.pdffigures.extract import ExtractorUnavailable, extract_figures
 from diagramforge.pdffigures.pdffigures2 import Pdffigures2Error, parse_json
+from diagramforge.pdffigures.settings import PdfFigureParams
 from tests.pdffigures.conftest import DATA, SAMPLES
 
 SAMPLE_JSON = DATA / "pdffigures2_2401.00102v2.json"

@@ -10,8 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from diagramforge.config import parse_params
-from diagramforge.params import Params
+from diagramforge.config import Params, parse_params
 from diagramforge.records import empty_record
 from tests.conftest import seed_stage
 

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from diagramforge.params import SynthParams
 from diagramforge.referents.steps import colour
 from diagramforge.synth import editing, qa
 from diagramforge.synth.checks import (
@@ -15,6 +14,7 @@ from diagramforge.synth.checks import (
     ungrounded_quotes,
 )
 from diagramforge.synth.facts import facts_of
+from diagramforge.synth.settings import SynthParams
 from tests.synth.conftest import diagrams, edits, mx
 
 VOCAB = {"start", "valid?", "save record", "stop", "yes", "no"}

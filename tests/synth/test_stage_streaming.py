@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from diagramforge.config import parse_params
-from diagramforge.params import Params
+from diagramforge.config import Params, parse_params
 from diagramforge.paths import metrics_path, read_state, stage_paths
 from diagramforge.records import REJECTION_SCHEMA
 from diagramforge.runner import LEDGER_KEY_COLUMNS, run_stage

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 from diagramforge.formats import svg
 from diagramforge.formats.raster import check_render, keep_render
 from diagramforge.formats.registry import DiagramFormat, register
+from diagramforge.formats.settings import SvgExtractParams
 from diagramforge.graphs.svg import svg_graph
-from diagramforge.params import SvgExtractParams
 from diagramforge.records import Format, Rejection, Unit, empty_record, make_id
 from diagramforge.stage import Outcome
 

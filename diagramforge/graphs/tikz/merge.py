@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from diagramforge.graphs.geometry import TextItem, dedupe
 from diagramforge.graphs.model import Edge, Graph
 from diagramforge.graphs.score import candidates, normalise_text, similarity
+from diagramforge.graphs.settings import GraphParams
 from diagramforge.graphs.tikz.page import pdf_pages
 from diagramforge.graphs.tikz.source import combine, tikz_source_graphs
 from diagramforge.graphs.tikz.statements import SourceInfo
-from diagramforge.params import GraphParams
 
 # -- merge ------------------------------------------------------------------------------
 

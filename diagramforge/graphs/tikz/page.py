@@ -7,8 +7,8 @@ import pymupdf
 
 from diagramforge.graphs.geometry import PathItem, TextItem, bbox, build_graph
 from diagramforge.graphs.model import Graph
+from diagramforge.graphs.settings import GraphParams
 from diagramforge.graphs.tikz.source import combine
-from diagramforge.params import GraphParams
 
 # -- geometry of the compiled page ---------------------------------------------------------
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from diagramforge.graphs.model import Edge, Graph, Node
+from diagramforge.graphs.settings import GraphParams
 from diagramforge.graphs.tikz.lexer import (
     _skip_ws,
     _statement_end,
@@ -18,7 +19,6 @@ from diagramforge.graphs.tikz.options import _Opts, _parse_styles
 from diagramforge.graphs.tikz.path_reader import _PathReader, _Picture
 from diagramforge.graphs.tikz.statements import SourceInfo, _Reader, _Stmt
 from diagramforge.graphs.tikz.tikzcd import tikzcd_graphs
-from diagramforge.params import GraphParams
 
 # -- pictures ---------------------------------------------------------------------------
 

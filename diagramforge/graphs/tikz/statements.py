@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from diagramforge.graphs.settings import GraphParams
 from diagramforge.graphs.tikz.lexer import (
     _foreach_items,
     _skip_ws,
@@ -14,7 +15,6 @@ from diagramforge.graphs.tikz.lexer import (
     read_balanced,
 )
 from diagramforge.graphs.tikz.options import _Opts, _parse_styles
-from diagramforge.params import GraphParams
 
 # -- statements ---------------------------------------------------------------------------
 

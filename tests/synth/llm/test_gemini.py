@@ -11,7 +11,7 @@ import pytest
 
 from diagramforge.llm.client import LLM
 from diagramforge.llm.gemini_backend import GeminiBackend
-from diagramforge.params import LLMParams
+from diagramforge.llm.settings import LLMParams
 from tests.synth.llm.conftest import GOOD, SCHEMA, Sleeps, make_request
 from tests.synth.llm.loopback import Loopback, Reply, gemini_error, gemini_reply
 

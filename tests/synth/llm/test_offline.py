@@ -12,8 +12,8 @@ from diagramforge.llm.client import LLM
 from diagramforge.llm.limits import RateLimiter
 from diagramforge.llm.offline import fill
 from diagramforge.llm.retry import retry_after_s
+from diagramforge.llm.settings import LLMParams
 from diagramforge.llm.types import Completion, LLMCallError, Request
-from diagramforge.params import LLMParams
 from tests.synth.llm.conftest import SCHEMA, make_request
 
 RICH = {

@@ -11,7 +11,7 @@ import pytest
 
 from diagramforge.llm.client import LLM
 from diagramforge.llm.openai_backend import OpenAIBackend
-from diagramforge.params import LLMParams
+from diagramforge.llm.settings import LLMParams
 from tests.synth.llm.conftest import GOOD, SCHEMA, Sleeps, make_request
 from tests.synth.llm.loopback import Loopback, Reply, openai_error, openai_reply
 

@@ -13,7 +13,7 @@ import pytest
 
 from diagramforge.llm.client import LLM
 from diagramforge.llm.openai_backend import OpenAIBackend
-from diagramforge.params import LLMParams
+from diagramforge.llm.settings import LLMParams
 from tests.synth.llm.conftest import GOOD, SCHEMA, Sleeps, make_request
 from tests.synth.llm.loopback import OpenAIBatchServer, openai_error, openai_reply
 

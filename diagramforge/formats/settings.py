@@ -1,0 +1,103 @@
+"""Settings the format handlers and their engines read: the TikZ/SVG extraction limits and
+archive caps (``extract.archive``, ``extract.tikz``, ``extract.svg``), the renderers' numbers
+(``render.tikz``, ``render.mxgraph``, ``render.svg``, ``render.raster``), and the ``formats``
+section that holds one sub-section per handler declaring its own model (checked by the format
+registry after loading).  They live in ``formats`` because a handler is handed them and sits
+below the extract and render stages; ``extract/settings.py`` and ``render/settings.py``
+compose them into their sections.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from diagramforge.params import PluginSections, Section
+
+
+class ArchiveParams(Section):
+    max_members: Annotated[int, Field(ge=1)] = 5000
+    max_member_bytes: Annotated[int, Field(ge=1)] = 50_000_000
+    max_total_bytes: Annotated[int, Field(ge=1)] = 300_000_000
+    max_ratio: Annotated[float, Field(gt=1)] = 200.0
+
+
+class TikzExtractParams(Section):
+    environments: list[str] = ["tikzpicture", "tikzcd", "forest", "circuitikz", "neuralnetwork"]
+    tikz_commands: bool = True
+    commands: list[str] = ["tikz", "feynmandiagram"]
+    """Commands with ``\\tikz`` syntax (``\\cmd[opts]{...}``) that make a picture."""
+    keep_unsafe: bool = False
+    """Keep pictures carrying \\write18, \\directlua, \\openout… (flagged in meta)."""
+    data_extensions: list[str] = ["csv", "dat", "data", "txt", "table", "tsv"]
+    """Text data files a picture reads (pgfplots tables…) travel inside its code."""
+    max_data_bytes: Annotated[int, Field(ge=0)] = 262_144
+    max_asset_bytes: Annotated[int, Field(ge=0)] = 4_000_000
+    """Image files a picture includes travel with it (in ``meta``) up to this many bytes."""
+    min_chars: Annotated[int, Field(ge=0)] = 30
+    max_chars: Annotated[int, Field(ge=1)] = 100_000
+    context_paragraphs: Annotated[int, Field(ge=0)] = 3
+
+
+class SvgExtractParams(Section):
+    max_bytes: Annotated[int, Field(ge=1)] = 2_000_000
+    max_elements: Annotated[int, Field(ge=1)] = 20_000
+    max_path_chars: Annotated[int, Field(ge=1)] = 200_000
+    from_arxiv: bool = True
+    """Also take .svg files found in arXiv sources."""
+
+
+class TikzRenderParams(Section):
+    engines: list[Literal["pdflatex", "lualatex", "xelatex"]] = Field(
+        default=["pdflatex", "lualatex", "xelatex"], min_length=1)
+    """Engines a picture may compile with, in the order tried when its preamble names
+    none (DaTikZ's order); a preamble that needs one (fontspec, a Lua or XeTeX package)
+    starts with it. The first is also the engine of documents given without a ladder."""
+    timeout_s: Annotated[float, Field(gt=0)] = 10.0
+    memory_mb: Annotated[int, Field(ge=64)] = 2048
+    max_output_mb: Annotated[int, Field(ge=1)] = 64
+    use_format: bool = True
+    batch: bool = True
+    batch_size: Annotated[int, Field(ge=1)] = 16
+    """Pictures per pdflatex run (from one source or many, see texcompile.batch_key)."""
+    cache_dir: str | None = "data/cache/tex"
+
+
+class RasterParams(Section):
+    dpi: Annotated[int, Field(ge=10, le=1200)] = 150
+    margin_pt: Annotated[float, Field(ge=0)] = 2.0
+    min_side_px: Annotated[int, Field(ge=1)] = 16
+    max_side_px: Annotated[int, Field(ge=16)] = 4096
+    max_aspect: Annotated[float, Field(ge=1)] = 12.0
+    min_ink_fraction: Annotated[float, Field(ge=0, le=1)] = 0.001
+    codec: Literal["webp", "png"] = "webp"
+    """How every stored render is encoded, both lossless (the renderer's pixels exactly;
+    ``formats/encoding.py``): ``webp`` — lossless WebP, on draw.io pages 46 % of oxipng's
+    PNG bytes (level 0) at ≈ 0.2 CPU-s a page; ``png`` — the tool's PNG re-compressed by
+    oxipng at ``png_level``."""
+    webp_method: Annotated[int, Field(ge=0, le=6)] = 4
+    """libwebp's lossless method (0 fastest … 6 smallest) when ``codec`` is ``webp``."""
+    png_level: Annotated[int | None, Field(ge=0, le=6)] = 0
+    """oxipng's optimisation level when ``codec`` is ``png`` (lossless: the same pixels in
+    fewer bytes); ``null`` keeps the tool's own PNG. Measured on draw.io pages: level 0
+    saves 41 % at ≈ 0.1 CPU-s a page, 2 saves 49 % at ≈ 0.7."""
+
+
+class MxGraphRenderParams(Section):
+    timeout_s: Annotated[float, Field(gt=0)] = 60.0
+    """Per batch of diagrams sent to the draw.io page."""
+    batch_size: Annotated[int, Field(ge=1)] = 64
+    pages: Annotated[int, Field(ge=0)] = 0
+    """Browser pages per worker process; 0: two per core, shared among the workers, 1 to 4."""
+
+
+class SvgRenderParams(Section):
+    engine: Literal["resvg", "cairosvg"] = "resvg"
+
+
+class FormatsParams(PluginSections):
+    """``formats``: one section per format handler that declares a params model, validated
+    by that model — so a new format brings its own numbers without touching this module
+    (the format registry checks them after loading, ``formats/registry.check_sections``).
+    The older formats' numbers stay where they were (``extract.svg``, ``render.tikz``, ...)."""
