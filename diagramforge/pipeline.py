@@ -48,7 +48,43 @@ SPINE: tuple[str, ...] = ("runner.py", "stage.py", "paths.py", "params.py", "con
 """Modules every stage's output depends on (package-relative). ``config.py``,
 ``filter/base.py`` and ``formats/registry.py`` (with the graph model its protocol names) are
 here because loading params checks the filters' and the format handlers' sections through
-them, and ``vocabulary.py`` because it checks the diagram types params name."""
+them, and ``vocabulary.py`` because it checks the diagram types params name.  The modules
+defining the sections a stage reads are its deps too (:func:`settings_files`)."""
+
+SECTION_HOMES: dict[str, str] = {"project": "params.py", "runner": "params.py",
+                                 "licences": "params.py", "graph": "graphs/settings.py",
+                                 "select": "selection.py"}
+"""Where a top-level section of ``params.yaml`` is defined, where that is not
+``<section>/settings.py`` (docs/ARCHITECTURE.md, "Settings")."""
+
+
+def _settings_file(section: str) -> Path:
+    top = section.partition(".")[0]
+    return PACKAGE_DIR / SECTION_HOMES.get(top, f"{top}/settings.py")
+
+
+def settings_files(sections: tuple[str, ...]) -> set[Path]:
+    """The modules defining the params ``sections`` (``render``, ``extract.tikz``): each
+    section's own settings module and, read from its source, the settings modules it
+    composes its sub-sections from (``render/settings.py`` → ``formats/settings.py`` →
+    ``params.py``).  A default changed there changes what a stage that reads the section is
+    given, so they are its code deps; another stage's section is not."""
+    todo = [_settings_file(s) for s in sections]
+    seen: set[Path] = set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        if not p.is_file():
+            raise FileNotFoundError(f"params section defined in {p}, which does not exist: "
+                                    "add the section's home to pipeline.SECTION_HOMES")
+        seen.add(p)
+        for node in ast.parse(p.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                rel = node.module.removeprefix("diagramforge.").replace(".", "/") + ".py"
+                if node.module == "diagramforge.params" or rel.endswith("/settings.py"):
+                    todo.append(PACKAGE_DIR / rel)
+    return {p.resolve() for p in seen}
 
 
 def load(spec: str) -> type:
@@ -69,11 +105,12 @@ def funnel() -> tuple[str, ...]:
 
 
 def code_files(stage_cls: type) -> list[Path]:
-    """Source files a stage's output depends on: the spine, the stage's own module, and the
-    modules and packages it declares in ``code``."""
+    """Source files a stage's output depends on: the spine, the stage's own module, the
+    modules defining the params sections it reads, and the modules and packages it declares
+    in ``code``."""
     own = Path(importlib.import_module(stage_cls.__module__).__file__).resolve()
     names = list(SPINE) + list(stage_cls.code)
-    files = {own}
+    files = {own} | settings_files(stage_cls.param_sections)
     for n in names:
         p = PACKAGE_DIR / n
         if p.is_dir():
@@ -104,6 +141,7 @@ def dvc_deps(stage_cls: type) -> list[str]:
     packages left as directories (so a new module in them is covered)."""
     own = Path(importlib.import_module(stage_cls.__module__).__file__).resolve()
     names = [PACKAGE_DIR / n for n in (*SPINE, *stage_cls.code)] + [own]
+    names += sorted(settings_files(stage_cls.param_sections))
     return sorted({_dvc_dep(p) for p in names})
 
 

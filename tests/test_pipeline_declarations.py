@@ -37,10 +37,24 @@ def _module_file(name: str) -> Path | None:
     return None
 
 
+def _type_checking_only(tree: ast.Module) -> set[int]:
+    """ids of the nodes under ``if TYPE_CHECKING:``: imports only a type checker runs (the
+    whole ``Params`` from ``config``, which composes every section) are no part of what a
+    stage runs, as the import contract (``exclude_type_checking_imports``) holds too."""
+    return {id(n) for i in ast.walk(tree)
+            if isinstance(i, ast.If) and ast.unparse(i.test) == "TYPE_CHECKING"
+            for n in ast.walk(i)}
+
+
 def _imports(path: Path) -> set[Path]:
-    """Package modules a module imports (imports inside functions included)."""
+    """Package modules a module imports (imports inside functions included, those only
+    type checkers run left out)."""
     out = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    tree = ast.parse(path.read_text())
+    skip = _type_checking_only(tree)
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
         names = []
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]

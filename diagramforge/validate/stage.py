@@ -10,6 +10,7 @@ import json
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pyarrow as pa
@@ -18,12 +19,14 @@ import pyarrow.compute as pc
 from diagramforge import atomic
 from diagramforge.filter.tokens import TokenFilterParams
 from diagramforge.licences import allowed
-from diagramforge.params import Params
 from diagramforge.paths import read_state, stage_paths
 from diagramforge.records import SPLITS
 from diagramforge.shards import ShardSet, Upstream
 from diagramforge.stage import StageLog, TableStage
 from diagramforge.validate.gx_batches import BatchedValidation
+
+if TYPE_CHECKING:
+    from diagramforge.config import Params
 
 READS = ("id", "format", "code", "image", "licence", "group", "split", "source_id", "width",
          "height", "dup_cluster")
@@ -208,7 +211,7 @@ class ValidateStage(TableStage):
     streams_input = True
     param_sections = ("validate", "licences", "filter.tokens", "render.raster")
     code = ("licences.py", "validate/tasks.py", "validate/nested.py", "validate/gx_batches.py",
-            "filter/tokens.py", "tokenizer.py", "validate/references.py")
+            "filter/tokens.py", "selection.py", "tokenizer.py", "validate/references.py")
     inputs = _TaskStageOutputs()
 
     def run_table(self, table: Upstream | None, log: StageLog) -> list[dict]:
