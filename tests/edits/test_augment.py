@@ -178,7 +178,7 @@ def test_augment_driver_and_degradations_load_neither_torch_nor_pandas():
     script = """
 import io, sys
 from PIL import Image
-from diagramforge.params import load_params
+from diagramforge.config import load_params
 from diagramforge.augment.degrade import degrade
 from diagramforge.augment.stage import AugmentStage
 from diagramforge.selection import known_configs
