@@ -147,7 +147,10 @@ class PublishStage(TableStage):
             "publish/licence_audit.py", "publish/manifest.py", "publish/gallery.py",
             "licences.py", "selection.py", "publish/source_funnel.py",
             "validate/nested.py", "publish/contamination.py", "publish/parquet_out.py",
-            "validate/references.py", "formats/encoding.py", "publish/card_columns.py")
+            "validate/references.py", "formats/encoding.py", "publish/card_columns.py",
+            # the card states augment.degrade's numbers and validate's formats, sections
+            # it does not declare: their defaults are inputs all the same
+            "augment/settings.py", "validate/settings.py")
     outputs = ("data/published",)
     inputs = _TaskStageOutputs()
     extra_metrics = ("dataset.json",)
