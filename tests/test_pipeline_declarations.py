@@ -125,3 +125,39 @@ def test_task_configs_read_from_source_are_the_classes_own():
         assert task_configs(spec) == tuple(getattr(cls, "task_configs", ())), spec
     assert task_configs("diagramforge.synth.stage:SynthStage") == ("captioning", "qa",
                                                                    "editing")
+
+
+# sections every stage may read without declaring them: where its data lives and how its
+# work is spread (neither changes what it writes; runner.shard_size, which does, is declared)
+_FRAMEWORK = {"project", "runner"}
+
+
+def _section_reads(path: Path) -> set[str]:
+    """The sections read as ``params.<section>`` or ``self.params.<section>`` in ``path``."""
+    reads = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Attribute):
+            continue
+        base = node.value
+        named = isinstance(base, ast.Name) and base.id == "params" or \
+            isinstance(base, ast.Attribute) and base.attr == "params"
+        if named:
+            reads.add(node.attr.rstrip("_"))
+    return reads
+
+
+@pytest.mark.parametrize("name", list(stage_classes()))
+def test_every_params_section_a_stage_reads_is_declared(name):
+    """A stage's output depends on every section its code reads: undeclared, a changed value
+    in params.yaml would not rebuild the stage under DVC (publish read augment.degrade and
+    validate for its card, and a change to either left a stale card)."""
+    cls = stage_classes()[name]
+    declared = {s.split(".")[0] for s in cls.param_sections} | _FRAMEWORK
+    reads = {}
+    for f in code_files(cls):
+        if f.is_relative_to(PACKAGE_DIR / name.split("-")[0]):  # the stage's own package
+            for section in _section_reads(f):
+                reads.setdefault(section, f.relative_to(PACKAGE_DIR).as_posix())
+    known = set(importlib.import_module("diagramforge.config").Params.model_fields) | {"validate"}
+    missing = {s: f for s, f in reads.items() if s in known and s not in declared}
+    assert not missing, f"stage {name} reads params sections it does not declare: {missing}"

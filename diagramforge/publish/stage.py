@@ -141,16 +141,14 @@ class PublishStage(TableStage):
     reads = ("id", "format", "code", "image", "split", "licence")
     output_schema = None
     funnel = False
+    # augment.degrade: the card states its numbers; validate: the card lists its formats
     param_sections = ("publish", "licences", "filter", "crawl", "render", "select",
-                      "split")
+                      "split", "augment.degrade", "validate")
     code = ("publish/card.py", "publish/audit.py", "validate/tasks.py", "publish/statistics.py",
             "publish/licence_audit.py", "publish/manifest.py", "publish/gallery.py",
             "licences.py", "selection.py", "publish/source_funnel.py",
             "validate/nested.py", "publish/contamination.py", "publish/parquet_out.py",
-            "validate/references.py", "formats/encoding.py", "publish/card_columns.py",
-            # the card states augment.degrade's numbers and validate's formats, sections
-            # it does not declare: their defaults are inputs all the same
-            "augment/settings.py", "validate/settings.py")
+            "validate/references.py", "formats/encoding.py", "publish/card_columns.py")
     outputs = ("data/published",)
     inputs = _TaskStageOutputs()
     extra_metrics = ("dataset.json",)
