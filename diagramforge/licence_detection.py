@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 
+from diagramforge.licence_gnu import UNVERSIONED, grant, without_clause
 from diagramforge.licences import (
     NO_LICENCE,
     UNKNOWN,
@@ -165,10 +166,40 @@ def _says_nothing(m, keys: list[str]) -> bool:  # noqa: ANN001 - LicenseMatch
     """A match that adds nothing beside a licence: a lead-in or clue of no one licence
     (ScanCode's ``is_license_intro``/``is_license_clue`` rules: "licensed under the
     following license:", "disclaimer of warranties"), or a warranty disclaimer (it takes
-    no right away: "distributed on an AS IS BASIS, WITHOUT WARRANTIES…")."""
+    no right away: "distributed on an AS IS BASIS, WITHOUT WARRANTIES…") — also one
+    ScanCode files under a generic key ("The University … make no representations about
+    the suitability of this software for any purpose.  It is provided "as is"…", keyed
+    ``other-permissive``), and the FSF's postal address (keyed ``other-copyleft``): a
+    generic match whose words disclaim or give an address and neither grant nor restrict."""
     generic = set(keys) <= _generic_keys()
-    return generic and (m.rule.is_license_intro or m.rule.is_license_clue
-                        or set(keys) == {"warranty-disclaimer"})
+    if not generic:
+        return False
+    if m.rule.is_license_intro or m.rule.is_license_clue or set(keys) == {"warranty-disclaimer"}:
+        return True
+    words = m.rule.text or ""
+    return bool(_NOTHING.search(words)) and not _GRANTS.search(words) \
+        and not _CHANGES.search(words)
+
+
+def _permits_the_document(m, keys: list[str]) -> bool:  # noqa: ANN001 - LicenseMatch
+    """A generic match that permits copying "this document" verbatim and nothing else: said
+    after a whole licence text (a text rule of 100 words or more, matched ≥ 95 %: a licence
+    document, not a notice), the document is that licence ("The OpenLDAP Public License
+    … Permission to copy and distribute verbatim copies of this document is granted.", a
+    sentence ScanCode's OpenLDAP rule lacks and files under ``other-permissive``)."""
+    words = m.rule.text or ""
+    return set(keys) <= _generic_keys() and bool(_THE_DOCUMENT.search(words)) \
+        and not _CHANGES.search(words)
+
+
+_THE_DOCUMENT = re.compile(r"\bverbatim\s+copies\s+of\s+this\s+(licen[cs]e\s+)?document\b",
+                           re.I)
+_GRANTS = re.compile(r"\b(permi\w*|grant\w*|licen[cs]\w*|redistribut\w*|distribut\w*"
+                     r"|cop(y|ies|ying)|modif\w*|use[ds]?|using|sell\w*|public\s+domain"
+                     r"|rights?)\b", re.I)
+_NOTHING = re.compile(r"\b(warrant\w*|disclaim\w*|liab\w*|representations?|as\W+is)\b"
+                      r"|^\W*free\s+software\s+foundation\b.*\b(street|st|place|ave\w*)\b",
+                      re.I | re.S)
 
 
 def _pointers(matches: list, licensing) -> tuple[list, list]:  # noqa: ANN001
@@ -188,6 +219,9 @@ def _pointers(matches: list, licensing) -> tuple[list, list]:  # noqa: ANN001
         return licensing.license_keys(m.rule.license_expression)
 
     quiet = [m for m in matches if _says_nothing(m, keys(m))]
+    if any(m.rule.is_license_text and m.rule.length >= 100 and m.coverage() >= MIN_COVERAGE
+           for m in matches):
+        quiet += [m for m in matches if m not in quiet and _permits_the_document(m, keys(m))]
     if len(quiet) < len(matches):
         matches = [m for m in matches if m not in quiet]
     stated = {k for m in matches if not _is_pointer(m) for k in keys(m)}
@@ -219,9 +253,17 @@ def detect_text(text: str) -> Detection:
     if first.spdx != UNKNOWN:
         return first
     stripped, pointers = without_boilerplate(text)
-    if stripped == text or not stripped.strip():
+    if stripped.strip():
+        second = _detect(stripped) if stripped != text else first
+        how = "read without sentences that grant nothing"
+        if second.spdx == UNKNOWN:
+            second = read_gnu_grant(stripped)
+            how = second.detail
+    elif pointers:  # Debian pointers only: they state what they name, by its GNU grant words
+        second = read_gnu_grant(_POINTER.sub(" ", text))
+        how = second.detail
+    else:
         return first
-    second = _detect(stripped)
     if second.spdx == UNKNOWN:
         return first
     stated = {getattr(s, "key", str(s)) for s in parse_expression(second.spdx).symbols}
@@ -231,10 +273,39 @@ def detect_text(text: str) -> Detection:
         return Detection(UNKNOWN, "none", first.score, second.scancode,
                          f"states {second.spdx} but points at /usr/share/common-licenses/"
                          f"{', '.join(astray)}", second.rules)
+    if stripped == text:
+        return second
     removed = "FSF boilerplate" + (f", pointers to {', '.join(sorted(set(pointers)))}"
                                    if pointers else "")
     return Detection(second.spdx, second.method, second.score, second.scancode,
-                     f"read without sentences that grant nothing ({removed})", second.rules)
+                     f"{how} ({removed})", second.rules)
+
+
+def read_gnu_grant(text: str) -> Detection:
+    """A GNU notice read by its grant (:mod:`diagramforge.licence_gnu`): the licence, version
+    and "or later" from its words, and the rest — the notice without its version clause —
+    by ScanCode's exact rules (its approximate matcher's nearest rule for an unversioned
+    LGPL notice is a versioned GPL one), which must read it, with every check of
+    :func:`_detect`, as the same GNU licence unversioned (``gpl-1.0-plus``,
+    ``lgpl-2.0-plus``…) or as the grant itself, and as nothing else.  So "…under the terms
+    of the GNU Library General Public License as published by the Free Software Foundation;
+    version 2 of the License, or (at your option) any later version" is LGPL-2.0-or-later,
+    and the same notice followed by "You may not use it for commercial purposes" stays
+    unknown."""
+    said = grant(text)
+    if said is None or not spdx_keys_known(said.spdx):
+        return Detection(UNKNOWN, "none", detail="no GNU grant read whole")
+    rest = _detect(without_clause(text), approximate=False)
+    if rest.spdx == UNKNOWN:
+        return rest
+    ids = {getattr(s, "key", str(s)) for s in parse_expression(rest.spdx).symbols}
+    if not ids <= UNVERSIONED[said.licence] | {said.spdx}:
+        return Detection(UNKNOWN, "none", rest.score, rest.scancode,
+                         f"grants {said.spdx} but reads as {rest.spdx} without its version "
+                         "clause", rest.rules)
+    return Detection(said.spdx, "text", rest.score, rest.scancode,
+                     f"GNU grant {said.spdx} read from its words, the notice by ScanCode "
+                     f"as {rest.spdx}", rest.rules)
 
 
 DEBIAN_COMMON = {
@@ -280,14 +351,14 @@ def without_boilerplate(text: str) -> tuple[str, list[str]]:
     return "\n".join(kept), pointers
 
 
-def _detect(text: str) -> Detection:
+def _detect(text: str, approximate: bool = True) -> Detection:
     from licensedcode.cache import get_licensing
     from licensedcode.detection import LicenseDetection, group_matches, process_detections
     from licensedcode.query import build_query
 
     idx = index()
     qry = build_query(query_string=text, idx=idx) if text.strip() else None
-    matches = idx.match_query(qry) if qry is not None else []
+    matches = idx.match_query(qry, approximate=approximate) if qry is not None else []
     if not matches:
         return Detection(UNKNOWN, "none", 0.0, detail="no licence text found")
     licensing = get_licensing()
@@ -319,6 +390,8 @@ def _detect(text: str) -> Detection:
             return unknown(f"ScanCode doubts {d.license_expression}: {', '.join(doubts)}")
     for m in matches:
         need = MIN_COVERAGE if m.rule.is_license_text else 100.0
+        if untitled(idx, m):
+            continue
         if m.coverage() < need and not (m.rule.is_license_notice
                                         and set(missing(idx, m).split()) <= _NEUTRAL):
             return unknown(f"{m.rule.license_expression} matched {m.coverage():.1f} % of "
@@ -348,7 +421,7 @@ def _detect(text: str) -> Detection:
     if notices_only and any(k.startswith(("lgpl-", "agpl-")) for k in keys) \
             and not _GNU_VARIANT.search(text):
         return unknown("states the LGPL or AGPL but never names it", low)
-    extra = unexplained(qry, all_matches)
+    extra = unexplained(qry, all_matches, title_words(keys))
     said = _CHANGES.search(extra)
     if said:
         return unknown(f"text outside the licence says \"{_context(extra, said)}\"", low)
@@ -365,23 +438,29 @@ _CHANGES = re.compile(
     # restriction ("not for commercial use", "military use is prohibited"), a condition
     # ("without our written permission"), or a choice of versions or licences that the
     # match did not read ("or (at your option) any later version", "either … or …")
-    # ("comerical" is how ScanCode's dictionary stores "commercial": rule words come from it)
+    # ("comerical" is how ScanCode's dictionary stores "commercial": rule words come from it;
+    # "later" is a choice of versions ("…Foundation, Version 2 or later" read as the
+    # version-2 notice: "or later" is left over); "version" counts with a number or a choice — "a modified version of ca-bundle.crt",
+    # "this version is a fork of…" describe the work, "version 2", "any later version" do not)
     r"\b(non ?commercial|commercial|(non)?comerical|prohibit\w*|forbid\w*|restrict\w*"
     r"|military|weapons?|evil|personal use|non ?profit|academic|educational"
     r"|research (use|purposes)|exclusively"
     r"|(may|must|shall|can|do|does) not|cannot|not (be )?(permitted|allowed)"
     r"|without (\w+ ){0,3}(permission|consent|authori[sz]ation)"
-    r"|only (for|be used|with)|no (derivative|modification|redistribution)\w*"
-    r"|versions?|at your option|either|dual\w*|alternativ\w*)\b")
+    r"|(use|used|purposes?) only|only (for|be used|with|by|to|on|in|within)|evaluation|trial"
+    r"|no (derivative|modification|redistribution)\w*"
+    r"|later|(any|earlier|newer|other|subsequent|future|prior|previous) versions?"
+    r"|versions? \d+|at your option|either|dual\w*|alternativ\w*)\b")
 _NEUTRAL = frozenset(("this", "that", "it", "its", "them", "these", "those", "the", "of",
                       "at", "in", "on", "to", "by", "can", "be", "found", "see", "program",
                       "programs", "package", "packages", "library", "libraries", "file",
                       "files", "software", "work", "code", "source", "module", "street",
-                      "st", "http", "https", "www"))
+                      "st", "http", "https", "www", "begin", "end", "block"))
 """Words a notice may lack without saying anything else: its subject ("This *program* is
 free software" is said of a package, a library, a file), where its pointer leads, the FSF's
-street.  A notice that lacks any other word — a version, "or later", a licence's name, a
-condition — is not the notice ScanCode's rule states."""
+street, the comment markup around it ("BEGIN LICENSE BLOCK").  A notice that lacks any other
+word — a version, "or later", a licence's name, a condition — is not the notice ScanCode's
+rule states."""
 _GNU_VARIANT = re.compile(r"\b(lesser|library|affero)\W+general\W+public\b|\b[la]gpl", re.I)
 """The GNU licences other than the GPL, by name: ScanCode reads "GNU [Lesser] General Public
 License … version 2.[1]" as a GPL-2.0-or-later notice with extra words."""
@@ -401,14 +480,56 @@ def missing(idx, m) -> str:  # noqa: ANN001 - ScanCode's index and match
     return " ".join(words[t] for i, t in enumerate(tids) if i not in m.ispan)
 
 
-def unexplained(qry, matches) -> str:  # noqa: ANN001 - ScanCode's objects
+def untitled(idx, m) -> bool:  # noqa: ANN001 - ScanCode's index and match
+    """Whether a licence *text* match lacks only the text's title: the rule's first words,
+    before everything matched, and only words of the licence's name, "license", "version",
+    "revision", numbers and a date ("SIL OPEN FONT LICENSE Version 1.1 - 26 February 2007",
+    "THE BEER-WARE LICENSE (Revision 42)").  A licence's title names it; the clauses that
+    follow say what it grants, and those are all there.  A title naming another version
+    than the text's would be in the text, unexplained, and caught there."""
+    if not m.rule.is_license_text or m.rule.rid is None:
+        return False
+    tids = idx.tids_by_rid[m.rule.rid]
+    gone = [i for i in range(len(tids)) if i not in m.ispan]
+    if not gone or max(gone) >= m.ispan.start or len(gone) > 16:
+        return False
+    names = title_words(m.rule.license_keys())
+    words = [idx.tokens_by_tid[tids[i]] for i in gone]
+    return all(w in names or w.isdigit() for w in words)
+
+
+def title_words(keys) -> frozenset[str]:  # noqa: ANN001 - iterable of ScanCode keys
+    """The words a title of these licences may have: their names (ScanCode's ``name`` and
+    ``short_name``, with their version numbers: "Mozilla Public License 2.0"), and
+    "license", "version", "revision", month names."""
+    from licensedcode.cache import get_licenses_db
+    from licensedcode.tokenize import query_tokenizer
+
+    db = get_licenses_db()
+    words = set(_TITLE_WORDS)
+    for key in keys:
+        lic = db.get(key)
+        for name in (lic.name, lic.short_name, lic.spdx_license_key) if lic else ():
+            words.update(query_tokenizer(name or ""))
+    return frozenset(words)
+
+
+_TITLE_WORDS = ("the", "license", "licence", "version", "revision", "v", "january", "february",
+                "march", "april", "may", "june", "july", "august", "september", "october",
+                "november", "december")
+
+
+def unexplained(qry, matches, titles: frozenset[str] = frozenset()) -> str:  # noqa: ANN001
     """The words of the text no match explains — between and around the matches, and
     matched-rule words the text replaced — copyright lines aside, in text order and as
     written (ScanCode's dictionary folds spellings together: "commercial" is stored as
     "comerical").  The text is re-tokenised line by line exactly as ScanCode's query was, so
     word *n* of the text is known position *n*; a word ScanCode does not know is unexplained
     unless both its neighbours are matched (a name inside a licence: "Neither the name of
-    *Voidspace* nor…")."""
+    *Voidspace* nor…").  A line made only of ``titles`` words — the read licence's name and
+    version, "Version", "License" (:func:`title_words`) — is its title and explains itself:
+    "Mozilla Public License Version 2.0" above an MPL-2.0 notice; a title naming another
+    version ("… Version 1.1") has a number the name lacks, and stays."""
     from licensedcode.query import query_lines
     from licensedcode.stopwords import STOPWORDS
     from licensedcode.tokenize import query_tokenizer
@@ -420,7 +541,8 @@ def unexplained(qry, matches) -> str:  # noqa: ANN001 - ScanCode's objects
     pos = -1
     out = []
     for _, line in query_lines(query_string=qry.query_string):
-        notice = bool(_COPYRIGHT.match(line))
+        words = [t for t in query_tokenizer(line) if t not in STOPWORDS]
+        notice = bool(_COPYRIGHT.match(line)) or bool(words) and set(words) <= titles
         for token in query_tokenizer(line):
             if token in STOPWORDS:
                 continue
