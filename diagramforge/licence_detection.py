@@ -254,7 +254,7 @@ def detect_text(text: str) -> Detection:
         return first
     stripped, pointers = without_boilerplate(text)
     if stripped.strip():
-        second = _detect(stripped) if stripped != text else first
+        second = _detect(stripped, pointed=bool(pointers)) if stripped != text else first
         how = "read without sentences that grant nothing"
         if second.spdx == UNKNOWN:
             second = read_gnu_grant(stripped)
@@ -351,7 +351,12 @@ def without_boilerplate(text: str) -> tuple[str, list[str]]:
     return "\n".join(kept), pointers
 
 
-def _detect(text: str, approximate: bool = True) -> Detection:
+def _detect(text: str, approximate: bool = True, pointed: bool = False) -> Detection:
+    """ScanCode's reading of ``text`` and every check of the module's docstring.
+    ``pointed``: the text's Debian pointers to the licence's text were taken out (they are
+    checked against the licence read by :func:`detect_text`), so a notice may lack its own
+    sentence saying where the licence is ("You may obtain a copy of the License at
+    https://www.mozilla.org/MPL/"): Debian's notices put the pointer in its place."""
     from licensedcode.cache import get_licensing
     from licensedcode.detection import LicenseDetection, group_matches, process_detections
     from licensedcode.query import build_query
@@ -390,7 +395,7 @@ def _detect(text: str, approximate: bool = True) -> Detection:
             return unknown(f"ScanCode doubts {d.license_expression}: {', '.join(doubts)}")
     for m in matches:
         need = MIN_COVERAGE if m.rule.is_license_text else 100.0
-        if untitled(idx, m):
+        if untitled(idx, m) or pointed and _obtain_only(idx, m):
             continue
         if m.coverage() < need and not (m.rule.is_license_notice
                                         and set(missing(idx, m).split()) <= _NEUTRAL):
@@ -440,8 +445,9 @@ _CHANGES = re.compile(
     # match did not read ("or (at your option) any later version", "either … or …")
     # ("comerical" is how ScanCode's dictionary stores "commercial": rule words come from it;
     # "later" is a choice of versions ("…Foundation, Version 2 or later" read as the
-    # version-2 notice: "or later" is left over); "version" counts with a number or a choice — "a modified version of ca-bundle.crt",
-    # "this version is a fork of…" describe the work, "version 2", "any later version" do not)
+    # version-2 notice: "or later" is left over); "version" counts with a number or a
+    # choice — "a modified version of ca-bundle.crt", "this version is a fork of…" describe
+    # the work, "version 2", "any later version" do not)
     r"\b(non ?commercial|commercial|(non)?comerical|prohibit\w*|forbid\w*|restrict\w*"
     r"|military|weapons?|evil|personal use|non ?profit|academic|educational"
     r"|research (use|purposes)|exclusively"
@@ -478,6 +484,23 @@ def missing(idx, m) -> str:  # noqa: ANN001 - ScanCode's index and match
     tids = idx.tids_by_rid[m.rule.rid]
     words = idx.tokens_by_tid
     return " ".join(words[t] for i, t in enumerate(tids) if i not in m.ispan)
+
+
+def _obtain_only(idx, m) -> bool:  # noqa: ANN001 - ScanCode's index and match
+    """Whether a notice match lacks only one run of words, and that run is the notice's
+    sentence saying where to obtain the licence ("you may obtain a copy of the License at
+    <URL>")."""
+    if not m.rule.is_license_notice or m.rule.rid is None:
+        return False
+    tids = idx.tids_by_rid[m.rule.rid]
+    gone = [i for i in range(len(tids)) if i not in m.ispan]
+    if not gone or gone[-1] - gone[0] + 1 != len(gone):
+        return False
+    return bool(_OBTAIN.fullmatch(" ".join(idx.tokens_by_tid[tids[i]] for i in gone)))
+
+
+_OBTAIN = re.compile(r"(you may )?obtain (a )?copy of the licen[cs]e at( https?)?( www)?"
+                     r"( [a-z0-9]+){1,6}")
 
 
 def untitled(idx, m) -> bool:  # noqa: ANN001 - ScanCode's index and match

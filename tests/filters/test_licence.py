@@ -537,3 +537,21 @@ def test_a_licence_document_may_permit_copies_of_itself():
            "at https://mozilla.org/MPL/2.0/.")
     assert detect_text(mpl).spdx == "MPL-2.0"
     assert detect_text(mpl + copies).spdx == UNKNOWN
+
+
+def test_a_notice_whose_url_debian_replaced_by_its_pointer():
+    """Debian's MPL-1.1 notices put "On Debian systems, the complete text … MPL-1.1" where
+    the notice said "You may obtain a copy of the License at https://www.mozilla.org/MPL/":
+    read without the pointer, the notice lacks only that sentence.  Without a pointer to
+    the same licence in its place, a notice lacking it is not read."""
+    notice = ("The contents of this file are subject to the Mozilla Public License\nVersion 1.1 "
+              "(the \"License\"); you may not use this file except in\ncompliance with the "
+              "License.\n\n{pointer}Software distributed under the License is distributed on "
+              "an \"AS IS\"\nbasis, WITHOUT WARRANTY OF ANY KIND, either express or implied. "
+              "See the\nLicense for the specific language governing rights and limitations\n"
+              "under the License.\n")
+    pointer = ("On Debian systems, the complete text of the Mozilla Public License\nVersion 1.1 "
+               "can be found in \"/usr/share/common-licenses/{}\"\n\n")
+    assert detect_text(notice.format(pointer=pointer.format("MPL-1.1"))).spdx == "MPL-1.1"
+    assert detect_text(notice.format(pointer=pointer.format("Apache-2.0"))).spdx == UNKNOWN
+    assert detect_text(notice.format(pointer="")).spdx == UNKNOWN
