@@ -421,7 +421,12 @@ def _detect(text: str, approximate: bool = True, pointed: bool = False) -> Detec
     if notices_only and any(k.startswith(("lgpl-", "agpl-")) for k in keys) \
             and not _GNU_VARIANT.search(text):
         return unknown("states the LGPL or AGPL but never names it", low)
-    extra = unexplained(qry, all_matches, title_words(keys))
+    titles = title_words(keys)
+    if not any(w.isdigit() for w in titles) and any(
+            m.rule.is_license_text and m.rule.length >= 100 and m.coverage() >= MIN_COVERAGE
+            for m in matches):
+        titles |= {_ANY_NUMBER}  # a whole text of a licence with no number in its name
+    extra = unexplained(qry, all_matches, titles)
     said = _CHANGES.search(extra)
     if said:
         return unknown(f"text outside the licence says \"{_context(extra, said)}\"", low)
@@ -442,11 +447,15 @@ _CHANGES = re.compile(
     # "later" is a choice of versions ("…Foundation, Version 2 or later" read as the
     # version-2 notice: "or later" is left over); "version" counts with a number or a
     # choice — "a modified version of ca-bundle.crt", "this version is a fork of…" describe
-    # the work, "version 2", "any later version" do not)
+    # the work, "version 2", "any later version" do not; "does not" restricts when it denies
+    # a permission — "this licence does not permit…" —, not in "it does not include
+    # third-party code" or "CERN does not waive the privileges and immunities granted to it")
     r"\b(non ?commercial|commercial|(non)?comerical|prohibit\w*|forbid\w*|restrict\w*"
     r"|military|weapons?|evil|personal use|non ?profit|academic|educational"
     r"|research (use|purposes)|exclusively"
-    r"|(may|must|shall|can|do|does) not|cannot|not (be )?(permitted|allowed)"
+    r"|(may|must|shall|can|do) not|cannot|not (be )?(permitted|allowed)"
+    r"|does not (permit|allow|grant|give|authori[sz]e|extend|apply|cover|confer|licen[cs]e"
+    r"|have|entitle|include (the|any) right)"
     r"|without (\w+ ){0,3}(permission|consent|authori[sz]ation)"
     r"|(use|used|purposes?) only|only (for|be used|with|by|to|on|in|within)|evaluation|trial"
     r"|no (derivative|modification|redistribution)\w*"
@@ -532,7 +541,13 @@ def title_words(keys) -> frozenset[str]:  # noqa: ANN001 - iterable of ScanCode 
     return frozenset(words)
 
 
-_TITLE_WORDS = ("the", "license", "licence", "version", "revision", "v", "january", "february",
+_ANY_NUMBER = "#"
+"""In :func:`unexplained`'s ``titles``: any number may stand in a title or revision line — a
+whole licence text whose name has no number ("Sendmail License") cannot be contradicted by
+one ("(Version 8.6, last updated 6/24/1998)", ScanCode's own copy ends "$Revision: 8.13 $,
+Last updated …"); a name with a number ("GPL 2.0") keeps its lines to that number."""
+_TITLE_WORDS = ("the", "license", "licence", "version", "revision", "rev", "last", "updated",
+                "date", "id", "v", "january", "february",
                 "march", "april", "may", "june", "july", "august", "september", "october",
                 "november", "december")
 
@@ -560,7 +575,8 @@ def unexplained(qry, matches, titles: frozenset[str] = frozenset()) -> str:  # n
     out = []
     for _, line in query_lines(query_string=qry.query_string):
         words = [t for t in query_tokenizer(line) if t not in STOPWORDS]
-        notice = bool(_COPYRIGHT.match(line)) or bool(words) and set(words) <= titles
+        notice = bool(_COPYRIGHT.match(line)) or bool(words) and all(
+            w in titles or w.isdigit() and _ANY_NUMBER in titles for w in words)
         for token in query_tokenizer(line):
             if token in STOPWORDS:
                 continue

@@ -555,3 +555,31 @@ def test_a_notice_whose_url_debian_replaced_by_its_pointer():
     assert detect_text(notice.format(pointer=pointer.format("MPL-1.1"))).spdx == "MPL-1.1"
     assert detect_text(notice.format(pointer=pointer.format("Apache-2.0"))).spdx == UNKNOWN
     assert detect_text(notice.format(pointer="")).spdx == UNKNOWN
+
+
+@pytest.mark.parametrize(("spdx", "extra", "read"), [
+    # "does not" that denies the user nothing: a fact about the code, a licensor's reservation
+    ("Zlib", "If you use the zlib library in a product, we would appreciate *not* receiving\n"
+             "lengthy legal documents to sign.  The library has been entirely written by "
+             "Jean-loup\nGailly and Mark Adler; it does not include third-party code.\n", "Zlib"),
+    ("MIT", "In applying this license, CERN does not waive the privileges and\nimmunities "
+            "granted to it by virtue of its status as an\nIntergovernmental Organization or "
+            "submit itself to any jurisdiction.\n", "MIT"),
+    # "does not" that denies a permission
+    ("Zlib", "This licence does not allow redistribution of modified sources.\n", UNKNOWN),
+    ("MIT", "The licensee does not have the right to sublicense the Software.\n", UNKNOWN),
+])
+def test_does_not_beside_a_licence(spdx, extra, read):
+    assert detect_text(canonical(spdx) + "\n\n" + extra).spdx == read
+
+
+def test_a_revision_line_after_a_whole_licence_text():
+    """lsof's Sendmail licence ends "(Version 8.6, last updated 6/24/1998)" (ScanCode's own
+    copy "$Revision: 8.13 $, Last updated …"): the document's revision, harmless after the
+    whole text of a licence whose name has no number.  A licence whose name has one keeps
+    its lines to that number."""
+    stamp = "\n\n(Version 8.6, last updated 6/24/1998)\n"
+    assert detect_text(canonical("Sendmail") + stamp).spdx == "Sendmail"
+    assert detect_text(canonical("GPL-2.0-only") + "\n\nVersion 3, 29 June 2007\n").spdx \
+        == UNKNOWN
+    assert detect_text(canonical("BSD-3-Clause") + "\n\nVersion 4\n").spdx == UNKNOWN
