@@ -28,14 +28,17 @@ needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None,
 
 
 # The files whose fixtures or tests take minutes, heaviest first (the two clones' repros
-# ≈ 6 min, the in-process pipeline ≈ 2.5 min, default classifier training ≈ 1.2 min, the
-# benchmarks ≈ 2 min, on the quiet 2-core machine). `./dev test` runs `--dist loadfile
-# --no-loadscope-reorder`, so xdist hands files to its workers in collection order: these
-# go first and the other worker works through the many short files meanwhile. xdist's own
-# order (most tests first) put the two-test clone file last, and the suite waited ≈ 4 min
-# on it at the end (issue 41).
-HEAVY_FIRST = ("test_reproducible.py", "test_pipeline.py", "classifier/test_train.py",
-               "test_benchmarks.py")
+# ≈ 6 min, default classifier training ≈ 1.2 min, the benchmarks ≈ 2 min, the in-process
+# pipeline ≈ 1.5 min on the quiet 2-core machine). `./dev test` runs `--dist loadfile
+# --no-loadscope-reorder`, so xdist hands files to its workers in collection order, two to
+# each worker up front, then one more to a worker as it finishes one: the clones go first
+# with one light file queued behind them; the other worker takes the classifier and the
+# benchmarks, then the in-process pipeline, which by then finds the clones' cold TeX
+# cache made (conftest.ColdTexCache) instead of compiling the samples a second time.
+# xdist's own order (most tests first) put the two-test clone file last, and the suite
+# waited ≈ 4 min on it at the end (issue 41).
+HEAVY_FIRST = ("test_reproducible.py", "classifier/test_train.py", "test_architecture.py",
+               "test_benchmarks.py", "test_pipeline.py")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -51,6 +54,56 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return rank.get(rel, len(rank))
 
     items.sort(key=key)
+
+
+class ColdTexCache:
+    """The content-addressed TeX cache of the suite's one cold build of the samples, shared
+    by the test files that build the samples end to end (issue 41: fewer cold builds).
+
+    ``tests/test_reproducible.py`` builds its first clone cold, as a new machine would, and
+    :meth:`publish`-es that clone's ``data/cache/tex``; ``tests/test_pipeline.py``
+    :meth:`fetch`-es it before its in-process build, whose TeX then comes from the cache
+    (cache hits give the cold bytes: the clones prove it). The two files run on different
+    xdist workers, so the cache sits in a directory the session's workers share, and a
+    file lock, held by the producer for its whole cold build, makes a consumer wait for it
+    rather than compile the same pictures beside it. A consumer that gets the lock before
+    any producer took it (a run of that file alone, or another order) builds cold: the
+    outputs are the same either way, only the time differs."""
+
+    def __init__(self, tmp_path_factory: pytest.TempPathFactory, name: str = "sample-tex"):
+        from filelock import FileLock
+
+        base = tmp_path_factory.getbasetemp()
+        shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+        self.dir = shared / f"cold-{name}"
+        self.lock = FileLock(str(shared / f"cold-{name}.lock"))
+
+    def publish(self, tex_cache: Path) -> None:
+        """Share ``tex_cache`` (call while holding :attr:`lock`, after the cold build)."""
+        part = self.dir.with_name(self.dir.name + ".part")
+        shutil.rmtree(part, ignore_errors=True)
+        shutil.copytree(tex_cache, part)
+        part.rename(self.dir)
+
+    def fetch(self, tex_cache: Path) -> bool:
+        """Copy the shared cold cache into ``tex_cache`` (waiting for a producer that holds
+        the lock); ``False``: no cold build was shared, build cold."""
+        with self.lock:
+            if not self.dir.is_dir():
+                return False
+            shutil.copytree(self.dir, tex_cache, dirs_exist_ok=True)
+            return True
+
+
+def repo_tikz_settings() -> dict:
+    """``render.tikz`` of the repository's params.yaml but for its cache directory: a build
+    sharing :class:`ColdTexCache` with a clone must compile under the clone's limits (a
+    cached result holds only for the limits it met)."""
+    import yaml
+
+    tikz = dict(yaml.safe_load((REPO / "params.yaml").read_text())["render"]["tikz"])
+    tikz.pop("cache_dir")
+    return tikz
 
 
 def _has_tex_files(*names: str) -> bool:
