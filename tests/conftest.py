@@ -28,32 +28,42 @@ needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None,
 
 
 # The files whose fixtures or tests take minutes, heaviest first (the two clones' repros
-# ≈ 6 min, default classifier training ≈ 1.2 min, the benchmarks ≈ 2 min, the in-process
-# pipeline ≈ 1.5 min on the quiet 2-core machine). `./dev test` runs `--dist loadfile
-# --no-loadscope-reorder`, so xdist hands files to its workers in collection order, two to
-# each worker up front, then one more to a worker as it finishes one: the clones go first
-# with one light file queued behind them; the other worker takes the classifier and the
-# benchmarks, then the in-process pipeline, which by then finds the clones' cold TeX
-# cache made (conftest.ColdTexCache) instead of compiling the samples a second time.
-# xdist's own order (most tests first) put the two-test clone file last, and the suite
-# waited ≈ 4 min on it at the end (issue 41).
-HEAVY_FIRST = ("test_reproducible.py", "classifier/test_train.py", "test_architecture.py",
-               "test_benchmarks.py", "test_pipeline.py")
+# ≈ 350 CPU-s, the classifier's default training ≈ 150, the benchmarks ≈ 110, the
+# in-process pipeline ≈ 110). `./dev test` runs `--dist loadfile --no-loadscope-reorder`,
+# so xdist hands files to its workers in the order below: two to each worker up front, then
+# one to a worker as it finishes one. So the clones start first, and the file queued behind
+# them on their worker must be a light one (:func:`file_order`); the in-process pipeline
+# starts after a worker has finished the classifier or the benchmarks, by when the clones'
+# cold TeX cache is made (:class:`ColdTexCache`) or nearly. xdist's own order (most tests
+# first) put the two-test clone file last, and the suite waited ≈ 4 min on it (issue 41).
+HEAVY_FIRST = ("test_reproducible.py", "classifier/test_train.py", "test_benchmarks.py",
+               "test_pipeline.py")
+
+
+def file_order(files: list[str], workers: int) -> list[str]:
+    """``files`` (paths under tests/, in collection order) in the order xdist should hand
+    them out to ``workers`` workers: the heavy ones first but for position ``workers``,
+    which xdist queues behind the first (the clones) on the same worker: a light file."""
+    heavy = [f for f in HEAVY_FIRST if f in files]
+    light = [f for f in files if f not in heavy]
+    return heavy[:workers] + light[:1] + heavy[workers:] + light[1:]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Heaviest files first (:data:`HEAVY_FIRST`), the rest in collection order."""
-    rank = {name: k for k, name in enumerate(HEAVY_FIRST)}
+    """Files in :func:`file_order` for this run's xdist workers, tests within a file in
+    collection order (every worker computes the same order, as xdist requires)."""
     here = Path(__file__).resolve().parent
 
-    def key(item: pytest.Item) -> int:
+    def rel(item: pytest.Item) -> str:
         try:
-            rel = Path(item.path).resolve().relative_to(here).as_posix()
+            return Path(item.path).resolve().relative_to(here).as_posix()
         except ValueError:
-            return len(rank)
-        return rank.get(rel, len(rank))
+            return str(item.path)
 
-    items.sort(key=key)
+    files = list(dict.fromkeys(rel(i) for i in items))
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    rank = {f: k for k, f in enumerate(file_order(files, max(1, workers)))}
+    items.sort(key=lambda i: rank[rel(i)])
 
 
 class ColdTexCache:
