@@ -28,29 +28,92 @@ needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None,
 
 
 # The files whose fixtures or tests take minutes, heaviest first (the two clones' repros
-# ≈ 6 min, the in-process pipeline ≈ 2.5 min, default classifier training ≈ 1.2 min, the
-# benchmarks ≈ 2 min, on the quiet 2-core machine). `./dev test` runs `--dist loadfile
-# --no-loadscope-reorder`, so xdist hands files to its workers in collection order: these
-# go first and the other worker works through the many short files meanwhile. xdist's own
-# order (most tests first) put the two-test clone file last, and the suite waited ≈ 4 min
-# on it at the end (issue 41).
-HEAVY_FIRST = ("test_reproducible.py", "test_pipeline.py", "classifier/test_train.py",
-               "test_benchmarks.py")
+# ≈ 350 CPU-s, the classifier's default training ≈ 150, the benchmarks ≈ 110, the
+# in-process pipeline ≈ 110). `./dev test` runs `--dist loadfile --no-loadscope-reorder`,
+# so xdist hands files to its workers in the order below: two to each worker up front, then
+# one to a worker as it finishes one. So the clones start first, and the file queued behind
+# them on their worker must be a light one (:func:`file_order`); the in-process pipeline
+# starts after a worker has finished the classifier or the benchmarks, by when the clones'
+# cold TeX cache is made (:class:`ColdTexCache`) or nearly. xdist's own order (most tests
+# first) put the two-test clone file last, and the suite waited ≈ 4 min on it (issue 41).
+HEAVY_FIRST = ("test_reproducible.py", "classifier/test_train.py", "test_benchmarks.py",
+               "test_pipeline.py")
+
+
+def file_order(files: list[str], workers: int) -> list[str]:
+    """``files`` (paths under tests/, in collection order) in the order xdist should hand
+    them out to ``workers`` workers: the heavy ones first but for position ``workers``,
+    which xdist queues behind the first (the clones) on the same worker: a light file."""
+    heavy = [f for f in HEAVY_FIRST if f in files]
+    light = [f for f in files if f not in heavy]
+    return heavy[:workers] + light[:1] + heavy[workers:] + light[1:]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Heaviest files first (:data:`HEAVY_FIRST`), the rest in collection order."""
-    rank = {name: k for k, name in enumerate(HEAVY_FIRST)}
+    """Files in :func:`file_order` for this run's xdist workers, tests within a file in
+    collection order (every worker computes the same order, as xdist requires)."""
     here = Path(__file__).resolve().parent
 
-    def key(item: pytest.Item) -> int:
+    def rel(item: pytest.Item) -> str:
         try:
-            rel = Path(item.path).resolve().relative_to(here).as_posix()
+            return Path(item.path).resolve().relative_to(here).as_posix()
         except ValueError:
-            return len(rank)
-        return rank.get(rel, len(rank))
+            return str(item.path)
 
-    items.sort(key=key)
+    files = list(dict.fromkeys(rel(i) for i in items))
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    rank = {f: k for k, f in enumerate(file_order(files, max(1, workers)))}
+    items.sort(key=lambda i: rank[rel(i)])
+
+
+class ColdTexCache:
+    """The content-addressed TeX cache of the suite's one cold build of the samples, shared
+    by the test files that build the samples end to end (issue 41: fewer cold builds).
+
+    ``tests/test_reproducible.py`` builds its first clone cold, as a new machine would, and
+    :meth:`publish`-es that clone's ``data/cache/tex``; ``tests/test_pipeline.py``
+    :meth:`fetch`-es it before its in-process build, whose TeX then comes from the cache
+    (cache hits give the cold bytes: the clones prove it). The two files run on different
+    xdist workers, so the cache sits in a directory the session's workers share, and a
+    file lock, held by the producer for its whole cold build, makes a consumer wait for it
+    rather than compile the same pictures beside it. A consumer that gets the lock before
+    any producer took it (a run of that file alone, or another order) builds cold: the
+    outputs are the same either way, only the time differs."""
+
+    def __init__(self, tmp_path_factory: pytest.TempPathFactory, name: str = "sample-tex"):
+        from filelock import FileLock
+
+        base = tmp_path_factory.getbasetemp()
+        shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+        self.dir = shared / f"cold-{name}"
+        self.lock = FileLock(str(shared / f"cold-{name}.lock"))
+
+    def publish(self, tex_cache: Path) -> None:
+        """Share ``tex_cache`` (call while holding :attr:`lock`, after the cold build)."""
+        part = self.dir.with_name(self.dir.name + ".part")
+        shutil.rmtree(part, ignore_errors=True)
+        shutil.copytree(tex_cache, part)
+        part.rename(self.dir)
+
+    def fetch(self, tex_cache: Path) -> bool:
+        """Copy the shared cold cache into ``tex_cache`` (waiting for a producer that holds
+        the lock); ``False``: no cold build was shared, build cold."""
+        with self.lock:
+            if not self.dir.is_dir():
+                return False
+            shutil.copytree(self.dir, tex_cache, dirs_exist_ok=True)
+            return True
+
+
+def repo_tikz_settings() -> dict:
+    """``render.tikz`` of the repository's params.yaml but for its cache directory: a build
+    sharing :class:`ColdTexCache` with a clone must compile under the clone's limits (a
+    cached result holds only for the limits it met)."""
+    import yaml
+
+    tikz = dict(yaml.safe_load((REPO / "params.yaml").read_text())["render"]["tikz"])
+    tikz.pop("cache_dir")
+    return tikz
 
 
 def _has_tex_files(*names: str) -> bool:

@@ -246,6 +246,29 @@ class TexCompiler:
         return self._lua
 
     # -- cache --------------------------------------------------------------------------
+    @property
+    def limits(self) -> list[float]:
+        """The limits a compile ran under: CPU seconds per page, memory, output size."""
+        return [float(self.timeout_s), float(self.memory_mb), float(self.max_output_mb)]
+
+    def _reusable(self, meta: dict) -> bool:
+        """Whether a cached result is what a run under this compiler's limits would give.
+
+        A result is a function of the document, the engine, TeX Live *and the limits it ran
+        under*, which are not in the key: raising a timeout must not recompile every picture
+        that compiled.  So a success is reused under limits at least as large (it would
+        succeed again), a failure only under the very same limits — a timeout at 8 CPU-s
+        says nothing of 10, and its ledger text names its budget, so reusing it under another
+        would write a detail a cold run never writes (``data/`` depending on the cache's
+        history).  Entries from before limits were recorded are misses."""
+        cached = meta.get("limits")
+        if not isinstance(cached, list) or len(cached) != 3:
+            return False
+        now = self.limits
+        if meta["ok"]:
+            return all(c <= n for c, n in zip(cached, now, strict=True))
+        return cached == now
+
     def cache_key(self, doc: Standalone, engine: str | None = None) -> str:
         engine = Engine(engine or self.engine)
         h = hashlib.sha256()
@@ -261,7 +284,7 @@ class TexCompiler:
         if hit is None:
             return None
         meta, pdf = hit
-        if meta["ok"] and pdf is None:
+        if meta["ok"] and pdf is None or not self._reusable(meta):
             return None
         return CompileResult(ok=meta["ok"], pdf=pdf, reason=meta.get("reason"),
                              error=meta.get("error"), seconds=meta.get("seconds", 0.0),
@@ -272,6 +295,7 @@ class TexCompiler:
     def cache_put(self, doc: Standalone, res: CompileResult, engine: str | None = None
                   ) -> None:
         meta = {k: v for k, v in asdict(res).items() if k not in ("pdf", "cached")}
+        meta["limits"] = self.limits
         self._cache.put(self.cache_key(doc, engine), (meta, res.pdf if res.ok else None))
 
     # -- compile ------------------------------------------------------------------------

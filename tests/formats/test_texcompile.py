@@ -102,6 +102,27 @@ def test_cache_hits_skip_compiling(tex):
     assert again.cached and again.reason == CompileReason.UNDEFINED_CONTROL_SEQUENCE
 
 
+def test_a_cached_result_is_reused_only_under_limits_that_give_it_again(tmp_path):
+    """The cache key is the document, engine and TeX Live, not the limits: a success is
+    reused with as much room or more; a timeout only under its own budget, so that a run at
+    2 CPU-s never writes a cold run's "killed after 1 CPU-s" (its data would depend on what
+    ran before it). Before the limits were recorded, both were reused under any limits."""
+    cache = tmp_path / "cache"
+    endless = pic(r"\def\a{\a}\a")
+    first = TexCompiler(timeout_s=1, cache_dir=cache).compile_one(endless)
+    assert first.reason == CompileReason.TIMEOUT and "1 CPU-s" in first.error
+    again = TexCompiler(timeout_s=1, cache_dir=cache).compile_one(endless)
+    assert again.cached and again.error == first.error
+    longer = TexCompiler(timeout_s=2, cache_dir=cache).compile_one(endless)
+    assert not longer.cached and "2 CPU-s" in longer.error
+
+    TexCompiler(timeout_s=5, cache_dir=cache).compile_one(BOX)
+    assert TexCompiler(timeout_s=9, cache_dir=cache).compile_one(BOX).cached
+    assert not TexCompiler(timeout_s=4, cache_dir=cache).compile_one(BOX).cached
+    assert not TexCompiler(timeout_s=9, max_output_mb=8,
+                           cache_dir=cache).compile_one(BOX).cached
+
+
 def test_package_options_are_never_preempted_by_the_format(tex):
     # xcolor with options must load before tikz: the format holds the prefix in source
     # order, options and all (a format per exact head), so the options still arrive first
