@@ -154,8 +154,8 @@ def test_audit_totals_match_the_inputs(built):
     assert render.by_reason["mermaid_render_failed"] == 1  # the broken Mermaid file
     # every rendered diagram got its structure graph (none null)
     assert render.extra["graph_built"] == render.n_out
-    # the fast path was taken: batched runs over a precompiled format
-    assert render.extra.get("mode_format/batch", 0) >= 8, render.extra
+    # (that the fast path is taken, batched runs over a precompiled format, is checked on
+    # the clones' cold build, tests/test_reproducible.py: this build's TeX is its cache's)
     assert not Path("/tmp/diagramforge-pwned").exists()
     assert not Path("/tmp/diagramforge-traversal.tex").exists()
 

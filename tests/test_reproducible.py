@@ -5,6 +5,7 @@ the two cold repros run on one test worker while the in-process pipeline runs on
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -186,6 +187,9 @@ def test_dvc_repro_cold_then_noop(clones, tmp_path, monkeypatch):
     shown = subprocess.run([*dvc, "metrics", "show", "--json"], cwd=work, env=env,
                            capture_output=True, text=True, check=True)
     assert "metrics/render.json" in shown.stdout
+    # the cold build took the fast path: batched runs over a precompiled format
+    extra = json.loads((work / "metrics/render.json").read_text())["extra"]
+    assert extra.get("mode_format/batch", 0) >= 8 and extra["compiled"] > 0, extra
     _push_and_read_back(work, env, tmp_path, monkeypatch)
 
 
