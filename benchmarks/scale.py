@@ -575,7 +575,7 @@ def cmd_variants(args: argparse.Namespace) -> None:
         if cfile.exists():
             corpus = json.loads(cfile.read_text())
         else:
-            corpus = scale_variants.generate(times, run / "corpus", args.figures)
+            corpus = scale_variants.generate(times, run / "corpus", args.figures, args.order)
             cfile.write_text(json.dumps(corpus, indent=1))
         pfile = run / "params.yaml"
         pfile.write_text(yaml.safe_dump(scale_variants.params(run, corpus, args.workers),
@@ -700,6 +700,9 @@ def main() -> None:
     v.add_argument("--root", default="/tmp/diagramforge-variants")
     v.add_argument("--figures", type=int, default=112)
     v.add_argument("--workers", type=int, default=2)
+    v.add_argument("--order", choices=("interleaved", "adjacent"), default="interleaved",
+                   help="copy k of every figure before copy k+1 (the default: every stretch "
+                        "of the listing holds the 1× mix), or a figure's copies side by side")
     v.add_argument("--stages", default="",
                    help=f"comma-separated, in order (default: {','.join(VARIANT_STAGES)})")
     v.add_argument("--keep", action="store_true",

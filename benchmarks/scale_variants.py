@@ -12,8 +12,16 @@ The figures are :data:`FIGURES` documents of ``../shared/corpora/latex-examples/
 a seeded sample of those whose pictures are all ``tikzpicture``/``circuitikz`` environments
 (where the node can go); the e-prints are laid out as ``published_yield.py`` lays out real
 corpora (``realdata.py``: an OAI-PMH listing and one ``.tar.gz`` per document, read
-by the crawl as a local arXiv). Copies of one figure sit next to each other, as e-prints of
-one template would in a listing sorted by name — the order that lets the render batch them.
+by the crawl as a local arXiv).
+
+Two orders (``order``): ``interleaved`` (the default) lists copy *k* of every figure before
+copy *k + 1*, so every stretch of the listing — a shard, a render batch, the part of a run
+finished when it is stopped — holds the 1× mix of figures; ``adjacent`` puts the copies of a
+figure next to each other, as e-prints of one template would sit in a listing sorted by
+name, so a render batch holds up to 16 copies of one figure. Adjacent is the unkind case for
+a figure that fails (its batch's neighbours are its copies, which fail again in the rerun),
+and a partial run of it measures the first figures only; arXiv's listing is neither, but its
+neighbours are mostly different pictures, as in the interleaved order.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ LATEX = next((p / "shared" / "corpora" / "latex-examples" / "tikz" for p in REPO
 FIGURES = 112
 """The issue's collection: 112 standalone figures (117 pictures) at 1×."""
 SEED = 42
+ORDERS = ("interleaved", "adjacent")
 LICENCE = "https://opensource.org/licenses/MIT"
 _END = re.compile(r"\\end\s*\{(tikzpicture|circuitikz)\}")
 _OTHER = re.compile(r"\\begin\s*\{(?:tikzcd|forest|neuralnetwork)\}|\\tikz(?![A-Za-z])")
@@ -61,22 +70,30 @@ def figures(n: int = FIGURES, seed: int = SEED, folder: Path = LATEX) -> list[Lo
     return sorted(random.Random(seed).sample(docs, min(n, len(docs))), key=lambda d: d.id)
 
 
-def copies(docs: list[LocalDoc], times: int) -> list[LocalDoc]:
-    """``times`` copies of each document, copy ``k`` with node ``dfcopy<k>``."""
-    out = []
-    for d in docs:
+def copies(docs: list[LocalDoc], times: int, order: str = "interleaved") -> list[LocalDoc]:
+    """``times`` copies of each document, copy ``k`` with node ``dfcopy<k>``, in ``order``
+    (:data:`ORDERS`): the ids sort in the order they are listed, so a crawl that sorts by id
+    sees the same order as one that keeps the listing's."""
+    if order not in ORDERS:
+        raise ValueError(f"order {order!r}: one of {', '.join(ORDERS)}")
+
+    def copy(d: LocalDoc, k: int) -> LocalDoc:
         name = d.title.rsplit("/", 1)[-1]
-        for k in range(times):
-            files = {**d.files, name: with_node(_root_tex(d), k).encode()}
-            out.append(LocalDoc(f"{d.id}-c{k:03d}", d.title, d.group, files, d.authors))
-    return out
+        files = {**d.files, name: with_node(_root_tex(d), k).encode()}
+        ident = f"c{k:03d}-{d.id}" if order == "interleaved" else f"{d.id}-c{k:03d}"
+        return LocalDoc(ident, d.title, d.group, files, d.authors)
+
+    if order == "interleaved":
+        return [copy(d, k) for k in range(times) for d in docs]
+    return [copy(d, k) for d in docs for k in range(times)]
 
 
-def generate(times: int, out: Path, n: int = FIGURES) -> dict:
+def generate(times: int, out: Path, n: int = FIGURES, order: str = "interleaved") -> dict:
     """Write the corpus at ``times``× under ``out``; what the params need to read it."""
-    docs = copies(figures(n), times)
+    docs = copies(figures(n), times, order)
     layout = write_arxiv_layout(docs, out / "arxiv", LICENCE)
-    return {"arxiv": str(layout), "figures": n, "times": times, "eprints": len(docs)}
+    return {"arxiv": str(layout), "figures": n, "times": times, "eprints": len(docs),
+            "order": order}
 
 
 def params(run: Path, corpus: dict, workers: int) -> dict:

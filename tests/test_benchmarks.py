@@ -172,11 +172,15 @@ def test_scale_variants_copies_render_the_same_picture_and_are_measured(tmp_path
     from diagramforge.formats.tikz import Standalone
 
     docs = scale_variants.figures(2)
+    a, b = docs[0].id, docs[1].id
+    mixed = [d.id for d in scale_variants.copies(docs, 2)]
+    assert mixed == [f"c000-{a}", f"c000-{b}", f"c001-{a}", f"c001-{b}"] == sorted(mixed)
+    side = [d.id for d in scale_variants.copies(docs, 2, "adjacent")]
+    assert side == [f"{a}-c000", f"{a}-c001", f"{b}-c000", f"{b}-c001"] == sorted(side)
     two = scale_variants.copies(docs[:1], 2)
     name = docs[0].title.rsplit("/", 1)[-1]
     codes = [d.files[name].decode() for d in two]
-    assert codes[0] != codes[1] and [d.id for d in two] == [f"{docs[0].id}-c000",
-                                                              f"{docs[0].id}-c001"]
+    assert codes[0] != codes[1]
     tex = TexCompiler(timeout_s=60, cache_dir=None)
     pngs = set()
     for code in codes:
