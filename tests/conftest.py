@@ -66,6 +66,59 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda i: rank[rel(i)])
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # noqa: ANN201
+    """With ``DF_TEST_CPU=<dir>``, each test's CPU seconds (set-up, call, teardown; this
+    process and the children it waited for: TeX, Graphviz, pool workers, CLI runs) go to
+    ``<dir>/<worker>.jsonl`` — the suite's wall time is CPU on 2 cores (issue 41), and
+    ``--durations`` shows wall, which a test waiting on another worker's build inflates."""
+    out = os.environ.get("DF_TEST_CPU")
+    if not out:
+        yield
+        return
+    import json
+    import resource
+    import time
+
+    def cpu() -> tuple[float, float]:
+        a, b = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+        return a.ru_utime + b.ru_utime, a.ru_stime + b.ru_stime
+
+    (u0, s0), t0 = cpu(), time.perf_counter()
+    yield
+    (u1, s1), t1 = cpu(), time.perf_counter()
+    Path(out).mkdir(parents=True, exist_ok=True)
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    with open(Path(out) / f"{worker}.jsonl", "a") as fh:
+        fh.write(json.dumps({"test": item.nodeid, "user": round(u1 - u0, 3),
+                             "sys": round(s1 - s0, 3), "wall": round(t1 - t0, 3)}) + "\n")
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config  # noqa: ANN001
+                            ) -> None:
+    """With ``DF_TEST_CPU``: the files and tests that cost the most CPU, every worker's
+    records read back (the controller prints after the workers have finished)."""
+    out = os.environ.get("DF_TEST_CPU")
+    if not out or os.environ.get("PYTEST_XDIST_WORKER") or not Path(out).is_dir():
+        return
+    import json
+    from collections import Counter
+
+    rows = [json.loads(line) for f in sorted(Path(out).glob("*.jsonl"))
+            for line in f.read_text().splitlines() if line]
+    cpu = {r["test"]: r["user"] + r["sys"] for r in rows}
+    files: Counter[str] = Counter()
+    for test, c in cpu.items():
+        files[test.split("::", 1)[0]] += c
+    tr = terminalreporter
+    tr.write_sep("=", f"CPU: {sum(cpu.values()):.0f} s in {len(cpu)} tests "
+                      f"(sys {sum(r['sys'] for r in rows):.0f} s)")
+    for name, c in files.most_common(15):
+        tr.write_line(f"{c:8.1f}s file {name}")
+    for name, c in Counter(cpu).most_common(15):
+        tr.write_line(f"{c:8.1f}s test {name}")
+
+
 class ColdTexCache:
     """The content-addressed TeX cache of the suite's one cold build of the samples, shared
     by the test files that build the samples end to end (issue 41: fewer cold builds).
