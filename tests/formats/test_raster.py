@@ -74,3 +74,44 @@ def test_a_picture_drawn_outside_its_declared_bounding_box_is_kept(tmp_path):
                         max_aspect=20, min_ink=0.001)
     assert ras.png is not None, ras.detail
     assert ras.height > 100  # the 4 cm arrow, not the 2 pt border around a point
+
+
+def test_ink_is_counted_in_blocks_to_the_whole_page_mean_bit_for_bit():
+    """Issue 42: the count goes block by block; it must give the whole-page mean exactly."""
+    import numpy as np
+
+    from diagramforge.formats import raster
+
+    rng = np.random.default_rng(3)
+    for h, w, n in ((1, 1, 3), (7, 5, 3), (301, 257, 3), (64, 4097, 4)):
+        arr = rng.choice(np.array([0, 244, 245, 255], np.uint8), size=(h, w, n))
+        whole = float((arr[..., :3].min(axis=2) < 245).mean())
+        for block in (1, 13, 1 << 22):
+            raster.INK_BLOCK_PX = block
+            try:
+                assert raster.ink_fraction(arr.tobytes(), w, h, n) == whole
+            finally:
+                raster.INK_BLOCK_PX = 1 << 22
+
+
+def test_a_page_of_nine_thousand_pixels_is_judged_without_copies_of_itself():
+    """Issue 42: a 9,223-pixel variation's page took an augment worker to 800 MB — a bytes
+    copy of the pixmap (``pix.samples``) and whole-page temporaries for the ink count. A
+    9,000 × 9,000 page (243 MB of samples, rejected as too large) now allocates no page-sized
+    Python object on the way to its verdict."""
+    import tracemalloc
+
+    side = 9000 * 72 / 150  # 9,000 px at 150 dpi
+    doc = pymupdf.open()
+    page = doc.new_page(width=side, height=side)
+    page.draw_line((1, 1), (side - 1, side - 1), color=(0, 0, 0), width=3)
+    pdf = doc.tobytes()
+    tracemalloc.start()
+    try:
+        r = rasterize_pdf(pdf, dpi=150, margin_pt=0, min_side=16, max_side=8192,
+                          max_aspect=10, min_ink=0.0001)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert r.reason == RasterReason.TOO_LARGE and r.width >= 8990 and 0.0001 < r.ink < 0.01
+    assert peak < 32 * 2**20, f"{peak / 2**20:.0f} MB of Python allocations"
