@@ -13,7 +13,6 @@ pytestmark = [pytest.mark.slow, needs_tex, needs_browser]
 
 @pytest.mark.parametrize("script, args", [
     ("tikz_compile.py", ["--papers", "2", "--per-paper", "3"]),
-    ("tikz_yield.py", []),
     ("render_mxgraph_svg.py", ["--n", "20"]),
     ("graphs.py", ["--n", "10", "--no-ocr"]),
     ("near_dup.py", ["--records", "3000", "--renders", "1000"]),
@@ -25,6 +24,21 @@ def test_benchmark_runs(script, args):
                          cwd=REPO / "benchmarks", capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-2000:]
     assert "/s" in res.stdout or "compile standalone" in res.stdout
+
+
+def test_tikz_yield_runs_on_a_few_eprints(tmp_path):
+    """The yield report over four of the sample e-prints: the samples' never-ending picture
+    (compiled batched, alone and in its paper, cold) is the hostile-input tests' business,
+    not this script's, and was most of its CPU (issue 41: the suite's time)."""
+    src = tmp_path / "arxiv" / "src"
+    src.mkdir(parents=True)
+    for f in sorted((REPO / "samples" / "arxiv" / "src").iterdir())[:4]:
+        (src / f.name).symlink_to(f)
+    res = subprocess.run([sys.executable, str(REPO / "benchmarks" / "tikz_yield.py"),
+                          str(tmp_path / "arxiv")], cwd=REPO / "benchmarks",
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "compile standalone" in res.stdout
 
 
 def test_scale_benchmark_measures_each_stage(tmp_path):
