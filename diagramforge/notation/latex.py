@@ -253,6 +253,102 @@ def split_document(text: str) -> tuple[str, str] | None:
     return text[: b.start()], text[b.end() : e.start() if e else len(text)]
 
 
+_RAW_ENV = re.compile(r"\\begin\s*\{(filecontents\*?|verbatim\*?|comment)\}")
+_ENV_TOKEN = re.compile(r"\\(begin|end)\s*\{")
+_PACKAGE_LOAD = re.compile(r"\s*\\(?:usepackage|RequirePackage)(?![A-Za-z@])")
+
+
+def _scan_line(line: str, depth: int, brackets: int) -> tuple[int, int, int, int | None]:
+    """One line of TeX as the block splitter needs it: the brace depth after it, the
+    option brackets open at brace depth 0 (``\\tikzstyle{box}=[`` … ``]``), the
+    environments it opens minus those it closes at depth 0, and where a raw environment
+    (``filecontents``…) begins at depth 0 (its text is data, not TeX: not scanned)."""
+    envs, i, n = 0, 0, len(line)
+    while i < n:
+        c = line[i]
+        if c == "\\":
+            m = _ENV_TOKEN.match(line, i)
+            if m and depth == 0:
+                if m.group(1) == "begin" and _RAW_ENV.match(line, i):
+                    return depth, brackets, envs, i
+                envs += 1 if m.group(1) == "begin" else -1
+            i += 2
+            continue
+        if c == "%":
+            break
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif c == "[" and depth == 0:
+            brackets += 1
+        elif c == "]" and depth == 0:
+            brackets = max(0, brackets - 1)
+        i += 1
+    return depth, brackets, envs, None
+
+
+def preamble_blocks(preamble: str) -> list[str]:
+    """A preamble's top-level constructs, each whole and as written, in order.
+
+    A line starts a new block only where every brace group, option list and environment
+    opened before it is closed: ``\\tikzset{`` … ``}`` over four lines is one block, and so
+    is a ``filecontents`` environment, whose lines are data (a batch moves blocks between
+    its preamble and its pages; moving the data lines of
+    ``\\begin{filecontents*}{loss.csv}`` without their opening line made the environment
+    swallow the document, and an edit of a plot that pdfLaTeX typesets in half a second
+    ran out of its 10 CPU-s). ``\\makeatletter`` … ``\\makeatother`` is one block too (the
+    catcode change belongs to what it wraps, as extraction writes it) unless a package is
+    loaded between them. Blank lines between blocks are dropped: ``"\\n".join(blocks)`` is
+    the preamble without them.
+    """
+    blocks: list[str] = []
+    cur: list[str] = []
+    depth = brackets = envs = 0
+    raw: str | None = None  # the raw environment whose end is awaited
+    for line in preamble.split("\n"):
+        if not cur and not line.strip():
+            continue
+        cur.append(line)
+        while True:  # a line may close a raw environment and open another
+            if raw is not None:
+                end = re.search(r"\\end\s*\{" + re.escape(raw) + r"\}", line)
+                if end is None:
+                    break
+                raw, line = None, line[end.end():]
+            depth, brackets, opened, raw_at = _scan_line(line, depth, brackets)
+            envs += opened
+            if raw_at is None:
+                break
+            m = _RAW_ENV.match(line, raw_at)
+            assert m is not None  # _scan_line found it there
+            raw, line = m.group(1), line[m.end():]
+        if raw is None and depth <= 0 and brackets == 0 and envs <= 0:
+            blocks.append("\n".join(cur))
+            cur, depth, envs = [], 0, 0
+    if cur:
+        blocks.append("\n".join(cur))
+    return _join_makeat(blocks)
+
+
+def _join_makeat(blocks: list[str]) -> list[str]:
+    """Each ``\\makeatletter`` block joined with the blocks up to its ``\\makeatother``."""
+    out: list[str] = []
+    k = 0
+    while k < len(blocks):
+        if blocks[k].strip() == "\\makeatletter":
+            end = next((j for j in range(k + 1, len(blocks))
+                        if blocks[j].strip() in ("\\makeatother", "\\makeatletter")), None)
+            if (end is not None and blocks[end].strip() == "\\makeatother"
+                    and not any(_PACKAGE_LOAD.match(b) for b in blocks[k + 1:end])):
+                out.append("\n".join(blocks[k:end + 1]))
+                k = end + 1
+                continue
+        out.append(blocks[k])
+        k += 1
+    return out
+
+
 _CS = re.compile(r"\\([A-Za-z@]+)")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9 _-]*[A-Za-z0-9]|[A-Za-z]")
 

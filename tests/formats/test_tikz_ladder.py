@@ -114,6 +114,50 @@ def test_preview_pages_each_compile_and_the_class_bound_one_in_its_source(tmp_pa
     assert "Chapter" in text(second, tmp_path)
 
 
+@needs_tex
+def test_a_pictures_code_given_back_alone_compiles_as_its_record_did(tmp_path):
+    """An edit, a variation or a repair comes back as code alone (no meta): its preamble is
+    read back into whole constructs — a ``filecontents*`` environment with its data, styles
+    over several lines — and compiles on the first rung, the batch's own composition. Read
+    line by line, the data lines went into the page and the plot never ended."""
+    (rec,), rejected = render(tmp_path, "filecontents-data")
+    assert rejected == []
+    row = {"id": "again", "format": "tikz", "code": rec["code"], "source_id": "again",
+           "meta": None, "group": None}
+    first, as_written = rungs(row, {})
+    assert as_written.document == rec["code"]
+    assert any(b.startswith("\\begin{filecontents*}") and b.endswith("\\end{filecontents*}")
+               for b in first.blocks)
+    from diagramforge.formats.texcompile import TexCompiler
+
+    res = TexCompiler(timeout_s=60, cache_dir=tmp_path / "first").compile_one(first)
+    assert res.ok, res.error
+    assert "falls" in pymupdf.open("pdf", res.pdf)[0].get_text()
+    params = make_params(tmp_path, render={"tikz": {"timeout_s": 60}})
+    out = TikzFormat(params, lambda r: r["source_id"]).render([row])
+    assert out.rejections == [] and len(out.records) == 1
+
+
+def test_code_read_back_composes_as_extraction_wrote_it():
+    """For every picture of the regression corpus kept with its minimal preamble, the code
+    alone (no meta) gives the batch document its extraction blocks give."""
+    from diagramforge.formats.handlers.tikz import standalone
+    from diagramforge.formats.texbatch import compose
+
+    checked = 0
+    for name in sorted(p.name for p in FIXTURES.iterdir()):
+        for rec in extract_paper(eprint(name), ROW, ExtractParams()).records:
+            m = meta(rec)
+            if m.get("document") is not None or m["preamble_mode"] != PreambleMode.MINIMAL:
+                continue
+            alone = standalone({"code": rec["code"], "meta": None})
+            assert alone.blocks == m["blocks"], name
+            assert compose([alone], None) == compose([Standalone(m["blocks"], m["body"])],
+                                                     None)
+            checked += 1
+    assert checked >= 8
+
+
 # -- engines ------------------------------------------------------------------------------
 
 @needs_lualatex
@@ -177,6 +221,9 @@ def test_code_from_elsewhere_is_also_tried_as_written():
             "\\begin{document}\n\\tikz\\draw (0,0)--(1,1);\n\\end{document}\n")
     docs = rungs({"code": code, "meta": None}, {})
     assert [d.document for d in docs] == [None, code]
+    # also when the parts print the very same text: they compile as a batch composes them
+    same = docs[0].code
+    assert [d.document for d in rungs({"code": same, "meta": None}, {})] == [None, same]
 
 
 def test_the_source_document_of_a_paper_picture_is_its_own_preamble_setup_and_picture():

@@ -2,6 +2,7 @@ from diagramforge.notation.latex import (
     find_root,
     flatten,
     origin_at,
+    preamble_blocks,
     read_group,
     split_document,
     strip_comments,
@@ -67,3 +68,45 @@ def test_split_document():
     pre, body = split_document("\\documentclass{x}\\usepackage{y}\\begin{document}B\\end{document}")
     assert "usepackage" in pre and body == "B"
     assert split_document("no body") is None
+
+
+def test_preamble_blocks_keep_each_construct_whole():
+    """Lines join until every group, option list and environment opened is closed; data
+    inside a raw environment is not read as TeX (an unbalanced brace in a CSV row)."""
+    pre = "\n".join([
+        "\\documentclass{article}",
+        "\\usepackage{tikz}",
+        "",
+        "\\tikzset{",
+        "  box/.style={draw, % a comment with a { brace",
+        "             fill=red!10},",
+        "}",
+        "\\tikzstyle{mid}=[",
+        "    draw=blue, text width=1cm]",
+        "\\begin{filecontents*}[overwrite]{loss.csv}",
+        "epoch,{loss",
+        "1,2.31",
+        "\\end{filecontents*}",
+        "\\newcommand{\\startlist}{\\begin{itemize}}  % an environment opened inside a group",
+        "\\newcommand{\\brace}{\\{}",
+        "\\makeatletter",
+        "\\def\\my@x{1}",
+        "\\makeatother",
+        "\\pgfplotsset{compat=1.18}",
+    ])
+    blocks = preamble_blocks(pre)
+    assert [b.split("\n")[0] for b in blocks] == [
+        "\\documentclass{article}", "\\usepackage{tikz}", "\\tikzset{", "\\tikzstyle{mid}=[",
+        "\\begin{filecontents*}[overwrite]{loss.csv}",
+        "\\newcommand{\\startlist}{\\begin{itemize}}  % an environment opened inside a group",
+        "\\newcommand{\\brace}{\\{}", "\\makeatletter", "\\pgfplotsset{compat=1.18}"]
+    assert blocks[2].endswith("\n}") and blocks[4].endswith("\\end{filecontents*}")
+    assert blocks[7] == "\\makeatletter\n\\def\\my@x{1}\n\\makeatother"
+    assert "\n".join(blocks) == pre.replace("\n\n", "\n")  # as written, blank lines aside
+
+
+def test_preamble_blocks_leave_a_catcode_change_open_around_package_loads():
+    """``\\makeatletter`` joins what it wraps, but never a package load (a page may not
+    load packages) nor a preamble it never closes."""
+    pre = "\\makeatletter\n\\usepackage{x}\n\\makeatother\n\\makeatletter\n\\def\\a@b{}"
+    assert preamble_blocks(pre) == pre.split("\n")

@@ -23,6 +23,7 @@ from diagramforge.formats.texcompile import (
 from diagramforge.formats.texengines import Engine, allowed, choose_engines, sandbox_level
 from diagramforge.formats.tikz import Standalone
 from diagramforge.graphs.record import graph_columns
+from diagramforge.notation.latex import preamble_blocks
 from diagramforge.records import Format, Refusal, Rejection, Unit, make_id
 from diagramforge.stage import Outcome
 from diagramforge.stats import RenderCounter as RC
@@ -48,14 +49,18 @@ def standalone(record: dict) -> Standalone:
     code = record["code"]
     head, _, rest = code.partition(r"\begin{document}")
     body = rest.rsplit(r"\end{document}", 1)[0]
-    blocks = [ln for ln in head.splitlines() if ln.strip() and "documentclass" not in ln]
+    # whole constructs, not lines: a batch moves blocks between its preamble and its pages
+    blocks = [b for b in preamble_blocks(head)
+              if not b.lstrip().startswith("\\documentclass")]
     return Standalone(blocks=blocks, body=body.strip())
 
 
 def rungs(record: dict, meta: dict) -> list[Standalone]:
     """The documents a record may compile as, in order: its own, then its ladder from
     extraction; a document from elsewhere (an edit, a repair, another source) is also
-    tried as it is written, class and all."""
+    tried as it is written, class and all — even when its parts print the same text: the
+    first rung is compiled as a batch composes it (a preloaded format, the global blocks in
+    the preamble, the rest in the page's group), which is not the document as written."""
     first = standalone(record)
     out = [first]
     for g in meta.get("ladder", []):
@@ -66,8 +71,7 @@ def rungs(record: dict, meta: dict) -> list[Standalone]:
         else:
             out.append(Standalone(blocks=g["blocks"], body=g["body"], assets=assets(meta)))
     code = record.get("code") or ""
-    if (not meta.get("ladder") and first.document is None and "\\documentclass" in code
-            and first.code != code):
+    if not meta.get("ladder") and first.document is None and "\\documentclass" in code:
         out.append(Standalone([], "", document=code, assets=first.assets))
     return out
 
