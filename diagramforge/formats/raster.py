@@ -65,13 +65,16 @@ def ink_fraction(samples: bytes | memoryview, width: int, height: int, channels:
 @in_phase(CHECKS)
 def check_extremes(width: int, height: int, ink: float, *, min_side: int, max_side: int,
                    max_aspect: float, min_ink: float) -> tuple[str, str] | None:
-    """The shared size/scale/blank policy for every format's renders."""
+    """The shared size/scale/blank policy for every format's renders. Too large comes
+    first: it is known before a page is drawn, and :func:`rasterize_pdf` refuses such a
+    page without drawing it (a 9,223-pixel page is 255 MB of pixels to count for a
+    verdict its size already gave), so every format names the same reason for it."""
+    if max(width, height) > max_side:
+        return RasterReason.TOO_LARGE, f"{width}x{height}px, max side {max_side}"
     if ink < min_ink:
         return RasterReason.BLANK, f"ink fraction {ink:.5f} < {min_ink}"
     if min(width, height) < min_side:
         return RasterReason.TOO_SMALL, f"{width}x{height}px, min side {min_side}"
-    if max(width, height) > max_side:
-        return RasterReason.TOO_LARGE, f"{width}x{height}px, max side {max_side}"
     aspect = max(width, height) / max(1, min(width, height))
     if aspect > max_aspect:
         return RasterReason.EXTREME_ASPECT, f"aspect {aspect:.1f} > {max_aspect}"
@@ -159,12 +162,13 @@ def rasterize_pdf(pdf: bytes, *, dpi: int, margin_pt: float, min_side: int, max_
     clip = drawn_clip(page, margin_pt)
     if clip is None:
         return Raster(None, reason=RasterReason.BLANK, detail="nothing drawn on the page")
-    # refuse absurd sizes before allocating the pixmap
+    # a page too large is refused before its pixmap exists: the pixmap's size is the clip
+    # scaled and rounded out, as PyMuPDF sizes it (the same to the pixel: tested)
     scale = dpi / 72.0
-    w, h = int(clip.width * scale), int(clip.height * scale)
-    if max(w, h) > max_side * 4:
-        return Raster(None, width=w, height=h, reason=RasterReason.TOO_LARGE,
-                      detail=f"{w}x{h}px at {dpi} dpi")
+    box = (clip * pymupdf.Matrix(scale, scale)).round()
+    if max(box.width, box.height) > max_side:
+        return Raster(None, box.width, box.height, reason=RasterReason.TOO_LARGE,
+                      detail=f"{box.width}x{box.height}px, max side {max_side}")
     pix = page.get_pixmap(dpi=dpi, clip=clip, alpha=False)
     ink = ink_fraction(pix.samples_mv, pix.width, pix.height, pix.n)  # a view, no copy
     bad = check_extremes(pix.width, pix.height, ink, min_side=min_side, max_side=max_side,

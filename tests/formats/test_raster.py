@@ -1,6 +1,11 @@
 import pymupdf
 
-from diagramforge.formats.raster import RasterReason, check_extremes, rasterize_pdf
+from diagramforge.formats.raster import (
+    RasterReason,
+    check_extremes,
+    drawn_clip,
+    rasterize_pdf,
+)
 
 OPTS = dict(dpi=100, margin_pt=2, min_side=16, max_side=2000, max_aspect=10, min_ink=0.001)
 
@@ -97,8 +102,8 @@ def test_ink_is_counted_in_blocks_to_the_whole_page_mean_bit_for_bit():
 def test_a_page_of_nine_thousand_pixels_is_judged_without_copies_of_itself():
     """Issue 42: a 9,223-pixel variation's page took an augment worker to 800 MB — a bytes
     copy of the pixmap (``pix.samples``) and whole-page temporaries for the ink count. A
-    9,000 × 9,000 page (243 MB of samples, rejected as too large) now allocates no page-sized
-    Python object on the way to its verdict."""
+    9,000 × 9,000 page (243 MB of samples, within a raised ``max_side``, judged blank by its
+    ink) now allocates no page-sized Python object on the way to its verdict."""
     import tracemalloc
 
     side = 9000 * 72 / 150  # 9,000 px at 150 dpi
@@ -108,10 +113,39 @@ def test_a_page_of_nine_thousand_pixels_is_judged_without_copies_of_itself():
     pdf = doc.tobytes()
     tracemalloc.start()
     try:
-        r = rasterize_pdf(pdf, dpi=150, margin_pt=0, min_side=16, max_side=8192,
-                          max_aspect=10, min_ink=0.0001)
+        r = rasterize_pdf(pdf, dpi=150, margin_pt=0, min_side=16, max_side=9100,
+                          max_aspect=10, min_ink=0.01)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert r.reason == RasterReason.TOO_LARGE and r.width >= 8990 and 0.0001 < r.ink < 0.01
+    assert r.reason == RasterReason.BLANK and r.width >= 8990 and 0.0001 < r.ink < 0.01
     assert peak < 32 * 2**20, f"{peak / 2**20:.0f} MB of Python allocations"
+
+
+def test_a_page_too_large_is_refused_before_it_is_drawn(monkeypatch):
+    """Issue 42: the pixmap's size is known from the clip, to the pixel, so a page over
+    ``max_side`` is refused without its pixels (255 MB for a 9,223-pixel page), blank or
+    not, with the size and words every format's check gives it."""
+    max_side = 500
+    sizes = set()
+    for px in (*range(max_side + 3, max_side + 10), 4 * max_side, 9 * max_side):
+        side = px * 72 / 150
+        doc = pymupdf.open()
+        page = doc.new_page(width=side, height=side / 2)
+        page.draw_rect(pymupdf.Rect(2, 2, side - 2, side / 2 - 2), color=(0, 0, 0))
+        pdf = doc.tobytes()
+        drawn = page.get_pixmap(dpi=150, alpha=False, clip=drawn_clip(page, 0))
+        opts = dict(dpi=150, margin_pt=0, min_side=16, max_side=max_side, max_aspect=10,
+                    min_ink=0.001)
+        with monkeypatch.context() as m:
+            if drawn.width > max_side:
+                m.setattr(pymupdf.Page, "get_pixmap", lambda *a, **k: 1 / 0)  # never drawn
+            r = rasterize_pdf(pdf, **opts)
+        assert (r.width, r.height) == (drawn.width, drawn.height), px
+        assert (r.reason is not None) == (drawn.width > max_side)
+        sizes.add(drawn.width - max_side)
+        if r.reason is not None:
+            assert (r.reason, r.detail) == check_extremes(drawn.width, drawn.height, 0.0,
+                                                          **{k: v for k, v in opts.items()
+                                                             if k not in ("dpi", "margin_pt")})
+    assert {-1, 0, 1} <= sizes  # the boundary, pixel by pixel
