@@ -545,16 +545,18 @@ def compile_tikz(code: str, timeout_s: float = 60.0) -> bytes | None:
     :func:`~diagramforge.graphs.tikz.tikz_graph` the page it cross-checks the source with."""
     code = latex.strip_line_comments(code)
     if "\\begin{document}" in code:
-        pre, _, rest = code.partition("\\begin{document}")
-        body = rest.rsplit("\\end{document}", 1)[0]
-        pre = re.sub(r"\\documentclass\s*(\[[^\]]*\])?\s*\{[^}]*\}", "", pre)
-        blocks = [pre.strip()] if pre.strip() else []
+        # its preamble's constructs, each whole (as one block, a preamble that opens with a
+        # \newcommand went into the page and its \usepackage failed there)
+        doc = Standalone.from_document(code)
+        blocks, body = doc.blocks, doc.body
     else:
         blocks, body = [r"\usetikzlibrary{arrows,arrows.meta,positioning,shapes,calc,fit,"
                         r"backgrounds}"], code
     if not re.search(r"\\usepackage\s*(\[[^\]]*\])?\s*\{[^}]*(tikz|pgfplots|circuitikz)",
                      "\n".join(blocks)):
         blocks.insert(0, r"\usepackage{tikz}")
-    res = TexCompiler(timeout_s=timeout_s, use_format=False, batch=False).compile_one(
-        Standalone(blocks=blocks, body=body))
+    tex = TexCompiler(timeout_s=timeout_s, use_format=False, batch=False)
+    res = tex.compile_one(Standalone(blocks=blocks, body=body))
+    if not res.ok and "\\documentclass" in code:  # the yield guarantee: as it is written
+        res = tex.compile_one(Standalone([], "", document=code))
     return res.pdf if res.ok else None

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from diagramforge.formats.preamble import Definition, Kind, closure
 from diagramforge.notation.latex import (
     origin_at,
+    preamble_blocks,
     read_group,
     read_optional,
     strip_comments,
@@ -248,6 +249,18 @@ class Standalone:
     """Binary files the picture reads (``\\includegraphics{road.jpg}``), by the name it uses;
     written beside the document when it compiles. Text data travels inside ``blocks``."""
     document: str | None = None
+
+    @classmethod
+    def from_document(cls, code: str) -> Standalone:
+        """A whole document from elsewhere (an edit, a variation, a file to score) as parts:
+        its preamble read into whole constructs (:func:`preamble_blocks`: a batch moves
+        blocks between its preamble and its page, so a construct split into lines can
+        swallow the document), its class dropped, and its body."""
+        head, _, rest = code.partition(r"\begin{document}")
+        body = rest.rsplit(r"\end{document}", 1)[0]
+        blocks = [b for b in preamble_blocks(head)
+                  if not b.lstrip().startswith("\\documentclass")]
+        return cls(blocks=blocks, body=body.strip())
 
     @property
     def code(self) -> str:

@@ -398,3 +398,35 @@ def test_page_marks_take_none_of_the_documents_write_streams(tex):
 
     most = max(n for n in range(6, 17) if tex.compile_one(whole(n)).ok)
     assert tex.compile_one(pic(r"\draw (0,0) -- (1,1);", blocks(most))).ok
+
+
+@pytest.mark.parametrize("preamble, words", [
+    # a definition before the packages: the preamble, read as one block, went into the
+    # page because of its first line, and \usepackage failed there
+    ("\\newcommand{\\who}{Alice}\n\\usepackage{tikz}", "Alice"),
+    # data the document writes itself, over several lines
+    ("\\usepackage{pgfplots}\n\\pgfplotsset{compat=1.18}\n"
+     "\\begin{filecontents*}[overwrite]{pts.csv}\nx,y\n0,0\n1,{1}\n\\end{filecontents*}", "Alice"),
+])
+def test_compile_tikz_keeps_a_documents_preamble_constructs_whole(preamble, words):
+    from diagramforge.formats.texcompile import compile_tikz
+
+    body = "\\begin{tikzpicture}\\node[draw] {Alice};\\end{tikzpicture}"
+    if "pgfplots" in preamble:
+        body = ("\\begin{tikzpicture}\\begin{axis}\\addplot table[col sep=comma] {pts.csv};"
+                "\\end{axis}\\node {Alice};\\end{tikzpicture}")
+    pdf = compile_tikz(f"\\documentclass{{standalone}}\n{preamble}\n\\begin{{document}}\n"
+                       f"{body}\n\\end{{document}}\n", timeout_s=60)
+    assert pdf is not None
+    assert words in pymupdf.open("pdf", pdf)[0].get_text()
+
+
+def test_compile_tikz_falls_back_to_the_document_as_written():
+    """A colour the class's options define (dvipsnames reaches xcolor through the class): the
+    parts lose the class, the document as written has it."""
+    from diagramforge.formats.texcompile import compile_tikz
+
+    pdf = compile_tikz("\\documentclass[dvipsnames]{article}\n\\usepackage{tikz}\n"
+                       "\\begin{document}\n\\begin{tikzpicture}\\node[text=Maroon] {Bob};"
+                       "\\end{tikzpicture}\n\\end{document}\n", timeout_s=60)
+    assert pdf is not None and "Bob" in pymupdf.open("pdf", pdf)[0].get_text()

@@ -23,7 +23,6 @@ from diagramforge.formats.texcompile import (
 from diagramforge.formats.texengines import Engine, allowed, choose_engines, sandbox_level
 from diagramforge.formats.tikz import Standalone
 from diagramforge.graphs.record import graph_columns
-from diagramforge.notation.latex import preamble_blocks
 from diagramforge.records import Format, Refusal, Rejection, Unit, make_id
 from diagramforge.stage import Outcome
 from diagramforge.stats import RenderCounter as RC
@@ -46,13 +45,7 @@ def standalone(record: dict) -> Standalone:
         return Standalone([], "", document=meta["document"], assets=assets(meta))
     if "blocks" in meta and "body" in meta:
         return Standalone(blocks=meta["blocks"], body=meta["body"], assets=assets(meta))
-    code = record["code"]
-    head, _, rest = code.partition(r"\begin{document}")
-    body = rest.rsplit(r"\end{document}", 1)[0]
-    # whole constructs, not lines: a batch moves blocks between its preamble and its pages
-    blocks = [b for b in preamble_blocks(head)
-              if not b.lstrip().startswith("\\documentclass")]
-    return Standalone(blocks=blocks, body=body.strip())
+    return Standalone.from_document(record["code"])
 
 
 def rungs(record: dict, meta: dict) -> list[Standalone]:
