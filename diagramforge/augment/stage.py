@@ -22,7 +22,7 @@ from diagramforge.augment.sketch import mxgraph_sketch, svg_sketch, tikz_sketch
 from diagramforge.augment.variation import KINDS, request
 from diagramforge.edit.pixels import changed_pixels
 from diagramforge.edit.sampler import FORMATS
-from diagramforge.formats.encoding import render_stored
+from diagramforge.formats.encoding import carried_meta, render_stored
 from diagramforge.formats.registry import RendersFormats
 from diagramforge.records import Rejection, Unit, derived_seed, item_id
 from diagramforge.selection import SelectsRows
@@ -166,8 +166,8 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
             return
         rid = item_id(row["id"], "sketch")
         to_render.append(("sketch", {"id": rid, "format": fmt, "code": code,
-                                     "source_id": f"{self.locator(row)}#sketch", "meta": None,
-                                     "group": None},
+                                     "source_id": f"{self.locator(row)}#sketch",
+                                     "meta": carried_meta(row), "group": None},
                           {**base, "id": rid, "config": "sketch", "kind": SKETCH_KIND[fmt],
                            "code": row["code"], "render_code": code,
                            "transform": json.dumps({"seed": seed})}))
@@ -229,7 +229,8 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
                 continue
             rid = item_id(row["id"], "variation", code)
             to_render.append(("variation", {"id": rid, "format": fmt, "code": code,
-                                            "source_id": where, "meta": None, "group": None},
+                                            "source_id": where, "meta": carried_meta(row),
+                                            "group": None},
                               {**base, "id": rid, "config": "variation", "kind": kind,
                                "code": code, "render_code": None,
                                "transform": json.dumps({"kind": kind}),

@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from diagramforge.edit.pixels import changed_pixels
 from diagramforge.edit.sampler import FORMATS, compose
-from diagramforge.formats.encoding import render_stored
+from diagramforge.formats.encoding import carried_meta, render_stored
 from diagramforge.formats.registry import RendersFormats
 from diagramforge.records import Rejection, Unit, derived_seed, item_id
 from diagramforge.referents.naming import Namer
@@ -134,7 +134,8 @@ class EditStage(SelectsRows, RendersFormats, Stage):
                     continue
                 seen.add(eid)
                 pending.append((tier, {"id": eid, "code": res.target_code, "format": fmt,
-                                       "source_id": where, "meta": None, "group": None},
+                                       "source_id": where, "meta": carried_meta(row),
+                                       "group": None},
                                 res))
         kept = self._render(row, handler, pending, out)
         if not kept:

@@ -35,6 +35,7 @@ small helper process of its own (the same library, hence the same bytes).
 from __future__ import annotations
 
 import io
+import json
 import os
 import struct
 import subprocess
@@ -166,6 +167,17 @@ def stored_image(png: bytes, raster: RasterParams) -> bytes:
     if raster.codec == "webp":
         return line_art_webp(png, raster.webp_method)
     return line_art_png(png, raster.png_level)
+
+
+def carried_meta(row: dict) -> str | None:
+    """The ``meta`` of a candidate made from ``row``'s code (an edit, a sketch, a variation):
+    the files the picture reads beside its code (``assets``: an image in a node, a class
+    file shipped with the paper), which its code does not carry — without them a candidate
+    of such a picture cannot compile, whatever it changed. Nothing else: the candidate's
+    code is its own document."""
+    meta = json.loads(row.get("meta") or "{}")
+    return json.dumps({"assets": meta["assets"]}, sort_keys=True) if meta.get("assets") \
+        else None
 
 
 def render_stored(handler: DiagramFormat, rows: list[dict]) -> Outcome:

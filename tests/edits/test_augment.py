@@ -194,3 +194,32 @@ print(sorted({'torch', 'pandas'} & set(sys.modules)))
                                                      "PATH": "/usr/bin:/bin",
                                                      "NO_ALBUMENTATIONS_UPDATE": "1"})
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stderr[-2000:]
+
+
+@needs_tex
+def test_tikz_candidates_compile_with_the_files_their_picture_reads(tmp_path):
+    """A picture with an image in a node (the file travels in ``meta.assets``, not in the
+    code): its sketch and variations compile with it. Given the code alone, every candidate
+    failed on the missing file."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (8, 8), (200, 30, 30)).save(buf, "PNG")
+    code = TIKZ_RICH.replace("\\usepackage{tikz}", "\\usepackage{tikz}\n\\usepackage{graphicx}")
+    code = code.replace("{Serve};", "{Serve};\n  \\node at (6,-2) {\\includegraphics[width=8mm]{"
+                        "logo.png}};")
+    params = make_params(tmp_path, augment={"llm": {"cache_dir": str(tmp_path / "llm")},
+                                            "variation": {"per_diagram": 3}})
+    row = empty_record(id=make_id("tikz", code), format="tikz", code=code, split="test",
+                       source_id="test:tikz", meta=json.dumps(
+                           {"assets": {"logo.png": base64.b64encode(buf.getvalue()).decode()}}))
+    h = instantiate(params, lambda r: r["source_id"])["tikz"]
+    picture = h.render([row]).records[0]
+    h.close()
+    stage = AugmentStage(params)
+    out = stage.process(stage.units([picture])[0])
+    assert {r["config"] for r in out.records} >= {"sketch", "variation"}
+    assert not [x for x in out.rejections if "render" in x.reason], out.rejections

@@ -138,6 +138,25 @@ def test_a_pictures_code_given_back_alone_compiles_as_its_record_did(tmp_path):
     assert out.rejections == [] and len(out.records) == 1
 
 
+@needs_tex
+def test_a_candidate_of_a_picture_with_files_of_its_own_compiles_with_them(tmp_path):
+    """An edit or a variation of a picture that needs its paper's class file: the code alone
+    cannot compile; the files carried from the picture's row (``carried_meta``) make it."""
+    from diagramforge.formats.encoding import carried_meta
+
+    (rec,), rejected = render(tmp_path, "paper-local-class")
+    assert rejected == [] and sorted(meta(rec)["assets"]) == ["myconf.cls"]
+    params = make_params(tmp_path, render={"tikz": {"timeout_s": 60}})
+    row = {"id": "edit", "format": "tikz", "code": rec["code"], "source_id": "edit",
+           "meta": carried_meta(rec), "group": None}
+    assert json.loads(row["meta"]) == {"assets": meta(rec)["assets"]}
+    out = TikzFormat(params, lambda r: r["source_id"]).render([row])
+    assert out.rejections == [] and len(out.records) == 1
+    bare = {**row, "meta": None}
+    out = TikzFormat(params, lambda r: r["source_id"]).render([bare])
+    assert out.records == [] and len(out.rejections) == 1  # the class's macros are missing
+
+
 def test_code_read_back_composes_as_extraction_wrote_it():
     """For every picture of the regression corpus kept with its minimal preamble, the code
     alone (no meta) gives the batch document its extraction blocks give."""

@@ -38,14 +38,17 @@ def assets(meta: dict) -> dict[str, bytes]:
 
 def standalone(record: dict) -> Standalone:
     """The record's standalone document: its blocks and body from extraction (or the whole
-    source document it climbed to), or — for a document from elsewhere — the code split
-    into preamble blocks and body (see :func:`rungs` for the code kept whole)."""
+    source document it climbed to), or — for a document from elsewhere — its code read into
+    whole preamble constructs and a body, with the files its ``meta`` carries from its
+    picture (``formats.encoding.carried_meta``; see :func:`rungs` for the code kept whole)."""
     meta = json.loads(record.get("meta") or "{}")
     if meta.get("document") is not None:
         return Standalone([], "", document=meta["document"], assets=assets(meta))
     if "blocks" in meta and "body" in meta:
         return Standalone(blocks=meta["blocks"], body=meta["body"], assets=assets(meta))
-    return Standalone.from_document(record["code"])
+    doc = Standalone.from_document(record["code"])
+    doc.assets = assets(meta)  # a candidate's files, carried from its picture
+    return doc
 
 
 def rungs(record: dict, meta: dict) -> list[Standalone]:
