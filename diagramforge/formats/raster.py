@@ -49,8 +49,9 @@ page (issue 42: whole-page temporaries took a worker to 800 MB on a 9,223-pixel 
 @in_phase(CHECKS)
 def ink_fraction(samples: bytes | memoryview, width: int, height: int, channels: int) -> float:
     """Share of pixels that are not (near) white. Counted block of rows by block of rows
-    over the samples as given (a view of the pixmap's memory, never a copy): a page may be
-    up to 4 × ``max_side`` before it is refused, and its verdict needs only the count.
+    over the samples as given (a view of the pixmap's memory, never a copy): a page up to
+    ``max_side`` on each side is drawn (50 MB of samples at 4,096), and its verdict needs
+    only the count.
     ``count / pixels`` is the mean the whole-page count gave, to the last bit (a float64
     sum of 0s and 1s is exact)."""
     if width * height == 0:

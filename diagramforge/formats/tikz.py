@@ -251,16 +251,17 @@ class Standalone:
     document: str | None = None
 
     @classmethod
-    def from_document(cls, code: str) -> Standalone:
+    def from_document(cls, code: str, assets: dict[str, bytes] | None = None) -> Standalone:
         """A whole document from elsewhere (an edit, a variation, a file to score) as parts:
         its preamble read into whole constructs (:func:`preamble_blocks`: a batch moves
         blocks between its preamble and its page, so a construct split into lines can
-        swallow the document), its class dropped, and its body."""
+        swallow the document), its class dropped, its body, and the files it reads beside
+        its code (``assets``)."""
         head, _, rest = code.partition(r"\begin{document}")
         body = rest.rsplit(r"\end{document}", 1)[0]
         blocks = [b for b in preamble_blocks(head)
                   if not b.lstrip().startswith("\\documentclass")]
-        return cls(blocks=blocks, body=body.strip())
+        return cls(blocks=blocks, body=body.strip(), assets=assets or {})
 
     @property
     def code(self) -> str:

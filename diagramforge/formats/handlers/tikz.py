@@ -46,9 +46,7 @@ def standalone(record: dict) -> Standalone:
         return Standalone([], "", document=meta["document"], assets=assets(meta))
     if "blocks" in meta and "body" in meta:
         return Standalone(blocks=meta["blocks"], body=meta["body"], assets=assets(meta))
-    doc = Standalone.from_document(record["code"])
-    doc.assets = assets(meta)  # a candidate's files, carried from its picture
-    return doc
+    return Standalone.from_document(record["code"], assets(meta))
 
 
 def rungs(record: dict, meta: dict) -> list[Standalone]:
