@@ -63,7 +63,9 @@ GENERATION_COLUMNS = ("id", "format", "image", "code", "caption", "context", "ti
 (:func:`diagramforge.licences.licence_family`), so a user filters on one column."""
 OPTIONAL_COLUMNS = {"render_engine": "string",
                     "difficulty": "string", "diagram_type": "string",
+                    "diagram_family": "string", "graph_like": "bool",
                     "diagram_type_prob": "float64", "diagram_type_source": "string",
+                    "diagram_type_evidence": "string",
                     "diagram_type_image": "string", "diagram_type_disagree": "bool",
                     "colour_entropy": "float64",
                     "graph": "string", "graph_nodes": "int32", "graph_edges": "int32",
@@ -171,7 +173,8 @@ def history_dir(params: Params, version: str | None = None) -> Path:
     return root / f"v{version}" if version else root
 
 
-META_COLUMNS = ("id", "format", "split", "tokens", "diagram_type", "group", "source",
+META_COLUMNS = ("id", "format", "split", "tokens", "diagram_type", "diagram_family",
+                "diagram_type_source", "graph_like", "group", "source",
                 "source_url", "licence", "licence_url", "attribution")
 """The short columns publish holds for every upstream row (selection, task checks, card,
 LICENSES.md); everything else — PNGs, code, graphs — streams past shard by shard."""

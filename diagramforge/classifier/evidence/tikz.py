@@ -15,8 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
-from diagramforge.classifier.evidence.base import Evidence
+from diagramforge.classifier.evidence import tikz_shape
+from diagramforge.classifier.evidence.base import Evidence, matched
 from diagramforge.notation.latex import split_document, strip_comments
+from diagramforge.vocabulary import GRAPH_LIKE
 
 R = re.compile
 
@@ -24,7 +26,8 @@ R = re.compile
 _AXIS = R(r"\\begin\{(?:semilogx|semilogy|loglog|polar|ternary|smithchart)?axis\}"
           r"|\\begin\{groupplot\}|\\addplot3?\b|\\nextgroupplot\b")
 _PGFPLOTS_KINDS: list[tuple[str, str, re.Pattern[str]]] = [
-    ("surface_plot", "pgfplots_3d", R(r"\\addplot3\b|\bsurf\b|\bmesh\b")),
+    ("surface_plot", "pgfplots_3d",
+     R(r"\bsurf\b|\bmesh\b|\bpatch\b|\\addplot3\b(?![^;]*\bsamples y\s*=\s*0\b)")),
     ("box_plot", "pgfplots_boxplot", R(r"\bboxplot\b")),
     ("histogram", "pgfplots_hist", R(r"\bhist\s*[=/{,\]]|\bybar interval\b")),
     ("bar_chart", "pgfplots_bar", R(r"\b[xy]bar\b|\b[xy]comb\b")),
@@ -114,11 +117,11 @@ _TEXT_NODE = R(r"node\b\s*(?:\([^)]*\))?\s*(?:\[[^\]]*\])?\s*(?:\([^)]*\))?\s*(?
                r"\s*)?\{[^{}]*[A-Za-z0-9][^{}]*\}")
 _NAMED_EDGE = R(r"\(\s*[A-Za-z][\w.\- ]*\)\s*(?:--|->|edge\b|to\b|\|-|-\|)[^;(]*?"
                 r"\(\s*[A-Za-z][\w.\- ]*\)")
-_PLOT_OP = R(r"\bplot\s*(?:\[[^\]]*\]\s*)?(?:\(\s*\{?\\x|\(\s*\{?\s*\\t|coordinates\b|"
+_PLOT_OP = R(r"\bplot\s*(?:\[[^\]]*\]\s*)?(?:\(\s*\{?\s*\\[A-Za-z]+\b|coordinates\b|"
              r"function\b|file\b)|\\tzfn\w*\b|\\tzplotcurve\b|\\psplot\b")
 _AXIS_LABEL = R(r"node\s*(?:\[[^\]]*\])?\s*\{\s*\$?\s*(?:[xyzt]|[xy]_?\{?\d?\}?|f\s*\(\s*x\s*\)"
                 r"|\\omega|\\varphi|\\theta)\s*\$?\s*\}")
-_GRID = R(r"\bgrid\b\s*(?:\[[^\]]*\])?\s*\(|\brectangle\b|matrix of (?:math )?nodes")
+_GRID = R(r"\bgrid\b\s*(?:\[[^\]]*\])?\s*\(|matrix of (?:math )?nodes")
 _TABULAR = R(r"\\begin\{(?:tabular[x*]?|array|longtable)\}")
 _MATRIX = R(r"\\matrix\b|matrix of (?:math )?nodes")
 _CELL_SEP = R(r"(?<!\\)&|\\pgfmatrixnextcell")
@@ -175,9 +178,21 @@ def _layer_chain(b: Body) -> bool:
     return len(names) >= 2 and (b.arrows + b.named_edges) >= 2
 
 
+_ARROW_AXIS = R(r"\\draw\s*\[[^\]]*(?:->|-\s*(?:latex|stealth|Stealth|Latex|to|>|\{))[^\]]*\]\s*"
+                r"\(\s*[^,()]+,\s*0\s*\)\s*--\s*\(\s*[^,()]+,\s*0\s*\)|"
+                r"\\draw\s*\[[^\]]*(?:->|-\s*(?:latex|stealth|Stealth|Latex|to|>|\{))[^\]]*\]\s*"
+                r"\(\s*0\s*,[^()]+\)\s*--\s*\(\s*0\s*,[^()]+\)")
+"""An arrow drawn along ``y = 0`` or ``x = 0``: an axis drawn by hand."""
+_HIDDEN_AXIS = R(r"\bhide (?:x |y )?axis\b|\baxis lines?\s*=\s*none\b|"
+                 r"\baxis x line\s*=\s*none\b[^\]]*\baxis y line\s*=\s*none\b")
+"""A pgfplots axis that draws no axis: a canvas for a drawing, not a chart."""
+
+
 def _function_plot(b: Body) -> bool:
-    """A ``plot`` of a function or coordinates with labelled axes: a chart drawn by hand."""
-    return _PLOT_OP.search(b.text) is not None and b.axis_labels >= 1
+    """A ``plot`` of a function or coordinates on axes (labelled, or arrows drawn along
+    ``x = 0`` and ``y = 0``): a chart drawn by hand."""
+    return _PLOT_OP.search(b.text) is not None and (
+        b.axis_labels >= 1 or _ARROW_AXIS.search(b.text) is not None)
 
 
 def _table(b: Body) -> bool:
@@ -202,7 +217,8 @@ def _flowchart(b: Body) -> bool:
 
 def _grid_with_arrows(b: Body) -> bool:
     """Grids or arrays of cells with arrows and labels (convolution windows, memory layouts,
-    attention maps drawn by hand), no plotted data and no labelled axes."""
+    attention maps drawn by hand), no plotted data and no labelled axes: a diagram, but of
+    no kind the code states (by eye: tables, networks' layers, memory layouts…)."""
     return (_GRID.search(b.text) is not None and b.arrows >= 1 and b.text_nodes >= 1
             and not _PLOT_OP.search(b.text) and not b.axis_labels)
 
@@ -222,8 +238,40 @@ _STRUCTURE_RULES: list[tuple[str, str, Callable[[Body], bool]]] = [
     ("table", "tabular", _table),
     ("venn_diagram", "overlapping_circles", _venn),
     ("flowchart", "decision_diamonds", _flowchart),
-    ("architecture_diagram", "grid_with_arrows", _grid_with_arrows),
 ]
+"""Patterns of a picture's body that name a kind whatever its links."""
+
+_ADDPLOT = R(r"\\addplot3?\+?")
+_DATA = R(r"\s*(?:coordinates|table|file|graphics|fill\s+between)\b")
+_FUNCTION = R(r"\s*(?:expression|gnuplot|shell)\b|\s*\(|\s*\{")
+_NOT_GRAPH_LIKE = R(r"\\begin\{(?:sequencediagram|umlseqdiag)\}|\\newthread\b|\\newinst\b|"
+                    r"\\begin\{(?:call|callself|messcall)\}|\{\s*(?:Box|RightBandedBox|Ball)"
+                    r"\s*=\s*\{")
+"""Package kinds whose picture is no node-link drawing: pgf-umlsd's sequence diagrams
+(lifelines and messages in time order) and PlotNeuralNet's tensor blocks."""
+
+
+def plotted(body: str) -> tuple[int, int]:
+    """How many ``\\addplot`` draw an expression, and how many draw data (coordinates, a
+    table, a file): ``\\addplot {x^2}`` and ``\\addplot (t, {sin(t)})`` are functions."""
+    functions = data = 0
+    for m in _ADDPLOT.finditer(body):
+        i = m.end()
+        while i < len(body) and body[i].isspace():
+            i += 1
+        if i < len(body) and body[i] == "[":
+            depth = 0
+            while i < len(body):
+                depth += {"[": 1, "]": -1}.get(body[i], 0)
+                i += 1
+                if depth == 0:
+                    break
+        rest = body[i:i + 40]
+        if _DATA.match(rest):
+            data += 1
+        elif _FUNCTION.match(rest):
+            functions += 1
+    return functions, data
 
 
 def body_of(code: str) -> str:
@@ -233,22 +281,61 @@ def body_of(code: str) -> str:
     return parts[1] if parts else text
 
 
+def _pgfplots(b: Body) -> Evidence:
+    """An axis: the first pgfplots kind its plots name, else a function plot when every plot
+    draws an expression, else a line chart."""
+    for label, name, pattern in _PGFPLOTS_KINDS:
+        line = matched(pattern, b.text)
+        if line:
+            return Evidence(label, f"tikz.{name}", line=line, graph_like=False)
+    functions, data = plotted(b.text)
+    line = matched(_AXIS, b.text)
+    if functions and not data:
+        return Evidence("function_plot", "tikz.pgfplots_expression",
+                        line=f"{functions} \\addplot of expressions: {line}", graph_like=False)
+    return Evidence("line_chart", "tikz.pgfplots_axis", line=line, graph_like=False)
+
+
 def evidence(code: str) -> Evidence:
-    """The first rule that fires on the body of ``code``; ``tikz.silent`` when none does."""
+    """The first rule that fires on the body of ``code``; ``tikz.silent`` when none does
+    (with the family ``diagram`` when it draws without axes or plotted data)."""
     b = Body(body_of(code))
     drawn = _RASTER.search(b.text) is None
-    if _AXIS.search(b.text):
-        for label, name, pattern in _PGFPLOTS_KINDS:
-            if pattern.search(b.text):
-                return Evidence(label, f"tikz.{name}", drawn)
-        return Evidence("line_chart", "tikz.pgfplots_axis", drawn)
+    ev = _evidence(code, b)
+    return Evidence(ev.label, ev.rule, drawn, ev.line, ev.family, ev.graph_like)
+
+
+def _evidence(code: str, b: Body) -> Evidence:
+    if _AXIS.search(b.text) and not _HIDDEN_AXIS.search(b.text):
+        return _pgfplots(b)
     for label, name, pattern in _PACKAGE_RULES:
-        if pattern.search(b.text):
-            return Evidence(label, f"tikz.{name}", drawn)
+        line = matched(pattern, b.text)
+        if line and label == "geometry":
+            cue = tikz_shape.physical(tikz_shape.read(code, b.text), b.text)
+            if cue:
+                return Evidence("illustration", f"tikz.{name}_physical", line=cue,
+                                graph_like=False)
+        if line:
+            plain = _NOT_GRAPH_LIKE.search(b.text) is None
+            return Evidence(label, f"tikz.{name}", line=line,
+                            graph_like=None if plain else False)
     for label, name, test in _STRUCTURE_RULES:
         if test(b):
-            return Evidence(label, f"tikz.{name}", drawn)
-    linked = _node_link(b)
-    if linked:
-        return Evidence(linked, "tikz.node_link", drawn)
-    return Evidence(None, "tikz.silent", drawn)
+            return Evidence(label, f"tikz.{name}", line=None,
+                            graph_like=None if label in GRAPH_LIKE else False)
+    shape = tikz_shape.read(code, b.text)
+    if shape.node_link:
+        label, name = tikz_shape.node_link_kind(shape, b.text)
+        return Evidence(label, f"tikz.{name}", line=shape.summary(), graph_like=True)
+    if _grid_with_arrows(b):
+        return Evidence(None, "tikz.grid_with_arrows", line=matched(_GRID, b.text),
+                        family="diagram", graph_like=False)
+    if tikz_shape.drawing(shape) and not tikz_shape.chart_like(b.text):
+        cue = tikz_shape.physical(shape, b.text)
+        if cue:
+            return Evidence("illustration", "tikz.physical_drawing", line=cue,
+                            graph_like=False)
+        return Evidence("geometry", "tikz.drawing", line=shape.summary(), graph_like=False)
+    family = None if _PLOT_OP.search(b.text) or tikz_shape.chart_like(b.text) else "diagram"
+    return Evidence(None, "tikz.silent", line=shape.summary(), family=family,
+                    graph_like=False)
