@@ -51,6 +51,10 @@ _TABLE = R(r"shape=(?:table|tableRow|partialRectangle)\b|childLayout=tableLayout
 _TRANSLUCENT = R(r"(?:^|;)(?:opacity|fillOpacity)=(?:[1-8]?\d)(?:;|$)")
 _IMAGE = R(r"shape=image\b|(?:^|;)image=")
 _TEXT_ONLY = R(r"^text;|(?:^|;)text(?:;|$)")
+_LIFELINE = R(r"shape=umlLifeline\b")
+_NO_LINKS = frozenset({"wireframe", "map", "table", "bar_chart", "venn_diagram", "circuit"})
+"""Kinds whose page is no node-link drawing whatever its connectors: a mock-up, a floor
+plan, a circuit's wires (a UML page of lifelines is a sequence diagram: not one either)."""
 
 
 @dataclass
@@ -215,28 +219,35 @@ def evidence(code: str) -> Evidence:
         return Evidence(None, "mxgraph.silent", drawn)
     styles = list(page.styles.values()) + page.edge_styles
     shapes = max(1, sum(1 for st in page.styles.values() if not _TEXT_ONLY.search(st)))
-    best: tuple[int, str, str] | None = None
+    best: tuple[int, str, str, str] | None = None
     for label, name, pattern, share in _LIBRARY_RULES:
-        hits = sum(1 for st in styles if pattern.search(st))
-        if hits and hits >= share * shapes and (best is None or hits > best[0]):
-            best = (hits, label, name)
+        hits = [st for st in styles if pattern.search(st)]
+        if hits and len(hits) >= share * shapes and (best is None or len(hits) > best[0]):
+            best = (len(hits), label, name, hits[0])
     if best:
-        return Evidence(best[1], f"mxgraph.{best[2]}", drawn)
+        lifelines = best[2] == "uml" and any(_LIFELINE.search(st) for st in styles)
+        plain = best[1] not in _NO_LINKS and not lifelines
+        return Evidence(best[1], f"mxgraph.{best[2]}", drawn,
+                        line=f"{best[0]} shapes like style={best[3][:120]!r}",
+                        graph_like=None if plain else False)
+    counts = f"{len(page.styles)} vertices, {len(page.edges)} edges"
     if _class_diagram(page):
-        return Evidence("uml", "mxgraph.class_boxes", drawn)
+        return Evidence("uml", "mxgraph.class_boxes", drawn, line=counts)
     if _table(page):
-        return Evidence("table", "mxgraph.table", drawn)
+        return Evidence("table", "mxgraph.table", drawn, line=counts, graph_like=False)
     if len(page.edges) <= 2 and _bars(page):
-        return Evidence("bar_chart", "mxgraph.bars", drawn)
+        return Evidence("bar_chart", "mxgraph.bars", drawn, line=counts, graph_like=False)
     if _venn(page):
-        return Evidence("venn_diagram", "mxgraph.overlapping_ellipses", drawn)
+        return Evidence("venn_diagram", "mxgraph.overlapping_ellipses", drawn, line=counts,
+                        graph_like=False)
     if any(_DECISION.search(s) for s in page.styles.values()) and page.edges:
-        return Evidence("flowchart", "mxgraph.decisions", drawn)
+        return Evidence("flowchart", "mxgraph.decisions", drawn, line=counts)
     tree = _tree(page)
     if tree:
-        return Evidence(tree, f"mxgraph.{tree}", drawn)
+        return Evidence(tree, f"mxgraph.{tree}", drawn, line=counts)
     if page.edges:
         round_ = _share(page, _ELLIPSE)
         label = "graph" if round_ > 0.5 else "architecture_diagram"
-        return Evidence(label, "mxgraph.node_link", drawn)
-    return Evidence(None, "mxgraph.silent", drawn)
+        return Evidence(label, "mxgraph.node_link", drawn, line=counts)
+    return Evidence(None, "mxgraph.silent", drawn, line=counts, family="diagram",
+                    graph_like=False)
