@@ -37,7 +37,7 @@ _PGFPLOTS_KINDS: list[tuple[str, str, re.Pattern[str]]] = [
 ]
 
 # -- one package or environment says it all --------------------------------------------------
-_PACKAGE_RULES: list[tuple[str, str, re.Pattern[str]]] = [
+_PACKAGE_RULES: list[tuple[str | None, str, re.Pattern[str]]] = [
     ("commutative_diagram", "tikzcd",
      R(r"\\begin\{tikzcd\}|\\xymatrix\b|\\begin\{CD\}|\\begin\{codi\}|\\obj\s*\{")),
     ("feynman_diagram", "feynman",
@@ -88,13 +88,19 @@ _PACKAGE_RULES: list[tuple[str, str, re.Pattern[str]]] = [
     ("automaton", "automata",
      R(r"\[[^\]]*\bstate\b[^\]]*\b(?:initial|accepting)\b|"
        r"\[[^\]]*\b(?:initial|accepting)\b[^\]]*\bstate\b|\bstate with output\b")),
-    ("chemical_structure", "chemfig", R(r"\\chemfig\b|\\schemestart\b|\\setchemfig\b")),
+    ("chemical_structure", "chemfig",
+     R(r"\\chemfig\b|\\schemestart\b|\\setchemfig\b|\\(?:glucose|fructose|ribose|"
+       r"carbohydrate|chemname|lewis|Lewis)\b")),
+    ("illustration", "orbitals", R(r"\\orbital\s*[\[{]|\\atom\s*\[|\\begin\{MOdiagram\}")),
     ("block_diagram", "block_package",
      R(r"\\sb(?:Entree|Bloc|Relier|Sortie|Comp|Noeud)\w*\b|\\bX(?:Input|Bloc|Link|Output|"
        r"Comp|Sum|Branchy?)\w*\b")),
     ("flowchart", "flowchart_styles",
      R(r"\\smartdiagram\s*\[\s*(?:flow|circular|descriptive|priority descriptive|sequence)"
-       r" diagram|node\s*\[\s*(?:decision|startstop|predproc|storage)\b")),
+       r" diagram|node\s*\[\s*(?:decision|startstop|predproc|storage)\b|"
+       r"(?:\|\[|nodes\s*=\s*\{)\s*(?:decision|startstop|terminal)\b")),
+    (None, "timeline",
+     R(r"\\(?:timeline|addmilestone|initialphase)\b|\\begin\{chronology\}|\\chronoevent\b")),
     ("graph", "graph_package",
      R(r"\\(?:Vertex|Vertices|Edge|Edges|SetVertexStyle|SetGraphUnit|GraphInit|SetUpEdge|"
        r"SetVertexSimple)\b|\\gr[A-Z]\w+|\\graph\s*(?:\[[^\]]*\])?\s*\{")),
@@ -134,7 +140,8 @@ _FULLY_CONNECTED = R(r"\\foreach\s*\\(\w+)[^;]*?\\foreach\s*\\(\w+)[^;]*?\\(?:dr
                      r"\(\s*([A-Za-z][\w-]*?)-?\\\1[^)]*\)\s*(?:--|edge|to)[^;]*"
                      r"\(\s*([A-Za-z][\w-]*?)-?\\\2[^)]*\)")
 _CIRCLE = R(r"\bcircle\b")
-_VENN_FILL = R(r"\bfill opacity\b|\bopacity\s*=|\beven odd rule\b|\\clip\b[^;]*\bcircle\b")
+_VENN_FILL = R(r"\bfill opacity\b|\bopacity\s*=|\beven odd rule\b|\\clip\b[^;]*\bcircle\b|"
+               r"\bblend (?:group|mode)\b")
 _BOXY = R(r"\brectangle\b|\brounded corners\b|\bminimum (?:width|height)\b|\btext width\b|"
           r"\bblock\b|\bbox\b|\bprocess\b")
 _ROUND = R(r"\bcircle\b|\bellipse\b|\bstate\b|\bvertex\b|\bshape\s*=\s*coordinate\b")
@@ -185,7 +192,8 @@ _ARROW_AXIS = R(r"\\draw\s*\[[^\]]*(?:->|-\s*(?:latex|stealth|Stealth|Latex|to|>
 """An arrow drawn along ``y = 0`` or ``x = 0``: an axis drawn by hand."""
 _HIDDEN_AXIS = R(r"\bhide (?:x |y )?axis\b|\baxis lines?\s*=\s*none\b|"
                  r"\baxis x line\s*=\s*none\b[^\]]*\baxis y line\s*=\s*none\b")
-"""A pgfplots axis that draws no axis: a canvas for a drawing, not a chart."""
+"""A pgfplots axis that draws no axis: a canvas for a drawing, not a chart — unless it plots
+an expression (a polar rose without its axis is still a function's plot)."""
 
 
 def _function_plot(b: Body) -> bool:
@@ -231,7 +239,18 @@ def _node_link(b: Body) -> str | None:
     return "architecture_diagram" if boxy > round_ else "graph"
 
 
+_PARTICLE = R(r"\[[^\]]*\b(?:fermion|anti fermion|photon|gluon|boson|charged scalar|ghost|"
+              r"majorana)\b[^\]]*\]")
+
+
+def _particle_lines(b: Body) -> bool:
+    """Two lines or more drawn in particle styles (``[fermion]``, ``[photon]``…) defined by the
+    author or tikz-feynman: a Feynman diagram drawn with plain TikZ."""
+    return len(_PARTICLE.findall(b.text)) >= 2
+
+
 _STRUCTURE_RULES: list[tuple[str, str, Callable[[Body], bool]]] = [
+    ("feynman_diagram", "particle_lines", _particle_lines),
     ("neural_network", "fully_connected", _fully_connected),
     ("neural_network", "layer_chain", _layer_chain),
     ("function_plot", "function_plot", _function_plot),
@@ -306,7 +325,7 @@ def evidence(code: str) -> Evidence:
 
 
 def _evidence(code: str, b: Body) -> Evidence:
-    if _AXIS.search(b.text) and not _HIDDEN_AXIS.search(b.text):
+    if _AXIS.search(b.text) and not (_HIDDEN_AXIS.search(b.text) and not plotted(b.text)[0]):
         return _pgfplots(b)
     for label, name, pattern in _PACKAGE_RULES:
         line = matched(pattern, b.text)
@@ -315,6 +334,9 @@ def _evidence(code: str, b: Body) -> Evidence:
             if cue:
                 return Evidence("illustration", f"tikz.{name}_physical", line=cue,
                                 graph_like=False)
+        if line and label is None:  # a kind with no name here: unknown, a diagram
+            return Evidence(None, f"tikz.{name}", line=line, family="diagram",
+                            graph_like=False)
         if line:
             plain = _NOT_GRAPH_LIKE.search(b.text) is None
             return Evidence(label, f"tikz.{name}", line=line,
