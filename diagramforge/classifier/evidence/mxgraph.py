@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 
 from diagramforge.classifier.evidence.base import Evidence
 
 R = re.compile
 
-_LIBRARY_RULES: list[tuple[str, str, re.Pattern[str], float]] = [
+_LIBRARY_RULES: list[tuple[str | None, str, re.Pattern[str], float]] = [
     # (label, rule, pattern, share of the page's shapes it needs)
     ("bpmn", "bpmn", R(r"mxgraph\.bpmn\b"), 0.1),
     ("er_diagram", "er", R(r"(?:start|end)Arrow=ER\w+|mxgraph\.er\."), 0.05),
@@ -29,17 +28,19 @@ _LIBRARY_RULES: list[tuple[str, str, re.Pattern[str], float]] = [
     ("network_diagram", "network_icons",
      R(r"mxgraph\.(?:cisco\w*|networks?\w*|citrix|rack\w*|veeam\w*|cabinets|eip)\.|"
        r"img/lib/clip_art/networking|childLayout=rack", re.I), 0.3),
-    ("architecture_diagram", "cloud_icons",
+    ("network_diagram", "cloud_icons",
      R(r"mxgraph\.(?:aws\w*|azure\w*|gcp\w*|kubernetes|ibm\w*|alibaba\w*|openstack|"
        r"salesforce|mscae|archimate\w*|webicons)\.|img/lib/(?:aws|azure\d*|gcp|ibm|"
        r"kubernetes|mscae|active_directory)", re.I), 0.3),
     ("circuit", "electrical", R(r"mxgraph\.(?:electrical|pid2?\w*)\."), 0.3),
     ("wireframe", "mockup", R(r"mxgraph\.(?:mockup|ios\d*\w*|android|bootstrap)\."), 0.3),
     ("flowchart", "flowchart_shapes", R(r"mxgraph\.flowchart\."), 0.3),
-    ("map", "floorplan", R(r"mxgraph\.floorplan\."), 0.3),
+    (None, "floorplan", R(r"mxgraph\.floorplan\."), 0.3),
 ]
 """Shape libraries that name a kind.  Icon libraries must dominate the page (a data-flow
-diagram with two phone icons is no wireframe); UML, BPMN and ER shapes say it in a few."""
+diagram with two phone icons is no wireframe); UML, BPMN and ER shapes say it in a few.
+Cloud vendors' icons draw a deployment: a network diagram, as Cisco's do.  A floor plan is a
+diagram of no kind the vocabulary names (``None``: unknown, never a geographic ``map``)."""
 
 _STYLE = R(r'\bstyle="([^"]*)"')
 _CELL = R(r"<mxCell\b([^>]*?)(/>|>(.*?)</mxCell>)", re.S)
@@ -52,6 +53,7 @@ _TRANSLUCENT = R(r"(?:^|;)(?:opacity|fillOpacity)=(?:[1-8]?\d)(?:;|$)")
 _IMAGE = R(r"shape=image\b|(?:^|;)image=")
 _TEXT_ONLY = R(r"^text;|(?:^|;)text(?:;|$)")
 _LIFELINE = R(r"shape=umlLifeline\b")
+_ICON = R(r"shape=mxgraph\.|shape=image\b|(?:^|;)image=")
 _NO_LINKS = frozenset({"wireframe", "map", "table", "bar_chart", "venn_diagram", "circuit"})
 """Kinds whose page is no node-link drawing whatever its connectors: a mock-up, a floor
 plan, a circuit's wires (a UML page of lifelines is a sequence diagram: not one either)."""
@@ -114,21 +116,46 @@ def _venn(page: Page) -> bool:
 
 
 def _tree(page: Page) -> str | None:
-    """Edges joining vertices so that each has at most one parent, one root, and at least one
-    node branching: a tree (a mind map when its edges are curved and arrowless)."""
-    links = [(s, t) for s, t in page.edges if s in page.styles and t in page.styles and s != t]
+    """Links joining vertices without a cycle (read undirected: an org chart's connector
+    drawn upwards is still its edge), branching (a vertex with two children, or three links),
+    hardly ever merging (a flow whose branches meet again is no tree; one connector drawn
+    the wrong way is tolerated), its vertices boxes of text, not icons (a network's routers
+    hang in a tree, but it is a network) — a tree, or a forest of trees (a site map with two
+    roots); a mind map when it grows both ways from its centre."""
+    links = {tuple(sorted((s, t))) for s, t in page.edges
+             if s in page.styles and t in page.styles and s != t}
     if len(links) < 3:
         return None
-    parents = Counter(t for _, t in links)
-    children = Counter(s for s, _ in links)
-    nodes = {n for e in links for n in e}
-    roots = nodes - set(parents)
-    if max(parents.values()) > 1 or len(roots) != 1 or len(links) != len(nodes) - 1:
+    adj: dict[str, set[str]] = {}
+    for a, b in links:
+        adj.setdefault(a, set()).add(b)
+        adj.setdefault(b, set()).add(a)
+    seen: set[str] = set()
+    parts = 0
+    for start in sorted(adj):
+        if start in seen:
+            continue
+        parts += 1
+        todo = [start]
+        while todo:
+            v = todo.pop()
+            if v not in seen:
+                seen.add(v)
+                todo += [w for w in adj[v] if w not in seen]
+    children: dict[str, int] = {}
+    parents: dict[str, int] = {}
+    for a, b in page.edges:
+        if a in adj and b in adj and a != b:
+            children[a] = children.get(a, 0) + 1
+            parents[b] = parents.get(b, 0) + 1
+    branching = max(len(n) for n in adj.values()) >= 3 or max(children.values(), default=0) >= 2
+    merging = sum(1 for n in parents.values() if n > 1)
+    icons = sum(1 for v in adj if _ICON.search(page.styles[v]))
+    if len(links) != len(adj) - parts or not branching or merging > 0.05 * len(adj) \
+            or icons > 0.3 * len(adj):
         return None
-    if max(children.values()) < 2:
-        return None
-    (root,) = roots
-    return "mind_map" if _radial(page, root, [t for s, t in links if s == root]) else "tree"
+    root = max(sorted(adj), key=lambda v: len(adj[v]))
+    return "mind_map" if parts == 1 and _radial(page, root, sorted(adj[root])) else "tree"
 
 
 def _centre(box: tuple[float, float, float, float]) -> tuple[float, float]:
@@ -229,7 +256,8 @@ def evidence(code: str) -> Evidence:
         plain = best[1] not in _NO_LINKS and not lifelines
         return Evidence(best[1], f"mxgraph.{best[2]}", drawn,
                         line=f"{best[0]} shapes like style={best[3][:120]!r}",
-                        graph_like=None if plain else False)
+                        family="diagram" if best[1] is None else None,
+                        graph_like=None if plain and best[1] else False)
     counts = f"{len(page.styles)} vertices, {len(page.edges)} edges"
     if _class_diagram(page):
         return Evidence("uml", "mxgraph.class_boxes", drawn, line=counts)
@@ -247,7 +275,8 @@ def evidence(code: str) -> Evidence:
         return Evidence(tree, f"mxgraph.{tree}", drawn, line=counts)
     if page.edges:
         round_ = _share(page, _ELLIPSE)
-        label = "graph" if round_ > 0.5 else "architecture_diagram"
+        icons = _share(page, _ICON)
+        label = "graph" if round_ > 0.5 and icons < 0.3 else "architecture_diagram"
         return Evidence(label, "mxgraph.node_link", drawn, line=counts)
     return Evidence(None, "mxgraph.silent", drawn, line=counts, family="diagram",
                     graph_like=False)

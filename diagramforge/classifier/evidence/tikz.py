@@ -113,7 +113,9 @@ _PACKAGE_RULES: list[tuple[str | None, str, re.Pattern[str]]] = [
        r"\\begin\{blochsphere\}|\bpic\s*(?:\[[^\]]*\])?\s*\{\s*(?:right\s+)?angle\s*=|"
        r"canvas is [xyz]{2} plane")),
     ("table", "table_package",
-     R(r"\\tkzTab\w*|\\begin\{NiceTabular\}|\\pgfplotstabletypeset\b|\\pgfPT\b")),
+     R(r"\\tkzTab\w*|\\begin\{NiceTabular\}|\\pgfplotstabletypeset\b|\\pgfPT\b|"
+       r"\\DTLdisplay(?:long)?db\b")),
+    ("bar_chart", "bchart", R(r"\\begin\{bchart\}|\\bcbar\b")),
 ]
 
 # -- structure: what is drawn, counted -------------------------------------------------------
@@ -123,7 +125,8 @@ _TEXT_NODE = R(r"node\b\s*(?:\([^)]*\))?\s*(?:\[[^\]]*\])?\s*(?:\([^)]*\))?\s*(?
                r"\s*)?\{[^{}]*[A-Za-z0-9][^{}]*\}")
 _NAMED_EDGE = R(r"\(\s*[A-Za-z][\w.\- ]*\)\s*(?:--|->|edge\b|to\b|\|-|-\|)[^;(]*?"
                 r"\(\s*[A-Za-z][\w.\- ]*\)")
-_PLOT_OP = R(r"\bplot\s*(?:\[[^\]]*\]\s*)?(?:\(\s*\{?\s*\\[A-Za-z]+\b|coordinates\b|"
+_PLOT_OP = R(r"\bplot\s*(?:\[[^\]]*\]\s*)?(?:\(\s*\{?\s*\\[A-Za-z]+\b|\(\s*\{[^{}]*\\[A-Za-z]|"
+             r"coordinates\b|"
              r"function\b|file\b)|\\tzfn\w*\b|\\tzplotcurve\b|\\psplot\b")
 _AXIS_LABEL = R(r"node\s*(?:\[[^\]]*\])?\s*\{\s*\$?\s*(?:[xyzt]|[xy]_?\{?\d?\}?|f\s*\(\s*x\s*\)"
                 r"|\\omega|\\varphi|\\theta)\s*\$?\s*\}")
@@ -192,8 +195,9 @@ _ARROW_AXIS = R(r"\\draw\s*\[[^\]]*(?:->|-\s*(?:latex|stealth|Stealth|Latex|to|>
 """An arrow drawn along ``y = 0`` or ``x = 0``: an axis drawn by hand."""
 _HIDDEN_AXIS = R(r"\bhide (?:x |y )?axis\b|\baxis lines?\s*=\s*none\b|"
                  r"\baxis x line\s*=\s*none\b[^\]]*\baxis y line\s*=\s*none\b")
-"""A pgfplots axis that draws no axis: a canvas for a drawing, not a chart — unless it plots
-an expression (a polar rose without its axis is still a function's plot)."""
+"""A pgfplots axis that draws no axis."""
+_NO_TICKS = R(r"\bticks\s*=\s*none\b")
+_IN_AXIS = R(r"\\(?:draw|fill|filldraw)\b[^;]*\baxis cs\s*:")
 
 
 def _function_plot(b: Body) -> bool:
@@ -273,24 +277,65 @@ _NOT_GRAPH_LIKE = R(r"\\begin\{(?:sequencediagram|umlseqdiag)\}|\\newthread\b|\\
 def plotted(body: str) -> tuple[int, int]:
     """How many ``\\addplot`` draw an expression, and how many draw data (coordinates, a
     table, a file): ``\\addplot {x^2}`` and ``\\addplot (t, {sin(t)})`` are functions."""
-    functions = data = 0
+    functions, data, _ = _plots(body)
+    return functions, data
+
+
+_SHAPE_PLOT = R(r"\bcycle\b")
+_CLOSED = R(r"--\s*cycle\b")
+"""A region closed by the path (``\\closedcycle`` is not: it fills an area chart down to the
+axis)."""
+_POINTS = R(r"\(\s*([^()]+?)\s*\)")
+
+
+def _plots(body: str) -> tuple[int, int, int]:
+    """Expressions, data and *shapes* among the ``\\addplot`` of ``body``: a shape is a closed
+    region (``smooth cycle``, ``closed cycle``, a coordinate list ending where it began) or
+    a single marked point — what a figure drawn in a coordinate plane plots.  A segment (two
+    points) counts as neither."""
+    functions = data = shapes = 0
     for m in _ADDPLOT.finditer(body):
         i = m.end()
         while i < len(body) and body[i].isspace():
             i += 1
+        opts = ""
         if i < len(body) and body[i] == "[":
-            depth = 0
+            depth, start = 0, i
             while i < len(body):
                 depth += {"[": 1, "]": -1}.get(body[i], 0)
                 i += 1
                 if depth == 0:
                     break
+            opts = body[start:i]
         rest = body[i:i + 40]
         if _DATA.match(rest):
-            data += 1
+            stmt = body[i:body.find(";", i) if ";" in body[i:] else None]
+            points = _POINTS.findall(stmt)
+            if _CLOSED.search(stmt):
+                opts += " cycle"
+            if len(points) == 2 and not _SHAPE_PLOT.search(opts):
+                continue  # a segment: a chart's two points or a figure's line, neither
+            if _SHAPE_PLOT.search(opts) or (len(points) == 1 and "mark" in opts) or (
+                    len(points) > 2 and points[0].replace(" ", "") ==
+                    points[-1].replace(" ", "")):
+                shapes += 1
+            else:
+                data += 1
         elif _FUNCTION.match(rest):
             functions += 1
-    return functions, data
+    return functions, data, shapes
+
+
+def _axis_canvas(b: Body) -> bool:
+    """A pgfplots axis used as a canvas: it hides its axes or its ticks, or every plot is a
+    shape (a region, a closed polyline, a point), and no plot is an expression — a figure in
+    the plane (an open square, a neighbourhood), not a chart of values."""
+    functions, data, shapes = _plots(b.text)
+    if functions:
+        return False
+    hidden = _HIDDEN_AXIS.search(b.text) or _NO_TICKS.search(b.text)
+    drawn = _IN_AXIS.search(b.text) is not None
+    return not data and bool(hidden or shapes or drawn)
 
 
 def body_of(code: str) -> str:
@@ -301,13 +346,14 @@ def body_of(code: str) -> str:
 
 
 def _pgfplots(b: Body) -> Evidence:
-    """An axis: the first pgfplots kind its plots name, else a function plot when every plot
-    draws an expression, else a line chart."""
+    """An axis: a function plot when every plot draws an expression (even as bars: a Riemann
+    sum is a function's picture), else the first pgfplots kind its plots name, else a line
+    chart."""
+    functions, data = plotted(b.text)
     for label, name, pattern in _PGFPLOTS_KINDS:
         line = matched(pattern, b.text)
-        if line:
+        if line and not (functions and not data and label != "surface_plot"):
             return Evidence(label, f"tikz.{name}", line=line, graph_like=False)
-    functions, data = plotted(b.text)
     line = matched(_AXIS, b.text)
     if functions and not data:
         return Evidence("function_plot", "tikz.pgfplots_expression",
@@ -325,7 +371,7 @@ def evidence(code: str) -> Evidence:
 
 
 def _evidence(code: str, b: Body) -> Evidence:
-    if _AXIS.search(b.text) and not (_HIDDEN_AXIS.search(b.text) and not plotted(b.text)[0]):
+    if _AXIS.search(b.text) and not _axis_canvas(b):
         return _pgfplots(b)
     for label, name, pattern in _PACKAGE_RULES:
         line = matched(pattern, b.text)

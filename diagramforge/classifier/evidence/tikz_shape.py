@@ -176,11 +176,12 @@ def _components(s: Shape) -> list[set[str]]:
 
 
 def tree(s: Shape) -> bool:
-    """Links without a cycle that branch (a node with three neighbours or more, or two
-    nodes with three), four nodes at least; where the source places the nodes, most links
-    run between levels (a chain of boxes left to right is a pipeline, not a tree)."""
+    """Links without a cycle that branch (a node with three neighbours or more), four nodes
+    at least, and most of the picture's nodes in it (a pipeline whose few links fan out is
+    no tree); where the source places the nodes, most links run between levels (a chain of
+    boxes left to right is a pipeline, not a tree)."""
     comps = _components(s)
-    if not comps or s.joined < 4:
+    if not comps or s.joined < 4 or s.joined < 0.7 * s.nodes:
         return False
     if any(len(c) - 1 != sum(len(s.neighbours[v]) for v in c) // 2 for c in comps):
         return False
@@ -222,7 +223,9 @@ def layered(s: Shape) -> bool:
 
 
 def node_link_kind(s: Shape, body: str) -> tuple[str, str]:
-    """The kind of a node-link picture and the rule that named it."""
+    """The kind of a node-link picture and the rule that named it.  Words name components
+    (an architecture: a few named parts, boxes or not); math, numbers or nothing in the nodes,
+    or many like round nodes, make a graph."""
     t = s.texts
     written = t["word"] + t["math"]
     round_ = sum(v for k, v in s.shapes.items() if k in {"circle", "ellipse", "circle split",
@@ -245,7 +248,7 @@ def node_link_kind(s: Shape, body: str) -> tuple[str, str]:
         return "commutative_diagram", "math_arrows"
     if t["word"] >= max(2, 0.5 * s.nodes) and boxes >= round_:
         return "architecture_diagram", "boxes_with_words"
-    if t["word"] >= max(2, 0.5 * s.nodes) and not round_:
+    if t["word"] >= max(2, 0.5 * s.nodes) and (not round_ or s.nodes < 6):
         return "architecture_diagram", "words_linked"
     return "graph", "nodes_linked"
 

@@ -29,7 +29,7 @@ def many(n: int, style: str) -> str:
 
 CASES = [
     (mx(many(3, "shape=mxgraph.aws4.resourceIcon;resIcon=mxgraph.aws4.lambda;") + e(1, 0, 1)),
-     "architecture_diagram", "mxgraph.cloud_icons"),
+     "network_diagram", "mxgraph.cloud_icons"),
     (mx(many(3, "shape=mxgraph.cisco.routers.router;") + e(1, 0, 1)), "network_diagram",
      "mxgraph.network_icons"),
     (mx(v(0, "shape=umlLifeline;") + v(1, "shape=umlLifeline;", x=200) + v(2, "rounded=1;")
