@@ -17,8 +17,9 @@
 
 Whether *this picture* is graph-like (``graph_like``) — the gate of every graph-grounded row
 (QA about connections, edit referents, twins) — is the code's own verdict where it gives one
-(a pgf-umlsd sequence diagram is UML and no node-link drawing), else its kind's; an unknown or
-image-only picture is not, and neither is one whose structure graph has no link.
+(a pgf-umlsd sequence diagram is UML and no node-link drawing), else its kind's; an unknown
+picture is not, nor one whose structure graph has no link; a kind the image alone names is
+graph-like only where the structure graph has links.
 
 Then the pool's own policy: a type in ``reject`` (by default only what is no diagram of any
 kind: photographs and screenshots) is ledgered.
@@ -113,8 +114,9 @@ def decide(ev: Evidence | None, probs: dict[str, float] | None,
             label, prob = top(drawable, order)
             fits = label in KINDS and (ev.family is None or family(label) == ev.family)
             if prob >= cfg.second_opinion and fits:
+                like = graph_like(label) and links is not None and links > 0
                 return Typed(label, prob, IMAGE_DRAWN, image_label, image_prob, None,
-                             family(label), False, f"classifier p={prob}; code: {said}")
+                             family(label), like, f"classifier p={prob}; code: {said}")
             fam = ev.family
             mass = _family_mass(drawable)
             if fam is None and mass and mass[1] >= cfg.second_opinion:

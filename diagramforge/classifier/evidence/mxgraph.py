@@ -43,6 +43,9 @@ Cloud vendors' icons draw a deployment: a network diagram, as Cisco's do.  A flo
 diagram of no kind the vocabulary names (``None``: unknown, never a geographic ``map``)."""
 
 _STYLE = R(r'\bstyle="([^"]*)"')
+_WRAPPER = R(r"<(?:UserObject|object)\b([^>]*)>\s*(<mxCell\b)")
+"""A cell with metadata (placeholders, links, tooltips) is an ``mxCell`` without an id inside
+a ``UserObject`` or ``object`` that holds the id: its edges name the wrapper's id."""
 _CELL = R(r"<mxCell\b([^>]*?)(/>|>(.*?)</mxCell>)", re.S)
 _ATTR = R(r'\b(\w+)="([^"]*)"')
 _GEOMETRY = R(r'<mxGeometry\b([^>]*)')
@@ -79,9 +82,11 @@ def _num(attrs: dict[str, str], key: str) -> float:
 def parse(code: str) -> Page:
     """A light reading of the XML (no tree needed: the render stage validated it)."""
     page = Page()
+    wrapped = {m.start(2): dict(_ATTR.findall(m.group(1))).get("id")
+               for m in _WRAPPER.finditer(code)}
     for m in _CELL.finditer(code):
         attrs = dict(_ATTR.findall(m.group(1)))
-        cid, style = attrs.get("id"), attrs.get("style", "")
+        cid, style = attrs.get("id") or wrapped.get(m.start()), attrs.get("style", "")
         if attrs.get("edge") == "1":
             page.edges.append((attrs.get("source"), attrs.get("target")))
             page.edge_styles.append(style)

@@ -49,7 +49,9 @@ def mermaid_evidence(code: str) -> Evidence:
     ``%%`` directives); ``mermaid.silent`` for a kind this vocabulary has no name for."""
     body = _MERMAID_SKIP.sub("", _MERMAID_FRONT.sub("", code, count=1), count=1)
     m = _MERMAID_KEYWORD.match(body)
-    kind = MERMAID_KEYWORDS.get(m.group(1)) if m else None
+    word = m.group(1) if m else ""
+    # a renderer variant keeps its kind: flowchart-elk is a flowchart laid out by ELK
+    kind = MERMAID_KEYWORDS.get(word) or MERMAID_KEYWORDS.get(word.split("-", 1)[0])
     if kind is None or kind not in MERMAID_KINDS:
         return Evidence(None, "mermaid.silent")
     label = MERMAID_KINDS[kind]

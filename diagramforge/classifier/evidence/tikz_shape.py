@@ -42,6 +42,8 @@ _JUNCTION = R(r"^\s*(?:\$\s*)?(?:\\oplus|\\otimes|\\bigoplus|\\sum|\\Sigma|\+|\\
               r"\\pm|-|\\cdot)\s*(?:\$)?\s*$")
 _TRANSFER = R(r"\\frac\s*\{[^{}]*\}\s*\{[^{}]*s[^{}]*\}|[A-Z]\s*\(\s*[sz]\s*\)|z\^\{?-1|"
               r"\\int\b|\bdelay\b")
+_LINKING = R(r"\\(?:draw|path)\b[^;]*\(\s*[A-Za-z][\w-]*(?:\.[\w ]+)?\s*\)\s*"
+              r"(?:--|edge\b|to\b)")
 _JUNCTION_STYLE = R(r"\\node\s*(?:\([^)]*\)\s*)?\[[^\]]*\b(?:xor|x?or gate|adder|summ?(?:ing|er)?|"
                     r"junction|oplus|mixer|multiplier|mult)\b", re.I)
 """A node drawn in a style named for a junction (``[XOR]``, ``[sum]``): the circles where
@@ -95,6 +97,11 @@ class Shape:
     curves: int = 0
     junctions: int = 0
     geometric: int = 0
+    centred: int = 0
+    """Statements drawing lines between nodes through their centres (``(a.center) --
+    (b.center)``): the author treats the nodes as points."""
+    linking: int = 0
+    """Statements drawing lines between named nodes."""
     unread: int = 0
     neighbours: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
 
@@ -110,7 +117,8 @@ class Shape:
         corners, a triangulation's vertices)."""
         linked = self.links + self.loops >= 2 and self.joined >= 2 and (
             self.joined >= 0.5 * self.nodes or (self.joined >= 4 and self.links >= 4))
-        return linked and self.geometric + self.curves < max(2, 0.5 * self.links)
+        points = self.linking and self.centred >= 0.5 * self.linking
+        return linked and not points and self.geometric + self.curves < max(2, 0.5 * self.links)
 
     def summary(self) -> str:
         t = self.texts
@@ -153,7 +161,10 @@ def read(code: str, body: str) -> Shape:
     s.loops += len(_LOOP.findall(body))
     s.coords = len(_COORD.findall(body))
     s.curves = len(_CURVE.findall(body))
-    s.geometric = sum(1 for st in body.split(";") if _GEOMETRIC.search(st))
+    statements = body.split(";")
+    s.geometric = sum(1 for st in statements if _GEOMETRIC.search(st))
+    s.linking = sum(1 for st in statements if _LINKING.search(st))
+    s.centred = sum(1 for st in statements if _LINKING.search(st) and ".center" in st)
     return s
 
 
