@@ -555,6 +555,18 @@ def readme_section(text: str) -> str:
     return "\n".join(x for x in re.split(r"(?<=[.!?])\s+", flat) if _SAYS.search(x))
 
 
+def sections(text: str) -> list[str]:
+    """A Markdown or reST text cut at its headings (YAML front matter and link reference
+    definitions left out): the text before the first heading, then each section."""
+    text = re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.S)
+    text = re.sub(r"^\s{0,3}\[[^\]]+\]:\s*\S+.*$", "", text, flags=re.M)
+    lines = text.splitlines()
+    cuts = [i for i, _, _ in _headings(lines)]
+    bounds = [0, *cuts, len(lines)]
+    return ["\n".join(x for x in lines[a:b] if not _UNDERLINE.match(x))
+            for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
+
+
 def readme_statement(root: Path) -> Evidence | None:
     """The licence a top-level README states (:func:`readme_section`) as ScanCode reads it
     — ``README``, ``README.md``, ``README.rst``… first, other ``README*`` files (a

@@ -61,6 +61,7 @@ from diagramforge.licence_notes import (
     same_version,
     version_clause,
     without_boilerplate,
+    without_parts,
 )
 from diagramforge.licences import (
     UNKNOWN,
@@ -297,7 +298,7 @@ def detect_text(text: str) -> Detection:
     first = _detect(text)
     if first.spdx != UNKNOWN:
         return first
-    for reading in (_read_choice_notes, _read_version_clause):
+    for reading in (_read_choice_notes, _read_version_clause, _read_without_parts):
         read = reading(text)
         if read is not None:
             return read
@@ -350,6 +351,23 @@ def _read_choice_notes(text: str) -> Detection | None:
     return Detection(spdx, read.method, read.score, read.scancode,
                      f"the {read.spdx.rsplit('-', 1)[0]} text, and a sentence choosing "
                      f"{spdx} (\"{notes[0].sentence[:80]}\")", read.rules)
+
+
+def _read_without_parts(text: str) -> Detection | None:
+    """A licence file that gives parts of the work their own licence files ("strace test
+    suite is provided under … GPL … see tests/COPYING"): read without those paragraphs —
+    they are the parts' files' — it must state one licence, named in the detail with the
+    parts set aside."""
+    stripped, parts = without_parts(text)
+    if not parts or not stripped.strip():
+        return None
+    read = detect_text(stripped)
+    if read.spdx == UNKNOWN:
+        return None
+    return Detection(read.spdx, read.method, read.score, read.scancode,
+                     f"{read.detail + '; ' if read.detail else ''}parts with licence files of "
+                     f"their own set aside: {' / '.join(p[:80] for p in parts)}", read.rules,
+                     read.open_choice)
 
 
 def _read_version_clause(text: str) -> Detection | None:

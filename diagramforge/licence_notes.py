@@ -145,3 +145,28 @@ def version_clause(text: str) -> tuple[str, str, bool] | None:
         return None
     m = found[0]
     return text[:m.start()] + text[m.end():], m.group("version"), bool(m.group("later"))
+
+
+_SUMMARY = re.compile(r"[^.:]*\b(human[- ]readable summary|not a substitute for)\b", re.I)
+
+
+def without_summary(text: str) -> str:
+    """The text up to a sentence saying that what follows is a human-readable summary of a
+    licence and "not a substitute for" its legal text (Creative Commons' deed, copied into
+    licence files): the summary grants nothing; the sentence before it names the licence."""
+    m = _SUMMARY.search(text)
+    return text[:m.start()] if m else text
+
+
+_PART = re.compile(r"\b(see|in|under)\s+[`'\"]?[\w.-]+/[\w./-]*(COPYING|LICEN[CS]E)[\w.-]*", re.I)
+
+
+def without_parts(text: str) -> tuple[str, list[str]]:
+    """The text without its paragraphs about parts of the work that carry their own licence
+    file ("strace test suite is provided under the terms of the GNU General Public License
+    version 2 or later, see tests/COPYING for more details"), and those paragraphs: they
+    are those files' licences, not this one's."""
+    kept, parts = [], []
+    for para in re.split(r"\n\s*\n", text):
+        (parts if _PART.search(" ".join(para.split())) else kept).append(para)
+    return "\n\n".join(kept), [" ".join(p.split()) for p in parts]

@@ -40,8 +40,10 @@ from diagramforge.licence_declared import (
     read_statement,
     readme_statement,
     reuse_statements,
+    sections,
 )
 from diagramforge.licence_detection import detect_text
+from diagramforge.licence_notes import without_summary
 from diagramforge.licences import (
     FAMILIES,
     NO_LICENCE,
@@ -155,6 +157,8 @@ def read_licence_file(p: Path, rel: str, max_bytes: int) -> Evidence:
         second = detect_text(plain(text)) if plain(text) != text else det
         if second.spdx != UNKNOWN:
             det = second
+    if det.spdx == UNKNOWN and p.suffix.lower() in (".md", ".markdown", ".rst"):
+        det = _read_sections(text) or det
     if det.spdx == UNKNOWN and det.score == 0.0:
         lines = [x for x in text.splitlines() if x.strip()]
         if lines and all(_CRAN.match(x) for x in lines):
@@ -167,6 +171,29 @@ def read_licence_file(p: Path, rel: str, max_bytes: int) -> Evidence:
         if det.spdx == UNKNOWN or _base(det.spdx) == _base(spdx):
             return Evidence(rel, "file-name", spdx, 100.0, det.detail)
     return Evidence(rel, det.method, det.spdx, det.score, det.detail, det.open_choice)
+
+
+def _read_sections(text: str):  # noqa: ANN202 - Detection | None
+    """A Markdown or reST licence file in sections, one licence each ("## Instructional
+    Material" under CC BY 4.0, "## Software" under MIT, "## Trademark"): each section read
+    alone, without a human-readable summary its text says is not the licence ("The
+    following is a human-readable summary of (and not a substitute for) the full legal
+    text"); every section that states a licence must be read, and the file states them
+    all.  None when it has fewer than two sections or one cannot be read."""
+    from diagramforge.licence_detection import Detection
+
+    parts = [without_summary(plain(x)) for x in sections(text)]
+    if len(parts) < 2:
+        return None
+    read = [detect_text(x) for x in parts if x.strip()]
+    if any(r.spdx == UNKNOWN and (r.score or r.scancode) for r in read):
+        return None
+    said = [r for r in read if r.spdx != UNKNOWN]
+    if not said:
+        return None
+    return Detection(join_and([r.spdx for r in said]), "text", min(r.score for r in said),
+                     " AND ".join(r.scancode for r in said), "read section by section",
+                     open_choice=tuple(i for r in said for i in r.open_choice))
 
 
 def _ids(spdx: str) -> list[str]:
@@ -258,6 +285,10 @@ def repository_licence(root: Path, max_bytes: int = 1 << 20) -> RepoLicence:
     paths = licence_files(root, [s.value for s in statements if s.kind == "file"])
     named = {p.name for p in paths if p.parent == root}
     files = [read_licence_file(p, p.relative_to(root).as_posix(), max_bytes) for p in paths]
+    files = [e if e.spdx != UNKNOWN or e.score or _is_licence_name(e.file)
+             or e.file.startswith("LICENSES/") else
+             Evidence(e.file, "notice", NO_LICENCE, 0.0, "named by the manifest's licence "
+                      "files; no licence text in it (an AUTHORS list)") for e in files]
     readme = readme_statement(root)
     headers = header_statements(root, named)
     evidence = files + declared + ([readme] if readme else [])
@@ -294,12 +325,15 @@ def repository_licence(root: Path, max_bytes: int = 1 << 20) -> RepoLicence:
                         open_choice=found.open_choice)
         checks = [readme] if readme else []
     else:
-        checks = [*said[1:], *([found] if main else []), *([readme] if readme else [])]
+        # (a README beside a manifest is prose about the declared licence: recorded, and it
+        # may choose for a GNU text; it is checked against the licence files only when
+        # nothing else declares)
+        checks = [*said[1:], *([found] if main else [])]
     against = [c for c in checks if _disjoint(_keys(c), _keys(base))]
     if against:
         why = "; ".join(f"{e.file} says {e.spdx}" for e in [base, *against])
         return RepoLicence(join_and([e.spdx for e in [base, *against]]), evidence, why)
-    more = {i for c in [*checks, *known] for i in _ids(c.spdx)
+    more = {i for c in [*checks, *known, *([readme] if readme else [])] for i in _ids(c.spdx)
             if not any(_match(k, i.lower()) for k in _keys(base))}
     rank = FAMILIES.index
     stricter = sorted(i for i in more if rank(licence_family(i)) > rank(licence_family(
