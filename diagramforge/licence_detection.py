@@ -568,7 +568,8 @@ _RESTRICTS = re.compile(_CHANGES.pattern.split("|later|")[0] + ")\\b")
 _NEUTRAL = frozenset(("this", "that", "it", "its", "them", "these", "those", "the", "of",
                       "at", "in", "on", "to", "by", "can", "be", "found", "see", "program",
                       "programs", "package", "packages", "library", "libraries", "file",
-                      "files", "software", "work", "code", "source", "module", "street",
+                      "files", "software", "work", "code", "source", "module", "project",
+                      "projects", "repository", "street",
                       "st", "http", "https", "www", "begin", "end", "block"))
 """Words a notice may lack without saying anything else: its subject ("This *program* is
 free software" is said of a package, a library, a file), where its pointer leads, the FSF's
