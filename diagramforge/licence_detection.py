@@ -297,7 +297,8 @@ def detect_text(text: str) -> Detection:
     states (a "version 2 or later" notice pointing at ``GPL-3`` stays unknown)."""
     first = _detect(text)
     if first.spdx != UNKNOWN:
-        return first
+        # a GNU text read whole may still carry a note choosing for it
+        return (_read_choice_notes(text) if first.open_choice else None) or first
     for reading in (_read_choice_notes, _read_version_clause, _read_without_parts):
         read = reading(text)
         if read is not None:

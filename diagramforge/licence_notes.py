@@ -38,7 +38,14 @@ _BOILERPLATE = re.compile(
     r"( for more details)?\W*$|^you should have received a copy of the\W+gnu"
     r"|^if not, (write to|see) |^\W*free software foundation,? inc\b"
     r"|\bwrit(e|ing) to the free software foundation\b"
-    r"|^a copy of the gnu [\w ]{0,40}license is (also )?available at\b", re.I)
+    r"|^a copy of the gnu [\w ]{0,40}license is (also )?available at\b"
+    # a licence's acceptance preamble (Unicode's "NOTICE TO USER: Carefully read the
+    # following legal agreement. BY DOWNLOADING, INSTALLING, COPYING OR OTHERWISE USING …
+    # YOU UNEQUIVOCALLY ACCEPT … IF YOU DO NOT AGREE, DO NOT DOWNLOAD …"): the licence's
+    # terms bind either way; it restricts nothing of them
+    r"|^(notice to user\W+)?carefully read the following legal agreement\b"
+    r"|^by downloading, installing, copying or otherwise using\b[^.]*\baccept"
+    r"|^if you do not agree,? do not (download|install|copy|distribute|use)\b", re.I)
 
 
 def without_boilerplate(text: str) -> tuple[str, list[str]]:

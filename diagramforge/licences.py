@@ -66,9 +66,13 @@ def join_and(exprs: list) -> str:
     """Several licences that all apply (two licence files, two identifiers) as one expression."""
     uniq = []
     for e in exprs:
-        r = e if isinstance(e, str) else e.render()
-        if r not in uniq:
-            uniq.append(r)
+        parsed = parse_expression(e) if isinstance(e, str) else e
+        parts = parsed.args if parsed is not None and type(parsed).__name__ == "AND" \
+            else [parsed if parsed is not None else e]
+        for p in parts:  # "MIT AND CC0-1.0" with "MIT": each licence once
+            r = p if isinstance(p, str) else p.render()
+            if r not in uniq:
+                uniq.append(r)
     if len(uniq) == 1:
         return uniq[0]
     return " AND ".join(f"({u})" if " OR " in u else u for u in sorted(uniq))
