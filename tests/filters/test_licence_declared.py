@@ -18,10 +18,10 @@ from diagramforge.licence_declared import (
     read_expression,
     read_r,
     read_statement,
-    readme_section,
 )
 from diagramforge.licence_detection import detect_text
 from diagramforge.licence_repository import licence_files, repository_licence
+from diagramforge.licence_statements import readme_section
 from diagramforge.licences import UNKNOWN
 from tests.filters.test_licence import canonical
 
