@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from diagramforge.licence_declared import Evidence, manifest_statements, read_statement
-from diagramforge.licence_detection import detect_text
+from diagramforge.licence_detection import Detection, detect_text
 from diagramforge.licence_notes import without_summary
 from diagramforge.licence_statements import (
     header_statements,
@@ -171,15 +171,13 @@ def read_licence_file(p: Path, rel: str, max_bytes: int) -> Evidence:
     return Evidence(rel, det.method, det.spdx, det.score, det.detail, det.open_choice)
 
 
-def _read_sections(text: str):  # noqa: ANN202 - Detection | None
+def _read_sections(text: str) -> Detection | None:
     """A Markdown or reST licence file in sections, one licence each ("## Instructional
     Material" under CC BY 4.0, "## Software" under MIT, "## Trademark"): each section read
     alone, without a human-readable summary its text says is not the licence ("The
     following is a human-readable summary of (and not a substitute for) the full legal
     text"); every section that states a licence must be read, and the file states them
     all.  None when it has fewer than two sections or one cannot be read."""
-    from diagramforge.licence_detection import Detection
-
     parts = [without_summary(plain(x)) for x in sections(text)]
     if len(parts) < 2:
         return None

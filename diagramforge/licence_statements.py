@@ -14,6 +14,7 @@ from pathlib import Path
 
 from diagramforge.licence_declared import MAX_MANIFEST, Evidence, _open, _spdx
 from diagramforge.licence_detection import detect_text
+from diagramforge.licence_gnu import grant
 from diagramforge.licences import UNKNOWN, spdx_keys_known
 
 # -- REUSE, the README, file headers ------------------------------------------------------
@@ -150,8 +151,6 @@ def header_statements(root: Path, names: set[str] = frozenset()) -> list[Evidenc
     :data:`HEADER_BYTES` of the top-level files (not ``names``, the licence files): each
     file's own licence, in REUSE's reading — they choose "only" or "or later" for a GNU text,
     and state the licence of a repository with no other statement."""
-    from diagramforge.licence_gnu import grant
-
     out = []
     for p in sorted(root.iterdir()):
         if not p.is_file() or p.is_symlink() or p.name in names:
