@@ -159,8 +159,11 @@ def _tree(page: Page) -> str | None:
     if len(links) != len(adj) - parts or not branching or merging > 0.05 * len(adj) \
             or icons > 0.3 * len(adj):
         return None
-    root = max(sorted(adj), key=lambda v: len(adj[v]))
-    return "mind_map" if parts == 1 and _radial(page, root, sorted(adj[root])) else "tree"
+    tops = [v for v in sorted(adj) if not parents.get(v)]
+    if parts != 1 or len(tops) != 1:
+        return "tree"
+    root = tops[0]
+    return "mind_map" if _radial(page, root, sorted(adj[root])) else "tree"
 
 
 def _centre(box: tuple[float, float, float, float]) -> tuple[float, float]:
@@ -243,6 +246,24 @@ def _table(page: Page) -> bool:
     return len(page.styles) >= 4 and not page.edges and _share(page, _TABLE) >= 0.5
 
 
+def _cells(page: Page) -> bool:
+    """Most boxes touch a neighbour edge to edge, in rows and in columns: cells of a grid (a
+    matrix, a timetable, a Gantt chart's calendar) — a table or a chart, no diagram."""
+    boxes = [b for cid, b in page.boxes.items() if b[2] > 0 and b[3] > 0
+             and not _TEXT_ONLY.search(page.styles[cid])]
+    if len(boxes) < 6:
+        return False
+
+    def near(a: float, b: float) -> bool:
+        return abs(a - b) <= 1.0
+
+    row = col = 0
+    for x, y, w, h in boxes:
+        row += any(near(x + w, x2) and near(y, y2) and near(h, h2) for x2, y2, _, h2 in boxes)
+        col += any(near(y + h, y2) and near(x, x2) and near(w, w2) for x2, y2, w2, _ in boxes)
+    return row >= 0.3 * len(boxes) and col >= 0.3 * len(boxes)
+
+
 def evidence(code: str) -> Evidence:
     """The first rule that fires on the page in ``code``; ``mxgraph.silent`` when none does."""
     page = parse(code)
@@ -283,5 +304,8 @@ def evidence(code: str) -> Evidence:
         icons = _share(page, _ICON)
         label = "graph" if round_ > 0.5 and icons < 0.3 else "architecture_diagram"
         return Evidence(label, "mxgraph.node_link", drawn, line=counts)
+    if _cells(page):  # a grid of cells: a table, a timetable, a Gantt calendar
+        return Evidence(None, "mxgraph.cells", drawn, line=counts, family=None,
+                        graph_like=False)
     return Evidence(None, "mxgraph.silent", drawn, line=counts, family="diagram",
                     graph_like=False)
