@@ -78,7 +78,8 @@ def _structure(graph: str | None) -> str | None:
         return None
     nodes, edges = g.get("nodes") or [], g.get("edges") or []
     labelled = [n for n in nodes if isinstance(n, dict) and str(n.get("text") or "").strip()]
-    if len(labelled) < 3 or len(edges) < 2:
+    pair = len(nodes) == len(labelled) == 2 and len(edges) == 1  # two parts, one link
+    if (len(labelled) < 3 or len(edges) < 2) and not pair:
         return None
     boxy = sum(1 for n in labelled if str(n.get("shape") or "").lower() in _BOXY)
     return "architecture_diagram" if boxy * 2 >= len(labelled) else "graph"

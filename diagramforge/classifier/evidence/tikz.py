@@ -143,6 +143,8 @@ _FULLY_CONNECTED = R(r"\\foreach\s*\\(\w+)[^;]*?\\foreach\s*\\(\w+)[^;]*?\\(?:dr
                      r"\(\s*([A-Za-z][\w-]*?)-?\\\1[^)]*\)\s*(?:--|edge|to)[^;]*"
                      r"\(\s*([A-Za-z][\w-]*?)-?\\\2[^)]*\)")
 _CIRCLE = R(r"\bcircle\b")
+_NEURON_WORD = R(r"neuron", re.I)
+"""A ``\\neuron`` macro or ``neuron`` style: the nodes the loops join are neurons."""
 _VENN_FILL = R(r"\bfill opacity\b|\bopacity\s*=|\beven odd rule\b|\\clip\b[^;]*\bcircle\b|"
                r"\bblend (?:group|mode)\b")
 _BOXY = R(r"\brectangle\b|\brounded corners\b|\bminimum (?:width|height)\b|\btext width\b|"
@@ -179,7 +181,8 @@ def _fully_connected(b: Body) -> bool:
     next (two name prefixes, ``(I-\\i) -- (H-\\j)``): the usual hand-drawn multilayer
     perceptron; one prefix joined to itself is a complete graph."""
     m = _FULLY_CONNECTED.search(b.text)
-    return m is not None and m.group(3) != m.group(4) and _CIRCLE.search(b.text) is not None
+    return m is not None and m.group(3) != m.group(4) and (
+        _CIRCLE.search(b.text) is not None or _NEURON_WORD.search(b.text) is not None)
 
 
 def _layer_chain(b: Body) -> bool:

@@ -115,7 +115,8 @@ class Shape:
         picture that also runs lines to its points' centres, closes polygons, fills areas and
         places points between points is a geometric figure whose points are nodes (a cube's
         corners, a triangulation's vertices)."""
-        linked = self.links + self.loops >= 2 and self.joined >= 2 and (
+        pair = self.links == 1 and self.nodes == 2  # two named parts, one link between
+        linked = (self.links + self.loops >= 2 or pair) and self.joined >= 2 and (
             self.joined >= 0.5 * self.nodes or (self.joined >= 4 and self.links >= 4))
         points = self.linking and self.centred >= 0.5 * self.linking
         return linked and not points and self.geometric + self.curves < max(2, 0.5 * self.links)
