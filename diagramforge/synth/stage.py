@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from diagramforge.edit.stage import EDIT_SCHEMA
+from diagramforge.formats.registry import UsesFormats
 from diagramforge.llm.client import LLM
 from diagramforge.llm.types import LLMCallError, Outcome, Request
 from diagramforge.paths import read_state, stage_paths
@@ -38,7 +39,7 @@ from diagramforge.records import Rejection, Unit
 from diagramforge.selection import Selector
 from diagramforge.shards import ShardSet, Upstream, rows_to_table
 from diagramforge.stage import StageLog, TableStage, check_contract
-from diagramforge.synth import captioning, editing, qa
+from diagramforge.synth import captioning, editing, grounds, qa
 from diagramforge.synth.facts import Facts, facts_of
 from diagramforge.synth.items import Item
 
@@ -215,21 +216,24 @@ def _tables(table: pa.Table | Upstream, columns: list[str] | None = None
         yield table.select(columns) if columns is not None else table
 
 
-class SynthStage(TableStage):
+class SynthStage(UsesFormats, TableStage):
     """Captions, QA and editing instructions: code computes answers and edits, an LLM
     (offline templates by default) writes the language, code checks it."""
 
     name = "synth"
     upstream = "split"
     reads = ("id", "format", "code", "split")
+    """``graph``, ``diagram_type``, ``graph_like`` and ``meta`` too when earlier stages
+    wrote them (QA's grounding: :mod:`.grounds`)."""
     output_schema = SYNTH_SCHEMA
     writes = tuple(SYNTH_SCHEMA.names)
     expands = True
-    param_sections = ("synth", "select", "referents")
+    param_sections = ("synth", "select", "referents", "render", "formats", "graph")
     code = ("synth", "llm", "graphs", "formats", "notation", "filter/tokens.py", "tokenizer.py",
-            "sandbox.py", "landlock.py", "edit", "referents", "selection.py")
+            "sandbox.py", "landlock.py", "edit", "referents", "selection.py", "vocabulary.py")
     """The graph layer (a null ``graph`` is parsed from the code), the edit table's schema,
-    the referring expressions an instruction is checked with, and what they import."""
+    the referring expressions an instruction is checked with, the format handlers whose
+    drawings QA's grounding reads, and what they import."""
     funnel = False
     """A side branch of the diagram chain (like every task stage): its books are still
     balanced by the runner — each diagram yields items or is ledgered — but the audit
@@ -289,6 +293,7 @@ class SynthStage(TableStage):
     def _plan_rows(self, plan: Plan, rows: list[dict[str, Any]],
                    edits: dict[str, list[dict[str, Any]]], scope: Scope) -> None:
         p = self.params.synth
+        asks: list[tuple[dict[str, Any], list[Any], Facts | None, str]] = []
         for row in rows:
             plan.diagrams[row["id"]] = row
             taken = [t for t in (captioning, qa) if t.CONFIG in p.tasks
@@ -298,10 +303,34 @@ class SynthStage(TableStage):
                 plan.not_selected.add(row["id"])  # no config of this stage takes it
                 continue
             facts, why = facts_of(row) if taken or edits.get(row["id"]) else (None, "")
+            asks.append((row, taken, facts, why))
+        grounded = [(row, facts) for row, taken, facts, _ in asks
+                    if qa in taken and facts is not None]
+        decided = dict(zip((row["id"] for row, _ in grounded),
+                           grounds.decide(self.formats(), [r for r, _ in grounded],
+                                          [f for _, f in grounded]), strict=True))
+        for row, taken, facts, why in asks:
+            decision = decided.get(row["id"])
+            if decision is not None and decision.ground is None:
+                taken = [t for t in taken if t is not qa]  # captions only
+                key = f"not_selected.{qa.CONFIG}.{decision.why}"
+                scope.not_selected_counts[key] = scope.not_selected_counts.get(key, 0) + 1
+                if not taken and not edits.get(row["id"]):
+                    plan.not_selected.add(row["id"])
+                    continue
+            elif decision is not None:
+                key = f"qa_grounding.{decision.ground.kind}"
+                scope.not_selected_counts[key] = scope.not_selected_counts.get(key, 0) + 1
             for task in taken:
                 if facts is None:
                     plan.rejections.append(self._candidate(row["id"], task.CONFIG, None,
                                                            NO_GRAPH, why))
+                elif task is qa:
+                    assert decision is not None and decision.ground is not None
+                    got, dropped = qa.items(row, decision.ground, p)
+                    plan.items += got
+                    plan.rejections += [self._candidate(row["id"], qa.CONFIG, i, reason,
+                                                        detail) for i, reason, detail in dropped]
                 else:
                     plan.items += task.items(row, facts, p)
             for e in edits.pop(row["id"], []):
@@ -338,6 +367,7 @@ class SynthStage(TableStage):
             items.update(i.config for i in plan.items)
             planning.update(r.reason for r in plan.rejections)
         planning.update(r.reason for r in scope.orphans)
+        self._close_formats()
         try:
             llm = self.llm()
             key_missing = False
@@ -373,6 +403,13 @@ class SynthStage(TableStage):
             yield from spill.rows()
         finally:
             spill.close()
+            self._close_formats()
+
+    def _close_formats(self) -> None:
+        """The format handlers QA's grounding read drawings with (a TeX format, a browser)."""
+        for h in (self._formats or {}).values():
+            h.close()
+        self._formats = None
 
     def _run_plan(self, plan: Plan, llm: LLM, log: StageLog, tally: Counter[str]
                   ) -> list[dict[str, Any]]:
