@@ -10,13 +10,15 @@ picture does not show.  A question is asked only when its answer is the one righ
 * ``chart_axes`` — the label of the x- or y-axis ("What is the label of the x-axis?");
 * ``chart_series`` — how many entries the legend has; how many series the chart plots
   (only when the legend names every plotted series once, so the count is the legend's);
-* ``chart_values`` — a series' y value at an x it has (a point it lists, or a whole x
-  inside an expression's domain and the axis's y range), the series named by its legend
-  entry, or unnamed when the chart has one series; answered to three significant digits.
+* ``chart_values`` — a series' y value at an x it has (a point it lists, or a round
+  x inside an expression's domain and the axis's y range: :func:`round_xs`), the series
+  named by its legend entry, or unnamed when the chart has one series; answered to three
+  significant digits.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 
@@ -68,7 +70,7 @@ def series(chart: Chart, shows: Shows, rng: random.Random, n: int) -> list[Quest
 
 def _points(s: Series, chart: Chart, rng: random.Random) -> list[tuple[float | str, float]]:
     """Points of a series a question may ask about: those it lists (each x once), or a
-    whole x inside an expression's domain whose value is inside the axis's y range."""
+    round x inside an expression's domain whose value is inside the axis's y range."""
     if s.surface:
         return []
     if s.points:
@@ -76,16 +78,23 @@ def _points(s: Series, chart: Chart, rng: random.Random) -> list[tuple[float | s
         return [(x, y) for x, y in s.points if xs.count(x) == 1]
     if s.expression is None or s.domain is None:
         return []
-    lo, hi = s.domain
-    whole = [float(x) for x in range(int(lo) + (lo > int(lo)), int(hi) + 1) if lo <= x <= hi]
     out = []
-    for x in whole:
+    for x in round_xs(*s.domain):
         y = evaluate(s.expression, x)
         if y is None or (chart.ymin is not None and y < chart.ymin) \
                 or (chart.ymax is not None and y > chart.ymax):
             continue
         out.append((x, y))
     return out
+
+
+def round_xs(lo: float, hi: float) -> list[float]:
+    """Round x values inside ``[lo, hi]`` a reader finds on the axis: multiples of the power
+    of ten that splits the domain into about four to forty steps (``-3:3`` → the integers,
+    ``-360:360`` → the hundreds, ``0:1`` → tenths)."""
+    step = 10.0 ** math.floor(math.log10((hi - lo) / 4))
+    first = math.ceil(lo / step - 1e-9)
+    return [round(k * step, 10) for k in range(first, math.floor(hi / step + 1e-9) + 1)]
 
 
 def values(chart: Chart, shows: Shows, rng: random.Random, n: int) -> list[Question]:
