@@ -53,6 +53,10 @@ NO_ITEMS = "synth_no_items"
 NO_GRAPH = "synth_no_graph"
 LIMIT = "synth_max_diagrams"
 ORPHAN = "edit_diagram_missing"
+DUPLICATE = "synth_duplicate_id"
+"""An item whose id another item of its config already has: ids derive from what makes an
+item unique, so this never happens by construction — if it did, the row is ledgered here,
+never a validation failure of the release."""
 
 SYNTH_SCHEMA = pa.schema([
     pa.field("id", pa.string(), nullable=False),
@@ -167,6 +171,9 @@ class Scope:
     """The largest id ``max_diagrams`` keeps (``None`` with ``limit``: it keeps none)."""
     orphans: list[Rejection] = field(default_factory=list)
     not_selected_counts: dict[str, int] = field(default_factory=dict)
+    ids: set[tuple[str, str]] = field(default_factory=set)
+    """``(config, id)`` of every item planned so far (16-character ids: a few MB per
+    million items)."""
 
     def keeps(self, diagram_id: str) -> bool:
         return not self.limit or (self.cutoff is not None and diagram_id <= self.cutoff)
@@ -288,7 +295,22 @@ class SynthStage(UsesFormats, TableStage):
             rows = [r for r in rows if scope.keeps(r["id"])]
             edits = scope.edits.fetch(r["id"] for r in rows)
             self._plan_rows(plan, rows, edits, scope)
+            self._unique(plan, scope)
             yield plan
+
+    def _unique(self, plan: Plan, scope: Scope) -> None:
+        """Keep the first item of each ``(config, id)``; ledger any other before a call."""
+        kept = []
+        for item in plan.items:
+            key = (item.config, item.id)
+            if key in scope.ids:
+                plan.rejections.append(self._candidate(
+                    item.diagram_id, item.config, item.id, DUPLICATE,
+                    f"another {item.config} item has the id {item.id}"))
+                continue
+            scope.ids.add(key)
+            kept.append(item)
+        plan.items = kept
 
     def _plan_rows(self, plan: Plan, rows: list[dict[str, Any]],
                    edits: dict[str, list[dict[str, Any]]], scope: Scope) -> None:

@@ -218,3 +218,25 @@ def test_a_pgfplots_chart_gets_chart_questions_through_its_real_render(tmp_path)
     assert by_key.get("How many entries does the legend have?", "2") == "2"
     assert {r["qa_type"] for r in rows} <= {"chart_axes", "chart_series", "chart_values"}
     assert not any("connect" in r["template_question"] for r in rows)
+
+
+def test_an_item_id_met_twice_is_ledgered_before_any_call(tmp_path, monkeypatch):
+    """Ids are unique by construction; should two items of one config share one anyway,
+    the second is a ledger row (synth_duplicate_id), never a failed validation."""
+    from diagramforge.synth import stage as synth_stage
+    from tests.synth.conftest import diagrams
+
+    params = make_params(tmp_path, tasks=["qa"])
+    seed_stage(params, "split", diagrams())
+    real = synth_stage.qa.items
+
+    def twice(row, ground, p):  # noqa: ANN001, ANN202 - the real items, each planned twice
+        got, dropped = real(row, ground, p)
+        return got + got[:1], dropped
+
+    monkeypatch.setattr(synth_stage.qa, "items", twice)
+    rows, rej, _ = _run(params)
+    ids = [r["id"] for r in rows]
+    assert rows and len(ids) == len(set(ids))
+    dup = [r for r in rej if r["reason"] == synth_stage.DUPLICATE]
+    assert len(dup) == len({r["diagram_id"] for r in rows})
