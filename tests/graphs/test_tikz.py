@@ -527,3 +527,36 @@ def test_nodes_placed_on_a_path_are_its_edge_labels() -> None:
     assert sorted(text.values()) == ["A", "B", "C", "D"]
     assert {(text[e.source], text[e.target], e.label) for e in g.edges} == {
         ("A", "B", "f"), ("A", "C", "g"), ("B", "D", "h"), ("C", "D", "k")}
+
+
+GROWN_TREE = r"""\begin{tikzpicture}[grow=right, edge from parent/.style={draw, -latex}, sloped]
+  \node {Formula}
+    child { node {equation} edge from parent node [below] {single-line?} }
+    child { node [dummy] {}
+      child { node {alignat}
+        edge from parent node [above] {at several} node [below] {places?} }
+      child { node {gather} edge from parent node [above] {centered?} }
+      edge from parent node [above] {multi-line?} };
+\end{tikzpicture}"""
+LEVELLED = r"""\begin{tikzpicture}
+  \matrix (m) [matrix of math nodes] { G & \varphi \\ H & \\ };
+  \path[-stealth]
+    (m-1-1) edge node [left] {$\pi$} (m-2-1)
+    (m-1-1.east |- m-1-2) edge node [above] {$f$} (m-1-2);
+\end{tikzpicture}"""
+
+
+def test_tree_labels_and_levelled_arrows_are_read_as_drawn() -> None:
+    """A decision tree whose inner node is an empty dummy still joins its children, and both
+    texts under and over an ``edge from parent`` label it; an arrow leaving ``(a.east |-
+    b)`` leaves ``a`` (a commutative diagram's level arrow), not a free point."""
+    g = tikz_source_graph(GROWN_TREE)
+    text = {n.id: n.text for n in g.nodes}
+    assert sorted(text.values()) == ["", "Formula", "alignat", "equation", "gather"]
+    assert sorted((text[e.source], text[e.target], e.label) for e in g.edges) == [
+        ("", "alignat", "at several\nplaces?"), ("", "gather", "centered?"),
+        ("Formula", "", "multi-line?"), ("Formula", "equation", "single-line?")]
+    g = tikz_source_graph(LEVELLED)
+    text = {n.id: n.text for n in g.nodes}
+    assert {(text.get(e.source), text.get(e.target), e.label) for e in g.edges} == {
+        ("G", "H", "π"), ("G", "φ", "f")}

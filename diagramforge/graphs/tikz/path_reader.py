@@ -67,7 +67,10 @@ class _PathReader:
 
     # -- nodes ---------------------------------------------------------------------------
     def _new_node(self, name: str | None, keys: list[str], text: str,
-                  here: tuple[float, float] | None = None) -> str | None:
+                  here: tuple[float, float] | None = None, blank: bool = False
+                  ) -> str | None:
+        """The node's id (``None`` for a coordinate, or an unnamed text-less node — unless
+        ``blank``: a tree child's own node, which its children's edges hang from)."""
         styles = self.r.styles
         shape = _shape(keys, styles)
         if shape == "coordinate":
@@ -76,7 +79,7 @@ class _PathReader:
             return None
         label = latex_text(text)
         if name is None:
-            if not label:
+            if not label and not blank:
                 return None
             self.pic.anon += 1
             name = f"_{self.pic.anon}"
@@ -141,6 +144,10 @@ class _PathReader:
 
     def resolve(self, coord: str) -> str | None:
         c = coord.strip()
+        m = re.fullmatch(r"([^$|]+?)\.[\w ]+\s*(?:\|-|-\|)\s*[^|]+", c)
+        if m:  # (a.east |- b): a point on a's side, level with b: the path leaves a there
+            base = m.group(1).strip()
+            return base if base in self.pic.nodes.keys() | self.pic.declared else None
         if c.startswith("$") or "-|" in c or "|-" in c or "intersection" in c:
             return None
         known = self.pic.nodes.keys() | self.pic.declared
@@ -340,8 +347,9 @@ class _PathReader:
                     here = origin  # type: ignore[assignment]
                 else:  # a path's first node with no coordinate: the origin
                     here = self.frame.apply((0.0, 0.0)) if self.frame else None
-                created = self._new_node(name, nkeys, text, here) if has_text or name \
-                    else None
+                created = self._new_node(name, nkeys, text, here,
+                                         blank=origin != "frame" and first_node is None) \
+                    if has_text or name else None
                 if created and first_node is None:
                     first_node = created
                 if created and cur is not None and cur.node is None and pending is None \
@@ -364,7 +372,7 @@ class _PathReader:
                 k += 1  # read by _child, with its options and label node
                 while k < len(toks) and toks[k][0] == "opt":
                     k += 1
-                if k < len(toks) and toks[k] == ("kw", "node"):
+                while k < len(toks) and toks[k] == ("kw", "node"):
                     k = self._read_node(toks, k + 1)[3]
                 continue
             if kind == "op":
@@ -528,9 +536,11 @@ class _PathReader:
                 while m < len(body) and body[m][0] == "opt":
                     ekeys += split_top(body[m][1])
                     m += 1
-                if m < len(body) and body[m] == ("kw", "node"):
-                    _, _, text, _, _ = self._read_node(body, m + 1)
-                    elabel = latex_text(text)
+                texts = []  # every node after it labels the edge ("above" and "below")
+                while m < len(body) and body[m] == ("kw", "node"):
+                    _, _, text, m, _ = self._read_node(body, m + 1)
+                    texts.append(latex_text(text))
+                elabel = "\n".join(t for t in texts if t)
         self.depth += 1
         level = [f"level {self.depth}"] if f"level {self.depth}" in self.r.styles else []
         generic = split_top(self.r.styles.get("level", "").replace("#1", str(self.depth)))
