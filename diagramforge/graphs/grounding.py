@@ -52,6 +52,12 @@ diagram; a legend or a title or two beside a real graph stay well below."""
 MAX_BLANK_SHARE = 0.5
 """A graph more than half of whose nodes have no text is icons or pictures joined by lines
 (draw.io's cloud templates: rows of vendor icons), which a twin draws as empty boxes."""
+MAX_BARE_SHARE = 0.5
+"""A graph read off a drawing (the geometric reading: TikZ's page when its source does not
+resolve, an SVG) most of whose nodes are bare texts — no shape around them (``text``) —
+joined by lines is labels on a picture (a geometry figure's "r" and "α" at the ends of a
+radius, a plot's axis labels), not boxes and arrows.  Asked by the writers of
+graph-grounded rows (:func:`picture_check`), not by the twin gate."""
 SEQUENCE_SHAPES = frozenset({"actor", "umlLifeline"})
 """Node shapes that mark a sequence diagram's participants: Mermaid's sequence reader gives
 each participant the shape ``actor``; draw.io draws a lifeline as ``shape=umlLifeline``."""
@@ -143,15 +149,23 @@ def code_check(fmt: str, code: str | None) -> Verdict | None:
 def picture_check(record: Mapping, graph: Graph) -> Verdict | None:
     """Everything but the render's text: the picture is graph-like
     (:func:`~diagramforge.vocabulary.picture_graph_like`: its per-picture ``graph_like``, or
-    its kind; an untyped picture is not), its graph's structure holds, and its source is one
-    picture.  ``None``: ask :func:`text_check` of its render next."""
+    its kind; an untyped picture is not), its graph's structure holds, most of its nodes are
+    more than bare texts (:data:`MAX_BARE_SHARE`), and its source is one picture.
+    ``None``: ask :func:`text_check` of its render next."""
     if not picture_graph_like(record):
         kind = record.get("diagram_type")
         return Verdict(NOT_A_GRAPH, "the picture is not graph-like ("
                        + (f"diagram_type {kind}" if kind else "untyped: no evidence it is a "
                           "graph") + ")")
-    return structure_check(graph) or code_check(str(record.get("format") or ""),
-                                                record.get("code"))
+    found = structure_check(graph)
+    if found is not None:
+        return found
+    bare = [n for n in graph.nodes if n.shape == "text"]
+    if len(bare) > MAX_BARE_SHARE * len(graph.nodes):
+        return Verdict(NOT_A_GRAPH, f"{len(bare)} of {len(graph.nodes)} nodes are bare texts "
+                       "(no shape around them) the drawing's lines end at: labels on a "
+                       "picture, not boxes and arrows")
+    return code_check(str(record.get("format") or ""), record.get("code"))
 
 
 def text_check(graph: Graph, runs: list[str], min_share: float = MIN_TEXT_SHARE

@@ -240,3 +240,18 @@ def test_an_item_id_met_twice_is_ledgered_before_any_call(tmp_path, monkeypatch)
     assert rows and len(ids) == len(set(ids))
     dup = [r for r in rej if r["reason"] == synth_stage.DUPLICATE]
     assert len(dup) == len({r["diagram_id"] for r in rows})
+
+
+def test_bare_texts_joined_by_lines_are_no_graph():
+    """The geometric reading of a geometry figure joins "r" and "α" by the radius between
+    them; typed a graph by its kind, it is still labels on a picture."""
+    from diagramforge.graphs.grounding import picture_check
+
+    g = Graph(nodes=[Node(id="n0", text="r", shape="text"), Node(id="n1", text="α",
+                                                                  shape="text")],
+              edges=[Edge(source="n1", target="n0", directed=False)])
+    v = picture_check({"diagram_type": "graph", "format": "tikz"}, g)
+    assert v is not None and v.reason == "not_a_graph" and "bare texts" in v.detail
+    boxed = g.model_copy(update={"nodes": [n.model_copy(update={"shape": "circle"})
+                                           for n in g.nodes]})
+    assert picture_check({"diagram_type": "graph", "format": "tikz"}, boxed) is None
