@@ -78,6 +78,11 @@ class Chart:
         return list(zip(self.legend, plotted, strict=True))
 
 
+def _label(tex: str) -> str:
+    """A label's text on one line: a chart's axis label broken with ``\\`` is one answer."""
+    return " ".join(latex_text(tex).split())
+
+
 def _options(text: str, k: int) -> tuple[list[str], int]:
     """Option keys of the ``[…]`` groups at ``k`` (whitespace skipped) and the index after."""
     keys: list[str] = []
@@ -225,12 +230,12 @@ def read_charts(code: str, assets: Mapping[str, bytes] | None = None) -> list[Ch
             continue
         keys, k = _options(code, m.end())
         opts = _kv(keys)
-        chart = Chart(xlabel=latex_text(opts.get("xlabel", "")),
-                      ylabel=latex_text(opts.get("ylabel", "")),
-                      title=latex_text(opts.get("title", "")),
+        chart = Chart(xlabel=_label(opts.get("xlabel", "")),
+                      ylabel=_label(opts.get("ylabel", "")),
+                      title=_label(opts.get("title", "")),
                       ymin=_number(opts.get("ymin", "x")), ymax=_number(opts.get("ymax", "x")))
         if "legend entries" in opts:
-            chart.legend = [latex_text(_unbrace(e)) for e in split_top(opts["legend entries"])]
+            chart.legend = [_label(_unbrace(e)) for e in split_top(opts["legend entries"])]
         body = code[k:end]
         axis_domain = _domain(opts.get("domain"))
         pos = 0
@@ -242,7 +247,7 @@ def read_charts(code: str, assets: Mapping[str, bytes] | None = None) -> list[Ch
                 if g is None:
                     break
                 entries = split_top(g[0]) if q.group(0).startswith("\\legend") else [g[0]]
-                chart.legend += [latex_text(_unbrace(e)) for e in entries]
+                chart.legend += [_label(_unbrace(e)) for e in entries]
                 pos = g[1]
                 continue
             if p is None:
