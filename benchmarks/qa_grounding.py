@@ -58,12 +58,12 @@ from diagramforge.synth.stage import SYNTH_SCHEMA  # noqa: E402
 
 SHARED = next((p / "shared" / "corpora" for p in REPO.parents
                if (p / "shared" / "corpora").is_dir()), REPO.parent / "shared" / "corpora")
-TEX = {"latex-examples": ("latex-examples/tikz", SHARED / "latex-examples" / "tikz"),
-       "alextsagkas": ("tikz-alextsagkas+Tikz-Graphics",
-                       SHARED / "tikz-alextsagkas+Tikz-Graphics"),
-       "cookbook": ("tikz-PacktPublishing+LaTeX-Cookbook",
-                    SHARED / "tikz-PacktPublishing+LaTeX-Cookbook")}
-MERMAID = SHARED / "mermaid-openshift+enhancements"
+"""``../shared/corpora`` from the main checkout, ``../../shared`` from a worktree
+(``--shared`` from anywhere else)."""
+TEX = {"latex-examples": "latex-examples/tikz", "alextsagkas": "tikz-alextsagkas+Tikz-Graphics",
+       "cookbook": "tikz-PacktPublishing+LaTeX-Cookbook"}
+"""Corpus name → its folder under the shared corpora (and the labels' key prefix)."""
+MERMAID = "mermaid-openshift+enhancements"
 CORPORA = (*TEX, "mermaid")
 LABELS = Path("/work/labelling")
 STAGES = ("crawl", "extract", "render", "classifier-train", "filter", "split", "synth",
@@ -87,7 +87,8 @@ def labels() -> dict[str, dict]:
     return out
 
 
-def project(name: str, out: Path, tex_cache: Path | None):  # noqa: ANN201 - Params
+def project(name: str, out: Path, tex_cache: Path | None,  # noqa: ANN201 - Params
+            shared: Path = SHARED):
     """The corpus's throw-away project (its sources laid out once) and doc id → corpus key."""
     root = out / name
     base = yaml.safe_load((REPO / "params.yaml").read_text())
@@ -97,14 +98,16 @@ def project(name: str, out: Path, tex_cache: Path | None):  # noqa: ANN201 - Par
         if not (root / "corpus" / "repo").exists():
             shutil.rmtree(src, ignore_errors=True)
             (src).mkdir(parents=True)
-            shutil.copy(MERMAID / "LICENSE", src / "LICENSE")
-            shutil.copytree(MERMAID / "enhancements", src / "enhancements")
+            shutil.copy(shared / MERMAID / "LICENSE", src / "LICENSE")
+            shutil.copytree(shared / MERMAID / "enhancements", src / "enhancements")
             git_repository(src, root / "corpus" / "repo")
         params = project_params(root / "project", repos=[root / "corpus" / "repo"], base=base,
                                 tex_cache=tex_cache)
         return params, keys
-    prefix, folder = TEX[name]
-    docs = documents(folder, name)
+    prefix = TEX[name]
+    docs = documents(shared / prefix, name)
+    if not docs:
+        raise SystemExit(f"no documents under {shared / prefix} (--shared?)")
     keys = {d.id: f"{prefix}/{d.title}" for d in docs}
     layout = root / "corpus" / "arxiv"
     if not (layout / "listing.xml").exists():
@@ -123,8 +126,9 @@ def _read(params, stage: str, schema, cols: list[str], what: str = "records"
     return ShardSet(d, schema).read_all(cols).to_pylist()
 
 
-def run(name: str, out: Path, tex_cache: Path | None, examples: int) -> dict:
-    params, keys = project(name, out, tex_cache)
+def run(name: str, out: Path, tex_cache: Path | None, examples: int,
+        shared: Path = SHARED) -> dict:
+    params, keys = project(name, out, tex_cache, shared)
     t0 = time.perf_counter()
     counts: dict[str, int] = {}
     failed: dict[str, str] = {}
@@ -148,6 +152,7 @@ def run(name: str, out: Path, tex_cache: Path | None, examples: int) -> dict:
     per_qtype: Counter[str] = Counter()
     per_type: dict[str, Counter[str]] = defaultdict(Counter)
     judged: Counter[str] = Counter()
+    graph_pictures: dict[str, set[str]] = {"yes": set(), "no": set()}
     wrong: list[dict] = []
     chart_examples: list[dict] = []
     for r in qa:
@@ -160,6 +165,7 @@ def run(name: str, out: Path, tex_cache: Path | None, examples: int) -> dict:
         person = people.get(key or "")
         if g == "graph" and person is not None:
             judged[person["graph_like"]] += 1
+            graph_pictures.setdefault(person["graph_like"], set()).add(str(key))
             if person["graph_like"] == "no" and len(wrong) < examples:
                 wrong.append({"key": key, "type": person["type"],
                               "question": r["template_question"], "answer": r["answer"]})
@@ -167,6 +173,9 @@ def run(name: str, out: Path, tex_cache: Path | None, examples: int) -> dict:
             chart_examples.append({"key": key or r["diagram_id"],
                                    "question": r["template_question"], "answer": r["answer"]})
     diagrams_with_qa = len({r["diagram_id"] for r in qa})
+    labelled = Counter(people[k]["graph_like"] for k in {keys.get(str(d.get("group") or "")
+                                                                  .removeprefix("arxiv:"))
+                                                         for d in split.values()} if k in people)
     state = read_state(params, "validate")
     return {
         "corpus": name, "seconds": round(time.perf_counter() - t0), "stages_out": counts,
@@ -177,6 +186,8 @@ def run(name: str, out: Path, tex_cache: Path | None, examples: int) -> dict:
         "per_grounding": dict(per_ground), "per_qa_type": dict(per_qtype),
         "per_type": {k: dict(v) for k, v in sorted(per_type.items())},
         "graph_qa_on_labelled": dict(judged), "graph_qa_on_non_graph_examples": wrong,
+        "labelled_pictures": dict(labelled),
+        "labelled_pictures_with_graph_qa": {k: len(v) for k, v in graph_pictures.items()},
         "chart_examples": chart_examples, "synth_rejections": dict(rejected.most_common()),
         "captions": sum(r["config"] == "captioning" for r in synth),
     }
@@ -215,6 +226,10 @@ def show(res: dict, old: dict | None) -> None:
         print(f"  graph QA on pictures a person labelled: {n}; on non-graph ones "
               f"{j.get('no', 0)} ({100 * j.get('no', 0) / n:.1f} %)"
               + (f"  (before: {old['graph_qa_on_labelled']})" if old else ""))
+        have, of = res["labelled_pictures_with_graph_qa"], res["labelled_pictures"]
+        print(f"  labelled pictures with graph QA: graph-like {have.get('yes', 0)} of "
+              f"{of.get('yes', 0)}, not graph-like {have.get('no', 0)} of {of.get('no', 0)}"
+              + (f"  (before: {old.get('labelled_pictures_with_graph_qa')})" if old else ""))
         for w in res["graph_qa_on_non_graph_examples"]:
             print(f"    {w['key']} [{w['type']}]: {w['question']} → {w['answer']}")
     if res["chart_examples"]:
@@ -232,11 +247,13 @@ def main() -> None:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--compare", type=Path, default=None)
     ap.add_argument("--examples", type=int, default=12)
+    ap.add_argument("--shared", type=Path, default=SHARED,
+                    help="the shared corpora folder (default: ../shared/corpora)")
     a = ap.parse_args()
     before = {r["corpus"]: r for r in json.loads(a.compare.read_text())} if a.compare else {}
     results = []
     for name in a.corpora:
-        res = run(name, a.out, a.tex_cache or a.out / "tex-cache", a.examples)
+        res = run(name, a.out, a.tex_cache or a.out / "tex-cache", a.examples, a.shared)
         results.append(res)
         show(res, before.get(name))
         if a.json:
