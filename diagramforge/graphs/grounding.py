@@ -149,8 +149,10 @@ def code_check(fmt: str, code: str | None) -> Verdict | None:
 def picture_check(record: Mapping, graph: Graph) -> Verdict | None:
     """Everything but the render's text: the picture is graph-like
     (:func:`~diagramforge.vocabulary.picture_graph_like`: its per-picture ``graph_like``, or
-    its kind; an untyped picture is not), its graph's structure holds, most of its nodes are
-    more than bare texts (:data:`MAX_BARE_SHARE`), and its source is one picture.
+    its kind; an untyped picture is not), its graph's structure holds, some node joins two
+    edges (else the edges are segments between labels: a figure's axes and sides), most of
+    its nodes are more than bare texts (:data:`MAX_BARE_SHARE`), and its source is one
+    picture.
     ``None``: ask :func:`text_check` of its render next."""
     if not picture_graph_like(record):
         kind = record.get("diagram_type")
@@ -160,6 +162,14 @@ def picture_check(record: Mapping, graph: Graph) -> Verdict | None:
     found = structure_check(graph)
     if found is not None:
         return found
+    degree: dict[str, int] = {}
+    for e in graph.edges:
+        for end in {e.source, e.target}:
+            degree[str(end)] = degree.get(str(end), 0) + 1
+    if max(degree.values(), default=0) <= 1 and len(graph.nodes) > 2:
+        return Verdict(NOT_A_GRAPH, f"{len(graph.edges)} edges, none sharing a node, among "
+                       f"{len(graph.nodes)} nodes: segments between labels (axes, a geometry "
+                       "figure's sides), not a network of connections")
     bare = [n for n in graph.nodes if n.shape == "text"]
     if len(bare) > MAX_BARE_SHARE * len(graph.nodes):
         return Verdict(NOT_A_GRAPH, f"{len(bare)} of {len(graph.nodes)} nodes are bare texts "

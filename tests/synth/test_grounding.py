@@ -255,3 +255,21 @@ def test_bare_texts_joined_by_lines_are_no_graph():
     boxed = g.model_copy(update={"nodes": [n.model_copy(update={"shape": "circle"})
                                            for n in g.nodes]})
     assert picture_check({"diagram_type": "graph", "format": "tikz"}, boxed) is None
+
+
+def test_segments_between_labels_are_no_graph():
+    """Axes x1–x2 and a figure's sides a1–a2, b1–b2 read as edges: no node joins two, so
+    they are segments between labels; a two-box diagram A → B is still a graph."""
+    from diagramforge.graphs.grounding import picture_check
+
+    rec = {"diagram_type": "graph", "format": "tikz"}
+    pairs = Graph(nodes=[Node(id=i, text=i) for i in ("x1", "x2", "a1", "a2", "b1", "b2")],
+                  edges=[Edge(source="x2", target="x1"), Edge(source="a1", target="a2"),
+                         Edge(source="b1", target="b2")])
+    v = picture_check(rec, pairs)
+    assert v is not None and v.reason == "not_a_graph" and "segments" in v.detail
+    two = Graph(nodes=[Node(id="a", text="Input"), Node(id="b", text="Output")],
+                edges=[Edge(source="a", target="b")])
+    assert picture_check(rec, two) is None
+    chain = pairs.model_copy(update={"edges": [*pairs.edges, Edge(source="x1", target="a1")]})
+    assert picture_check(rec, chain) is None
