@@ -7,7 +7,8 @@ pgfplots coordinates, tables and expressions), never from its structure graph (w
 chart's render (``shows``: the render's own text runs), so a question never names what the
 picture does not show.  A question is asked only when its answer is the one right answer:
 
-* ``chart_axes`` — the label of the x- or y-axis ("What is the label of the x-axis?");
+* ``chart_axes`` — the label of the x- or y-axis ("What is the label of the x-axis?"; not
+  when the label is the axis's own letter, which the question gives away);
 * ``chart_series`` — how many entries the legend has; how many series the chart plots
   (only when the legend names every plotted series once, so the count is the legend's);
 * ``chart_values`` — a series' y value at an x it has (a point it lists, or a round
@@ -41,8 +42,8 @@ def axes(chart: Chart, shows: Shows, rng: random.Random, n: int) -> list[Questio
     texts = [t for t in (chart.xlabel, chart.ylabel, chart.title, *chart.legend)
              if t and shows(t)]
     for axis, label in (("x", chart.xlabel), ("y", chart.ylabel)):
-        if not label or not shows(label):
-            continue
+        if not label or not shows(label) or label.strip().casefold() == axis:
+            continue  # "the label of the x-axis" that is "x" answers itself
         others = [t for t in dict.fromkeys(texts) if t != label]
         if not others:
             continue
