@@ -71,16 +71,23 @@ def series(chart: Chart, shows: Shows, rng: random.Random, n: int) -> list[Quest
 
 def _points(s: Series, chart: Chart, rng: random.Random) -> list[tuple[float | str, float]]:
     """Points of a series a question may ask about: those it lists (each x once), or a
-    round x inside an expression's domain whose value is inside the axis's y range."""
+    round x inside an expression's domain — both inside the axis's x limits, the value
+    inside its y limits (the plot is cut to them)."""
     if s.surface:
         return []
     if s.points:
         xs = [x for x, _ in s.points]
-        return [(x, y) for x, y in s.points if xs.count(x) == 1]
+        return [(x, y) for x, y in s.points if xs.count(x) == 1
+                and (isinstance(x, str) or chart.visible(x))]
     if s.expression is None or s.domain is None:
         return []
     out = []
-    for x in round_xs(*s.domain):
+    lo, hi = s.domain
+    lo, hi = max(lo, chart.xmin if chart.xmin is not None else lo), \
+        min(hi, chart.xmax if chart.xmax is not None else hi)
+    if lo >= hi:
+        return []
+    for x in round_xs(lo, hi):
         y = evaluate(s.expression, x)
         if y is None or (chart.ymin is not None and y < chart.ymin) \
                 or (chart.ymax is not None and y > chart.ymax):

@@ -273,3 +273,20 @@ def test_segments_between_labels_are_no_graph():
     assert picture_check(rec, two) is None
     chain = pairs.model_copy(update={"edges": [*pairs.edges, Edge(source="x1", target="a1")]})
     assert picture_check(rec, chain) is None
+
+
+def test_values_are_asked_only_where_the_axis_shows_them_and_of_a_series_named_once():
+    """cos x and x plotted over -8:8 on an axis cut to 0:π, legend "$\\cos x$", "$x$": both
+    entries read "x" here, so neither names a series; and no x outside 0:π is asked."""
+    (chart,) = read_charts(r"\begin{axis}[xmin=0, xmax=pi, ymin=-1, ymax=1]"
+                           r"\addplot[domain=-8:8] {cos(deg(x))};\addplot[domain=-8:8] {x};"
+                           r"\legend{$\cos x$, $x$}\end{axis}")
+    assert (chart.xmin, chart.xmax) == (0.0, pytest.approx(3.14159, abs=1e-4))
+    assert chart.named() == []
+    assert qa_chart.values(chart, lambda t: True, random.Random(0), 3) == []
+    (one,) = read_charts(r"\begin{axis}[xmin=0, xmax=pi]\addplot[domain=-8:8] {cos(deg(x))};"
+                         r"\end{axis}")
+    for seed in range(10):
+        (q,) = qa_chart.values(one, lambda t: True, random.Random(seed), 3)
+        x = float(q.key.rsplit(":", 1)[1])
+        assert 0 <= x <= 3.1416

@@ -63,6 +63,12 @@ class Chart:
     series: list[Series] = field(default_factory=list)
     ymin: float | None = None
     ymax: float | None = None
+    xmin: float | None = None
+    xmax: float | None = None
+
+    def visible(self, x: float) -> bool:
+        """Whether ``x`` is inside the axis's x limits (the plot is cut to them)."""
+        return (self.xmin is None or x >= self.xmin) and (self.xmax is None or x <= self.xmax)
 
     @property
     def plotted(self) -> list[Series]:
@@ -73,8 +79,9 @@ class Chart:
         """Series paired with their legend entries — only when the legend names each
         plotted series exactly once (one entry per series, in order); else none."""
         plotted = self.plotted
-        if not self.legend or len(self.legend) != len(plotted):
-            return []
+        if not self.legend or len(self.legend) != len(plotted) \
+                or len({" ".join(t.casefold().split()) for t in self.legend}) < len(self.legend):
+            return []  # an entry for two series ("x" and "\cos x" read alike) names neither
         return list(zip(self.legend, plotted, strict=True))
 
 
@@ -114,6 +121,11 @@ def _number(text: str) -> float | None:
     except ValueError:
         return None
     return v if math.isfinite(v) else None
+
+
+def _bound(value: str | None) -> float | None:
+    """An axis limit (``xmax=pi``, ``ymin=-1``): a number or a pgfmath constant expression."""
+    return evaluate(value) if value else None
 
 
 def _domain(value: str | None) -> tuple[float, float] | None:
@@ -233,7 +245,8 @@ def read_charts(code: str, assets: Mapping[str, bytes] | None = None) -> list[Ch
         chart = Chart(xlabel=_label(opts.get("xlabel", "")),
                       ylabel=_label(opts.get("ylabel", "")),
                       title=_label(opts.get("title", "")),
-                      ymin=_number(opts.get("ymin", "x")), ymax=_number(opts.get("ymax", "x")))
+                      ymin=_bound(opts.get("ymin")), ymax=_bound(opts.get("ymax")),
+                      xmin=_bound(opts.get("xmin")), xmax=_bound(opts.get("xmax")))
         if "legend entries" in opts:
             chart.legend = [_label(_unbrace(e)) for e in split_top(opts["legend entries"])]
         body = code[k:end]
