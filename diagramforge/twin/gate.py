@@ -1,5 +1,9 @@
 """Which diagrams get twins: those whose structure graph *is* the diagram.
 
+The checks are the shared ones of :mod:`diagramforge.graphs.grounding` (QA and edit
+referents ask them too), under the twin's own reason names (``twin_not_a_graph``,
+``twin_graph_incomplete``); what follows is what they mean for a twin.
+
 A twin written from the structure graph (DOT, Mermaid, TikZ, mxGraph) is the same diagram
 only when that graph says everything the drawing says; the twin check (:mod:`.compare`)
 cannot see what the graph lacks.  A line chart's graph is its tick labels with no edges — any
@@ -42,133 +46,45 @@ letter or digit is not counted.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
+from diagramforge.graphs import grounding
+from diagramforge.graphs.grounding import (
+    MAX_BLANK_SHARE,
+    MAX_LOOSE_SHARE,
+    MIN_TEXT_SHARE,
+    SEQUENCE_SHAPES,
+    Verdict,
+    _on_render,
+    drawn_texts,
+    letters,
+)
 from diagramforge.graphs.model import Graph
-from diagramforge.graphs.score import normalise_text
-from diagramforge.graphs.svg import svg_primitives
-from diagramforge.vocabulary import graph_like
+
+__all__ = ["INCOMPLETE", "MAX_BLANK_SHARE", "MAX_LOOSE_SHARE", "MIN_TEXT_SHARE", "NOT_A_GRAPH",
+           "SEQUENCE_SHAPES", "Verdict", "_on_render", "code_check", "drawn_texts", "letters",
+           "structure_check", "text_check"]
 
 NOT_A_GRAPH = "twin_not_a_graph"
 INCOMPLETE = "twin_graph_incomplete"
-MIN_TEXT_SHARE = 0.95
-MAX_LOOSE_SHARE = 0.5
-"""A graph most of whose nodes touch no edge is labels on a picture (a geometry figure the
-classifier took for a graph: "φ", "F = 5N", "s = 3m" and one line), not a node-link
-diagram; a legend or a title or two beside a real graph stay well below."""
+_REASONS = {grounding.NOT_A_GRAPH: NOT_A_GRAPH, grounding.INCOMPLETE: INCOMPLETE}
 
 
-MAX_BLANK_SHARE = 0.5
-"""A graph more than half of whose nodes have no text is icons or pictures joined by lines
-(draw.io's cloud templates: rows of vendor icons), which a twin draws as empty boxes."""
-SEQUENCE_SHAPES = frozenset({"actor", "umlLifeline"})
-"""Node shapes that mark a sequence diagram's participants: Mermaid's sequence reader gives
-each participant the shape ``actor``; draw.io draws a lifeline as ``shape=umlLifeline``."""
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """Why a diagram gets no twins: a ledger reason and what was found."""
-
-    reason: str
-    detail: str
-
-
-def letters(text: str) -> str:
-    """Letters and digits of ``text``, normalised as the scorers normalise (case, Unicode
-    form)."""
-    return "".join(c for c in normalise_text(text) if c.isalnum())
+def _twin(v: Verdict | None) -> Verdict | None:
+    """A shared verdict under the twin's ledger reason."""
+    return None if v is None else Verdict(_REASONS[v.reason], v.detail)
 
 
 def structure_check(graph: Graph, diagram_type: str | None) -> Verdict | None:
-    """Points 1–4 (no render needed): ``None`` when the graph may be the diagram."""
-    if diagram_type:
-        try:
-            ok = graph_like(diagram_type)
-        except ValueError:
-            ok = False
-        if not ok:
-            return Verdict(NOT_A_GRAPH, f"diagram_type {diagram_type} is not a graph-like "
-                           "kind (classifier.vocabulary.GRAPH_LIKE)")
-    if not graph.edges:
-        return Verdict(NOT_A_GRAPH, f"{len(graph.nodes)} nodes and no edges: loose labels, "
-                       "no structure to translate")
-    lifelines = [n.text for n in graph.nodes if n.shape in SEQUENCE_SHAPES]
-    if lifelines:
-        return Verdict(NOT_A_GRAPH, f"a sequence diagram ({len(lifelines)} lifelines: "
-                       + ", ".join(repr(t) for t in lifelines[:3]) + "): its messages' order "
-                       "in time is the diagram, which a graph does not say")
-    joined = {i for e in graph.edges for i in (e.source, e.target)}
-    loose = [n for n in graph.nodes if n.id not in joined]
-    if len(loose) > MAX_LOOSE_SHARE * len(graph.nodes):
-        return Verdict(NOT_A_GRAPH, f"{len(loose)} of {len(graph.nodes)} nodes are joined to "
-                       "nothing: mostly loose labels (a picture's annotations), not a graph")
-    blank = [n for n in graph.nodes if not letters(n.text)]
-    if len(blank) > MAX_BLANK_SHARE * len(graph.nodes):
-        return Verdict(INCOMPLETE, f"{len(blank)} of {len(graph.nodes)} nodes have no text: "
-                       "what they are is drawn (icons, pictures), not written, so the graph "
-                       "cannot say it")
-    ids = {n.id for n in graph.nodes}
-    free = [e for e in graph.edges if e.source not in ids or e.target not in ids]
-    if free:
-        text = {n.id: repr(n.text) for n in graph.nodes}
-        show = ", ".join(f"{text.get(e.source or '', '(free)')}->"
-                         f"{text.get(e.target or '', '(free)')}" for e in free[:3])
-        return Verdict(INCOMPLETE, f"{len(free)} of {len(graph.edges)} edges have a free end "
-                       f"(the reader could not attribute them to two nodes): {show}")
-    return None
-
-
-_PICTURE = re.compile(r"\\tikz(?![A-Za-z@])|\\begin\s*\{tikzpicture\}")
-_COMMENT = re.compile(r"(?<!\\)%[^\n]*")
+    """Points 1–4 (no render needed): ``None`` when the graph may be the diagram.  An
+    untyped diagram is judged by its graph alone."""
+    return _twin(grounding.kind_check(diagram_type) or grounding.structure_check(graph))
 
 
 def code_check(fmt: str, code: str | None) -> Verdict | None:
     """Point 6: ``None`` unless a TikZ source draws pictures inside its picture."""
-    if fmt != "tikz" or not code:
-        return None
-    body = _COMMENT.sub("", code.split("\\begin{document}", 1)[-1])
-    pictures = len(_PICTURE.findall(body))
-    if pictures > 1:
-        return Verdict(INCOMPLETE, f"{pictures} pictures in one source (a \\tikz or a "
-                       "tikzpicture in a node, or pictures side by side): one structure graph "
-                       "reads the outer nodes only, or merges what several pictures draw")
-    return None
+    return _twin(grounding.code_check(fmt, code))
 
 
 def text_check(graph: Graph, runs: list[str], min_share: float = MIN_TEXT_SHARE
                ) -> Verdict | None:
     """Point 5: ``None`` when the graph's labels explain the render's text ``runs``."""
-    labels = [k for k in (letters(t) for t in [*(n.text for n in graph.nodes),
-                                                 *(e.label for e in graph.edges)]) if k]
-    counted = [r for r in runs if letters(r)]
-    unexplained = [r for r in counted if not any(letters(r) in k for k in labels)]
-    share = 1.0 - len(unexplained) / len(counted) if counted else 1.0
-    drawn = "".join(letters(r) for r in counted)
-    absent = [n.text for n in graph.nodes if letters(n.text) and not _on_render(n.text, drawn)]
-    why = []
-    if share < min_share:
-        why.append(f"{len(counted) - len(unexplained)} of {len(counted)} text runs on the "
-                   f"render are in a node or edge label ({share:.0%} < {min_share:.0%}); not: "
-                   + ", ".join(repr(r) for r in unexplained[:5]))
-    if absent:
-        why.append(f"{len(absent)} node texts are not on the render: "
-                   + ", ".join(repr(t) for t in absent[:5]))
-    return Verdict(INCOMPLETE, "; ".join(why)) if why else None
-
-
-def _on_render(text: str, drawn: str) -> bool:
-    """A node text is on the render when its letters are, in one piece or line by line (a
-    renderer draws each line of a label as a run of its own, in order or not)."""
-    if letters(text) in drawn:
-        return True
-    lines = [letters(ln) for ln in text.split("\n")]
-    return all(ln in drawn for ln in lines if ln)
-
-
-def drawn_texts(svg: str) -> list[str]:
-    """The text runs an SVG draws (each ``<text>`` line; a ``<foreignObject>`` label), as the
-    SVG graph reader sees them."""
-    texts, _ = svg_primitives(svg)
-    return [t.text for t in texts]
+    return _twin(grounding.text_check(graph, runs, min_share))

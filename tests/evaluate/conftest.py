@@ -89,7 +89,7 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> dict:
             gen.append({**dict.fromkeys(GENERATION_COLUMNS), "id": gid, "format": "svg",
                         "code": got.code, "image": got.image, "graph": got.graph.to_json(),
                         "tokens": count_tokens(got.code), "split": "test",
-                        "licence": "cc-by-4.0"})
+                        "licence": "cc-by-4.0", "diagram_type": "flowchart"})
     configs = write_generation(pd.DataFrame(gen), root)
 
     done = compose(DOT_SOURCE, "dot", 2, random.Random(3))
