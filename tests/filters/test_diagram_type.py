@@ -102,8 +102,8 @@ def test_filter_types_every_record_in_batches(trained, monkeypatch):
     assert [r["locator"] for r in ledger if r["reason"] == "image_unreadable"] == ["broken"]
     # the TikZ diagrams are typed by their code, whatever the tiny model thinks of them
     tikz = [r for r in kept if r["format"] == "tikz"]
-    assert len(tikz) == 8 and {r["diagram_type_source"] for r in tikz} <= {
-        "code:tikz.boxes_with_words", "code:tikz.acyclic_branching", "code:tikz.words_linked"}
+    assert len(tikz) == 8 and {r["diagram_type_source"] for r in tikz} == {
+        "code:tikz.nodes_linked"}
     assert all(r["graph_like"] for r in tikz)
     assert all(r["diagram_type_image"] and r["diagram_type_prob"] is None for r in tikz)
 
