@@ -48,10 +48,11 @@ from dataclasses import dataclass
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.score import normalise_text
 from diagramforge.graphs.svg import svg_primitives
-from diagramforge.vocabulary import graph_like
+from diagramforge.vocabulary import graph_like, picture_graph_like
 
 NOT_A_GRAPH = "twin_not_a_graph"
 INCOMPLETE = "twin_graph_incomplete"
+UNTYPED = "twin_type_unknown"
 MIN_TEXT_SHARE = 0.95
 MAX_LOOSE_SHARE = 0.5
 """A graph most of whose nodes touch no edge is labels on a picture (a geometry figure the
@@ -172,3 +173,24 @@ def drawn_texts(svg: str) -> list[str]:
     SVG graph reader sees them."""
     texts, _ = svg_primitives(svg)
     return [t.text for t in texts]
+
+
+def picture_check(record: dict) -> Verdict | None:
+    """Point 1, per picture: ``None`` when this picture is its structure graph
+    (:func:`~diagramforge.vocabulary.picture_graph_like`: the ``diagram_type`` filter's
+    ``graph_like`` column, or the kind for rows typed before it).  An untyped picture is
+    unknown, and an unknown picture gets no twins (:data:`UNTYPED`): a Feynman diagram or a
+    radar chart whose graph happens to have edges would otherwise be twinned into loose
+    boxes.  Used instead of :func:`structure_check`'s kind test (which it is then handed
+    ``None``), so a picture the filter judged graph-like is not refused for its kind."""
+    if picture_graph_like(record):
+        return None
+    label = record.get("diagram_type")
+    if record.get("graph_like") is not None:
+        return Verdict(NOT_A_GRAPH, f"the diagram_type filter judged this picture not "
+                       f"graph-like (type {label})")
+    if not label:
+        return Verdict(UNTYPED, "untyped: what the picture is is unknown, and an unknown "
+                       "picture gets no graph-grounded rows")
+    return Verdict(NOT_A_GRAPH, f"diagram_type {label} is not a graph-like kind "
+                   "(vocabulary.GRAPH_LIKE)")

@@ -8,8 +8,10 @@ from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.twin.gate import (
     INCOMPLETE,
     NOT_A_GRAPH,
+    UNTYPED,
     code_check,
     letters,
+    picture_check,
     structure_check,
     text_check,
 )
@@ -69,6 +71,24 @@ def test_graph_like_kinds_are_diagrams_and_leave_out_what_the_issue_names() -> N
 ])
 def test_structure_check(graph: Graph, kind: str | None, reason: str | None) -> None:
     v = structure_check(graph, kind)
+    assert (v.reason if v else None) == reason
+
+
+@pytest.mark.parametrize(("record", "reason"), [
+    ({"diagram_type": "flowchart"}, None),
+    # the filter's per-picture verdict decides over the kind, both ways: a UML sequence
+    # diagram is not graph-like though UML is; a picture the filter judged graph-like is
+    ({"diagram_type": "uml", "graph_like": False}, NOT_A_GRAPH),
+    ({"diagram_type": "illustration", "graph_like": True}, None),
+    # typed before the column: the kind (a Feynman diagram, a chart are not)
+    ({"diagram_type": "feynman_diagram"}, NOT_A_GRAPH),
+    ({"diagram_type": "line_chart", "graph_like": None}, NOT_A_GRAPH),
+    # unknown: no twins, with a reason of its own
+    ({"diagram_type": None}, UNTYPED),
+    ({}, UNTYPED),
+])
+def test_picture_check_asks_the_picture_not_its_graph(record: dict, reason: str | None) -> None:
+    v = picture_check(record)
     assert (v.reason if v else None) == reason
 
 
