@@ -1,7 +1,13 @@
 """Where a twin's nodes go: the source's own layout when every node has a bbox, else a
 layered drawing of the structure (longest-path layers, in source order; a cycle's nodes side
 by side, as far apart as the labels between them need), so a writer for a language with
-explicit positions (TikZ, mxGraph) always has one."""
+explicit positions (TikZ, mxGraph) always has one.
+
+Which node holds which (:func:`containers`: a swimlane, a cluster, a group's frame, a UML
+class around its rows) is read from the same boxes, so every writer can draw a container
+as one — a DOT cluster, a Mermaid subgraph, a frame with its label on top — and the layout
+writers' boxes (:func:`fit_boxes`) are sized from their text, so no label is set larger
+than its box and spills onto its neighbours'."""
 
 from __future__ import annotations
 
@@ -23,6 +29,7 @@ class WriteError(ValueError):
 
 DANGLING = "twin_dangling_edge"
 EMPTY = "twin_empty_graph"
+Box = tuple[float, float, float, float]
 
 
 @dataclass(frozen=True)
@@ -74,3 +81,92 @@ def place(g: Graph, node_w: float = 120.0, node_h: float = 50.0, gap: float = 40
         rows[k] = col + 1
         boxes[n.id] = (col * (node_w + col_gap), k * (node_h + gap), node_w, node_h)
     return Placed(boxes, False)
+
+
+def _holds(a: list[float], b: list[float], tolerance: float) -> bool:
+    return (b[2] * b[3] < a[2] * a[3] and a[0] - tolerance <= b[0]
+            and a[1] - tolerance <= b[1] and b[0] + b[2] <= a[0] + a[2] + tolerance
+            and b[1] + b[3] <= a[1] + a[3] + tolerance)
+
+
+def containers(g: Graph, tolerance: float = 1.0) -> dict[str, str]:
+    """``child id → holder id``: the smallest node whose box holds the child's box (a
+    swimlane, a draw.io ``container=1`` shape or a group's frame, a DOT cluster, a Mermaid
+    subgraph, a UML class around its rows).  Nested holders form a tree; a node held by
+    nothing is not in the map."""
+    boxed = [n for n in g.nodes if n.bbox and len(n.bbox) == 4]
+    out: dict[str, str] = {}
+    for b in boxed:
+        best = None
+        for a in boxed:
+            if a is not b and _holds(a.bbox, b.bbox, tolerance) and (  # type: ignore[arg-type]
+                    best is None or a.bbox[2] * a.bbox[3] < best.bbox[2] * best.bbox[3]):  # type: ignore[index]
+                best = a
+        if best is not None:
+            out[b.id] = best.id
+    return out
+
+
+@dataclass(frozen=True)
+class Font:
+    """What a target draws text with, in the units of its boxes: a character's width (an
+    estimate a little wider than the font's mean advance), a line's height, and the room a
+    label needs around it."""
+
+    char: float
+    line: float
+    pad: float
+
+    def need(self, text: str) -> tuple[float, float]:
+        lines = text.split("\n") if text else [""]
+        return (max(len(ln) for ln in lines) * self.char + self.pad,
+                len(lines) * self.line + self.pad)
+
+
+def fit_boxes(g: Graph, unit: float, font: Font, max_spread: float, margin: float = 20.0
+              ) -> dict[str, Box]:
+    """Each node's box in the target (x, y, w, h, ``margin`` from the corner): the placed
+    box × ``unit``, grown about its centre to hold its text in ``font``; the centres are
+    spread by the one factor (≤ ``max_spread``) that keeps grown boxes as far apart as the
+    source's were, so positions keep their relations.  A container (:func:`containers`) is
+    scaled whole by that factor, then grown to hold its children with a line for its label
+    above them (its label is drawn at its top)."""
+    placed = place(g)
+    held = containers(g) if placed.from_source else {}
+    holders = set(held.values())
+    scaled = {i: tuple(v * unit for v in b) for i, b in placed.boxes.items()}
+    need = {n.id: font.need(n.text) for n in g.nodes}
+    spread = 1.0
+    for n in g.nodes:
+        if n.id not in holders:
+            _, _, w, h = scaled[n.id]
+            spread = max(spread, need[n.id][0] / max(w, 1.0), need[n.id][1] / max(h, 1.0))
+    spread = min(spread, max_spread)
+    out: dict[str, list[float]] = {}
+    for n in g.nodes:
+        x, y, w, h = scaled[n.id]
+        nw, nh = need[n.id]
+        if n.id in holders:
+            out[n.id] = [x * spread, y * spread, max(w * spread, nw), h * spread]
+        else:
+            cx, cy = (x + w / 2) * spread, (y + h / 2) * spread
+            bw, bh = max(w, nw), max(h, nh)
+            out[n.id] = [cx - bw / 2, cy - bh / 2, bw, bh]
+    inner_first = sorted(holders, key=lambda i: scaled[i][2] * scaled[i][3])
+    for h_id in inner_first:
+        kids = [out[c] for c, p in held.items() if p == h_id]
+        x, y, w, h = out[h_id]
+        head = font.line + font.pad / 2 if letters_of(g, h_id) else font.pad / 2
+        x0 = min([x, *(k[0] - font.pad / 2 for k in kids)])
+        y0 = min([y, *(k[1] - head for k in kids)])
+        x1 = max([x + w, *(k[0] + k[2] + font.pad / 2 for k in kids)])
+        y1 = max([y + h, *(k[1] + k[3] + font.pad / 2 for k in kids)])
+        out[h_id] = [x0, y0, x1 - x0, y1 - y0]
+    x0 = min(b[0] for b in out.values())
+    y0 = min(b[1] for b in out.values())
+    return {i: (x - x0 + margin, y - y0 + margin, w, h) for i, (x, y, w, h) in out.items()}
+
+
+def letters_of(g: Graph, node: str) -> bool:
+    """Whether ``node`` has any text to draw."""
+    return any(n.id == node and n.text.strip() for n in g.nodes)
