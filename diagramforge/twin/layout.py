@@ -170,3 +170,60 @@ def fit_boxes(g: Graph, unit: float, font: Font, max_spread: float, margin: floa
 def letters_of(g: Graph, node: str) -> bool:
     """Whether ``node`` has any text to draw."""
     return any(n.id == node and n.text.strip() for n in g.nodes)
+
+
+THROUGH = "twin_edge_through_node"
+
+
+def _hits(p: tuple[float, float], q: tuple[float, float], box: Box, inset: float) -> bool:
+    """Whether the segment ``p``–``q`` passes through ``box`` shrunk by ``inset`` a side
+    (Liang–Barsky clipping)."""
+    x0, y0 = box[0] + inset, box[1] + inset
+    x1, y1 = box[0] + box[2] - inset, box[1] + box[3] - inset
+    if x1 <= x0 or y1 <= y0:
+        return False
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    lo, hi = 0.0, 1.0
+    for d, a, b in ((dx, p[0] - x0, x1 - p[0]), (dy, p[1] - y0, y1 - p[1])):
+        for num, den in ((a, -d), (b, d)):
+            if den == 0:
+                if num < 0:
+                    return False
+                continue
+            t = num / den
+            if den < 0:
+                lo = max(lo, t)
+            else:
+                hi = min(hi, t)
+    return lo < hi
+
+
+def through_nodes(g: Graph, boxes: dict[str, Box], inset: float = 2.0) -> list[tuple[str, str]]:
+    """``(edge, node)`` texts for each edge that a writer drawing straight lines between
+    box centres would draw through another node's box (a return edge the source routed round
+    a row of steps, struck through every label on the way back); a container does not count
+    (an edge crosses a lane's frame as the source's did)."""
+    frames = set(containers(g).values()) if place(g).from_source else set()
+    text = {n.id: n.text for n in g.nodes}
+    out = []
+    for e in g.edges:
+        if e.source == e.target or e.source not in boxes or e.target not in boxes:
+            continue
+        a, b = boxes[e.source], boxes[e.target]  # type: ignore[index]
+        p = (a[0] + a[2] / 2, a[1] + a[3] / 2)
+        q = (b[0] + b[2] / 2, b[1] + b[3] / 2)
+        skip = {e.source, e.target} | frames
+        for n in g.nodes:
+            if n.id not in skip and n.id in boxes and _hits(p, q, boxes[n.id], inset):
+                out.append((f"{text.get(e.source or '', '')!r}->{text.get(e.target or '', '')!r}",
+                            text[n.id]))
+    return out
+
+
+def check_through(g: Graph, boxes: dict[str, Box], language: str) -> None:
+    """:class:`WriteError` (:data:`THROUGH`) when a straight edge would cross a node."""
+    hit = through_nodes(g, boxes)
+    if hit:
+        show = ", ".join(f"{e} through {n!r}" for e, n in hit[:3])
+        raise WriteError(THROUGH, f"{len(hit)} edges would be drawn straight through another "
+                         f"node in the {language} twin (the source routed them round): {show}")

@@ -33,6 +33,7 @@ from diagramforge.twin.layout import (
     Font,
     WriteError,
     check_expressible,
+    check_through,
     containers,
     fit_boxes,
     place,
@@ -155,12 +156,42 @@ class Nesting:
         return [n for n in g.nodes if self.parent.get(n.id) == holder]
 
 
+def check_lanes(g: Graph, language: str) -> dict[str, str]:
+    """The graph's containers (:func:`~.layout.containers`), or :class:`WriteError` when two
+    of them cross — a grid of lanes (a cross-functional flowchart's rows over its phase
+    columns): no language here nests one frame in another that crosses it, and a layout
+    twin that grows each frame round what it holds draws them over each other."""
+    parent = containers(g)
+    holders = sorted(set(parent.values()))
+    box = {n.id: n.bbox for n in g.nodes}
+    text = {n.id: n.text for n in g.nodes}
+
+    def above(a: str, b: str) -> bool:  # a holds b, through any number of frames
+        while b in parent:
+            b = parent[b]
+            if b == a:
+                return True
+        return False
+
+    for i, a in enumerate(holders):
+        for b in holders[i + 1:]:
+            ax, ay, aw, ah = box[a]  # type: ignore[misc]
+            bx, by, bw, bh = box[b]  # type: ignore[misc]
+            crosses = min(ax + aw, bx + bw) - max(ax, bx) > 1 and \
+                min(ay + ah, by + bh) - max(ay, by) > 1
+            if crosses and not above(a, b) and not above(b, a):
+                raise WriteError(UNDRAWABLE, f"containers {text[a]!r} and {text[b]!r} cross "
+                                 f"(a grid of lanes): a {language} twin cannot draw one frame "
+                                 "across another")
+    return parent
+
+
 def nesting(g: Graph, language: str) -> Nesting:
     """The graph's containers, drawable as ``language``'s own (a DOT cluster, a Mermaid
     subgraph); :class:`WriteError` when one cannot be: an edge ends on it (a cluster is no
     node an edge can reach) or it has no label (neither draws a frame without a title as a
-    node its reader finds)."""
-    parent = containers(g)
+    node its reader finds), or two cross (:func:`check_lanes`)."""
+    parent = check_lanes(g, language)
     holders = set(parent.values())
     text = {n.id: n.text for n in g.nodes}
     ends = [h for h in holders if any(h in (e.source, e.target) for e in g.edges)]
@@ -382,7 +413,9 @@ def to_tikz(g: Graph, unit: float = 1.0) -> str:
     apart, each label outside its own bend, and loops on a node each on another side
     (:func:`routes`)."""
     check_expressible(g)
+    check_lanes(g, "TikZ")
     boxes = fit_boxes(g, unit, TIKZ_FONT, TIKZ_MAX_SPREAD)
+    check_through(g, boxes, "TikZ")
     held = set(containers(g).values()) if place(g).from_source else set()
     ids = _ids(g)
     body = [r"\begin{tikzpicture}[x=1pt, y=1pt, every node/.style="
@@ -476,7 +509,9 @@ def to_mxgraph(g: Graph, unit: float = 1.0) -> str:
     check_expressible(g)
     ids = _ids(g)
     cells = ['<mxCell id="0"/>', '<mxCell id="1" parent="0"/>']
+    check_lanes(g, "draw.io")
     boxes = fit_boxes(g, unit, MX_FONT, MX_MAX_SPREAD)
+    check_through(g, boxes, "draw.io")
     held = set(containers(g).values()) if place(g).from_source else set()
     for n in sorted(g.nodes, key=lambda n: (n.id not in held,
                                            -boxes[n.id][2] * boxes[n.id][3])):
