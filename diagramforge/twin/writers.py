@@ -390,8 +390,10 @@ def _tex_char(c: str) -> str:
 
 
 def _tex(s: str) -> str:
+    """``s`` as TeX, its lines broken by ``\\\\{}``: a line that opens with ``[``
+    ("[Structured Authn]") would be ``\\\\``'s optional length after a bare break."""
     lines = ["".join(_tex_char(c) for c in ln) for ln in s.split("\n")]
-    return r" \\ ".join(lines)
+    return r" \\{} ".join(lines)
 
 
 TIKZ_BEND = 30

@@ -89,6 +89,17 @@ def test_what_a_language_cannot_draw_is_refused_not_altered():
     assert e.value.reason == "twin_text_unexpressible"
 
 
+@needs_tex
+def test_a_line_that_opens_with_a_bracket_is_text_in_tikz(handlers):
+    """"JWTAuthenticator / [Structured Authn]": after a bare ``\\\\`` the bracket would
+    open its optional length (PGF: "Unknown function `Structured'")."""
+    g = Graph(nodes=[Node(id="a", text="JWTAuthenticator\n[Structured Authn]"),
+                     Node(id="b", text="Issuer")],
+              edges=[Edge(source="a", target="b", label="calls\n[every 5 min]")])
+    twin, _ = _rendered_graph(handlers["tikz"], WRITERS["tikz"](g))
+    assert differences(g, twin) == []
+
+
 # -- readable twins: loops, parallel and opposite edges ------------------------------------
 
 DENSE = Graph(
