@@ -83,3 +83,20 @@ def test_an_org_chart_shrunk_to_a_thumbnail_is_refused(tmp_path) -> None:
     finally:
         for h in hs.values():
             h.close()
+
+
+def test_what_is_one_label_is_no_overlap() -> None:
+    """A label drawn twice in place (a halo under it), the lines of one ``<text>``; and
+    estimated widths (no ``textLength``) are given more room than measured ones."""
+    twice = svg([(10, 30, 12, "Gateway"), (10, 30, 12, "Gateway")])
+    assert measure(twice, 800).overlaps == []
+    lines = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 400 100" width="400">'
+             '<text x="10" y="30" font-size="12"><tspan x="10" dy="1.1em">BibTeX/</tspan>'
+             '<tspan x="10" dy="1.1em">biber</tspan></text></svg>')
+    assert measure(lines, 800).overlaps == []
+    # "Process step 1" a fifth over "Process step 2": estimated widths (0.6 em a character,
+    # a little wide), let be; the advance the drawing states (100 each), an overlap
+    near = [(10, 30, 12, "Process step 1"), (90, 30, 12, "Process step 2")]
+    assert measure(svg(near), 800).overlaps == []
+    measured = svg(near).replace('font-size="12">', 'font-size="12" textLength="100">')
+    assert measure(measured, 800).overlaps == [("Process step 1", "Process step 2", 0.2)]
