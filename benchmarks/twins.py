@@ -315,6 +315,7 @@ def main() -> None:
                          "compiling them again")
     ap.add_argument("--cache", type=Path, help="the TeX compile cache (default: a temp dir)")
     ap.add_argument("--dump", type=Path, help="write every twin and its source at full size")
+    ap.add_argument("--written", type=Path, help="write the twins written as a CSV")
     ap.add_argument("--retype", action="store_true",
                     help="with --sources: type the stored renders again with this checkout")
     args = ap.parse_args()
@@ -468,6 +469,11 @@ def run_twins(args: argparse.Namespace, handlers: dict, sources: dict, rendered:
         n = write_source_sheets(args.source_sheets, every, records,
                                 [t for t in args.targets], args.per_sheet)
         print(f"source sheets: {n} in {args.source_sheets}")
+    if args.written:  # the twins written, one per line, in the source sheets' order
+        sid = {s["id"]: s["source_id"] for s in every}
+        rows = sorted((sid[r["diagram_id"]], r["target_language"]) for r in records)
+        args.written.write_text("source_id,target\n" + "".join(f'"{a}",{b}\n'
+                                                               for a, b in rows))
     if args.judged:
         judged(args.judged, every, records)
     if args.dump:  # every twin at full size, to look closer than a sheet shows
