@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from diagramforge.graphs.model import Graph
+from diagramforge.graphs.model import Graph, Node
 
 
 class WriteError(ValueError):
@@ -29,6 +29,7 @@ class WriteError(ValueError):
 
 DANGLING = "twin_dangling_edge"
 EMPTY = "twin_empty_graph"
+UNDRAWABLE = "twin_structure_undrawable"
 Box = tuple[float, float, float, float]
 
 
@@ -227,3 +228,96 @@ def check_through(g: Graph, boxes: dict[str, Box], language: str) -> None:
         show = ", ".join(f"{e} through {n!r}" for e, n in hit[:3])
         raise WriteError(THROUGH, f"{len(hit)} edges would be drawn straight through another "
                          f"node in the {language} twin (the source routed them round): {show}")
+
+
+# -- containers as a writer draws them --------------------------------------------------
+@dataclass(frozen=True)
+class Nesting:
+    """Which node holds which (:func:`~.layout.containers`), as a writer of a structure
+    language draws it: the holders, each node's holder, and the nodes in source order."""
+
+    parent: dict[str, str]
+    holders: set[str]
+
+    def children(self, g: Graph, holder: str | None) -> list[Node]:
+        return [n for n in g.nodes if self.parent.get(n.id) == holder]
+
+
+def check_lanes(g: Graph, language: str) -> dict[str, str]:
+    """The graph's containers (:func:`~.layout.containers`), or :class:`WriteError` when two
+    of them cross — a grid of lanes (a cross-functional flowchart's rows over its phase
+    columns): no language here nests one frame in another that crosses it, and a layout
+    twin that grows each frame round what it holds draws them over each other."""
+    parent = containers(g)
+    holders = sorted(set(parent.values()))
+    box = {n.id: n.bbox for n in g.nodes}
+    text = {n.id: n.text for n in g.nodes}
+
+    def above(a: str, b: str) -> bool:  # a holds b, through any number of frames
+        while b in parent:
+            b = parent[b]
+            if b == a:
+                return True
+        return False
+
+    for i, a in enumerate(holders):
+        for b in holders[i + 1:]:
+            ax, ay, aw, ah = box[a]  # type: ignore[misc]
+            bx, by, bw, bh = box[b]  # type: ignore[misc]
+            crosses = min(ax + aw, bx + bw) - max(ax, bx) > 1 and \
+                min(ay + ah, by + bh) - max(ay, by) > 1
+            if crosses and not above(a, b) and not above(b, a):
+                raise WriteError(UNDRAWABLE, f"containers {text[a]!r} and {text[b]!r} cross "
+                                 f"(a grid of lanes): a {language} twin cannot draw one frame "
+                                 "across another")
+    return parent
+
+
+MAX_BOX_OVERLAP = 0.25
+"""Share of the smaller of two node boxes the other may cover, neither holding the other,
+in a layout twin: a lane across phase columns, a label set over a shape."""
+
+
+def check_overlaps(g: Graph, language: str) -> None:
+    """:class:`WriteError` when two nodes' boxes overlap without one holding the other: a
+    layout twin draws each box where the source had it, grown to its text, so a grid of
+    lanes or a text laid over a shape becomes frames and labels on top of each other."""
+    boxed = [n for n in g.nodes if n.bbox and len(n.bbox) == 4]
+    boxed.sort(key=lambda n: n.bbox[0])  # type: ignore[index]
+    for i, a in enumerate(boxed):
+        ax, ay, aw, ah = a.bbox  # type: ignore[misc]
+        for b in boxed[i + 1:]:
+            bx, by, bw, bh = b.bbox  # type: ignore[misc]
+            if bx >= ax + aw:
+                break
+            w = min(ax + aw, bx + bw) - max(ax, bx)
+            h = min(ay + ah, by + bh) - max(ay, by)
+            small = min(aw * ah, bw * bh)
+            if w <= 0 or h <= 0 or small <= 0 or w * h <= MAX_BOX_OVERLAP * small:
+                continue
+            inside = (w * h >= 0.98 * small)  # one holds the other
+            if not inside:
+                raise WriteError(UNDRAWABLE, f"the boxes of {a.text!r} and {b.text!r} "
+                                 f"overlap ({w * h / small:.0%} of the smaller), neither "
+                                 f"holding the other: a {language} twin would set them "
+                                 "on top of each other")
+
+
+def nesting(g: Graph, language: str) -> Nesting:
+    """The graph's containers, drawable as ``language``'s own (a DOT cluster, a Mermaid
+    subgraph); :class:`WriteError` when one cannot be: an edge ends on it (a cluster is no
+    node an edge can reach) or it has no label (neither draws a frame without a title as a
+    node its reader finds), or two cross (:func:`check_lanes`)."""
+    parent = check_lanes(g, language)
+    holders = set(parent.values())
+    text = {n.id: n.text for n in g.nodes}
+    ends = [h for h in holders if any(h in (e.source, e.target) for e in g.edges)]
+    if ends:
+        show = ", ".join(repr(text[h]) for h in sorted(ends)[:3])
+        raise WriteError(UNDRAWABLE, f"an edge ends on a container ({show}): a {language} "
+                         "container is no node an edge can reach")
+    blank = [h for h in holders if not text[h].strip()]
+    if blank:
+        raise WriteError(UNDRAWABLE, f"{len(blank)} containers have no label: a {language} "
+                         "twin would draw a frame its reader does not find")
+    return Nesting(parent, holders)

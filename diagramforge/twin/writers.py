@@ -27,15 +27,19 @@ from dataclasses import dataclass
 from xml.sax.saxutils import quoteattr
 
 from diagramforge.formats.tikz import STANDALONE_CLASS
-from diagramforge.graphs.model import Graph, Node
+from diagramforge.graphs.model import Graph
 from diagramforge.graphs.tikz.text import SYMBOLS
 from diagramforge.twin.layout import (
+    UNDRAWABLE,
     Font,
     WriteError,
     check_expressible,
+    check_lanes,
+    check_overlaps,
     check_through,
     containers,
     fit_boxes,
+    nesting,
     place,
 )
 
@@ -144,68 +148,6 @@ def _dot_str(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-@dataclass(frozen=True)
-class Nesting:
-    """Which node holds which (:func:`~.layout.containers`), as a writer of a structure
-    language draws it: the holders, each node's holder, and the nodes in source order."""
-
-    parent: dict[str, str]
-    holders: set[str]
-
-    def children(self, g: Graph, holder: str | None) -> list[Node]:
-        return [n for n in g.nodes if self.parent.get(n.id) == holder]
-
-
-def check_lanes(g: Graph, language: str) -> dict[str, str]:
-    """The graph's containers (:func:`~.layout.containers`), or :class:`WriteError` when two
-    of them cross — a grid of lanes (a cross-functional flowchart's rows over its phase
-    columns): no language here nests one frame in another that crosses it, and a layout
-    twin that grows each frame round what it holds draws them over each other."""
-    parent = containers(g)
-    holders = sorted(set(parent.values()))
-    box = {n.id: n.bbox for n in g.nodes}
-    text = {n.id: n.text for n in g.nodes}
-
-    def above(a: str, b: str) -> bool:  # a holds b, through any number of frames
-        while b in parent:
-            b = parent[b]
-            if b == a:
-                return True
-        return False
-
-    for i, a in enumerate(holders):
-        for b in holders[i + 1:]:
-            ax, ay, aw, ah = box[a]  # type: ignore[misc]
-            bx, by, bw, bh = box[b]  # type: ignore[misc]
-            crosses = min(ax + aw, bx + bw) - max(ax, bx) > 1 and \
-                min(ay + ah, by + bh) - max(ay, by) > 1
-            if crosses and not above(a, b) and not above(b, a):
-                raise WriteError(UNDRAWABLE, f"containers {text[a]!r} and {text[b]!r} cross "
-                                 f"(a grid of lanes): a {language} twin cannot draw one frame "
-                                 "across another")
-    return parent
-
-
-def nesting(g: Graph, language: str) -> Nesting:
-    """The graph's containers, drawable as ``language``'s own (a DOT cluster, a Mermaid
-    subgraph); :class:`WriteError` when one cannot be: an edge ends on it (a cluster is no
-    node an edge can reach) or it has no label (neither draws a frame without a title as a
-    node its reader finds), or two cross (:func:`check_lanes`)."""
-    parent = check_lanes(g, language)
-    holders = set(parent.values())
-    text = {n.id: n.text for n in g.nodes}
-    ends = [h for h in holders if any(h in (e.source, e.target) for e in g.edges)]
-    if ends:
-        show = ", ".join(repr(text[h]) for h in sorted(ends)[:3])
-        raise WriteError(UNDRAWABLE, f"an edge ends on a container ({show}): a {language} "
-                         "container is no node an edge can reach")
-    blank = [h for h in holders if not text[h].strip()]
-    if blank:
-        raise WriteError(UNDRAWABLE, f"{len(blank)} containers have no label: a {language} "
-                         "twin would draw a frame its reader does not find")
-    return Nesting(parent, holders)
-
-
 def _wide(g: Graph) -> bool:
     """Whether the source drew it wider than tall (×1.5): its twin runs left to right."""
     boxes = [n.bbox for n in g.nodes if n.bbox]
@@ -281,7 +223,6 @@ _MERMAID_SHAPES = {"rectangle": ("[", "]"), "rounded": ("(", ")"), "ellipse": ("
 _MERMAID_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _MERMAID_CODE = re.compile(r"#\w+;")
 UNEXPRESSIBLE = "twin_text_unexpressible"
-UNDRAWABLE = "twin_structure_undrawable"
 
 
 def _mermaid_str(s: str) -> str:
@@ -416,6 +357,7 @@ def to_tikz(g: Graph, unit: float = 1.0) -> str:
     (:func:`routes`)."""
     check_expressible(g)
     check_lanes(g, "TikZ")
+    check_overlaps(g, "TikZ")
     boxes = fit_boxes(g, unit, TIKZ_FONT, TIKZ_MAX_SPREAD)
     check_through(g, boxes, "TikZ")
     held = set(containers(g).values()) if place(g).from_source else set()
@@ -512,6 +454,7 @@ def to_mxgraph(g: Graph, unit: float = 1.0) -> str:
     ids = _ids(g)
     cells = ['<mxCell id="0"/>', '<mxCell id="1" parent="0"/>']
     check_lanes(g, "draw.io")
+    check_overlaps(g, "draw.io")
     boxes = fit_boxes(g, unit, MX_FONT, MX_MAX_SPREAD)
     check_through(g, boxes, "draw.io")
     held = set(containers(g).values()) if place(g).from_source else set()

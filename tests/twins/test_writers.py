@@ -269,6 +269,14 @@ def test_lanes_that_cross_and_edges_through_nodes_are_refused():
             WRITERS[target](grid)
         assert e.value.reason == "twin_structure_undrawable"
         assert "cross" in e.value.detail and "'Phase 1'" in e.value.detail
+    # a row lane laid across the two lanes' steps, holding none of them whole: a layout
+    # twin would set its frame and title over theirs
+    row = LANES.model_copy(update={"nodes": [*LANES.nodes, Node(
+        id="row", text="Customer", bbox=[90, 20, 280, 120])]})
+    for target in ("tikz", "mxgraph"):
+        with pytest.raises(WriteError) as e:
+            WRITERS[target](row)
+        assert e.value.reason == "twin_structure_undrawable" and "overlap" in e.value.detail
     back = LANES.model_copy(update={"edges": [*LANES.edges,
                                               Edge(source="t", target="f", label="again")]})
     for target in ("tikz", "mxgraph"):
