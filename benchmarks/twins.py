@@ -316,6 +316,7 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, help="the TeX compile cache (default: a temp dir)")
     ap.add_argument("--dump", type=Path, help="write every twin and its source at full size")
     ap.add_argument("--written", type=Path, help="write the twins written as a CSV")
+    ap.add_argument("--sources-out", type=Path, help="write the sources used (after --retype)")
     ap.add_argument("--retype", action="store_true",
                     help="with --sources: type the stored renders again with this checkout")
     args = ap.parse_args()
@@ -351,6 +352,10 @@ def main() -> None:
             import pickle
 
             args.sources.write_bytes(pickle.dumps((sources, rendered, ledger, typing)))
+    if args.sources_out:  # e.g. the stored renders as this checkout typed them
+        import pickle
+
+        args.sources_out.write_bytes(pickle.dumps((sources, rendered, ledger, typing)))
     t_src = time.perf_counter() - t0
     twins = Twins(handlers, args.targets, params.twin.max_nodes, lambda r: r["source_id"],
                   params.twin.min_text_share, params.twin.min_text_px)
