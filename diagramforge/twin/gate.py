@@ -186,11 +186,11 @@ def picture_check(record: dict) -> Verdict | None:
     if picture_graph_like(record):
         return None
     label = record.get("diagram_type")
-    if record.get("graph_like") is not None:
-        return Verdict(NOT_A_GRAPH, f"the diagram_type filter judged this picture not "
-                       f"graph-like (type {label})")
     if not label:
         return Verdict(UNTYPED, "untyped: what the picture is is unknown, and an unknown "
                        "picture gets no graph-grounded rows")
+    if record.get("graph_like") is not None:
+        return Verdict(NOT_A_GRAPH, f"the diagram_type filter judged this picture not "
+                       f"graph-like (type {label})")
     return Verdict(NOT_A_GRAPH, f"diagram_type {label} is not a graph-like kind "
                    "(vocabulary.GRAPH_LIKE)")

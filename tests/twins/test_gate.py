@@ -85,6 +85,7 @@ def test_structure_check(graph: Graph, kind: str | None, reason: str | None) -> 
     ({"diagram_type": "line_chart", "graph_like": None}, NOT_A_GRAPH),
     # unknown: no twins, with a reason of its own
     ({"diagram_type": None}, UNTYPED),
+    ({"diagram_type": None, "graph_like": False}, UNTYPED),  # the filter abstained
     ({}, UNTYPED),
 ])
 def test_picture_check_asks_the_picture_not_its_graph(record: dict, reason: str | None) -> None:
