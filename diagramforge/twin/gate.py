@@ -7,10 +7,11 @@ writer that copies labels "verifies" — and a graph read with ``ball`` where th
 "ball 1" gives a twin that equals the graph, not the picture.  So a diagram is twinned only
 when:
 
-1. **its kind is graph-like** (:data:`~diagramforge.vocabulary.GRAPH_LIKE`:
+1. **the picture is graph-like** (:func:`picture_check`: the ``diagram_type`` filter's
+   per-picture ``graph_like``, else its kind in :data:`~diagramforge.vocabulary.GRAPH_LIKE`:
    flowcharts, graphs, trees, automata, commutative, architecture/block, UML, network, mind
    maps, neural networks…) — charts, tables, plots, pictures, Venn diagrams and circuits
-   are not (an untyped diagram is judged by its graph alone);
+   are not, and an untyped picture is unknown (:data:`UNTYPED`);
 2. **its graph has at least one edge, and most of its nodes are joined to something** — else
    :data:`NOT_A_GRAPH` (loose labels, whatever the classifier said); nor is a **sequence
    diagram** (participants drawn as lifelines: :data:`SEQUENCE_SHAPES`) — its messages are
@@ -28,7 +29,9 @@ when:
    text layer for TikZ, through PyMuPDF; draw.io's, Graphviz's, Mermaid's SVG text; an SVG's
    own text) are part of a node text or an edge label, and every node text is on the render —
    else :data:`INCOMPLETE`;
-6. **a TikZ source is one picture** (:func:`code_check`): a ``\\tikz`` or a ``tikzpicture``
+6. **no text joined to nothing sits on an edge** (:func:`label_check`): a "yes" by a
+   decision's arrow that the reader took for a node of its own — else :data:`INCOMPLETE`;
+7. **a TikZ source is one picture** (:func:`code_check`): a ``\\tikz`` or a ``tikzpicture``
    within the picture (a B-tree whose every node is a row of keys drawn as a small picture)
    leaves the reader the outer nodes and their edges only, and pictures side by side (the
    steps of an algorithm) are several diagrams merged into one graph — else
@@ -48,6 +51,7 @@ from dataclasses import dataclass
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.score import normalise_text
 from diagramforge.graphs.svg import svg_primitives
+from diagramforge.twin.layout import containers
 from diagramforge.vocabulary import graph_like, picture_graph_like
 
 NOT_A_GRAPH = "twin_not_a_graph"
@@ -194,3 +198,47 @@ def picture_check(record: dict) -> Verdict | None:
                        f"graph-like (type {label})")
     return Verdict(NOT_A_GRAPH, f"diagram_type {label} is not a graph-like kind "
                    "(vocabulary.GRAPH_LIKE)")
+
+
+def _segment_distance(box: list[float], p: tuple[float, float], q: tuple[float, float]
+                      ) -> tuple[float, float]:
+    """(distance from ``box``'s centre to segment ``p``–``q`` less half the box's smaller
+    side, where along the segment the centre projects: 0 at ``p``, 1 at ``q``)."""
+    cx, cy = box[0] + box[2] / 2, box[1] + box[3] / 2
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    length2 = dx * dx + dy * dy
+    t = ((cx - p[0]) * dx + (cy - p[1]) * dy) / length2 if length2 else 0.0
+    px, py = p[0] + t * dx, p[1] + t * dy
+    gap = ((cx - px) ** 2 + (cy - py) ** 2) ** 0.5 - min(box[2], box[3]) / 2
+    return max(gap, 0.0), t
+
+
+def label_check(graph: Graph) -> Verdict | None:
+    """``None`` unless a node joined to nothing sits on an edge — within a line of its own
+    text of the line between the edge's two nodes, along its inner nine tenths: a "yes" by
+    a decision's arrow, a weight beside its edge, that the reader took for a node of its
+    own.  The graph then says the picture has a loose box where it has a labelled edge, and
+    every twin would draw it so (:data:`INCOMPLETE`)."""
+    boxes = {n.id: n.bbox for n in graph.nodes if n.bbox and len(n.bbox) == 4}
+    joined = {i for e in graph.edges for i in (e.source, e.target)}
+    joined |= set(containers(graph).values())  # a lane's title is no label of an edge in it
+    text = {n.id: n.text for n in graph.nodes}
+    on: list[str] = []
+    for n in graph.nodes:
+        box = boxes.get(n.id)
+        if n.id in joined or box is None or not letters(n.text):
+            continue
+        for e in graph.edges:
+            a, b = boxes.get(e.source or ""), boxes.get(e.target or "")
+            if a is None or b is None or e.source == e.target:
+                continue
+            p = (a[0] + a[2] / 2, a[1] + a[3] / 2)
+            q = (b[0] + b[2] / 2, b[1] + b[3] / 2)
+            gap, t = _segment_distance(box, p, q)
+            if 0.05 <= t <= 0.95 and gap <= min(box[2], box[3]):
+                on.append(f"{n.text!r} by {text[e.source or '']!r}->{text[e.target or '']!r}")
+                break
+    if on:
+        return Verdict(INCOMPLETE, f"{len(on)} texts joined to nothing sit on edges (edge "
+                       "labels the reader did not attach): " + ", ".join(on[:4]))
+    return None

@@ -162,3 +162,29 @@ def test_code_check_refuses_pictures_in_a_picture(fmt: str, code: str, pictures:
     else:
         assert verdict is not None and verdict.reason == INCOMPLETE
         assert verdict.detail.startswith(f"{pictures} pictures in one source")
+
+
+def test_label_check_finds_edge_labels_read_as_loose_nodes() -> None:
+    """A decision's "yes" and "no" beside its arrows, read as nodes joined to nothing: every
+    twin would draw them as loose boxes (a structure twin far from their arrows).  A node
+    off the edges, and a lane's title (it holds what the edge joins), are not labels."""
+    from diagramforge.twin.gate import label_check
+
+    def node(i: str, text: str, box: list[float]) -> Node:
+        return Node(id=i, text=text, bbox=box)
+
+    tree = [node("q", "Raining?", [100, 0, 80, 40]), node("u", "Umbrella", [0, 120, 80, 30]),
+            node("s", "Sunglasses", [200, 120, 80, 30])]
+    edges = [Edge(source="q", target="u"), Edge(source="q", target="s")]
+    labels = [node("y", "yes", [75, 70, 20, 12]), node("n", "no", [185, 70, 16, 12])]
+    v = label_check(Graph(nodes=tree + labels, edges=edges))
+    assert v is not None and v.reason == INCOMPLETE
+    assert "2 texts" in v.detail and "'yes' by 'Raining?'->'Umbrella'" in v.detail
+    # attached (the reader's fix), or standing apart: nothing to say
+    attached = [Edge(source="q", target="u", label="yes"), Edge(source="q", target="s",
+                                                               label="no")]
+    assert label_check(Graph(nodes=tree, edges=attached)) is None
+    legend = node("l", "Legend", [400, 0, 60, 20])
+    assert label_check(Graph(nodes=[*tree, legend], edges=edges)) is None
+    lane = node("lane", "Weather", [-10, -10, 300, 170])
+    assert label_check(Graph(nodes=[*tree, lane], edges=edges)) is None
