@@ -29,8 +29,9 @@ when:
    text layer for TikZ, through PyMuPDF; draw.io's, Graphviz's, Mermaid's SVG text; an SVG's
    own text) are part of a node text or an edge label, and every node text is on the render —
    else :data:`INCOMPLETE`;
-6. **no text joined to nothing sits on an edge** (:func:`label_check`): a "yes" by a
-   decision's arrow that the reader took for a node of its own — else :data:`INCOMPLETE`;
+6. **no text joined to nothing sits on an edge, no mark is a node** (:func:`label_check`):
+   a "yes" by a decision's arrow that the reader took for a node of its own, a "⋮" below a
+   column of blocks — else :data:`INCOMPLETE`;
 7. **a TikZ source is one picture** (:func:`code_check`): a ``\\tikz`` or a ``tikzpicture``
    within the picture (a B-tree whose every node is a row of keys drawn as a small picture)
    leaves the reader the outer nodes and their edges only, and pictures side by side (the
@@ -224,6 +225,12 @@ def label_check(graph: Graph) -> Verdict | None:
     joined |= set(containers(graph).values())  # a lane's title is no label of an edge in it
     text = {n.id: n.text for n in graph.nodes}
     on: list[str] = []
+    marks = [n.text for n in graph.nodes if n.id not in joined and n.text.strip()
+             and not letters(n.text)]
+    if marks:  # "⋮" below a column of blocks: a mark of the drawing, not a node
+        return Verdict(INCOMPLETE, f"{len(marks)} marks joined to nothing read as nodes "
+                       f"(no letter or digit: {', '.join(map(repr, marks[:4]))}): every "
+                       "twin would draw each as a box")
     for n in graph.nodes:
         box = boxes.get(n.id)
         if n.id in joined or box is None or not letters(n.text):

@@ -30,6 +30,12 @@ class WriteError(ValueError):
 DANGLING = "twin_dangling_edge"
 EMPTY = "twin_empty_graph"
 UNDRAWABLE = "twin_structure_undrawable"
+CROWDED = "twin_text_overlaps"
+"""An edge label with no room on its line: the same reason as text found overlapping on a
+rendered twin (``twin/readable.py``), found before drawing it."""
+FRAME_SHAPES = frozenset({"container", "swimlane"})
+"""Shapes the readers give a frame around other nodes: a DOT cluster's and a Mermaid
+subgraph's ``container``, draw.io's ``swimlane``."""
 Box = tuple[float, float, float, float]
 
 
@@ -129,7 +135,9 @@ def fit_boxes(g: Graph, unit: float, font: Font, max_spread: float, margin: floa
     """Each node's box in the target (x, y, w, h, ``margin`` from the corner): the placed
     box × ``unit``, grown about its centre to hold its text in ``font``; the centres are
     spread by the one factor (≤ ``max_spread``) that keeps grown boxes as far apart as the
-    source's were, so positions keep their relations.  A container (:func:`containers`) is
+    source's were and gives each edge's label room on the line between its nodes, so
+    positions keep their relations (a label that has no room even so: :class:`WriteError`,
+    :data:`CROWDED`).  A container (:func:`containers`) is
     scaled whole by that factor, then grown to hold its children with a line for its label
     above them (its label is drawn at its top)."""
     placed = place(g)
@@ -142,6 +150,12 @@ def fit_boxes(g: Graph, unit: float, font: Font, max_spread: float, margin: floa
         if n.id not in holders:
             _, _, w, h = scaled[n.id]
             spread = max(spread, need[n.id][0] / max(w, 1.0), need[n.id][1] / max(h, 1.0))
+    room = _label_room(g, scaled, need, font, holders)
+    spread = max([spread, *(r for r, _ in room)])
+    if spread > max_spread and any(r > max_spread for r, _ in room):
+        crowded = [why for r, why in room if r > max_spread]
+        raise WriteError(CROWDED, f"{len(crowded)} edge labels have no room between their "
+                         f"nodes even spread {max_spread:g}×: " + ", ".join(crowded[:3]))
     spread = min(spread, max_spread)
     out: dict[str, list[float]] = {}
     for n in g.nodes:
@@ -166,6 +180,46 @@ def fit_boxes(g: Graph, unit: float, font: Font, max_spread: float, margin: floa
     x0 = min(b[0] for b in out.values())
     y0 = min(b[1] for b in out.values())
     return {i: (x - x0 + margin, y - y0 + margin, w, h) for i, (x, y, w, h) in out.items()}
+
+
+def _inside(box: tuple[float, ...], grown: tuple[float, float], ux: float, uy: float
+            ) -> float:
+    """How far a line from the centre of ``box`` (grown to ``grown``) in direction
+    (``ux``, ``uy``) runs inside it."""
+    w, h = max(box[2], grown[0]), max(box[3], grown[1])
+    return min(w / 2 / ux if ux else float("inf"), h / 2 / uy if uy else float("inf"))
+
+
+def _label_room(g: Graph, scaled: dict[str, tuple[float, ...]],
+                need: dict[str, tuple[float, float]], font: Font, holders: set[str]
+                ) -> list[tuple[float, str]]:
+    """For each lone labelled edge (no loop, no other edge between its nodes, neither end
+    a frame): the spread its label needs to fit on the line between its two grown boxes,
+    and a description.  A label longer than that line is set over the boxes it joins."""
+    pairs: dict[frozenset, int] = {}
+    for e in g.edges:
+        pairs[frozenset((e.source, e.target))] = pairs.get(frozenset((e.source, e.target)),
+                                                           0) + 1
+    text = {n.id: n.text for n in g.nodes}
+    out = []
+    for e in g.edges:
+        if not e.label.strip() or e.source == e.target or e.source in holders \
+                or e.target in holders or pairs[frozenset((e.source, e.target))] > 1 \
+                or e.source not in scaled or e.target not in scaled:
+            continue
+        a, b = scaled[e.source], scaled[e.target]  # type: ignore[index]
+        dx = (b[0] + b[2] / 2) - (a[0] + a[2] / 2)
+        dy = (b[1] + b[3] / 2) - (a[1] + a[3] / 2)
+        length = (dx * dx + dy * dy) ** 0.5
+        if length < 1e-6:
+            continue
+        ux, uy = abs(dx) / length, abs(dy) / length
+        lw, lh = font.need(e.label)
+        required = _inside(a, need[e.source], ux, uy) + _inside(  # type: ignore[index]
+            b, need[e.target], ux, uy) + ux * lw + uy * lh + font.pad  # type: ignore[index]
+        out.append((required / length, f"{e.label!r} on {text[e.source]!r}->"  # type: ignore[index]
+                    f"{text[e.target]!r}"))  # type: ignore[index]
+    return out
 
 
 def letters_of(g: Graph, node: str) -> bool:
@@ -247,7 +301,15 @@ def check_lanes(g: Graph, language: str) -> dict[str, str]:
     """The graph's containers (:func:`~.layout.containers`), or :class:`WriteError` when two
     of them cross — a grid of lanes (a cross-functional flowchart's rows over its phase
     columns): no language here nests one frame in another that crosses it, and a layout
-    twin that grows each frame round what it holds draws them over each other."""
+    twin that grows each frame round what it holds draws them over each other.  Nor when
+    a reader says a node is a frame (:data:`FRAME_SHAPES`) but the graph has no layout to
+    say what it holds (a Mermaid subgraph an edge points at reads as a node with no box):
+    its twin would be one more loose box."""
+    if not place(g).from_source:
+        frames = [n.text for n in g.nodes if n.shape in FRAME_SHAPES]
+        if frames:
+            raise WriteError(UNDRAWABLE, f"{len(frames)} frames ({frames[0]!r}) whose members "
+                             "the graph does not say (not every node has a box)")
     parent = containers(g)
     holders = sorted(set(parent.values()))
     box = {n.id: n.bbox for n in g.nodes}

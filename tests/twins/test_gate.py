@@ -188,3 +188,15 @@ def test_label_check_finds_edge_labels_read_as_loose_nodes() -> None:
     assert label_check(Graph(nodes=[*tree, legend], edges=edges)) is None
     lane = node("lane", "Weather", [-10, -10, 300, 170])
     assert label_check(Graph(nodes=[*tree, lane], edges=edges)) is None
+
+
+def test_label_check_finds_marks_read_as_nodes() -> None:
+    from diagramforge.twin.gate import label_check
+
+    g = Graph(nodes=[Node(id="m", text="M1"), Node(id="e", text="E"), Node(id="d", text="⋮")],
+              edges=[Edge(source="m", target="e")])
+    v = label_check(g)
+    assert v is not None and v.reason == INCOMPLETE and "'⋮'" in v.detail
+    # joined to something, a mark is a node like any other (a state named "…")
+    joined = g.model_copy(update={"edges": [*g.edges, Edge(source="e", target="d")]})
+    assert label_check(joined) is None

@@ -64,3 +64,24 @@ def test_an_edge_drawn_straight_through_another_node_is_found():
                                                               bbox=[-10, -20, 400, 60])],
                                   "edges": row.edges[:3]})
     assert through_nodes(lane, place(lane).boxes) == []
+
+
+def test_an_edge_label_gets_room_between_its_nodes_or_the_twin_is_refused():
+    """A three-line legend read as the label of a short arrow: the layout spreads until
+    it fits on the line between the two boxes; a label too long for any spread is refused
+    (drawn, it would lie over the boxes it joins)."""
+    from diagramforge.twin.layout import CROWDED, Font, fit_boxes
+
+    font = Font(char=7.0, line=15.0, pad=10.0)
+    g = Graph(nodes=[Node(id="x", text="x", bbox=[0, 0, 30, 15]),
+                     Node(id="y", text="y", bbox=[0, 40, 30, 15])],
+              edges=[Edge(source="x", target="y",
+                          label="Testverfahren x\nsubsummiert\nTestverfahren y")])
+    boxes = fit_boxes(g, 1.0, font, 3.0)
+    gap = boxes["y"][1] - (boxes["x"][1] + boxes["x"][3])
+    assert gap >= 3 * font.line  # the label's three lines fit between the boxes
+    long = g.model_copy(update={"edges": [g.edges[0].model_copy(
+        update={"label": "\n".join(["line"] * 12)})]})
+    with pytest.raises(WriteError) as e:
+        fit_boxes(long, 1.0, font, 3.0)
+    assert e.value.reason == CROWDED and "no room" in e.value.detail

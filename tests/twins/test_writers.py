@@ -248,6 +248,14 @@ def test_a_container_no_structure_language_can_draw_is_refused():
             with pytest.raises(WriteError) as e:
                 WRITERS[target](g)
             assert e.value.reason == "twin_structure_undrawable" and why in e.value.detail
+    # a frame the reader named but placed nowhere (a Mermaid subgraph an edge points at):
+    # what it holds is unknown
+    ghost = LANES.model_copy(update={"nodes": [n.model_copy(update={"bbox": None})
+                                               if n.id == "f" else n for n in LANES.nodes]})
+    for target in WRITERS:
+        with pytest.raises(WriteError) as e:
+            WRITERS[target](ghost)
+        assert e.value.reason == "twin_structure_undrawable" and "frames" in e.value.detail
     # side by side, nothing held: no container at all
     apart = LANES.model_copy(update={"nodes": [
         n.model_copy(update={"bbox": [400 + 100 * k, 200, 50, 30]})
