@@ -340,26 +340,31 @@ MAX_BOX_OVERLAP = 0.25
 in a layout twin: a lane across phase columns, a label set over a shape."""
 
 
-def check_overlaps(g: Graph, language: str) -> None:
+def check_overlaps(g: Graph, language: str, boxes: dict[str, Box] | None = None) -> None:
     """:class:`WriteError` when two nodes' boxes overlap without one holding the other: a
     layout twin draws each box where the source had it, grown to its text, so a grid of
-    lanes or a text laid over a shape becomes frames and labels on top of each other."""
-    boxed = [n for n in g.nodes if n.bbox and len(n.bbox) == 4]
-    boxed.sort(key=lambda n: n.bbox[0])  # type: ignore[index]
-    for i, a in enumerate(boxed):
-        ax, ay, aw, ah = a.bbox  # type: ignore[misc]
-        for b in boxed[i + 1:]:
-            bx, by, bw, bh = b.bbox  # type: ignore[misc]
+    lanes or a text laid over a shape becomes frames and labels on top of each other.  With
+    ``boxes`` (the twin's own, after :func:`fit_boxes`) the frames are held to no overlap at
+    all: a lane grown to fit its title over the lane above sets the titles on each other."""
+    frames: set[str] = set(containers(g).values()) if boxes is not None else set()
+    where = boxes if boxes is not None else {n.id: tuple(n.bbox) for n in g.nodes
+                                             if n.bbox and len(n.bbox) == 4}
+    text = {n.id: n.text for n in g.nodes}
+    ids = sorted(where, key=lambda i: where[i][0])
+    for k, a in enumerate(ids):
+        ax, ay, aw, ah = where[a]
+        for b in ids[k + 1:]:
+            bx, by, bw, bh = where[b]
             if bx >= ax + aw:
                 break
             w = min(ax + aw, bx + bw) - max(ax, bx)
             h = min(ay + ah, by + bh) - max(ay, by)
             small = min(aw * ah, bw * bh)
-            if w <= 0 or h <= 0 or small <= 0 or w * h <= MAX_BOX_OVERLAP * small:
-                continue
-            inside = (w * h >= 0.98 * small)  # one holds the other
-            if not inside:
-                raise WriteError(UNDRAWABLE, f"the boxes of {a.text!r} and {b.text!r} "
+            if w <= 0 or h <= 0 or small <= 0 or w * h >= 0.98 * small:
+                continue  # apart, or one holds the other
+            limit = 2.0 * max(w, h) if (a in frames or b in frames) else MAX_BOX_OVERLAP * small
+            if w * h > limit:
+                raise WriteError(UNDRAWABLE, f"the boxes of {text[a]!r} and {text[b]!r} "
                                  f"overlap ({w * h / small:.0%} of the smaller), neither "
                                  f"holding the other: a {language} twin would set them "
                                  "on top of each other")

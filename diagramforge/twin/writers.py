@@ -359,6 +359,7 @@ def to_tikz(g: Graph, unit: float = 1.0) -> str:
     check_lanes(g, "TikZ")
     check_overlaps(g, "TikZ")
     boxes = fit_boxes(g, unit, TIKZ_FONT, TIKZ_MAX_SPREAD)
+    check_overlaps(g, "TikZ", boxes)
     check_through(g, boxes, "TikZ")
     held = set(containers(g).values()) if place(g).from_source else set()
     ids = _ids(g)
@@ -456,6 +457,7 @@ def to_mxgraph(g: Graph, unit: float = 1.0) -> str:
     check_lanes(g, "draw.io")
     check_overlaps(g, "draw.io")
     boxes = fit_boxes(g, unit, MX_FONT, MX_MAX_SPREAD)
+    check_overlaps(g, "draw.io", boxes)
     check_through(g, boxes, "draw.io")
     held = set(containers(g).values()) if place(g).from_source else set()
     for n in sorted(g.nodes, key=lambda n: (n.id not in held,
