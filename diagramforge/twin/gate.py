@@ -31,7 +31,8 @@ when:
    else :data:`INCOMPLETE`;
 6. **no text joined to nothing sits on an edge, no mark is a node** (:func:`label_check`):
    a "yes" by a decision's arrow that the reader took for a node of its own, a "⋮" below a
-   column of blocks — else :data:`INCOMPLETE`;
+   column of blocks — else :data:`INCOMPLETE`; **at most a tenth of the nodes are pictures
+   without text** (:func:`icon_check`: library icons a twin draws as empty boxes);
 7. **a TikZ source is one picture** (:func:`code_check`): a ``\\tikz`` or a ``tikzpicture``
    within the picture (a B-tree whose every node is a row of keys drawn as a small picture)
    leaves the reader the outer nodes and their edges only, and pictures side by side (the
@@ -248,4 +249,24 @@ def label_check(graph: Graph) -> Verdict | None:
     if on:
         return Verdict(INCOMPLETE, f"{len(on)} texts joined to nothing sit on edges (edge "
                        "labels the reader did not attach): " + ", ".join(on[:4]))
+    return None
+
+
+MAX_BLANK_ICON_SHARE = 0.1
+"""Share of a graph's nodes that may be pictures without text (a draw.io library icon, an
+image): a router in the middle of a home network is one box a reader can still place; a
+third of a network drawn as empty boxes is not the picture."""
+
+
+def icon_check(graph: Graph) -> Verdict | None:
+    """``None`` unless more than :data:`MAX_BLANK_ICON_SHARE` of the nodes are pictures
+    without text — a library shape (``mxgraph.citrix.firewall``) or an image — which every
+    twin draws as an empty box (:data:`INCOMPLETE`).  Point 3 counts every blank node
+    against a half; these are the blank nodes that were drawn to be recognised."""
+    icons = [n.shape for n in graph.nodes if not letters(n.text)
+             and ("." in n.shape or n.shape in ("image", "stencil"))]
+    if graph.nodes and len(icons) > MAX_BLANK_ICON_SHARE * len(graph.nodes):
+        return Verdict(INCOMPLETE, f"{len(icons)} of {len(graph.nodes)} nodes are pictures "
+                       f"without text ({', '.join(sorted(set(icons))[:3])}): every twin "
+                       "would draw each as an empty box")
     return None

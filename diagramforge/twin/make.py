@@ -148,7 +148,8 @@ class Twins:
             return None
         graph = Graph.from_json(row["graph"])
         verdict = gate.picture_check(row) or gate.structure_check(graph, None) or \
-            gate.label_check(graph) or gate.code_check(row.get("format") or "", row.get("code"))
+            gate.label_check(graph) or gate.icon_check(graph) or \
+            gate.code_check(row.get("format") or "", row.get("code"))
         if verdict is not None:
             self._refuse(out, row, verdict.reason, verdict.detail)
             return None

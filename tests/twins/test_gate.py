@@ -200,3 +200,21 @@ def test_label_check_finds_marks_read_as_nodes() -> None:
     # joined to something, a mark is a node like any other (a state named "…")
     joined = g.model_copy(update={"edges": [*g.edges, Edge(source="e", target="d")]})
     assert label_check(joined) is None
+
+
+def test_icon_check_counts_pictures_without_text() -> None:
+    from diagramforge.twin.gate import icon_check
+
+    def net(icons: int, named: int) -> Graph:
+        nodes = [Node(id=f"i{k}", shape="mxgraph.citrix.firewall") for k in range(icons)]
+        nodes += [Node(id=f"n{k}", text=f"Client {k}") for k in range(named)]
+        return Graph(nodes=nodes, edges=[Edge(source=nodes[0].id, target=nodes[-1].id)])
+
+    v = icon_check(net(5, 15))
+    assert v is not None and v.reason == INCOMPLETE and "5 of 20" in v.detail
+    assert icon_check(net(1, 9)) is None  # a router in the middle of a home network
+    # blank nodes that are no pictures (a state diagram's start and end dots) are point 3's
+    dots = Graph(nodes=[Node(id="s", shape="ellipse"), Node(id="a", text="Idle"),
+                        Node(id="e", shape="ellipse")],
+                 edges=[Edge(source="s", target="a"), Edge(source="a", target="e")])
+    assert icon_check(dots) is None
