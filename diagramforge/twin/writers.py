@@ -339,6 +339,16 @@ def _tex(s: str) -> str:
 
 TIKZ_BEND = 30
 """Degrees a pair of edges between the same two nodes bend apart (each side)."""
+TIKZ_BEND_STEP = 15
+"""Degrees each further edge between the same two nodes bends past the pair's: five
+control lines between a switch matrix and its device under test bent 60° and 120° (loops
+round half the drawing), now 30° and 45°."""
+
+
+def tikz_bend(side: float) -> float:
+    """The bend of the edge at ``side`` slots from the straight line (±½ for a pair)."""
+    side = abs(side)
+    return TIKZ_BEND * 2 * side if side <= 0.5 else TIKZ_BEND + TIKZ_BEND_STEP * (side - 0.5)
 
 
 TIKZ_SCALE = {"mxgraph": 0.75, "mermaid": 0.75, "svg": 0.75}
@@ -389,7 +399,7 @@ def to_tikz(g: Graph, unit: float = 1.0) -> str:
             # the pair's frame: the first edge's direction; an edge drawn the other way
             # bends to its own other side to land on the same one
             side = r.offset if r.forward else -r.offset
-            path = f"to[bend {'left' if side > 0 else 'right'}={TIKZ_BEND * 2 * abs(side):g}]"
+            path = f"to[bend {'left' if side > 0 else 'right'}={tikz_bend(side):g}]"
             where = "midway, auto" + ("" if side > 0 else ", swap")  # outside the bend
         label = (rf" node[{where}, draw=none, font=\scriptsize] {{{_tex(e.label)}}}"
                  if e.label.strip() else "")
