@@ -32,7 +32,8 @@ when:
 6. **no text joined to nothing sits on an edge, no mark is a node** (:func:`label_check`):
    a "yes" by a decision's arrow that the reader took for a node of its own, a "⋮" below a
    column of blocks — else :data:`INCOMPLETE`; **at most a tenth of the nodes are pictures
-   without text** (:func:`icon_check`: library icons a twin draws as empty boxes);
+   without text** (:func:`icon_check`: library icons a twin draws as empty boxes); **no line
+   stroked twice** (:func:`stroke_check`: a highlighted path over the plain one);
 7. **a TikZ source is one picture** (:func:`code_check`): a ``\\tikz`` or a ``tikzpicture``
    within the picture (a B-tree whose every node is a row of keys drawn as a small picture)
    leaves the reader the outer nodes and their edges only, and pictures side by side (the
@@ -269,4 +270,32 @@ def icon_check(graph: Graph) -> Verdict | None:
         return Verdict(INCOMPLETE, f"{len(icons)} of {len(graph.nodes)} nodes are pictures "
                        f"without text ({', '.join(sorted(set(icons))[:3])}): every twin "
                        "would draw each as an empty box")
+    return None
+
+
+STROKED = frozenset({"tikz", "svg"})
+"""Formats whose edges are read from drawn strokes (the TikZ page, an SVG's paths), where one
+line drawn twice reads as two edges; draw.io, Graphviz and Mermaid state their edges."""
+
+
+def stroke_check(graph: Graph, fmt: str) -> Verdict | None:
+    """``None`` unless, in a drawing read from its strokes (:data:`STROKED`), two undirected,
+    unlabelled edges join the same two nodes: a line stroked twice in place (a highlighted
+    path drawn over the plain one, a casing under a line), which the picture shows as one
+    line and a twin would draw as two curves bent apart (:data:`INCOMPLETE`).  Parallel
+    arrows, or labelled lines, are told apart by the picture and stay."""
+    if fmt not in STROKED:
+        return None
+    seen: dict[frozenset, int] = {}
+    for e in graph.edges:
+        if not e.directed and not e.both_heads and not e.label.strip() \
+                and e.source is not None and e.target is not None:
+            key = frozenset((e.source, e.target))
+            seen[key] = seen.get(key, 0) + 1
+    twice = [k for k, n in seen.items() if n > 1]
+    if twice:
+        text = {n.id: n.text for n in graph.nodes}
+        show = ", ".join("–".join(repr(text.get(i, i)) for i in sorted(k)) for k in twice[:3])
+        return Verdict(INCOMPLETE, f"{len(twice)} lines stroked more than once between the "
+                       f"same two nodes ({show}): one line in the picture, several in a twin")
     return None

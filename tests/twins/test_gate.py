@@ -218,3 +218,19 @@ def test_icon_check_counts_pictures_without_text() -> None:
                         Node(id="e", shape="ellipse")],
                  edges=[Edge(source="s", target="a"), Edge(source="a", target="e")])
     assert icon_check(dots) is None
+
+
+def test_stroke_check_finds_a_line_drawn_twice() -> None:
+    from diagramforge.twin.gate import stroke_check
+
+    path = g(["a", "b", "c"], [("n0", "n1"), ("n1", "n2"), ("n1", "n0")])
+    lines = path.model_copy(update={"edges": [e.model_copy(update={"directed": False})
+                                              for e in path.edges]})
+    v = stroke_check(lines, "tikz")
+    assert v is not None and v.reason == INCOMPLETE and "'a'–'b'" in v.detail
+    assert stroke_check(path, "tikz") is None  # two arrows: a 2-cycle, drawn apart too
+    labelled = lines.model_copy(update={"edges": [*lines.edges[:2], lines.edges[2].model_copy(
+        update={"label": "w"})]})
+    assert stroke_check(labelled, "tikz") is None
+    # draw.io states its connectors: two between the same tables are two, routed apart
+    assert stroke_check(lines, "mxgraph") is None
