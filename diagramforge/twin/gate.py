@@ -54,7 +54,8 @@ from dataclasses import dataclass
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.score import normalise_text
 from diagramforge.graphs.svg import svg_primitives
-from diagramforge.twin.layout import containers
+from diagramforge.twin.layout import FRAME_SHAPES, containers
+from diagramforge.twin.writers import DRAWN_SHAPES, shape_of
 from diagramforge.vocabulary import graph_like, picture_graph_like
 
 NOT_A_GRAPH = "twin_not_a_graph"
@@ -254,18 +255,20 @@ def label_check(graph: Graph) -> Verdict | None:
 
 
 MAX_BLANK_ICON_SHARE = 0.1
-"""Share of a graph's nodes that may be pictures without text (a draw.io library icon, an
-image): a router in the middle of a home network is one box a reader can still place; a
-third of a network drawn as empty boxes is not the picture."""
+"""Share of a graph's nodes that may be pictures or symbols without text (a draw.io library
+icon, an image, a start state): a router in the middle of a home network is one box a
+reader can still place; a third of a network drawn as empty boxes is not the picture."""
 
 
 def icon_check(graph: Graph) -> Verdict | None:
-    """``None`` unless more than :data:`MAX_BLANK_ICON_SHARE` of the nodes are pictures
-    without text — a library shape (``mxgraph.citrix.firewall``) or an image — which every
-    twin draws as an empty box (:data:`INCOMPLETE`).  Point 3 counts every blank node
-    against a half; these are the blank nodes that were drawn to be recognised."""
-    icons = [n.shape for n in graph.nodes if not letters(n.text)
-             and ("." in n.shape or n.shape in ("image", "stencil"))]
+    """``None`` unless more than :data:`MAX_BLANK_ICON_SHARE` of the nodes are pictures or
+    symbols without text — a library shape (``mxgraph.citrix.firewall``), an image, a UML
+    start or end state, a fork bar: any shape the writers do not draw as itself
+    (:data:`~.writers.DRAWN_SHAPES`) — which every twin draws as an empty box
+    (:data:`INCOMPLETE`).  Point 3 counts every blank node against a half; these are the
+    blank nodes that were drawn to be recognised."""
+    icons = [n.shape for n in graph.nodes if not n.text.strip()
+             and shape_of(n.shape) not in DRAWN_SHAPES | FRAME_SHAPES]
     if graph.nodes and len(icons) > MAX_BLANK_ICON_SHARE * len(graph.nodes):
         return Verdict(INCOMPLETE, f"{len(icons)} of {len(graph.nodes)} nodes are pictures "
                        f"without text ({', '.join(sorted(set(icons))[:3])}): every twin "

@@ -144,6 +144,11 @@ _DOT_SHAPES = {"rectangle": "box", "rounded": "box", "ellipse": "ellipse", "rhom
                "container": "box"}
 
 
+DRAWN_SHAPES = frozenset(_DOT_SHAPES)
+"""Shapes every writer draws as themselves (through :func:`shape_of`): any other shape is
+drawn as a box."""
+
+
 def _dot_str(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 

@@ -213,11 +213,16 @@ def test_icon_check_counts_pictures_without_text() -> None:
     v = icon_check(net(5, 15))
     assert v is not None and v.reason == INCOMPLETE and "5 of 20" in v.detail
     assert icon_check(net(1, 9)) is None  # a router in the middle of a home network
-    # blank nodes that are no pictures (a state diagram's start and end dots) are point 3's
+    # blank shapes the writers draw as themselves (an empty circle) are point 3's; a UML
+    # start and end state, drawn as empty boxes, are counted
     dots = Graph(nodes=[Node(id="s", shape="ellipse"), Node(id="a", text="Idle"),
                         Node(id="e", shape="ellipse")],
                  edges=[Edge(source="s", target="a"), Edge(source="a", target="e")])
     assert icon_check(dots) is None
+    uml = dots.model_copy(update={"nodes": [Node(id="s", shape="startState"), dots.nodes[1],
+                                            Node(id="e", shape="endState")]})
+    v = icon_check(uml)
+    assert v is not None and "endState, startState" in v.detail
 
 
 def test_stroke_check_finds_a_line_drawn_twice() -> None:
