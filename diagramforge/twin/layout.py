@@ -11,6 +11,7 @@ than its box and spills onto its neighbours'."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import networkx as nx
@@ -130,8 +131,8 @@ class Font:
                 len(lines) * self.line + self.pad)
 
 
-def fit_boxes(g: Graph, unit: float, font: Font, max_spread: float, margin: float = 20.0
-              ) -> dict[str, Box]:
+def fit_boxes(g: Graph, unit: float, font: Font, max_spread: float, margin: float = 20.0,
+              growth: Callable[[Node], float] | None = None) -> dict[str, Box]:
     """Each node's box in the target (x, y, w, h, ``margin`` from the corner): the placed
     box × ``unit``, grown about its centre to hold its text in ``font``; the centres are
     spread by the one factor (≤ ``max_spread``) that keeps grown boxes as far apart as the
@@ -139,12 +140,14 @@ def fit_boxes(g: Graph, unit: float, font: Font, max_spread: float, margin: floa
     positions keep their relations (a label that has no room even so: :class:`WriteError`,
     :data:`CROWDED`).  A container (:func:`containers`) is
     scaled whole by that factor, then grown to hold its children with a line for its label
-    above them (its label is drawn at its top)."""
+    above them (its label is drawn at its top).  ``growth`` says how much larger than its
+    text a node's shape is drawn (TikZ sets a diamond round its text box, twice as wide)."""
     placed = place(g)
     held = containers(g) if placed.from_source else {}
     holders = set(held.values())
     scaled = {i: tuple(v * unit for v in b) for i, b in placed.boxes.items()}
-    need = {n.id: font.need(n.text) for n in g.nodes}
+    need = {n.id: tuple(v * (growth(n) if growth else 1.0) for v in font.need(n.text))
+            for n in g.nodes}
     spread = 1.0
     for n in g.nodes:
         if n.id not in holders:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from xml.sax.saxutils import quoteattr
 
 from diagramforge.formats.tikz import STANDALONE_CLASS
-from diagramforge.graphs.model import Graph
+from diagramforge.graphs.model import Graph, Node
 from diagramforge.graphs.tikz.text import SYMBOLS
 from diagramforge.twin.layout import (
     UNDRAWABLE,
@@ -305,13 +305,24 @@ def _components(g: Graph) -> list[set[str]]:
 _TEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                 "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
                 "^": r"\textasciicircum{}"}
-_TIKZ_SHAPES = {"ellipse": "ellipse", "rhombus": "diamond", "hexagon": "regular polygon, "
-                "regular polygon sides=6", "cylinder": "cylinder, shape border rotate=90",
+_TIKZ_SHAPES = {"ellipse": "ellipse", "rhombus": "diamond",
+                # a hexagon pointed left and right, sized to its text (a regular polygon is
+                # circumscribed about its text box: a wide label made a hexagon wider than
+                # the gap to its neighbours, which it covered)
+                "hexagon": "signal, signal to=east and west, signal pointer angle=120",
+                "cylinder": "cylinder, shape border rotate=90",
                 "rounded": "rectangle, rounded corners", "text": "rectangle, draw=none"}
 TIKZ_FONT = Font(char=5.0, line=11.0, pad=6.0)
 """``\\small`` Computer Modern (9 pt) in pt: a character a little wider than its mean
 advance, a line's baselineskip, twice the nodes' inner sep and a little air."""
 TIKZ_MAX_SPREAD = 3.0
+TIKZ_GROWTH = {"ellipse": 1.42, "rhombus": 2.0}
+"""How much wider and taller than its text TikZ draws a shape set round it: an ellipse
+through its text box's corners (√2), a diamond (2)."""
+
+
+def _tikz_growth(n: Node) -> float:
+    return TIKZ_GROWTH.get(shape_of(n.shape), 1.0)
 
 
 def _math_symbols() -> dict[str, str]:
@@ -373,7 +384,7 @@ def to_tikz(g: Graph, unit: float = 1.0) -> str:
     check_expressible(g)
     check_lanes(g, "TikZ")
     check_overlaps(g, "TikZ")
-    boxes = fit_boxes(g, unit, TIKZ_FONT, TIKZ_MAX_SPREAD)
+    boxes = fit_boxes(g, unit, TIKZ_FONT, TIKZ_MAX_SPREAD, growth=_tikz_growth)
     check_overlaps(g, "TikZ", boxes)
     check_through(g, boxes, "TikZ")
     held = set(containers(g).values()) if place(g).from_source else set()
@@ -411,7 +422,8 @@ def to_tikz(g: Graph, unit: float = 1.0) -> str:
         body.append(rf"  \draw[{tip}] ({a}) {path}{label} ({b if a != b else a});")
     body.append(r"\end{tikzpicture}")
     return "\n".join([STANDALONE_CLASS, r"\usepackage[T1]{fontenc}", r"\usepackage{tikz}",
-                      r"\usetikzlibrary{shapes.geometric}", r"\begin{document}", *body,
+                      r"\usetikzlibrary{shapes.geometric, shapes.symbols}",
+                      r"\begin{document}", *body,
                       r"\end{document}", ""])
 
 
