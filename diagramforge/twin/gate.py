@@ -38,7 +38,8 @@ when:
    within the picture (a B-tree whose every node is a row of keys drawn as a small picture)
    leaves the reader the outer nodes and their edges only, and pictures side by side (the
    steps of an algorithm) are several diagrams merged into one graph — else
-   :data:`INCOMPLETE`.
+   :data:`INCOMPLETE`; nor are fractions in its labels (:func:`math_check`: the reader
+   spells ``\\nicefrac{8}{10}`` "810").
 
 Texts are compared by their letters and digits only (:func:`letters`): how a renderer splits
 and spaces runs ("Expert1", "q" + "0"), and punctuation or operators drawn as glyphs of their
@@ -301,4 +302,22 @@ def stroke_check(graph: Graph, fmt: str) -> Verdict | None:
         show = ", ".join("–".join(repr(text.get(i, i)) for i in sorted(k)) for k in twice[:3])
         return Verdict(INCOMPLETE, f"{len(twice)} lines stroked more than once between the "
                        f"same two nodes ({show}): one line in the picture, several in a twin")
+    return None
+
+
+_STACKED = re.compile(r"\\(?:[dtc]?frac|nicefrac|sfrac|[dt]?binom|over|choose)(?![A-Za-z@])")
+
+
+def math_check(fmt: str, code: str | None) -> Verdict | None:
+    """``None`` unless a TikZ picture typesets fractions or binomials (``\\\\frac``,
+    ``\\\\nicefrac``, ``\\\\binom``…): the graph reader spells their parts run together
+    ("⅛₁₀" reads "810"), so every twin would write a label the picture does not show
+    (:data:`INCOMPLETE`)."""
+    if fmt != "tikz" or not code:
+        return None
+    body = _COMMENT.sub("", code.split("\\begin{document}", 1)[-1])
+    found = sorted(set(_STACKED.findall(body)))
+    if found:
+        return Verdict(INCOMPLETE, f"labels typeset with {', '.join(found[:3])}: the reader "
+                       "spells a fraction's parts run together, not as drawn")
     return None

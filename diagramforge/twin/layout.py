@@ -196,19 +196,15 @@ def _inside(box: tuple[float, ...], grown: tuple[float, float], ux: float, uy: f
 def _label_room(g: Graph, scaled: dict[str, tuple[float, ...]],
                 need: dict[str, tuple[float, float]], font: Font, holders: set[str]
                 ) -> list[tuple[float, str]]:
-    """For each lone labelled edge (no loop, no other edge between its nodes, neither end
-    a frame): the spread its label needs to fit on the line between its two grown boxes,
-    and a description.  A label longer than that line is set over the boxes it joins."""
-    pairs: dict[frozenset, int] = {}
-    for e in g.edges:
-        pairs[frozenset((e.source, e.target))] = pairs.get(frozenset((e.source, e.target)),
-                                                           0) + 1
+    """For each labelled edge (no loop, neither end a frame): the spread its label needs to
+    fit on the line between its two grown boxes, and a description.  A label longer than
+    that line is set over the boxes it joins (an edge bent apart from another between the
+    same nodes runs about as long)."""
     text = {n.id: n.text for n in g.nodes}
     out = []
     for e in g.edges:
         if not e.label.strip() or e.source == e.target or e.source in holders \
-                or e.target in holders or pairs[frozenset((e.source, e.target))] > 1 \
-                or e.source not in scaled or e.target not in scaled:
+                or e.target in holders or e.source not in scaled or e.target not in scaled:
             continue
         a, b = scaled[e.source], scaled[e.target]  # type: ignore[index]
         dx = (b[0] + b[2] / 2) - (a[0] + a[2] / 2)
@@ -256,11 +252,13 @@ def _hits(p: tuple[float, float], q: tuple[float, float], box: Box, inset: float
     return lo < hi
 
 
-def through_nodes(g: Graph, boxes: dict[str, Box], inset: float = 2.0) -> list[tuple[str, str]]:
+def through_nodes(g: Graph, boxes: dict[str, Box], inset: float = -3.0
+                  ) -> list[tuple[str, str]]:
     """``(edge, node)`` texts for each edge that a writer drawing straight lines between
     box centres would draw through another node's box (a return edge the source routed round
-    a row of steps, struck through every label on the way back); a container does not count
-    (an edge crosses a lane's frame as the source's did)."""
+    a row of steps, struck through every label on the way back) or along its border (within
+    ``-inset`` of it: a line drawn on a box's edge reads as part of the box); a container
+    does not count (an edge crosses a lane's frame as the source's did)."""
     frames = set(containers(g).values()) if place(g).from_source else set()
     text = {n.id: n.text for n in g.nodes}
     out = []

@@ -150,7 +150,8 @@ class Twins:
         fmt = row.get("format") or ""
         verdict = gate.picture_check(row) or gate.structure_check(graph, None) or \
             gate.label_check(graph) or gate.icon_check(graph) or \
-            gate.stroke_check(graph, fmt) or gate.code_check(fmt, row.get("code"))
+            gate.stroke_check(graph, fmt) or gate.code_check(fmt, row.get("code")) or \
+            gate.math_check(fmt, row.get("code"))
         if verdict is not None:
             self._refuse(out, row, verdict.reason, verdict.detail)
             return None

@@ -239,3 +239,19 @@ def test_stroke_check_finds_a_line_drawn_twice() -> None:
     assert stroke_check(labelled, "tikz") is None
     # draw.io states its connectors: two between the same tables are two, routed apart
     assert stroke_check(lines, "mxgraph") is None
+
+
+@pytest.mark.parametrize(("code", "refused"), [
+    (r"\begin{tikzpicture}\node (a) {$\nicefrac{8}{10}$};\end{tikzpicture}", True),
+    (r"\begin{tikzpicture}\node {$A~\frac{1}{3}$};\end{tikzpicture}", True),
+    (r"\begin{tikzpicture}\node {$\binom{n}{k}$};\end{tikzpicture}", True),
+    (r"\begin{tikzpicture}\node {$1/3$};\end{tikzpicture}", False),  # a slash is spelled
+    ("\\begin{tikzpicture}\\node {A}; % \\frac in a comment\n\\end{tikzpicture}", False),
+    (r"\frac{1}{2}\begin{document}\begin{tikzpicture}\node {A};\end{tikzpicture}", False),
+])
+def test_math_check_refuses_fractions_the_reader_cannot_spell(code: str, refused: bool) -> None:
+    from diagramforge.twin.gate import math_check
+
+    v = math_check("tikz", code)
+    assert (v is not None) == refused
+    assert math_check("mermaid", code) is None
