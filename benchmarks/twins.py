@@ -28,7 +28,13 @@ chart, table or plot kind (0 is right).
 
 ``--sheets DIR`` writes contact sheets for judging twins by eye: per language pair, the
 source's render beside the twin's, a row per verified twin (``DIR/<source>-<target>-NN.png``,
-``--per-sheet`` rows each).
+``--per-sheet`` rows each); ``--source-sheets DIR`` a row per source, its render beside each
+of its twins, and ``--dump DIR`` every twin at full size.  ``benchmarks/twins_judged/`` holds
+the verdicts given by eye (``same``: the same, readable diagram; ``differs``;
+``unreadable``) to every twin written on the shared corpora before and after issue 50
+(``before.csv``: 350 twins, 221 the same; ``after.csv``: 237, 228 the same); ``--judged FILE``
+scores a run's twins against them (a verdict is of the twin as it was drawn then: a writer
+that changes since needs looking at again).
 
 Usage: .venv/bin/python benchmarks/twins.py [--limit N] [--dot DIR] [--markdown FILE…]
        [--sheets DIR]
@@ -384,7 +390,9 @@ def build_sources(args: argparse.Namespace, handlers: dict, params, ledger: dict
     if args.mermaid:
         md += sorted(p for p in args.mermaid.rglob("*") if handlers["mermaid"].claims(p.name))
     if md:
-        sources["mermaid"], ledger["mermaid"] = file_sources(handlers["mermaid"], md, Path("/"))
+        # ids relative to the folder given (a Markdown file alone: its name)
+        sources["mermaid"], ledger["mermaid"] = file_sources(handlers["mermaid"], md,
+                                                             args.mermaid or Path("/"))
 
     rendered: dict[str, list[dict]] = {}
     for fmt, rows in sources.items():
