@@ -150,7 +150,10 @@ class PublishStage(TableStage):
             "publish/licence_audit.py", "publish/manifest.py", "publish/gallery.py",
             "licences.py", "selection.py", "publish/source_funnel.py",
             "validate/nested.py", "publish/contamination.py", "publish/parquet_out.py",
-            "validate/references.py", "formats/encoding.py", "publish/card_columns.py")
+            "validate/references.py", "formats/encoding.py", "publish/card_columns.py",
+            # the gallery's graph overlay: the graph model, each format's graph unit
+            "publish/overlay.py", "graphs/model.py", "formats/registry.py",
+            "formats/handlers")
     outputs = ("data/published",)
     inputs = _TaskStageOutputs()
     extra_metrics = ("dataset.json",)
@@ -388,7 +391,7 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
     write_gallery(gallery_frame,
                   {c: pd.DataFrame(r) if r else pd.DataFrame(columns=["id", "diagram_id"])
                    for c, r in gallery_tasks.items()},
-                  tmp, f"{pp.pretty_name} v{pp.version}")
+                  tmp, f"{pp.pretty_name} v{pp.version}", params.render.raster.dpi)
     (tmp / "licence_audit.txt").write_text(
         f"{format_audit(audit)}\n\n{format_evidence(source_evidence(params))}\n")
     atomic.write_json(tmp / "stats.json", stats)

@@ -135,9 +135,9 @@ def _twins(params, row: dict) -> list[dict]:  # noqa: ANN001 - Params
     from diagramforge.twin.make import Twins
 
     formats = instantiate(params, lambda r: str(r.get("id")))
-    try:
+    try:  # typed as the diagram_type filter types it: the twin gate twins graph-like pictures
         out = Twins(formats, ["dot"], 200, lambda r: str(r.get("id"))).make(
-            [{**row, "group": "g"}])
+            [{**row, "group": "g", "diagram_type": "flowchart", "graph_like": True}])
     finally:
         for h in formats.values():
             h.close()
