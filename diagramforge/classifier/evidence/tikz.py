@@ -143,6 +143,9 @@ _FULLY_CONNECTED = R(r"\\foreach\s*\\(\w+)[^;]*?\\foreach\s*\\(\w+)[^;]*?\\(?:dr
                      r"\(\s*([A-Za-z][\w-]*?)-?\\\1[^)]*\)\s*(?:--|edge|to)[^;]*"
                      r"\(\s*([A-Za-z][\w-]*?)-?\\\2[^)]*\)")
 _CIRCLE = R(r"\bcircle\b")
+_NODE_OPTIONS = R(r"node\b\s*(?:\([^)]*\)\s*|at\s*\([^)]*\)\s*)*\[([^\]]*)\]")
+_SUM_NODE = R(r"node\b[^;{]*\{[^{}]*\\(?:Sigma|sum)\b")
+_WEIGHT = R(r"\$\s*w_")
 _NEURON_WORD = R(r"neuron", re.I)
 """A ``\\neuron`` macro or ``neuron`` style: the nodes the loops join are neurons."""
 _VENN_FILL = R(r"\bfill opacity\b|\bopacity\s*=|\beven odd rule\b|\\clip\b[^;]*\bcircle\b|"
@@ -186,9 +189,17 @@ def _fully_connected(b: Body) -> bool:
 
 
 def _layer_chain(b: Body) -> bool:
-    """Nodes named like layers (conv, pool, ReLU, LSTM, hidden…), joined by edges."""
-    names = {m.lower() for m in _LAYER_WORDS.findall(" ".join(_TEXT_NODE.findall(b.text)))}
+    """Nodes named or styled like layers (conv, pool, ReLU, LSTM, hidden…: a node's text or
+    a style it is drawn in, ``node[conv-layer]``), joined by edges."""
+    said = " ".join(_TEXT_NODE.findall(b.text) + _NODE_OPTIONS.findall(b.text))
+    names = {m.lower() for m in _LAYER_WORDS.findall(said)}
     return len(names) >= 2 and (b.arrows + b.named_edges) >= 2
+
+
+def _summing_unit(b: Body) -> bool:
+    """A node that sums (``$\\Sigma$``, ``$\\sum$``) what arrives on edges weighted
+    ``$w_i$``: the textbook picture of an artificial neuron, not a graph."""
+    return _SUM_NODE.search(b.text) is not None and len(_WEIGHT.findall(b.text)) >= 2
 
 
 _ARROW_AXIS = R(r"\\draw\s*\[[^\]]*(?:->|-\s*(?:latex|stealth|Stealth|Latex|to|>|\{))[^\]]*\]\s*"
@@ -201,6 +212,10 @@ _HIDDEN_AXIS = R(r"\bhide (?:x |y )?axis\b|\baxis lines?\s*=\s*none\b|"
 """A pgfplots axis that draws no axis."""
 _NO_TICKS = R(r"\bticks\s*=\s*none\b")
 _IN_AXIS = R(r"\\(?:draw|fill|filldraw)\b[^;]*\baxis cs\s*:")
+_STROKE = R(r"\\(?:draw|fill|filldraw|path)\b")
+"""An axis that plots nothing but is drawn in (``\\draw (a) -- (b) -- cycle`` between nodes
+placed at ``axis cs``) is a canvas."""
+_POINT_NODE = R(r"\\node\b[^;]*\baxis cs\s*:")
 
 
 def _function_plot(b: Body) -> bool:
@@ -260,6 +275,7 @@ _STRUCTURE_RULES: list[tuple[str, str, Callable[[Body], bool]]] = [
     ("feynman_diagram", "particle_lines", _particle_lines),
     ("neural_network", "fully_connected", _fully_connected),
     ("neural_network", "layer_chain", _layer_chain),
+    ("neural_network", "summing_unit", _summing_unit),
     ("function_plot", "function_plot", _function_plot),
     ("table", "tabular", _table),
     ("venn_diagram", "overlapping_circles", _venn),
@@ -289,6 +305,10 @@ _CLOSED = R(r"--\s*cycle\b")
 """A region closed by the path (``\\closedcycle`` is not: it fills an area chart down to the
 axis)."""
 _POINTS = R(r"\(\s*([^()]+?)\s*\)")
+_FILLED = R(r"\bpattern\s*=|(?<!mark options=\{)\bfill\s*=|[\[,]\s*fill\s*[,\]]")
+_MARKED = R(r"\bmark\s*=\s*(?!none\b)|\bonly marks\b")
+_BARS = R(r"\b[xy]bar|\bhist\b|\bhistogram\b|\barea\b|\bstack(?:ed)?\b|\bconst plot\b")
+"""Filled plots of a bar chart, a histogram or an area chart are data, whatever their fill."""
 
 
 def _plots(body: str) -> tuple[int, int, int]:
@@ -297,6 +317,7 @@ def _plots(body: str) -> tuple[int, int, int]:
     a single marked point — what a figure drawn in a coordinate plane plots.  A segment (two
     points) counts as neither."""
     functions = data = shapes = 0
+    bars = _BARS.search(body) is not None
     for m in _ADDPLOT.finditer(body):
         i = m.end()
         while i < len(body) and body[i].isspace():
@@ -316,6 +337,9 @@ def _plots(body: str) -> tuple[int, int, int]:
             points = _POINTS.findall(stmt)
             if _CLOSED.search(stmt):
                 opts += " cycle"
+            if len(points) >= 3 and _FILLED.search(opts) and "closedcycle" not in stmt \
+                    and not bars and not _MARKED.search(opts):
+                opts += " cycle"  # a region filled or hatched: a shape, not an area chart
             if len(points) == 2 and not _SHAPE_PLOT.search(opts):
                 continue  # a segment: a chart's two points or a figure's line, neither
             if _SHAPE_PLOT.search(opts) or (len(points) == 1 and "mark" in opts) or (
@@ -337,7 +361,8 @@ def _axis_canvas(b: Body) -> bool:
     if functions:
         return False
     hidden = _HIDDEN_AXIS.search(b.text) or _NO_TICKS.search(b.text)
-    drawn = _IN_AXIS.search(b.text) is not None
+    drawn = _IN_AXIS.search(b.text) is not None or (
+        _ADDPLOT.search(b.text) is None and _STROKE.search(b.text) is not None)
     return not data and bool(hidden or shapes or drawn)
 
 
@@ -358,6 +383,9 @@ def _pgfplots(b: Body) -> Evidence:
         if line and not (functions and not data and label != "surface_plot"):
             return Evidence(label, f"tikz.{name}", line=line, graph_like=False)
     line = matched(_AXIS, b.text)
+    if _ADDPLOT.search(b.text) is None and len(_POINT_NODE.findall(b.text)) >= 3:
+        return Evidence("scatter_plot", "tikz.pgfplots_points",
+                        line=matched(_POINT_NODE, b.text), graph_like=False)
     if functions and not data:
         return Evidence("function_plot", "tikz.pgfplots_expression",
                         line=f"{functions} \\addplot of expressions: {line}", graph_like=False)

@@ -107,6 +107,27 @@ to[C] (2,0) -- (0,0);\end{circuitikz}"""), "circuit", "tikz.circuitikz"),
     (pic(r"\node[draw] (s) {Start}; \node[draw, diamond, below=of s] (d) {ok?};"
          r"\node[draw, below=of d] (e) {End}; \draw[->] (s) -- (d); \draw[->] (d) -- (e);"),
      "flowchart", "tikz.decision_diamonds"),
+    # layers named by the styles nodes are drawn in; a summing unit with weighted inputs
+    (pic(r"""\tikzstyle{conv-layer}=[draw,minimum width=3cm]
+\node (a) at (0,0) [conv-layer] {$k$ @ $3 \times 3$}; \node (b) at (0,-2) [conv-layer] {$k$};
+\draw[->] (a) -- (b); \draw[->] (b) -- (0,-4);"""), "neural_network", "tikz.layer_chain"),
+    (pic(r"""\node[draw,circle] (s) at (0,0) {$\Sigma$};
+\node (x1) at (-2,1) {$x_1$}; \node (x2) at (-2,-1) {$x_2$};
+\draw[->] (x1) -- node[above] {$w_1$} (s); \draw[->] (x2) -- node[below] {$w_2$} (s);"""),
+     "neural_network", "tikz.summing_unit"),
+    # an axis as a canvas: hatched regions and segments; points placed and a triangle drawn
+    (pic(r"""\begin{axis}[axis x line=middle, axis y line=middle]
+\addplot[pattern=north west lines, draw=none] coordinates {(0.5,0) (0.5,5) (1.5,5) (1.5,0)};
+\addplot[red, mark=none] coordinates {(0.5,0) (0.5,5)};
+\addplot[mark=x] coordinates {(1,3)};\end{axis}"""), "geometry", "tikz.drawing"),
+    (pic(r"""\begin{axis}[axis x line=middle, axis y line=middle]
+\node[circle, fill] at (axis cs:1,0) {}; \node[circle, fill] at (axis cs:0,1) {};
+\node[circle, fill] at (axis cs:1,1) {}; \end{axis}"""), "scatter_plot",
+     "tikz.pgfplots_points"),
+    # ... but the filled plots of a histogram or an area chart are its data
+    (pic(r"""\begin{axis}[ybar interval]
+\addplot[fill=blue] coordinates {(0,2) (1,3) (2,1) (3,4)};\end{axis}"""), "histogram",
+     "tikz.pgfplots_hist"),
     # tables: a tabular or a matrix of text, nothing else drawn
     (pic(r"\node {\begin{tabular}{ll} a & b \\ c & d \end{tabular}};"), "table",
      "tikz.tabular"),
