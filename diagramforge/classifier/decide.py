@@ -113,7 +113,10 @@ def decide(ev: Evidence | None, probs: dict[str, float] | None,
         if drawable:
             label, prob = top(drawable, order)
             fits = label in KINDS and (ev.family is None or family(label) == ev.family)
-            if prob >= cfg.second_opinion and fits:
+            # a kind drawn with connectors, said of a picture with none, is a misreading
+            # (a Gantt grid of cells read as a block diagram)
+            unjoined = label in KINDS and graph_like(label) and links == 0
+            if prob >= cfg.second_opinion and fits and not unjoined:
                 like = graph_like(label) and links is not None and links > 0
                 return Typed(label, prob, IMAGE_DRAWN, image_label, image_prob, None,
                              family(label), like, f"classifier p={prob}; code: {said}")
@@ -122,8 +125,9 @@ def decide(ev: Evidence | None, probs: dict[str, float] | None,
             if fam is None and mass and mass[1] >= cfg.second_opinion:
                 fam = mass[0]
             if prob >= cfg.second_opinion:  # sure, but no kind of the code's family
+                why = "joins nothing" if unjoined and fits else f"is no {ev.family}"
                 return Typed(None, None, UNSURE, image_label, image_prob, None, fam, False,
-                             f"code: {said}; classifier {label} p={prob} is no {ev.family}")
+                             f"code: {said}; classifier {label} p={prob} {why}")
             return Typed(None, None, SILENT, image_label, image_prob, None, fam, False,
                          f"code: {said}; classifier {label} p={prob} < {cfg.second_opinion}")
     assert image_label is not None and image_prob is not None

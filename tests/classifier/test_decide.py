@@ -66,6 +66,20 @@ def test_a_sure_image_is_a_second_opinion_within_the_code_s_family() -> None:
     assert (no_family.label, no_family.family) == (None, "chart")
 
 
+def test_a_connector_kind_is_not_taken_for_a_picture_that_joins_nothing() -> None:
+    """A grid of cells (a draw.io Gantt chart, 0 edges) the image calls a block diagram at
+    0.997: block diagrams are drawn with connectors, so the reading is refused (unknown);
+    the same image with links, or with no structure graph to count, is taken."""
+    sure = {"block_diagram": 0.997, "table": 0.003}
+    grid = decide(Evidence(None, "mxgraph.cells", family="diagram"), sure, CFG, links=0)
+    assert (grid.label, grid.source) == (None, UNKNOWN + "unsure")
+    assert "joins nothing" in grid.evidence
+    joined = decide(Evidence(None, "mxgraph.cells", family="diagram"), sure, CFG, links=4)
+    assert (joined.label, joined.graph_like) == ("block_diagram", True)
+    unread = decide(Evidence(None, "mxgraph.cells", family="diagram"), sure, CFG)
+    assert unread.label == "block_diagram"
+
+
 def test_graph_like_is_the_picture_s_own() -> None:
     """The code's own verdict where it gives one (a sequence diagram is UML, no node-link
     drawing), the kind's otherwise; a graph without links is never graph-like."""

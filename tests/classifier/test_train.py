@@ -34,7 +34,8 @@ def test_samples_dedupe_fold_and_split(tiny_train: TrainParams) -> None:
     recs.append(dict(recs[0], id="copy"))  # an export of the same picture
     recs.append({"id": "u", "format": "tikz", "code": r"\draw (0,0)--(1,1);",
                  "image": recs[1]["image"][:-1] + b"\0"})
-    circuit = {"id": "c", "format": "tikz", "code": r"\begin{circuitikz}\end{circuitikz}",
+    circuit = {"id": "c", "format": "tikz",
+               "code": r"\begin{circuitikz}\draw (0,0) to[R] (2,0);\end{circuitikz}",
                "image": diagram_records(1, start=50)[0]["image"]}
     samples, summary = build_samples(recs + [circuit], tiny_train)
     assert summary["duplicates"] == 1 and summary["unlabelled"] == 1

@@ -26,15 +26,32 @@ R = re.compile
 _AXIS = R(r"\\begin\{(?:semilogx|semilogy|loglog|polar|ternary|smithchart)?axis\}"
           r"|\\begin\{groupplot\}|\\addplot3?\b|\\nextgroupplot\b")
 _PGFPLOTS_KINDS: list[tuple[str, str, re.Pattern[str]]] = [
+    # a surface seen from straight above, or coloured square marks: pgfplots' heatmap idioms
+    ("heatmap", "pgfplots_matrix",
+     R(r"\bmatrix plot\b|\bview\s*=\s*\{\s*0\s*\}\s*\{\s*90\s*\}|"
+       r"\bmark\s*=\s*square\*[^;]*?\bpoint meta\b|\bpoint meta\b[^;]*?\bmark\s*=\s*square\*")),
     ("surface_plot", "pgfplots_3d",
      R(r"\bsurf\b|\bmesh\b|\bpatch\b|\\addplot3\b(?![^;]*\bsamples y\s*=\s*0\b)")),
     ("box_plot", "pgfplots_boxplot", R(r"\bboxplot\b")),
     ("histogram", "pgfplots_hist", R(r"\bhist\s*[=/{,\]]|\bybar interval\b")),
     ("bar_chart", "pgfplots_bar", R(r"\b[xy]bar\b|\b[xy]comb\b")),
-    ("heatmap", "pgfplots_matrix", R(r"\bmatrix plot\b")),
     ("pie_chart", "pgfplots_polar_pie", R(r"\\pie\b")),
     ("scatter_plot", "pgfplots_scatter", R(r"\bonly marks\b|\bscatter\b")),
 ]
+
+_CIRCUIT_PARTS = (
+    r"\bto\s*\[\s*(?:short|open|R|C|L|V|I|D|vR|cV|cI|"
+    r"sV|battery1?|resistor|capacitor|inductor|vsource|isource|diode|lamp|switch|nos|ncs|"
+    r"ammeter|voltmeter|european resistor|american resistor|generic|fuse|led|leD|"
+    r"cute inductor|Do|sDo|zDo|pC|eC|spst)\s*[,\]=]|"
+    r"node\s*\[\s*(?:op amp|fd op amp|ground|rground|sground|nmos|pmos|npn|pnp|nfet|pfet|"
+    r"nigfete|pigfete|(?:american |european |ieee)?(?:and|or|not|xor|nand|nor|xnor) port|"
+    r"transformer|vcc|vee|bulb)\b")
+"""circuitikz's components: its bipoles drawn ``to[R]`` and its node shapes."""
+_COMPONENT = R(_CIRCUIT_PARTS + r"|\bto\s*\[[^\]]*?(?:diode|resistor|capacitor|inductor|source|"
+               r"battery|lamp|switch|fuse|meter|thyristor|triac|resistor|transistor)")
+"""A component drawn: without one, a ``circuitikz`` environment is only a canvas (a
+transformer's windings drawn line by line are an illustration, not a circuit)."""
 
 # -- one package or environment says it all --------------------------------------------------
 _PACKAGE_RULES: list[tuple[str | None, str, re.Pattern[str]]] = [
@@ -44,14 +61,7 @@ _PACKAGE_RULES: list[tuple[str | None, str, re.Pattern[str]]] = [
      R(r"\\begin\{feynman\}|\\feynmandiagram\b|\\begin\{fmf(?:graph\*?|file)\}|"
        r"\\begin\{feynhand\}|\\propag\s*\[|\\diagram\*?\s*\{[^;]*\[\s*(?:anti\s+)?"
        r"(?:fermion|photon|gluon|scalar|boson|charged scalar|ghost)\b")),
-    ("circuit", "circuitikz",
-     R(r"\\begin\{circuitikz\}|\\ctikzset\b|\bto\s*\[\s*(?:short|open|R|C|L|V|I|D|vR|cV|cI|"
-       r"sV|battery1?|resistor|capacitor|inductor|vsource|isource|diode|lamp|switch|nos|ncs|"
-       r"ammeter|voltmeter|european resistor|american resistor|generic|fuse|led|leD|"
-       r"cute inductor|Do|sDo|zDo|pC|eC|spst)\s*[,\]=]|"
-       r"node\s*\[\s*(?:op amp|fd op amp|ground|rground|sground|nmos|pmos|npn|pnp|nfet|pfet|"
-       r"nigfete|pigfete|(?:american |european |ieee)?(?:and|or|not|xor|nand|nor|xnor) port|"
-       r"transformer|vcc|vee|bulb)\b")),
+    ("circuit", "circuitikz", R(r"\\begin\{circuitikz\}|\\ctikzset\b|" + _CIRCUIT_PARTS)),
     ("circuit", "circuit_library",
      R(r"\bcircuit (?:ee|logic)(?: IEC| US| CDH)?\b|\b(?:and|or|nand|nor|xor|xnor|not) gate\b"
        r"|\bresistor\s*=\s*\{|\bcapacitor\s*=\s*\{|\bbattery\s*=\s*\{")),
@@ -380,7 +390,7 @@ def _pgfplots(b: Body) -> Evidence:
     functions, data = plotted(b.text)
     for label, name, pattern in _PGFPLOTS_KINDS:
         line = matched(pattern, b.text)
-        if line and not (functions and not data and label != "surface_plot"):
+        if line and not (functions and not data and label not in ("surface_plot", "heatmap")):
             return Evidence(label, f"tikz.{name}", line=line, graph_like=False)
     line = matched(_AXIS, b.text)
     if _ADDPLOT.search(b.text) is None and len(_POINT_NODE.findall(b.text)) >= 3:
@@ -406,6 +416,8 @@ def _evidence(code: str, b: Body) -> Evidence:
         return _pgfplots(b)
     for label, name, pattern in _PACKAGE_RULES:
         line = matched(pattern, b.text)
+        if line and name == "circuitikz" and not _COMPONENT.search(b.text):
+            continue  # circuitikz as a canvas: a transformer's windings drawn line by line
         if line and label == "geometry":
             cue = tikz_shape.physical(tikz_shape.read(code, b.text), b.text)
             if cue:

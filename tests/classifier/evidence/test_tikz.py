@@ -128,6 +128,17 @@ to[C] (2,0) -- (0,0);\end{circuitikz}"""), "circuit", "tikz.circuitikz"),
     (pic(r"""\begin{axis}[ybar interval]
 \addplot[fill=blue] coordinates {(0,2) (1,3) (2,1) (3,4)};\end{axis}"""), "histogram",
      "tikz.pgfplots_hist"),
+    # pgfplots' heatmap idioms: a surface seen from straight above, coloured square marks
+    (pic(r"\begin{axis}[view={0}{90}]\addplot3[surf, shader=interp] {x*y};\end{axis}"),
+     "heatmap", "tikz.pgfplots_matrix"),
+    (pic(r"\begin{axis}\addplot[scatter, only marks, mark=square*, point meta=explicit] "
+         r"table[meta=z] {grid.dat};\end{axis}"), "heatmap", "tikz.pgfplots_matrix"),
+    # circuitikz as a canvas (no component drawn) is no circuit; a full diode is one
+    (pic(r"\draw (0,0) .. controls (1,0) and (1,1) .. (0,1); \draw (0,1) -- (2,1);"
+         r"\draw (2,0) .. controls (3,0) and (3,1) .. (2,1);").replace(
+             "tikzpicture", "circuitikz"), "geometry", "tikz.drawing"),
+    (pic(r"\draw (1,0.5) node[left] {A} to[full diode] (3,0.5) node[right] {K};").replace(
+        "tikzpicture", "circuitikz"), "circuit", "tikz.circuitikz"),
     # tables: a tabular or a matrix of text, nothing else drawn
     (pic(r"\node {\begin{tabular}{ll} a & b \\ c & d \end{tabular}};"), "table",
      "tikz.tabular"),
