@@ -135,12 +135,17 @@ class Page:
         at their new boxes and the ends in ``moved`` at their new points? Only ends that
         moved, were on a changed node or now lie near a changed box can change."""
         tol = self.tol
-        nodes = [Node(id=n.id, bbox=boxes.get(n.id, n.bbox)) for n in self.graph.nodes]
+        nodes: list[Node] | None = None  # made for the first end that needs them: most
+        # calls have none (the sampler asks for up to 16 boxes per node of the page, and a
+        # page of validated nodes made for each call was most of an edit's time)
         for f in self.floating:
             x, y = moved.get((f.edge, f.end), (f.x, f.y))
             if (f.edge, f.end) not in moved and f.node not in boxes and not any(
                     _near(b, x, y, tol) for b in boxes.values()):
                 continue
+            if nodes is None:
+                nodes = [Node.model_construct(id=n.id, bbox=boxes[n.id]) if n.id in boxes
+                         else n for n in self.graph.nodes]
             if nearest(nodes, x, y, tol) != f.node:
                 return False
         return True
