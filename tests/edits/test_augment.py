@@ -14,8 +14,8 @@ from diagramforge.augment.degrade import degrade, jpeg_quality
 from diagramforge.augment.sketch import mxgraph_sketch, svg_sketch, tikz_sketch
 from diagramforge.augment.stage import AUGMENT_SCHEMA, AugmentStage
 from diagramforge.augment.variation import RULES, request
+from diagramforge.edit.pixels import changed_pixels
 from diagramforge.edit.sampler import FORMATS
-from diagramforge.edit.stage import changed_pixels
 from diagramforge.formats.encoding import kind
 from diagramforge.formats.registry import instantiate
 from diagramforge.records import empty_record, make_id
