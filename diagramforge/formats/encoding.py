@@ -142,33 +142,34 @@ def _optimise(png: bytes, level: int) -> bytes:
         return _HELPER.optimise(png, level)
 
 
-WEBP_EFFORT = 75
-"""libwebp's lossless effort (Pillow's ``quality`` in lossless mode): with method 4, the
-measured point past which bytes fall by < 5 % for ≈ 70 % more CPU (docs/SCALE.md §5)."""
+WEBP_EFFORT = 60
+"""libwebp's lossless effort when no ``render.raster`` says (``webp_effort``'s default)."""
 WEBP_MAX_SIDE = 16383
 """The largest side a WebP can hold; a larger render stays PNG."""
 _WEBP_MODES = ("1", "L", "LA", "P", "PA", "RGB", "RGBA")
 
 
-def _webp(pixels: np.ndarray, method: int) -> bytes:
+def _webp(pixels: np.ndarray, method: int, effort: int = WEBP_EFFORT) -> bytes:
     """RGB(A) pixels as a lossless WebP (``exact``: the colour under fully transparent
     pixels kept)."""
     from PIL import Image
 
     im = Image.fromarray(pixels, "RGBA" if pixels.shape[2] == 4 else "RGB")
     buf = io.BytesIO()
-    im.save(buf, "WEBP", lossless=True, quality=WEBP_EFFORT, method=int(method), exact=True)
+    im.save(buf, "WEBP", lossless=True, quality=int(effort), method=int(method), exact=True)
     return buf.getvalue()
 
 
-def line_art_webp(png: bytes, method: int, pixels: np.ndarray | None = None) -> bytes:
+def line_art_webp(png: bytes, method: int, pixels: np.ndarray | None = None,
+                  effort: int = WEBP_EFFORT) -> bytes:
     """``png`` as a lossless WebP at libwebp's ``method`` (0–6): decoding it gives exactly
     the input's pixels — RGB, or RGBA with the colour under fully transparent pixels kept
     (``exact``); grey and palette pictures come back as the same pixels in RGB. The same
     bytes on every run (libwebp's encoder is single-threaded here and deterministic). The
     input is returned as it is when it is not a PNG, is larger than a WebP can hold, has
     more than 8 bits a sample, or would not get smaller. ``pixels``: the PNG's pixels when
-    they are decoded already (``picture.decode``'s, which are these), not decoded again."""
+    they are decoded already (``picture.decode``'s, which are these), not decoded again;
+    ``effort``: libwebp's lossless effort (``render.raster.webp_effort``)."""
     from PIL import Image
 
     if not png.startswith(PNG_SIGNATURE):
@@ -178,7 +179,7 @@ def line_art_webp(png: bytes, method: int, pixels: np.ndarray | None = None) -> 
             return png
         if pixels is None:
             pixels = decode(png)
-    out = _webp(pixels, method)
+    out = _webp(pixels, method, effort)
     return out if len(out) < len(png) else png
 
 
@@ -206,11 +207,11 @@ def stored_image(image: Picture | bytes, raster: RasterParams) -> bytes:
         data, pixels = image.data, (image.pixels if image.decoded else None)
     if data is not None:
         if raster.codec == "webp":
-            return line_art_webp(data, raster.webp_method, pixels)
+            return line_art_webp(data, raster.webp_method, pixels, raster.webp_effort)
         return line_art_png(data, raster.png_level)
     assert pixels is not None
     if raster.codec == "webp" and max(pixels.shape[:2]) <= WEBP_MAX_SIDE:
-        return _webp(pixels, raster.webp_method)
+        return _webp(pixels, raster.webp_method, raster.webp_effort)
     return line_art_png(pixels_png(pixels), raster.png_level if raster.codec == "png" else 0)
 
 
