@@ -50,11 +50,11 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from diagramforge.formats.picture import decode
 from diagramforge.timing import ENCODE, in_phase
 
 if TYPE_CHECKING:
     import numpy as np
+    from PIL import Image
 
     from diagramforge.formats.picture import Picture
     from diagramforge.formats.registry import DiagramFormat
@@ -149,12 +149,13 @@ WEBP_MAX_SIDE = 16383
 _WEBP_MODES = ("1", "L", "LA", "P", "PA", "RGB", "RGBA")
 
 
-def _webp(pixels: np.ndarray, method: int, effort: int = WEBP_EFFORT) -> bytes:
-    """RGB(A) pixels as a lossless WebP (``exact``: the colour under fully transparent
-    pixels kept)."""
+def _webp(image: np.ndarray | Image.Image, method: int, effort: int = WEBP_EFFORT) -> bytes:
+    """RGB(A) pixels (an array, or a decoded RGB/RGBA image) as a lossless WebP (``exact``:
+    the colour under fully transparent pixels kept)."""
     from PIL import Image
 
-    im = Image.fromarray(pixels, "RGBA" if pixels.shape[2] == 4 else "RGB")
+    im = image if isinstance(image, Image.Image) else \
+        Image.fromarray(image, "RGBA" if image.shape[2] == 4 else "RGB")
     buf = io.BytesIO()
     im.save(buf, "WEBP", lossless=True, quality=int(effort), method=int(method), exact=True)
     return buf.getvalue()
@@ -177,9 +178,13 @@ def line_art_webp(png: bytes, method: int, pixels: np.ndarray | None = None,
     with Image.open(io.BytesIO(png)) as im:
         if max(im.size) > WEBP_MAX_SIDE or im.mode not in _WEBP_MODES:
             return png
-        if pixels is None:
-            pixels = decode(png)
-    out = _webp(pixels, method, effort)
+        if pixels is None:  # decoded here, as picture.decode would, without an array
+            alpha = im.mode in ("LA", "PA", "RGBA") or "transparency" in im.info
+            src = im if im.mode == ("RGBA" if alpha else "RGB") \
+                else im.convert("RGBA" if alpha else "RGB")
+            out = _webp(src, method, effort)
+        else:
+            out = _webp(pixels, method, effort)
     return out if len(out) < len(png) else png
 
 

@@ -36,8 +36,8 @@ def decode(data: bytes) -> np.ndarray:
     from PIL import Image
 
     with Image.open(io.BytesIO(data)) as im:
-        if im.mode not in ("RGB", "RGBA"):
-            alpha = im.mode in ("LA", "PA", "RGBA", "La", "RGBa") or "transparency" in im.info
+        alpha = im.mode in ("LA", "PA", "RGBA", "La", "RGBa") or "transparency" in im.info
+        if im.mode != ("RGBA" if alpha else "RGB"):
             im = im.convert("RGBA" if alpha else "RGB")
         return np.asarray(im)
 

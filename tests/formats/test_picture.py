@@ -103,6 +103,14 @@ def test_a_picture_is_stored_as_its_engines_png_was():
         assert direct == stored_image(png, params) == stored_image(Picture.of_bytes(png), params)
         with Image.open(io.BytesIO(direct)) as im:
             assert np.array_equal(np.asarray(im.convert("RGBA" if alpha else "RGB")), arr)
+    # an RGB PNG with one transparent colour (tRNS): stored with its alpha, whether its
+    # pixels were decoded to compare first or not
+    trns = _encoded(_page(8), transparency=(255, 255, 255))
+    seen = Picture.of_bytes(trns)
+    assert seen.changed(Picture.of_pixels(_page(8))) == 0 and seen.decoded
+    assert stored_image(seen, params) == stored_image(trns, params)
+    with Image.open(io.BytesIO(stored_image(trns, params))) as im:
+        assert im.mode == "RGBA" and np.asarray(im)[0, 0, 3] == 0
     jpeg = photo_jpeg(_page(6), 70)
     assert stored_image(Picture.of_bytes(jpeg), params) == jpeg
     as_png = stored_image(Picture.of_pixels(_page(7)), make_params_for_raster("png"))
