@@ -239,20 +239,45 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
 
     def _render(self, row: dict, source: Picture, handler, to_render: list,  # noqa: ANN001
                 out: Outcome) -> None:
-        """The diagram's sketch and variations drawn in one call to its engine; variations
-        compared in memory with the source and the siblings kept before them, in order.
-        Only what is kept is encoded (once, as it is stored)."""
+        """The diagram's sketch and variations drawn by its engine; variations compared in
+        memory with the source and the siblings kept before them, in order. Only what is
+        kept is encoded (once, as it is stored). The sketch and as many variations as can
+        be kept go to the engine together; a later variation is drawn (in a second call)
+        only when one of those is not kept, so a surplus one never reaches the engine —
+        unless the engine draws a batch for about the price of one picture (TikZ: one
+        pdflatex run), when all go at once."""
         if not to_render:
             return
-        with phase(RENDER):
-            done = handler.draw([r for _, r, _ in to_render])
-        pictures = {r["source_id"]: r["image"] for r in done.records}
-        why = {r.locator: r.detail for r in done.rejections}
         v = self.params.augment.variation
         raster = self.params.render.raster
+        pictures: dict[str, Picture] = {}
+        why: dict[str, str] = {}
+        drawn: set[str] = set()
+
+        def draw(items: list) -> None:
+            with phase(RENDER):
+                done = handler.draw([r for _, r, _ in items])
+            drawn.update(r["source_id"] for _, r, _ in items)
+            pictures.update((r["source_id"], r["image"]) for r in done.records)
+            why.update((r.locator, r.detail) for r in done.rejections)
+
+        variations = [t for t in to_render if t[0] == "variation"]
+        if handler.batch_amortised:
+            draw(to_render)
+        else:
+            draw([t for t in to_render if t[0] != "variation"] + variations[:v.per_diagram])
         kept_pictures = [source]
-        n_var = 0
+        n_var = seen = 0
         for what, r, rec in to_render:
+            if what == "variation":
+                seen += 1
+                if n_var >= v.per_diagram:
+                    out.rejections.append(Rejection(r["source_id"], AugmentReason.SURPLUS,
+                                                    f"{v.per_diagram} variations kept already",
+                                                    id=row["id"], unit=Unit.CANDIDATE))
+                    continue
+                if r["source_id"] not in drawn:  # one kept fewer than drawn: the next ones
+                    draw(variations[seen - 1:seen - 1 + v.per_diagram - n_var])
             picture = pictures.get(r["source_id"])
             if picture is None:
                 reason = AugmentReason.SKETCH_RENDER if what == "sketch" \
@@ -262,11 +287,6 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
                                                 id=row["id"], unit=Unit.CANDIDATE))
                 continue
             if what == "variation":
-                if n_var >= v.per_diagram:
-                    out.rejections.append(Rejection(r["source_id"], AugmentReason.SURPLUS,
-                                                    f"{v.per_diagram} variations kept already",
-                                                    id=row["id"], unit=Unit.CANDIDATE))
-                    continue
                 share = min(picture.changed(k) / picture.area for k in kept_pictures)
                 if share < v.min_image_change:
                     out.rejections.append(Rejection(r["source_id"], AugmentReason.NEAR_DUP,

@@ -86,6 +86,11 @@ class DiagramFormat(ABC):
     def batch_size(self) -> int:
         return 16
 
+    batch_amortised: ClassVar[bool] = False
+    """Whether drawing several diagrams in one call costs about what one costs (TikZ: one
+    pdflatex run for the batch), so a caller draws a candidate it may not need with the
+    others rather than in a second call; otherwise it draws only what it will look at."""
+
     def unit_timeout(self) -> float | None:
         """A unit's deadline when the format knows better than ``item_timeout_s × rows``."""
         return None

@@ -88,6 +88,7 @@ class TikzFormat(DiagramFormat):
     name = Format.TIKZ
     title = "TikZ"
     graphs_in_render = True
+    batch_amortised = True  # one pdflatex run for a batch of pictures
     suffixes = (".tex",)
     """A repository's (or code archive's) TeX file with a picture in it; arXiv e-prints go
     through ``formats/tikz_extract.py`` whole."""
