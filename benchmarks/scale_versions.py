@@ -50,11 +50,12 @@ SHARED = next((p / "shared" / "corpora" for p in REPO.parents
 OPENSHIFT = SHARED / "mermaid-openshift+enhancements"
 OPENSHIFT_DRAWIO = ("enhancements/hypershift/networking/hypershift-network-aws-public.drawio",
                     "enhancements/arch22.drawio.svg")
-PATIENT = {"runner": {"item_timeout_s": 1200},
-           "render": {"tikz": {"timeout_s": 120}, "mxgraph": {"timeout_s": 1200}},
-           "formats": {"mermaid": {"timeout_s": 1200}, "dot": {"timeout_s": 120}}}
-"""Deadlines far above the defaults: at a load of 15 on 2 cores a draw.io batch of 64 pages
-can pass 60 s, and a timeout would change which diagrams the versions keep."""
+PATIENT = {"runner": {"item_timeout_s": 1200}, "render": {"mxgraph": {"timeout_s": 1200}},
+           "formats": {"mermaid": {"timeout_s": 1200}}}
+"""Wall-clock deadlines far above the defaults: at a load of 15 on 2 cores a draw.io batch
+of 64 pages can pass 60 s, and a timeout would change which diagrams the versions keep.
+TeX's and Graphviz's deadlines are CPU seconds, which the load does not stretch: they stay
+(raised, the samples' looping pictures would spend them in full, twice)."""
 
 
 def drawio_repositories(out: Path) -> list[Path]:
@@ -214,3 +215,63 @@ def cmd_records(args: argparse.Namespace) -> None:
         ok &= bool(same)
         print(json.dumps(c, default=str))
     print("SAME records (images by pixels) and rejections" if ok else "DIFFERENT")
+
+
+# -- TikZ's render, after its compile -------------------------------------------------------
+
+_TIKZ = r"""
+import json, resource, sys, time
+import pyarrow.parquet as pq
+from pathlib import Path
+from diagramforge.config import load_params
+from diagramforge.formats.encoding import render_stored
+from diagramforge.formats.registry import instantiate
+run, rounds = Path(sys.argv[1]), int(sys.argv[2])
+params = load_params(run / "params.yaml")
+rows = [r for f in sorted((run / "data" / "extract" / "records").glob("*.parquet"))
+        for r in pq.read_table(f).to_pylist() if r["format"] == "tikz"]
+h = instantiate(params, lambda r: r.get("source_id") or r["id"])["tikz"]
+groups = {}
+for r in rows:
+    groups.setdefault(h.batch_key(r), []).append(r)
+units = [g[k:k + h.batch_size()] for g in groups.values()
+         for k in range(0, len(g), h.batch_size())]
+def cpu():
+    a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+out = []
+for k in range(rounds):
+    c0, t0, kept, size = cpu(), time.perf_counter(), 0, 0
+    for u in units:
+        recs = render_stored(h, u).records
+        kept += len(recs)
+        size += sum(len(r["image"]) for r in recs)
+    out.append({"cpu_s": cpu() - c0, "wall_s": time.perf_counter() - t0, "kept": kept,
+                "image_bytes": size})
+h.close()
+print(json.dumps({"pictures": len(rows), "rounds": out}))
+"""
+
+
+def cmd_tikz(args: argparse.Namespace, env_for) -> None:  # noqa: ANN001
+    """Each version's TikZ render of its run's extracted pictures, the compile cache warm
+    (its render stage ran): what follows the compile — cache look-up, rasterising,
+    encoding, the graph — ``--rounds`` times, versions alternating."""
+    import subprocess
+
+    runs = [Path(p) for p in args.runs]
+    res: dict[str, list[dict]] = {r.name: [] for r in runs}
+    for k in range(args.rounds):
+        for run in runs if k % 2 == 0 else runs[::-1]:
+            code = Path(json.loads((run / "results.json").read_text())["code"])
+            p = subprocess.run([sys.executable, "-c", _TIKZ, str(run), "1"], cwd=run,
+                               env=env_for(code), capture_output=True, text=True, check=True)
+            got = json.loads(p.stdout.strip().splitlines()[-1])
+            res[run.name].append({**got["rounds"][0], "pictures": got["pictures"]})
+    for name, rounds in res.items():
+        n = rounds[0]["pictures"]
+        print(f"{name}: {n} TikZ pictures, {rounds[0]['kept']} kept, "
+              f"{rounds[0]['image_bytes'] / max(1, rounds[0]['kept']) / 1000:.1f} KB an image; "
+              "CPU ms a picture " + ", ".join(f"{1000 * r['cpu_s'] / n:.0f}" for r in rounds)
+              + "; wall ms a picture " + ", ".join(f"{1000 * r['wall_s'] / n:.0f}"
+                                                 for r in rounds))
