@@ -734,17 +734,26 @@ def main() -> None:
     rc.add_argument("a")
     rc.add_argument("b")
     rc.add_argument("--stages", required=True)
+    by = sub.add_parser("bytes", help="MB per published diagram of versions' runs")
+    by.add_argument("runs", nargs="+", help="scale.py versions run directories (published)")
+    tk = sub.add_parser("tikz", help="versions' TikZ render after its compile (a warm cache)")
+    tk.add_argument("runs", nargs="+", help="scale.py versions run directories")
+    tk.add_argument("--rounds", type=int, default=3)
     p = sub.add_parser("phases", help="the phase table of runs' results.json")
     p.add_argument("results", nargs="+")
     p.add_argument("--stages", default="", help="only these stages (comma-separated)")
     args = ap.parse_args()
     if args.cmd == "run" and args.stages == "nodraw" and not args.donor:
         ap.error("--stages nodraw needs --donor (a full run's directory)")
-    if args.cmd in ("versions", "records"):
+    if args.cmd in ("versions", "records", "tikz", "bytes"):
         import scale_versions
 
         if args.cmd == "records":
             scale_versions.cmd_records(args)
+        elif args.cmd == "bytes":
+            scale_versions.cmd_bytes(args)
+        elif args.cmd == "tikz":
+            scale_versions.cmd_tikz(args, _env)
         else:
             signal.signal(signal.SIGTERM, _stop)
             scale_versions.cmd_versions(args, measure_stage, _env)

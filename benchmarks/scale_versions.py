@@ -275,3 +275,28 @@ def cmd_tikz(args: argparse.Namespace, env_for) -> None:  # noqa: ANN001
               "CPU ms a picture " + ", ".join(f"{1000 * r['cpu_s'] / n:.0f}" for r in rounds)
               + "; wall ms a picture " + ", ".join(f"{1000 * r['wall_s'] / n:.0f}"
                                                  for r in rounds))
+
+
+# -- published bytes ------------------------------------------------------------------------
+
+def cmd_bytes(args: argparse.Namespace) -> None:
+    """MB of Parquet per published diagram, per format and config, of each version's run
+    (``published_bytes.py``'s measure and table): each run's publish output measured into
+    ``<run>/bytes/<corpus>/result.json``."""
+    import published_bytes
+
+    dirs = []
+    for run in map(Path, args.runs):
+        results = json.loads((run / "results.json").read_text())
+        pub = next(p for p in (run / "data" / "published").iterdir()
+                   if (p / "README.md").exists())
+        stages = {r["stage"]: {"cpu_s": r.get("tree_cpu_s") or r["cpu_s"],
+                               "wall_s": r["wall_s"], "out": r["n_out"]}
+                  for r in results["rows"]}
+        out = run / "bytes" / results["stages"]
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "result.json").write_text(json.dumps(
+            {"corpus": results["stages"], "code": results["code"], "stages": stages,
+             "published": str(pub), **published_bytes.measure(pub)}, indent=1))
+        dirs.append(run / "bytes")
+    published_bytes.table(dirs)
