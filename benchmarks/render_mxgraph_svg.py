@@ -140,7 +140,10 @@ def _render_stage(run: Path, workers: int) -> dict:
     import scale
 
     for p in [run / "data" / "render", *(run / "data" / ".runner").glob("render.*")]:
-        shutil.rmtree(p) if p.is_dir() else p.unlink()
+        if p.is_dir():
+            shutil.rmtree(p)
+        elif p.exists():
+            p.unlink()
     results = json.loads((run / "results.json").read_text())
     row = scale.measure_stage("render", run, run / "params.yaml",
                               scale._env(Path(results["code"])), workers, run / "data")

@@ -83,13 +83,14 @@ def version_params(corpus: str, code: Path, run: Path, repos: list[Path],
     if corpus == "drawio":
         return project_dict(run, repos=repos, workers=workers, base=base)
     # every other path of params.yaml is relative (data/…, metrics): under ``run``, the
-    # stage's working directory; the sample sources are the version's own
+    # stage's working directory; the sample sources are this checkout's, one copy for all
+    # versions (a record names where its source was read: the same in every version)
     crawl = base["crawl"]
     over = {"project": {"name": "samples"},
             "runner": {"workers": workers, "progress": False},
-            "crawl": {"arxiv": {"source": str(code / crawl["arxiv"]["source"])},
-                      "stackexchange": {"dump": str(code / crawl["stackexchange"]["dump"])},
-                      "repos": {"repositories": [{**r, "url": str(code / r["url"])}
+            "crawl": {"arxiv": {"source": str(REPO / crawl["arxiv"]["source"])},
+                      "stackexchange": {"dump": str(REPO / crawl["stackexchange"]["dump"])},
+                      "repos": {"repositories": [{**r, "url": str(REPO / r["url"])}
                                                  for r in crawl["repos"]["repositories"]]}}}
     return merge(base, over)
 
