@@ -289,8 +289,9 @@ def cmd_bytes(args: argparse.Namespace) -> None:
     dirs = []
     for run in map(Path, args.runs):
         results = json.loads((run / "results.json").read_text())
-        pub = next(p for p in (run / "data" / "published").iterdir()
-                   if (p / "README.md").exists())
+        out_dir = Path(yaml.safe_load((run / "params.yaml").read_text())["publish"]["out_dir"])
+        out_dir = out_dir if out_dir.is_absolute() else run / out_dir
+        pub = next(p for p in out_dir.iterdir() if (p / "README.md").exists())
         stages = {r["stage"]: {"cpu_s": r.get("tree_cpu_s") or r["cpu_s"],
                                "wall_s": r["wall_s"], "out": r["n_out"]}
                   for r in results["rows"]}
