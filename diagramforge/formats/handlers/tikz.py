@@ -89,6 +89,7 @@ class TikzFormat(DiagramFormat):
     title = "TikZ"
     graphs_in_render = True
     batch_amortised = True  # one pdflatex run for a batch of pictures
+    graph_unit_pt = 1.0  # boxes in pt
     suffixes = (".tex",)
     """A repository's (or code archive's) TeX file with a picture in it; arXiv e-prints go
     through ``formats/tikz_extract.py`` whole."""
