@@ -201,7 +201,7 @@ def run_toolkit(params, rows: list[dict], pages: int | None  # noqa: ANN001
     timer.wrap(render_mod.mxgraph, "for_render", "prepare labels (for_render)")
     timer.wrap(drawio_render.BundledImages, "inline", "inline bundled images")
     timer.wrap(DrawioRenderer, "render_many", "browser call (draw.io + PNG + IPC)")
-    timer.wrap(render_mod, "check_extremes", "extremes check")
+    timer.wrap(render_mod, "check_render", "extremes check")
     times, out = [], Outcome()
     browser: dict = {}
     size = params.render.mxgraph.batch_size

@@ -9,12 +9,25 @@ alive, after start-up.  For real draw.io diagrams against draw.io's own viewer, 
 ``drawio_parity.py``.
 SVG: the sample repository's diagrams plus generated flowcharts with text, cleaned first.
 
+``--versions ROOT``: real draw.io pages, the render stage beside draw.io's own viewer in one
+run (issue 53). ``ROOT`` holds versions of the code made by ``scale.py versions`` (their
+crawl and extract done). Each round times the viewer as it ships — a fresh browser, one
+page, each diagram of the corpus (its extracted page model, HTML labels on) through
+``new Graph`` → ``mxCodec.decode`` → ``getSvg``, one call after another, cold — and then
+each version's render stage as ``dvc repro`` runs it (``python -m diagramforge render``,
+from a clean render output: every page drawn, checked, its image encoded as stored, its
+graph built), with its wall time, CPU of the whole process tree and phases
+(``metrics/render.json``). Rounds alternate the versions' order; pages/s is set against the
+viewer's of the same round.
+
 Usage: .venv/bin/python benchmarks/render_mxgraph_svg.py [--n 400]
+       .venv/bin/python benchmarks/render_mxgraph_svg.py --versions ROOT [--rounds 2]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -23,6 +36,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from diagramforge.formats import svg  # noqa: E402
 from diagramforge.formats.drawio_render import DrawioRenderer  # noqa: E402
@@ -88,12 +102,98 @@ def _svg_chunk(args: tuple[list[str], float, str]) -> int:
     return len(docs)
 
 
+def _pages(run: Path) -> list[str]:
+    """The extracted draw.io page models of a version's run."""
+    import pyarrow.parquet as pq
+
+    out: list[str] = []
+    for f in sorted((run / "data" / "extract" / "records").glob("*.parquet")):
+        t = pq.read_table(f, columns=["format", "code"])
+        out += [c for fmt, c in zip(t.column("format").to_pylist(), t.column("code").to_pylist(),
+                                    strict=True) if fmt == "mxgraph"]
+    return out
+
+
+def _viewer(models: list[str]) -> tuple[float, float]:
+    """draw.io's viewer as it ships over every model, cold (a fresh browser): seconds of
+    wall, and CPU seconds of every process (Python, Playwright's driver, Chromium)."""
+    from drawio_parity import VIEWER_JS, cpu_per_page, cpu_seconds
+
+    r = DrawioRenderer(pages=1)
+    page = r.new_page("/viewer.html")
+    c0, t0 = cpu_seconds(), time.perf_counter()
+    drawn = sum(bool(page.evaluate(VIEWER_JS, x)["ok"]) for x in models)
+    wall = time.perf_counter() - t0
+    cpu = sum(cpu_per_page(c0, cpu_seconds(), len(models)).values()) * len(models) / 1000
+    r.close()
+    print(f"  viewer: {drawn}/{len(models)} drawn in {wall:.1f} s "
+          f"({len(models) / wall:.1f} pages/s, {1000 * cpu / len(models):.0f} ms CPU a page)",
+          flush=True)
+    return wall, cpu
+
+
+def _render_stage(run: Path, workers: int) -> dict:
+    """The version's render stage from a clean output, measured as ``scale.py`` measures."""
+    import json
+    import shutil
+
+    import scale
+
+    for p in [run / "data" / "render", *(run / "data" / ".runner").glob("render.*")]:
+        if p.is_dir():
+            shutil.rmtree(p)
+        elif p.exists():
+            p.unlink()
+    results = json.loads((run / "results.json").read_text())
+    row = scale.measure_stage("render", run, run / "params.yaml",
+                              scale._env(Path(results["code"])), workers, run / "data")
+    results["rows"] = [r for r in results["rows"] if r["stage"] != "render"] + [row]
+    (run / "results.json").write_text(json.dumps(results, indent=1))
+    ph = row.get("phases") or {}
+    cpu = row.get("tree_cpu_s") or row["cpu_s"]
+    parts = ", ".join(f"{k} {v['cpu_s']:.1f}" for k, v in ph.items()
+                      if isinstance(v, dict) and "cpu_s" in v and v["cpu_s"] >= 0.05)
+    print(f"  {run.name}: render {row['n_in']} pages, {row['n_out']} kept, "
+          f"{row['wall_s']:.1f} s ({row['n_in'] / row['wall_s']:.1f} pages/s), "
+          f"CPU of every process {cpu:.0f} s ({1000 * cpu / max(1, row['n_in']):.0f} ms "
+          f"a page); CPU-s by phase (Python, workers and driver): {parts}", flush=True)
+    return row
+
+
+def versions(root: Path, rounds: int, workers: int) -> None:
+    """The render stage of each version in ``root`` beside the viewer, ``rounds`` times."""
+    runs = sorted(d for d in root.iterdir() if (d / "results.json").exists())
+    models = _pages(runs[0])
+    print(f"{len(models)} draw.io pages ({runs[0] / 'data' / 'extract'}); versions: "
+          f"{[r.name for r in runs]}; load {os.getloadavg()[0]:.1f}", flush=True)
+    table: dict[str, list[float]] = {r.name: [] for r in runs}
+    viewer: list[float] = []
+    for k in range(rounds):
+        print(f"round {k + 1}", flush=True)
+        wall, _ = _viewer(models)
+        viewer.append(len(models) / wall)
+        for run in runs if k % 2 == 0 else runs[::-1]:
+            row = _render_stage(run, workers)
+            table[run.name].append(row["n_in"] / row["wall_s"] / viewer[-1])
+    print(f"\nviewer: {', '.join(f'{v:.1f}' for v in viewer)} pages/s")
+    for name, ratios in table.items():
+        print(f"{name}: render at {', '.join(f'{x:.2f}' for x in ratios)} × the viewer's "
+              f"pages/s (each against its round's viewer)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=400)
     ap.add_argument("--dpi", type=int, default=150)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--versions", type=Path, default=None,
+                    help="a scale.py versions root: real pages, the render stage beside "
+                         "the viewer")
+    ap.add_argument("--rounds", type=int, default=2)
     a = ap.parse_args()
+    if a.versions is not None:
+        versions(a.versions, a.rounds, a.workers)
+        return
     rng = random.Random(7)
     scale = a.dpi / 96
     print(f"{a.n} diagrams per format, PNG at {a.dpi} dpi, pool of {a.workers} workers")

@@ -95,6 +95,7 @@ class TreeMemory:
         self.every = every_s
         self.cap_kb, self.capped = cap_mb * 1024, False
         self.peak_pss = self.peak_rss = self.peak_proc_pss = self.peak_root_pss = 0
+        self._cpu: dict[int, float] = {}
         self._stop = threading.Event()
         self._t = threading.Thread(target=self._run, daemon=True)
 
@@ -108,11 +109,20 @@ class TreeMemory:
                 continue
         return out
 
+    @property
+    def cpu_s(self) -> float:
+        """CPU seconds of every process of the tree seen (each at its last sample): unlike
+        ``wait4``'s, it counts processes no one reaps through the tree (a browser closed
+        by Playwright's driver)."""
+        return sum(self._cpu.values())
+
     def _run(self) -> None:
         while not self._stop.is_set():
             pss = rss = 0
             for p in self._procs():
                 try:
+                    t = p.cpu_times()
+                    self._cpu[p.pid] = t.user + t.system
                     rss += p.memory_info().rss // 1024
                     one = _pss_kb(p.pid)
                     pss += one
@@ -260,8 +270,9 @@ def run_params(run: Path, corpus: dict, args: argparse.Namespace) -> dict:
     return base
 
 
-def _env() -> dict:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "DVC_NO_ANALYTICS": "1",
+def _env(code: Path = REPO) -> dict:
+    """The stages' environment: ``code``'s diagramforge (this checkout's by default)."""
+    env = {**os.environ, "PYTHONPATH": str(code), "DVC_NO_ANALYTICS": "1",
            "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "NO_ALBUMENTATIONS_UPDATE": "1"}
     env.setdefault("TIKTOKEN_CACHE_DIR", str(REPO / ".venv" / "tiktoken-cache"))
@@ -308,6 +319,7 @@ def measure_stage(stage: str, run: Path, pfile: Path, env: dict, workers: int, d
     row = _stage_row(stage, run, time.perf_counter() - t, mem, du(data) - before, rc,
                      workers, load)
     row["cpu_s"] = round(cpu, 1)
+    row["tree_cpu_s"] = round(mem.cpu_s, 1)
     row["load_after"] = round(os.getloadavg()[0], 2)
     if mem.capped:
         row["capped_at_mb"] = max_pss_mb
@@ -599,7 +611,7 @@ def cmd_variants(args: argparse.Namespace) -> None:
 
 
 PHASE_ORDER = ("setup", "driver", "wait", "compile", "cache", "rasterise", "checks", "graph",
-               "render", "degrade", "llm", "worker_other")
+               "render", "compare", "encode", "degrade", "llm", "worker_other")
 
 
 def cmd_phases(args: argparse.Namespace) -> None:
@@ -707,12 +719,45 @@ def main() -> None:
                    help=f"comma-separated, in order (default: {','.join(VARIANT_STAGES)})")
     v.add_argument("--keep", action="store_true",
                    help="continue runs: keep their directories, corpora and measured stages")
+    vs = sub.add_parser("versions", help="one corpus, several versions of the code, stage by "
+                                         "stage side by side (scale_versions.py)")
+    vs.add_argument("--corpus", choices=("drawio", "samples"), required=True)
+    vs.add_argument("--code", action="append", required=True, metavar="NAME=DIR",
+                    help="a version: its name and checkout (repeat; '.' is this one)")
+    vs.add_argument("--root", default="/tmp/diagramforge-versions")
+    vs.add_argument("--stages", required=True, help="comma-separated, in order")
+    vs.add_argument("--workers", type=int, default=2)
+    vs.add_argument("--keep", action="store_true",
+                    help="continue: keep the versions' directories and measured stages")
+    rc = sub.add_parser("records", help="the same records (images by pixels) and rejections "
+                                        "in two runs' stages?")
+    rc.add_argument("a")
+    rc.add_argument("b")
+    rc.add_argument("--stages", required=True)
+    by = sub.add_parser("bytes", help="MB per published diagram of versions' runs")
+    by.add_argument("runs", nargs="+", help="scale.py versions run directories (published)")
+    tk = sub.add_parser("tikz", help="versions' TikZ render after its compile (a warm cache)")
+    tk.add_argument("runs", nargs="+", help="scale.py versions run directories")
+    tk.add_argument("--rounds", type=int, default=3)
     p = sub.add_parser("phases", help="the phase table of runs' results.json")
     p.add_argument("results", nargs="+")
     p.add_argument("--stages", default="", help="only these stages (comma-separated)")
     args = ap.parse_args()
     if args.cmd == "run" and args.stages == "nodraw" and not args.donor:
         ap.error("--stages nodraw needs --donor (a full run's directory)")
+    if args.cmd in ("versions", "records", "tikz", "bytes"):
+        import scale_versions
+
+        if args.cmd == "records":
+            scale_versions.cmd_records(args)
+        elif args.cmd == "bytes":
+            scale_versions.cmd_bytes(args)
+        elif args.cmd == "tikz":
+            scale_versions.cmd_tikz(args, _env)
+        else:
+            signal.signal(signal.SIGTERM, _stop)
+            scale_versions.cmd_versions(args, measure_stage, _env)
+        return
     {"run": cmd_run, "corpus": cmd_corpus, "table": cmd_table, "same": cmd_same,
      "variants": cmd_variants, "phases": cmd_phases}[args.cmd](args)
 

@@ -49,15 +49,23 @@ COMPILE = "compile"
 CACHE = "cache"
 """Compile cache look-ups and stores (``cache.ContentCache``)."""
 RASTERISE = "rasterise"
-"""PyMuPDF: opening the PDF, cropping to what was drawn, the pixmap and its PNG."""
+"""PyMuPDF: opening the PDF, cropping to what was drawn, the pixmap (and its PNG when one is
+asked for)."""
 CHECKS = "checks"
-"""Blank and extreme-scale checks of a render (``formats.raster``), near-duplicate pixel
-checks of augment's variations."""
+"""Blank and extreme-scale checks of a render (``formats.raster``)."""
+COMPARE = "compare"
+"""Pixels of two renders compared in memory (``formats.picture``: an edit's target against
+its source, a variation against its siblings), decoding a stored image when one side is."""
+ENCODE = "encode"
+"""A kept render encoded as it is stored and published (``formats.encoding.stored_image``:
+lossless WebP or optimised PNG): once per kept image, never for a candidate thrown away."""
 GRAPH = "graph"
-"""The structure graph of a kept render (``graphs.record.graph_columns``)."""
+"""Structure graphs: of a kept render (``graphs.record.graph_columns``), and the code-level
+checks made before anything is drawn (an edit's composition, a variation's node texts, a
+twin's graph where it comes from the code)."""
 RENDER = "render"
-"""A format handler's render outside the phases above (TikZ: planning the ladders; draw.io,
-SVG: all their drawing)."""
+"""A format handler's engine outside the phases above (TikZ: planning the ladders; draw.io,
+Mermaid: the browser's drawing and the pixels' way back; SVG: resvg)."""
 DEGRADE = "degrade"
 """Augment's scan/photo degradations (albumentations)."""
 LLM = "llm"

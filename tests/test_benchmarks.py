@@ -153,6 +153,55 @@ def test_scale_same_compares_stage_outputs_but_for_the_data_directory(tmp_path):
     assert differ["only_one_side"] == ["records/part-00002.parquet"]
 
 
+def test_scale_records_sets_image_bytes_aside_but_not_pixels(tmp_path):
+    """``scale.py records``: two versions' records are the same when every other column is
+    and each image decodes to the same pixels (a PNG and a WebP of them); one changed pixel,
+    one changed column or one other rejection is a difference."""
+    import importlib.util
+    import io
+
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from PIL import Image
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    spec = importlib.util.spec_from_file_location("scale_versions",
+                                                  REPO / "benchmarks" / "scale_versions.py")
+    sv = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sv)
+
+    def enc(arr, fmt, **kw):  # noqa: ANN001, ANN003, ANN202
+        buf = io.BytesIO()
+        Image.fromarray(arr).save(buf, fmt, **kw)
+        return buf.getvalue()
+
+    arr = np.full((12, 16, 3), 255, np.uint8)
+    arr[3:7, 4:9] = (10, 120, 200)
+    other = arr.copy()
+    other[0, 0] = (254, 255, 255)
+
+    def write(run, image, op="move", rejected="edit_render_unchanged"):  # noqa: ANN001, ANN202
+        for sub, table in (("records", pa.table({"id": ["e1"], "operations": [op],
+                                                 "target_image": [image]})),
+                           ("rejections", pa.table({"locator": ["x#edit"], "reason": [rejected],
+                                                    "detail": ["ops=[]"]}))):
+            d = run / "data" / "edit" / sub
+            d.mkdir(parents=True, exist_ok=True)
+            pq.write_table(table, d / "part-00000.parquet")
+
+    a, b = tmp_path / "before", tmp_path / "after"
+    write(a, enc(arr, "PNG"))
+    write(b, enc(arr, "WEBP", lossless=True))
+    c = sv.compare_records(a, b, "edit")
+    assert c["same_ids"] and c["differ"] == [] and c["same_rejections"]
+    assert c["images"] == {"same_bytes": 0, "same_pixels": 1, "different": 0, "absent": 0}
+    write(b, enc(other, "WEBP", lossless=True), op="resize", rejected="edit_none_verified")
+    c = sv.compare_records(a, b, "edit")
+    assert c["images"]["different"] == 1 and c["differ"] == ["operations"]
+    assert not c["same_rejections"]
+
+
 def test_scale_memory_cap_stops_a_stage_that_outgrows_it():
     """``run --max-pss-mb``: a process tree over the cap is stopped (its whole session) and
     the sampler says so, instead of the machine's OOM killer choosing a victim."""

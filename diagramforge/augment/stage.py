@@ -20,14 +20,14 @@ import pyarrow as pa
 from diagramforge.augment.degrade import degrade, jpeg_quality
 from diagramforge.augment.sketch import mxgraph_sketch, svg_sketch, tikz_sketch
 from diagramforge.augment.variation import KINDS, request
-from diagramforge.edit.pixels import changed_pixels
 from diagramforge.edit.sampler import FORMATS
-from diagramforge.formats.encoding import carried_meta, render_stored
+from diagramforge.formats.encoding import carried_meta, stored_image
+from diagramforge.formats.picture import Picture
 from diagramforge.formats.registry import RendersFormats
 from diagramforge.records import Rejection, Unit, derived_seed, item_id
 from diagramforge.selection import SelectsRows
 from diagramforge.stage import Outcome, Stage, WorkUnit
-from diagramforge.timing import CHECKS, GRAPH, LLM, RENDER, in_phase, phase
+from diagramforge.timing import GRAPH, LLM, RENDER, in_phase, phase
 
 AUGMENT_SCHEMA = pa.schema([
     pa.field("id", pa.string(), nullable=False),
@@ -134,14 +134,15 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
             return out
         base = {"diagram_id": did, "format": fmt, "split": row.get("split"),
                 "source_image": row["image"], "backend": None, "model": None}
+        source = Picture.of(row["image"])  # decoded once: for the scans and the comparisons
         to_render: list[tuple[str, dict, dict]] = []  # (what, render row, record)
         if "sketch" in takes:
             self._sketch(row, base, to_render, out)
         if "degraded" in takes:
-            self._degrade(row, base, out)
+            self._degrade(row, source, base, out)
         if "variation" in takes:
             self._variations(row, base, to_render, out)
-        self._render(row, handler, to_render, out)
+        self._render(row, source, handler, to_render, out)
         if not out.records:
             out.rejections.append(Rejection(self.locator(row), AugmentReason.NOTHING,
                                             "no sketch, degradation or variation kept", id=did))
@@ -172,12 +173,12 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
                            "code": row["code"], "render_code": code,
                            "transform": json.dumps({"seed": seed})}))
 
-    def _degrade(self, row: dict, base: dict, out: Outcome) -> None:
+    def _degrade(self, row: dict, source: Picture, base: dict, out: Outcome) -> None:
         d = self.params.augment.degrade
         for k in range(d.per_diagram):
             seed = self._seed(row["id"], "degrade", k) % (2**32)
             try:
-                png = degrade(row["image"], d, seed)
+                png = degrade(source, d, seed)
             except Exception as exc:  # noqa: BLE001 - an image the library cannot take
                 out.rejections.append(Rejection(f"{self.locator(row)}#degrade-{k}",
                                                 AugmentReason.DEGRADE_FAILED, repr(exc)[:300],
@@ -236,20 +237,49 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
                                "transform": json.dumps({"kind": kind}),
                                "backend": res.backend, "model": res.model}))
 
-    def _render(self, row: dict, handler, to_render: list, out: Outcome  # noqa: ANN001
-                ) -> None:
+    def _render(self, row: dict, source: Picture, handler, to_render: list,  # noqa: ANN001
+                out: Outcome) -> None:
+        """The diagram's sketch and variations drawn by its engine; variations compared in
+        memory with the source and the siblings kept before them, in order. Only what is
+        kept is encoded (once, as it is stored). The sketch and as many variations as can
+        be kept go to the engine together; a later variation is drawn (in a second call)
+        only when one of those is not kept, so a surplus one never reaches the engine —
+        unless the engine draws a batch for about the price of one picture (TikZ: one
+        pdflatex run), when all go at once."""
         if not to_render:
             return
-        with phase(RENDER):
-            done = render_stored(handler, [r for _, r, _ in to_render])
-        images = {r["source_id"]: r["image"] for r in done.records}
-        why = {r.locator: r.detail for r in done.rejections}
         v = self.params.augment.variation
-        kept_images = [row["image"]]
-        n_var = 0
+        raster = self.params.render.raster
+        pictures: dict[str, Picture] = {}
+        why: dict[str, str] = {}
+        drawn: set[str] = set()
+
+        def draw(items: list) -> None:
+            with phase(RENDER):
+                done = handler.draw([r for _, r, _ in items])
+            drawn.update(r["source_id"] for _, r, _ in items)
+            pictures.update((r["source_id"], r["image"]) for r in done.records)
+            why.update((r.locator, r.detail) for r in done.rejections)
+
+        variations = [t for t in to_render if t[0] == "variation"]
+        if handler.batch_amortised:
+            draw(to_render)
+        else:
+            draw([t for t in to_render if t[0] != "variation"] + variations[:v.per_diagram])
+        kept_pictures = [source]
+        n_var = seen = 0
         for what, r, rec in to_render:
-            png = images.get(r["source_id"])
-            if png is None:
+            if what == "variation":
+                seen += 1
+                if n_var >= v.per_diagram:
+                    out.rejections.append(Rejection(r["source_id"], AugmentReason.SURPLUS,
+                                                    f"{v.per_diagram} variations kept already",
+                                                    id=row["id"], unit=Unit.CANDIDATE))
+                    continue
+                if r["source_id"] not in drawn:  # one kept fewer than drawn: the next ones
+                    draw(variations[seen - 1:seen - 1 + v.per_diagram - n_var])
+            picture = pictures.get(r["source_id"])
+            if picture is None:
                 reason = AugmentReason.SKETCH_RENDER if what == "sketch" \
                     else AugmentReason.RENDER
                 out.rejections.append(Rejection(r["source_id"], reason,
@@ -257,27 +287,12 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
                                                 id=row["id"], unit=Unit.CANDIDATE))
                 continue
             if what == "variation":
-                if n_var >= v.per_diagram:
-                    out.rejections.append(Rejection(r["source_id"], AugmentReason.SURPLUS,
-                                                    f"{v.per_diagram} variations kept already",
-                                                    id=row["id"], unit=Unit.CANDIDATE))
-                    continue
-                with phase(CHECKS):
-                    share = min(changed_pixels(png, k) / _pixels(png) for k in kept_images)
+                share = min(picture.changed(k) / picture.area for k in kept_pictures)
                 if share < v.min_image_change:
                     out.rejections.append(Rejection(r["source_id"], AugmentReason.NEAR_DUP,
                                                     f"{share:.4f} of pixels changed",
                                                     id=row["id"], unit=Unit.CANDIDATE))
                     continue
-                kept_images.append(png)
+                kept_pictures.append(picture)
                 n_var += 1
-            out.records.append({**rec, "image": png})
-
-
-def _pixels(png: bytes) -> int:
-    import io
-
-    from PIL import Image
-
-    w, h = Image.open(io.BytesIO(png)).size
-    return max(1, w * h)
+            out.records.append({**rec, "image": stored_image(picture, raster)})

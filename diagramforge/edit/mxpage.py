@@ -77,6 +77,7 @@ class Page:
         read = read_page(self.model, params)
         self.geo, self.graph, self.floating = read.cells, read.graph, read.floating
         self.nodes = {n.id: n for n in self.graph.nodes}
+        self._index: tuple[int, dict[str | None, list[str]]] | None = None
 
     def code(self) -> str:
         return etree.tostring(self.model, encoding="unicode")
@@ -101,7 +102,7 @@ class Page:
                     roots[0] if roots else "1")
 
     def children(self, cid: str) -> list[str]:
-        return [k for k, c in self.cells.items() if c.get("parent") == cid]
+        return list(self._kids().get(cid, ()))
 
     def descendants(self, cid: str) -> list[str]:
         out, todo = [], self.children(cid)
@@ -110,6 +111,17 @@ class Page:
             out.append(k)
             todo += self.children(k)
         return out
+
+    def _kids(self) -> dict[str | None, list[str]]:
+        """Each cell's children, in page order: read once for as long as no cell comes,
+        goes or changes parent (the sampler asks for a node's subtree for every box it
+        tries, and a scan of the page per ask made that quadratic)."""
+        if self._index is None or self._index[0] != len(self.cells):
+            kids: dict[str | None, list[str]] = {}
+            for k, c in self.cells.items():
+                kids.setdefault(c.get("parent"), []).append(k)
+            self._index = (len(self.cells), kids)
+        return self._index[1]
 
     def origin(self, cid: str) -> tuple[float, float]:
         """Page position of the coordinate system ``cid``'s geometry is written in."""
@@ -135,12 +147,17 @@ class Page:
         at their new boxes and the ends in ``moved`` at their new points? Only ends that
         moved, were on a changed node or now lie near a changed box can change."""
         tol = self.tol
-        nodes = [Node(id=n.id, bbox=boxes.get(n.id, n.bbox)) for n in self.graph.nodes]
+        nodes: list[Node] | None = None  # made for the first end that needs them: most
+        # calls have none (the sampler asks for up to 16 boxes per node of the page, and a
+        # page of validated nodes made for each call was most of an edit's time)
         for f in self.floating:
             x, y = moved.get((f.edge, f.end), (f.x, f.y))
             if (f.edge, f.end) not in moved and f.node not in boxes and not any(
                     _near(b, x, y, tol) for b in boxes.values()):
                 continue
+            if nodes is None:
+                nodes = [Node.model_construct(id=n.id, bbox=boxes[n.id]) if n.id in boxes
+                         else n for n in self.graph.nodes]
             if nearest(nodes, x, y, tol) != f.node:
                 return False
         return True
@@ -151,6 +168,7 @@ class Page:
         other edges that pointed at what went become floating points there."""
         gone = [cid, *self.descendants(cid)]
         where = {k: self.centre(k) for k in gone}
+        self._index = None
         for k in gone:
             el = self.element(k)
             if el.getparent() is not None:
@@ -215,6 +233,7 @@ class Page:
                 for pt in g.xpath(POINTS):
                     shift(pt, px - ox, py - oy)
             ch.set("parent", new_parent or self.layer())
+        self._index = None
 
 
 def _near(box: list[float] | None, x: float, y: float, tol: float) -> bool:

@@ -4,15 +4,10 @@ depend on the edit stage's instruction writing."""
 
 from __future__ import annotations
 
-import io
-
-from PIL import Image, ImageChops
+from diagramforge.formats.picture import Picture
 
 
-def changed_pixels(a: bytes, b: bytes) -> int:
-    """Pixels that differ between two PNGs (every pixel when the sizes differ)."""
-    ia, ib = (Image.open(io.BytesIO(x)).convert("RGB") for x in (a, b))
-    if ia.size != ib.size:
-        return max(ia.size[0] * ia.size[1], ib.size[0] * ib.size[1])
-    diff = ImageChops.difference(ia, ib).convert("L")
-    return sum(diff.histogram()[1:])
+def changed_pixels(a: Picture | bytes, b: Picture | bytes) -> int:
+    """Pixels whose RGB differs between two renders (every pixel when the sizes differ):
+    pictures in memory, or encoded images (PNG, WebP) decoded to compare."""
+    return Picture.of(a).changed(Picture.of(b))

@@ -169,6 +169,20 @@ def _draws(cands: list[dict], used: set[str], rng: random.Random) -> Iterator[di
         yield from group
 
 
+def _remembering(fe: FormatEdits) -> FormatEdits:
+    """``fe`` whose graph is read once per code: a kept step's target is read by its
+    verification and again as the next step's source (a draw.io page's graph is the
+    sampler's largest cost after its candidates)."""
+    seen: dict[str, Graph] = {}
+
+    def graph(code: str) -> Graph:
+        if code not in seen:
+            seen[code] = fe.graph(code)
+        return seen[code]
+
+    return FormatEdits(fe.module, graph, fe.validate)
+
+
 Namer = Callable[[str, Graph, dict], "dict | None"]
 """Names an edit's elements on the code it is applied to: ``refs`` or ``None`` (see
 :class:`diagramforge.referents.naming.Namer`)."""
@@ -181,7 +195,7 @@ def compose(code: str, fmt: str, n_ops: int, rng: random.Random,
     more: reported as ``edit_too_few_operations``). With a ``namer``, an edit whose
     elements it cannot name is passed over for another, and kept edits carry its
     ``refs``."""
-    fe = FORMATS[fmt]
+    fe = _remembering(FORMATS[fmt])
     apply = apply or fe.module.apply_edit
     current, graph = code, fe.graph(code)
     out = Composed(source_graph=graph)

@@ -2,10 +2,11 @@
 
 Per diagram and difficulty tier (``edit.easy|medium|hard``), the seeded sampler composes
 atomic operations, each verified on the code (:mod:`.sampler`); the targets of one diagram
-are then rendered together through the format handler's own render path (one pdflatex run,
-one draw.io page call), and a target is kept only if it renders and its image differs from
-the source's. Every attempt that fails is ledgered (as a candidate) with the operation that
-broke; a diagram that yields no pair is rejected as an input, so the books balance.
+are then drawn together through the format handler's own engine (one pdflatex run, one
+draw.io page call), and a target is kept only if it renders and its pixels differ from the
+source's — compared in memory; only a kept target is encoded. Every attempt that fails
+is ledgered (as a candidate) with the operation that broke; a diagram that yields no pair
+is rejected as an input, so the books balance.
 
 Edits are only of pictures that are graphs: every operation names its targets as nodes and
 edges of the structure graph ("the node labelled "model""), which is true of the picture only
@@ -26,9 +27,9 @@ from typing import ClassVar
 
 import pyarrow as pa
 
-from diagramforge.edit.pixels import changed_pixels
 from diagramforge.edit.sampler import FORMATS, compose
-from diagramforge.formats.encoding import carried_meta, render_stored
+from diagramforge.formats.encoding import carried_meta, stored_image
+from diagramforge.formats.picture import Picture
 from diagramforge.formats.registry import RendersFormats
 from diagramforge.graphs.model import Graph
 from diagramforge.records import Rejection, Unit, derived_seed, item_id
@@ -37,6 +38,7 @@ from diagramforge.referents.naming import Namer
 from diagramforge.referents.steps import instruction
 from diagramforge.selection import SelectsRows
 from diagramforge.stage import Outcome, Stage, WorkUnit
+from diagramforge.timing import GRAPH, RENDER, phase
 
 EDIT_SCHEMA = pa.schema([
     pa.field("id", pa.string(), nullable=False),
@@ -127,8 +129,9 @@ class EditStage(SelectsRows, RendersFormats, Stage):
                 n_ops = rng.randint(t.min_ops, max(t.min_ops, t.max_ops))
                 where = f"{self.locator(row)}#edit-{tier}-{k}"
                 try:
-                    res = compose(row["code"], fmt, n_ops, rng, handler.apply_edit,
-                                  cfg.bbox_tolerance, namer)
+                    with phase(GRAPH):
+                        res = compose(row["code"], fmt, n_ops, rng, handler.apply_edit,
+                                      cfg.bbox_tolerance, namer)
                 except Exception as exc:  # noqa: BLE001 - a diagram the parsers choke on
                     out.rejections.append(Rejection(where, "edit_error", repr(exc)[:500],
                                                     id=did, unit=Unit.CANDIDATE))
@@ -169,21 +172,27 @@ class EditStage(SelectsRows, RendersFormats, Stage):
 
     def _render(self, row: dict, handler, pending: list, out: Outcome  # noqa: ANN001
                 ) -> int:
+        """The diagram's targets drawn in one call to its engine, each compared in memory
+        with the source render; only a target that changed it is encoded (once, as it is
+        stored), the others are dropped as they are."""
         if not pending:
             return 0
-        rendered = render_stored(handler, [p[1] for p in pending])
-        images = {r["source_id"]: r["image"] for r in rendered.records}
+        with phase(RENDER):
+            drawn = handler.draw([p[1] for p in pending])
+        pictures = {r["source_id"]: r["image"] for r in drawn.records}
+        source = Picture.of(row["image"])
+        raster = self.params.render.raster
         kept = 0
         for tier, target, res in pending:
             where = target["source_id"]
-            png = images.get(where)
-            if png is None:
-                why = next((r.detail for r in rendered.rejections if r.id == target["id"]), "")
+            picture = pictures.get(where)
+            if picture is None:
+                why = next((r.detail for r in drawn.rejections if r.id == target["id"]), "")
                 out.rejections.append(Rejection(where, EditReason.RENDER,
                                                 f"ops={[e['op'] for e in res.edits]}: {why}"[
                                                     :500], id=row["id"], unit=Unit.CANDIDATE))
                 continue
-            if changed_pixels(row["image"], png) < self.params.edit.min_changed_pixels:
+            if source.changed(picture) < self.params.edit.min_changed_pixels:
                 out.rejections.append(Rejection(where, EditReason.SAME_RENDER,
                                                 f"ops={[e['op'] for e in res.edits]}",
                                                 id=row["id"], unit=Unit.CANDIDATE))
@@ -193,7 +202,7 @@ class EditStage(SelectsRows, RendersFormats, Stage):
                 "id": target["id"], "diagram_id": row["id"], "format": row["format"],
                 "split": row.get("split"), "config": CONFIG,
                 "source_code": row["code"], "source_image": row["image"],
-                "target_code": target["code"], "target_image": png,
+                "target_code": target["code"], "target_image": stored_image(picture, raster),
                 "operations": json.dumps(res.edits, sort_keys=True), "difficulty": tier,
                 "source_graph": res.source_graph.to_json(),
                 "target_graph": res.target_graph.to_json(),

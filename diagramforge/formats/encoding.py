@@ -18,6 +18,13 @@ encoders. The output is a function of the input bytes and the level (the same by
 run, thread count and machine: no timeout, whose cut-off would depend on the machine's
 speed).
 
+An image is encoded once, where it is kept (:func:`stored_image`, issue 53): the render
+stage and repair encode every render they make as it is drawn (:func:`render_stored`);
+edit, augment and twin draw their candidates as pictures in memory
+(``formats/picture.py``), verify them there, and encode only those they keep. Pixels an
+engine hands over (draw.io's, PyMuPDF's) go to the encoder as they are, never through a
+PNG: the same pixels, hence the same WebP bytes as the PNG's way gave.
+
 A degraded scan is a photograph of a page — noise, blur, paper texture — which no PNG
 compresses; it is stored as the JPEG its degradation ends in (:func:`photo_jpeg`), encoded
 once (before, a JPEG step inside the degradation was followed by a PNG of its output, which
@@ -43,9 +50,13 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from diagramforge.timing import ENCODE, in_phase
+
 if TYPE_CHECKING:
     import numpy as np
+    from PIL import Image
 
+    from diagramforge.formats.picture import Picture
     from diagramforge.formats.registry import DiagramFormat
     from diagramforge.formats.settings import RasterParams
     from diagramforge.stage import Outcome
@@ -131,42 +142,82 @@ def _optimise(png: bytes, level: int) -> bytes:
         return _HELPER.optimise(png, level)
 
 
-WEBP_EFFORT = 75
-"""libwebp's lossless effort (Pillow's ``quality`` in lossless mode): with method 4, the
-measured point past which bytes fall by < 5 % for ≈ 70 % more CPU (docs/SCALE.md §5)."""
+WEBP_EFFORT = 60
+"""libwebp's lossless effort when no ``render.raster`` says (``webp_effort``'s default)."""
 WEBP_MAX_SIDE = 16383
 """The largest side a WebP can hold; a larger render stays PNG."""
+_WEBP_MODES = ("1", "L", "LA", "P", "PA", "RGB", "RGBA")
 
 
-def line_art_webp(png: bytes, method: int) -> bytes:
+def _webp(image: np.ndarray | Image.Image, method: int, effort: int = WEBP_EFFORT) -> bytes:
+    """RGB(A) pixels (an array, or a decoded RGB/RGBA image) as a lossless WebP (``exact``:
+    the colour under fully transparent pixels kept)."""
+    from PIL import Image
+
+    im = image if isinstance(image, Image.Image) else \
+        Image.fromarray(image, "RGBA" if image.shape[2] == 4 else "RGB")
+    buf = io.BytesIO()
+    im.save(buf, "WEBP", lossless=True, quality=int(effort), method=int(method), exact=True)
+    return buf.getvalue()
+
+
+def line_art_webp(png: bytes, method: int, pixels: np.ndarray | None = None,
+                  effort: int = WEBP_EFFORT) -> bytes:
     """``png`` as a lossless WebP at libwebp's ``method`` (0–6): decoding it gives exactly
     the input's pixels — RGB, or RGBA with the colour under fully transparent pixels kept
     (``exact``); grey and palette pictures come back as the same pixels in RGB. The same
     bytes on every run (libwebp's encoder is single-threaded here and deterministic). The
     input is returned as it is when it is not a PNG, is larger than a WebP can hold, has
-    more than 8 bits a sample, or would not get smaller."""
+    more than 8 bits a sample, or would not get smaller. ``pixels``: the PNG's pixels when
+    they are decoded already (``picture.decode``'s, which are these), not decoded again;
+    ``effort``: libwebp's lossless effort (``render.raster.webp_effort``)."""
     from PIL import Image
 
     if not png.startswith(PNG_SIGNATURE):
         return png
     with Image.open(io.BytesIO(png)) as im:
-        if max(im.size) > WEBP_MAX_SIDE or im.mode not in ("1", "L", "LA", "P", "PA", "RGB",
-                                                           "RGBA"):
+        if max(im.size) > WEBP_MAX_SIDE or im.mode not in _WEBP_MODES:
             return png
-        alpha = im.mode in ("LA", "PA", "RGBA") or "transparency" in im.info
-        src = im.convert("RGBA" if alpha else "RGB")
-    buf = io.BytesIO()
-    src.save(buf, "WEBP", lossless=True, quality=WEBP_EFFORT, method=int(method), exact=True)
-    out = buf.getvalue()
+        if pixels is None:  # decoded here, as picture.decode would, without an array
+            alpha = im.mode in ("LA", "PA", "RGBA") or "transparency" in im.info
+            src = im if im.mode == ("RGBA" if alpha else "RGB") \
+                else im.convert("RGBA" if alpha else "RGB")
+            out = _webp(src, method, effort)
+        else:
+            out = _webp(pixels, method, effort)
     return out if len(out) < len(png) else png
 
 
-def stored_image(png: bytes, raster: RasterParams) -> bytes:
-    """A render's bytes as the pipeline stores and publishes them (``render.raster.codec``):
-    lossless WebP, or the PNG re-compressed by oxipng; the same pixels either way."""
-    if raster.codec == "webp":
-        return line_art_webp(png, raster.webp_method)
-    return line_art_png(png, raster.png_level)
+def pixels_png(pixels: np.ndarray) -> bytes:
+    """Pixels as a plain PNG (zlib's fastest level: a PNG made only to be re-compressed by
+    oxipng, or one too large for WebP)."""
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(pixels, "RGBA" if pixels.shape[2] == 4 else "RGB").save(
+        buf, "PNG", compress_level=1)
+    return buf.getvalue()
+
+
+@in_phase(ENCODE)
+def stored_image(image: Picture | bytes, raster: RasterParams) -> bytes:
+    """A render as the pipeline stores and publishes it (``render.raster.codec``): lossless
+    WebP, or optimised PNG; the same pixels either way. ``image`` is a render in memory
+    (:class:`~diagramforge.formats.picture.Picture`: encoded straight from its pixels when
+    the engine gave pixels, never through a PNG) or the bytes an engine wrote (a PNG is
+    re-encoded, other bytes — a JPEG figure — are kept as they are)."""
+    if isinstance(image, bytes):
+        data, pixels = image, None
+    else:
+        data, pixels = image.data, (image.pixels if image.decoded else None)
+    if data is not None:
+        if raster.codec == "webp":
+            return line_art_webp(data, raster.webp_method, pixels, raster.webp_effort)
+        return line_art_png(data, raster.png_level)
+    assert pixels is not None
+    if raster.codec == "webp" and max(pixels.shape[:2]) <= WEBP_MAX_SIDE:
+        return _webp(pixels, raster.webp_method, raster.webp_effort)
+    return line_art_png(pixels_png(pixels), raster.png_level if raster.codec == "png" else 0)
 
 
 def carried_meta(row: dict) -> str | None:
@@ -181,17 +232,17 @@ def carried_meta(row: dict) -> str | None:
 
 
 def render_stored(handler: DiagramFormat, rows: list[dict]) -> Outcome:
-    """``handler.render(rows)``, each record's ``image`` in the form the pipeline stores and
-    publishes renders (:func:`stored_image`: the tool's PNG as lossless WebP or optimised
-    PNG, the same pixels). Every stage that keeps a render calls this (render, edit,
-    augment, repair, twin); a scorer that only compares pixels (``evaluate``) calls
-    ``render``."""
-    out = handler.render(rows)
+    """``handler.draw(rows)``, each record's ``image`` encoded as the pipeline stores and
+    publishes renders (:func:`stored_image`) as soon as it is drawn: for the stages that
+    keep every render they make (render, repair). A stage that verifies candidates first
+    (edit, augment, twin) calls ``draw`` and encodes only what it keeps; a scorer that only
+    compares pixels (``evaluate``) calls ``render``."""
     raster = handler.params.render.raster
-    for rec in out.records:
-        if rec.get("image"):
-            rec["image"] = stored_image(rec["image"], raster)
-    return out
+
+    def store(rec: dict) -> None:
+        rec["image"] = stored_image(rec["image"], raster)
+
+    return handler.draw(rows, store)
 
 
 def photo_jpeg(rgb: np.ndarray, quality: int) -> bytes:

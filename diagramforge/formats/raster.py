@@ -19,6 +19,7 @@ from diagramforge.timing import CHECKS, RASTERISE, in_phase
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from diagramforge.formats.picture import Picture
     from diagramforge.formats.settings import RasterParams
     from diagramforge.stage import Outcome
 
@@ -39,6 +40,13 @@ class Raster:
     ink: float = 0.0
     reason: str | None = None
     detail: str = ""
+    pixels: np.ndarray | None = None
+    """The page's RGB pixels, (height, width, 3), when they were asked for instead of a
+    PNG (``rasterize_pdf(..., png=False)``)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.png is not None or self.pixels is not None
 
 
 INK_BLOCK_PX = 1 << 22
@@ -94,7 +102,7 @@ def check_render(width: int, height: int, ink: float, rp: RasterParams,
 
 
 def keep_render(out: Outcome, locator: str, row: dict, bad: tuple[str, str] | None,
-                width: int, height: int, engine: str, image: bytes | None = None,
+                width: int, height: int, engine: str, image: bytes | Picture | None = None,
                 more: Callable[[dict], dict] | None = None) -> dict | None:
     """One render's verdict on ``out``, written the same way by every format's handler:
     the rejection ``bad`` names (:func:`check_render`'s, or the rasteriser's), else the row
@@ -154,7 +162,10 @@ a line, plus the standalone border; what the picture draws decides its page inst
 
 @in_phase(RASTERISE)
 def rasterize_pdf(pdf: bytes, *, dpi: int, margin_pt: float, min_side: int, max_side: int,
-                  max_aspect: float, min_ink: float) -> Raster:
+                  max_aspect: float, min_ink: float, png: bool = True) -> Raster:
+    """The PDF's first page cropped to what was drawn, at ``dpi``, checked; as a PNG, or with
+    ``png=False`` as the pixmap's pixels (a caller that compares or stores them itself:
+    no PNG is encoded here to be decoded there)."""
     try:
         doc = pymupdf.open("pdf", pdf)
         page = doc[0]
@@ -176,4 +187,8 @@ def rasterize_pdf(pdf: bytes, *, dpi: int, margin_pt: float, min_side: int, max_
                          max_aspect=max_aspect, min_ink=min_ink)
     if bad:
         return Raster(None, pix.width, pix.height, ink, reason=bad[0], detail=bad[1])
+    if not png:  # a copy: the pixmap's memory goes with it
+        pixels = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width,
+                                                                    pix.n)
+        return Raster(None, pix.width, pix.height, ink, pixels=pixels)
     return Raster(pix.tobytes("png"), pix.width, pix.height, ink)

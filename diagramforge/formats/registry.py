@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from diagramforge.formats import handlers as pkg
+from diagramforge.formats.picture import Picture
 from diagramforge.formats.settings import FormatsParams
 from diagramforge.params import FormatSection, validate_sections
 from diagramforge.records import Format, Refusal, Rejection, Unit
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from diagramforge.stage import Outcome
 
 Locator = Callable[[dict], str]
+Finish = Callable[[dict], None]
+"""What :meth:`DiagramFormat.draw` does with each record as soon as it is drawn."""
 
 
 class DiagramFormat(ABC):
@@ -83,13 +86,36 @@ class DiagramFormat(ABC):
     def batch_size(self) -> int:
         return 16
 
+    batch_amortised: ClassVar[bool] = False
+    """Whether drawing several diagrams in one call costs about what one costs (TikZ: one
+    pdflatex run for the batch), so a caller draws a candidate it may not need with the
+    others rather than in a second call; otherwise it draws only what it will look at."""
+
     def unit_timeout(self) -> float | None:
         """A unit's deadline when the format knows better than ``item_timeout_s × rows``."""
         return None
 
     @abstractmethod
     def render(self, rows: list[dict]) -> Outcome:
-        """Render rows (one batch): records with ``image``… or rejections, one per row."""
+        """Render rows (one batch): records with ``image`` (the engine's PNG)… or
+        rejections, one per row."""
+
+    def draw(self, rows: list[dict], finish: Finish | None = None) -> Outcome:
+        """:meth:`render`, each record's ``image`` a :class:`~.picture.Picture` — the
+        pixels in memory, nothing encoded — handed to ``finish`` as soon as it is made.
+        A stage that verifies candidates compares the pictures and encodes only those it
+        keeps; one that keeps every render encodes each in ``finish``
+        (``encoding.render_stored``), so a batch's pixels are never all in memory. Records
+        come back in the rows' order. The default wraps what :meth:`render` wrote; an
+        engine that hands over its pixels (draw.io's canvas, PyMuPDF's pixmap) overrides
+        it, and no PNG is made on the way."""
+        out = self.render(rows)
+        for rec in out.records:
+            if isinstance(rec.get("image"), bytes) and rec["image"]:
+                rec["image"] = Picture.of_bytes(rec["image"])
+                if finish is not None:
+                    finish(rec)
+        return out
 
     def environment(self) -> dict:
         """Versions of the outside tools this format's output depends on."""

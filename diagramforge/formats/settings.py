@@ -76,8 +76,13 @@ class RasterParams(Section):
     ``formats/encoding.py``): ``webp`` — lossless WebP, on draw.io pages 46 % of oxipng's
     PNG bytes (level 0) at ≈ 0.2 CPU-s a page; ``png`` — the tool's PNG re-compressed by
     oxipng at ``png_level``."""
-    webp_method: Annotated[int, Field(ge=0, le=6)] = 4
+    webp_method: Annotated[int, Field(ge=0, le=6)] = 1
     """libwebp's lossless method (0 fastest … 6 smallest) when ``codec`` is ``webp``."""
+    webp_effort: Annotated[int, Field(ge=0, le=100)] = 60
+    """libwebp's lossless effort (Pillow's ``quality`` in lossless mode). Method 1 at 60 is
+    the measured point (issue 53): on draw.io pages 86 % of method 4 at 75's CPU for 1 %
+    more bytes, on draw.io sketches 89 % for 1 %; below 60 the bytes jump (25: +40 %
+    pages, +20 % sketches, for 67 % and 56 % of the CPU); method 0 is 3.2× the bytes."""
     png_level: Annotated[int | None, Field(ge=0, le=6)] = 0
     """oxipng's optimisation level when ``codec`` is ``png`` (lossless: the same pixels in
     fewer bytes); ``null`` keeps the tool's own PNG. Measured on draw.io pages: level 0

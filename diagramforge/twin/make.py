@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from diagramforge.formats.encoding import render_stored
+from diagramforge.formats.encoding import stored_image
 from diagramforge.formats.registry import DiagramFormat
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.record import graph_columns
@@ -238,39 +238,39 @@ class Twins:
         return out
 
     def _render(self, handler: DiagramFormat, group: list[Attempt], out: Outcome) -> None:
+        """Each twin's graph checked against the source's before it is drawn when the code
+        gives it (a twin that cannot verify never reaches the engine), after when the
+        engine does (TikZ, DOT, Mermaid); drawn a batch at a time, and only a verified
+        twin's picture encoded."""
         step = handler.batch_size()
         for k in range(0, len(group), step):
             chunk = group[k:k + step]
             rows = [{"id": item_id(a.key), "format": handler.name, "code": a.code,
                      "source_id": a.key, "group": a.row.get("group"), "meta": None}
                     for a in chunk]
+            todo: list[tuple[Attempt, dict, dict | None]] = []
+            for a, row in zip(chunk, rows, strict=True):
+                cols = None if handler.graphs_in_render else \
+                    graph_columns(lambda r=row: handler.to_graph(r), {})
+                if cols is None or self._verify(a, cols, out):
+                    todo.append((a, row, cols))
             try:
-                rendered = render_stored(handler, rows)
+                drawn = handler.draw([row for _, row, _ in todo]) if todo else Outcome()
             except Exception as exc:  # noqa: BLE001 - an engine crash fails this batch only
-                for a in chunk:
+                for a, _, _ in todo:
                     self._fail(out, a, TwinReason.RENDER, repr(exc)[:300])
                 continue
-            recs = {r["source_id"]: r for r in rendered.records}
-            whys = {r.id: f"{r.reason}: {r.detail}" for r in rendered.rejections}
+            recs = {r["source_id"]: r for r in drawn.records}
+            whys = {r.id: f"{r.reason}: {r.detail}" for r in drawn.rejections}
             same: list[tuple[Attempt, dict]] = []
-            for a, row in zip(chunk, rows, strict=True):
+            for a, row, cols in todo:
                 rec = recs.get(a.key)
                 if rec is None:
                     self._fail(out, a, TwinReason.RENDER, whys.get(row["id"], "not rendered"))
                     continue
-                if not handler.graphs_in_render:
-                    rec.update(graph_columns(lambda r=rec: handler.to_graph(r), {}))
-                if not rec.get("graph"):
-                    self._fail(out, a, TwinReason.GRAPH, f"the {a.target} twin rendered but "
-                               "its structure graph could not be built")
-                    continue
-                twin_graph = Graph.from_json(rec["graph"])
-                assert a.source_graph is not None
-                expected = as_text_nodes(a.source_graph) if a.target == SVG \
-                    else a.source_graph
-                diff = differences(expected, twin_graph)
-                if diff:
-                    self._fail(out, a, TwinReason.MISMATCH, "; ".join(diff))
+                if cols is not None:
+                    rec.update(cols)
+                elif not self._verify(a, rec, out):
                     continue
                 same.append((a, rec))
             self._readable(handler, same, out)
@@ -278,9 +278,11 @@ class Twins:
     def _readable(self, handler: DiagramFormat, same: list[tuple[Attempt, dict]],
                   out: Outcome) -> None:
         """Keep the twins that are the source's graph *and* can be read as published
-        (:mod:`.readable`, on the twin engine's own drawing); ledger the others."""
+        (:mod:`.readable`, on the twin engine's own drawing); ledger the others. Only a
+        twin kept has its picture encoded (issue 53)."""
         if not same:
             return
+        raster = handler.params.render.raster
         if handler.name == SVG:  # the source engine's drawing is the twin's code
             drawings: list[str | Refusal] = [a.code or "" for a, _ in same]
         else:
@@ -300,8 +302,24 @@ class Twins:
             if why is not None:
                 self._fail(out, a, *why)
                 continue
+            rec["image"] = stored_image(rec["image"], raster)
             self._count(out, f"verified.{a.row['format']}.{a.target}")
             out.records.append(self._record(a, rec))
+
+    def _verify(self, a: Attempt, cols: dict, out: Outcome) -> bool:
+        """Whether the twin's graph (``cols["graph"]``) is the source's; else ledgered."""
+        if not cols.get("graph"):
+            self._fail(out, a, TwinReason.GRAPH, f"the {a.target} twin rendered but "
+                       "its structure graph could not be built")
+            return False
+        twin_graph = Graph.from_json(cols["graph"])
+        assert a.source_graph is not None
+        expected = as_text_nodes(a.source_graph) if a.target == SVG else a.source_graph
+        diff = differences(expected, twin_graph)
+        if diff:
+            self._fail(out, a, TwinReason.MISMATCH, "; ".join(diff))
+            return False
+        return True
 
     @staticmethod
     def _record(a: Attempt, rec: dict) -> dict:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
+from diagramforge.formats.picture import Picture
 from diagramforge.graphs.geometry import TextItem
 from diagramforge.graphs.svg import svg_primitives
 
@@ -106,12 +107,16 @@ def measure(svg: str, raster_width_px: int) -> Reading:
     return Reading(round(smallest, 1), overlaps)
 
 
-def image_width(image: bytes) -> int:
+def image_width(image: Picture | bytes) -> int:
+    """The published raster's width: a render in memory (a twin not encoded yet) or its
+    stored bytes."""
+    if isinstance(image, Picture):
+        return image.width
     with Image.open(io.BytesIO(image)) as im:
         return im.width
 
 
-def unreadable(svg: str, image: bytes, min_px: float = MIN_TEXT_PX
+def unreadable(svg: str, image: Picture | bytes, min_px: float = MIN_TEXT_PX
                ) -> tuple[str, str] | None:
     """``(reason, detail)`` when the drawing ``svg``, published as ``image``, cannot be
     read; ``None`` when it can."""

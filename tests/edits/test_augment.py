@@ -14,8 +14,8 @@ from diagramforge.augment.degrade import degrade, jpeg_quality
 from diagramforge.augment.sketch import mxgraph_sketch, svg_sketch, tikz_sketch
 from diagramforge.augment.stage import AUGMENT_SCHEMA, AugmentStage
 from diagramforge.augment.variation import RULES, request
+from diagramforge.edit.pixels import changed_pixels
 from diagramforge.edit.sampler import FORMATS
-from diagramforge.edit.stage import changed_pixels
 from diagramforge.formats.encoding import kind
 from diagramforge.formats.registry import instantiate
 from diagramforge.records import empty_record, make_id
@@ -62,6 +62,42 @@ def test_svg_augmentations_and_their_contract(tmp_path):
     again = stage.process(stage.units([row])[0])
     assert [(r["id"], r["image"]) for r in again.records] == \
         [(r["id"], r["image"]) for r in out.records]
+
+
+def test_a_surplus_variation_never_reaches_the_engine(tmp_path, monkeypatch):
+    """With one variation to keep, the first that passes is kept and the next is ledgered
+    as surplus without being drawn (issue 53); a near-duplicate first one makes the engine
+    draw the next, and the records are those of drawing all at once."""
+    from diagramforge.formats.registry import DiagramFormat
+
+    drawn: list[str] = []
+    real = DiagramFormat.draw
+
+    def counted(self, rows, finish=None):  # noqa: ANN001, ANN202
+        drawn.extend(r["source_id"].rsplit("#", 1)[-1] for r in rows)
+        return real(self, rows, finish)
+
+    monkeypatch.setattr(DiagramFormat, "draw", counted)
+    params = make_params(tmp_path, augment={"llm": {"cache_dir": str(tmp_path / "llm")},
+                                            "variation": {"per_diagram": 1}})
+    stage = AugmentStage(params)
+    row = _rendered(params, "svg", SVG_RICH)
+    out = stage.process(stage.units([row])[0])
+    variations = [r for r in out.records if r["config"] == "variation"]
+    surplus = [r for r in out.rejections if r.reason == "augment_variation_surplus"]
+    assert len(variations) == 1 and len(surplus) == 1
+    kept_kind = json.loads(variations[0]["transform"])["kind"]
+    assert sorted(drawn) == ["sketch", f"variation-{kept_kind}"]
+    assert surplus[0].locator.rsplit("#", 1)[-1] not in drawn
+    # the first variation a near-duplicate: the second is drawn in a second call
+    drawn.clear()
+    near = make_params(tmp_path / "near", augment={
+        "llm": {"cache_dir": str(tmp_path / "llm")},
+        "variation": {"per_diagram": 1, "min_image_change": 0.99}})
+    stage = AugmentStage(near)
+    out = stage.process(stage.units([row])[0])
+    assert [r.reason for r in out.rejections].count("augment_variation_near_duplicate") == 2
+    assert len([d for d in drawn if d.startswith("variation")]) == 2
 
 
 def test_variation_that_drops_a_label_is_ledgered(tmp_path, monkeypatch):

@@ -13,8 +13,8 @@ from lxml import etree
 
 from diagramforge.edit.base import EditError, Op
 from diagramforge.edit.mxgraph import apply_edit, candidates
+from diagramforge.edit.pixels import changed_pixels
 from diagramforge.edit.sampler import FORMATS, compose, verify_step
-from diagramforge.edit.stage import changed_pixels
 from diagramforge.formats.registry import instantiate
 from diagramforge.graphs.mxgraph import mxgraph_graph
 from diagramforge.notation.mxgraph import cell_id, cells, parse_xml, validate

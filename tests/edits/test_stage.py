@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 
 from diagramforge.edit import svg as svg_edits
+from diagramforge.edit.pixels import changed_pixels
 from diagramforge.edit.sampler import replay
-from diagramforge.edit.stage import EDIT_SCHEMA, EditStage, changed_pixels
+from diagramforge.edit.stage import EDIT_SCHEMA, EditStage
 from diagramforge.formats.encoding import kind
 from diagramforge.formats.registry import instantiate
 from diagramforge.records import empty_record, make_id
 from diagramforge.referents.naming import scenes, unresolved
-from tests.conftest import needs_tex
+from tests.conftest import make_params, needs_tex
 from tests.edits.conftest import SVG_RICH, TIKZ_RICH
 
 CONTRACT = {"id", "diagram_id", "format", "split", "config", "source_code", "source_image",
@@ -60,6 +61,30 @@ def test_svg_pairs_are_verified_and_differ(params):
     # seeded: the same diagram gives the same pairs
     again = stage.process(stage.units([row])[0])
     assert [r["id"] for r in again.records] == [r["id"] for r in out.records]
+
+
+def test_only_kept_targets_are_encoded(tmp_path, monkeypatch):
+    """Targets are compared with the source as pixels in memory; only a kept target is
+    encoded as it is stored (issue 53): none when no target changes enough pixels."""
+    from diagramforge.edit import stage as edit_stage
+    from diagramforge.formats.encoding import stored_image
+
+    calls: list[int] = []
+
+    def counted(image, raster):  # noqa: ANN001, ANN202
+        calls.append(1)
+        return stored_image(image, raster)
+
+    monkeypatch.setattr(edit_stage, "stored_image", counted)
+    for need, kept in ((1, True), (10**9, False)):
+        calls.clear()
+        params = make_params(tmp_path / str(need), edit={"min_changed_pixels": need})
+        stage = EditStage(params)
+        out = stage.process(stage.units([_rendered(params, "svg", SVG_RICH)])[0])
+        assert bool(out.records) is kept and len(calls) == len(out.records)
+        unchanged = [r for r in out.rejections if r.reason == "edit_render_unchanged"]
+        assert kept or len(unchanged) == sum(getattr(params.edit, t).per_diagram
+                                             for t in ("easy", "medium", "hard"))
 
 
 def test_a_broken_edit_is_ledgered_with_its_operation(params, monkeypatch):

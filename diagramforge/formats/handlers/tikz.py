@@ -11,8 +11,9 @@ import re
 from typing import TYPE_CHECKING
 
 from diagramforge.formats import svg as svgfmt
+from diagramforge.formats.picture import Picture
 from diagramforge.formats.raster import keep_render, rasterize_pdf
-from diagramforge.formats.registry import DiagramFormat, register
+from diagramforge.formats.registry import DiagramFormat, Finish, register
 from diagramforge.formats.texcompile import (
     Attempt,
     CompileResult,
@@ -87,6 +88,7 @@ class TikzFormat(DiagramFormat):
     name = Format.TIKZ
     title = "TikZ"
     graphs_in_render = True
+    batch_amortised = True  # one pdflatex run for a batch of pictures
     graph_unit_pt = 1.0  # boxes in pt
     suffixes = (".tex",)
     """A repository's (or code archive's) TeX file with a picture in it; arXiv e-prints go
@@ -170,6 +172,11 @@ class TikzFormat(DiagramFormat):
         rows, results = self._ladder(rows)
         return self._rasterize(rows, results)
 
+    def draw(self, rows: list[dict], finish: Finish | None = None) -> Outcome:
+        """:meth:`render` with PyMuPDF's pixels instead of a PNG (none is encoded)."""
+        rows, results = self._ladder(rows)
+        return self._rasterize(rows, results, pixels=True, finish=finish)
+
     def _ladder(self, rows: list[dict]) -> tuple[list[dict], list[CompileResult]]:
         """Compile each picture's minimal document; those that fail climb their ladder
         (preamble variants, then the source document as written; then other engines),
@@ -207,7 +214,11 @@ class TikzFormat(DiagramFormat):
                        "meta": json.dumps(meta)}
         return rows, results
 
-    def _rasterize(self, rows: list[dict], results: list[CompileResult]) -> Outcome:
+    def _rasterize(self, rows: list[dict], results: list[CompileResult], pixels: bool = False,
+                   finish: Finish | None = None) -> Outcome:
+        """Each compiled page rasterised, checked, its graph built from the PDF: a PNG per
+        record, or with ``pixels`` (:meth:`draw`) a picture of its pixels, handed to
+        ``finish``."""
         rp = self.params.render.raster
         out = Outcome()
         for row, res in zip(rows, results, strict=True):
@@ -217,17 +228,21 @@ class TikzFormat(DiagramFormat):
                 continue
             ras = rasterize_pdf(res.pdf, dpi=rp.dpi, margin_pt=rp.margin_pt,
                                 min_side=rp.min_side_px, max_side=rp.max_side_px,
-                                max_aspect=rp.max_aspect, min_ink=rp.min_ink_fraction)
+                                max_aspect=rp.max_aspect, min_ink=rp.min_ink_fraction,
+                                png=not pixels)
             # the PDF is at hand only here: the graph is built now, not after render
             # timings and compile modes depend on the machine and the cache, so they go to
             # the metrics; records stay byte-identical across reruns and resumes
+            image = ras.png if ras.pixels is None else Picture.of_pixels(ras.pixels)
             rec = keep_render(out, self.locator(row), row,
-                              None if ras.png is not None else (str(ras.reason), ras.detail),
-                              ras.width, ras.height, str(res.engine), ras.png,
+                              None if ras.ok else (str(ras.reason), ras.detail),
+                              ras.width, ras.height, str(res.engine), image,
                               lambda r, pdf=res.pdf: graph_columns(
                                   lambda: self.to_graph(r, pdf), out.extra))
             if rec is None:
                 continue
+            if finish is not None:
+                finish(rec)
             keys = [RC.CACHE_HITS] if res.cached else [RC.COMPILED, f"{RC.MODE}{res.mode}"]
             meta = json.loads(row.get("meta") or "{}")
             if meta.get("preamble_mode"):
