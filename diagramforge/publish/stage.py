@@ -129,8 +129,10 @@ class _TaskStageOutputs:
         # lazy: loads datasets, licensedcode, pandas
         from diagramforge.validate.tasks import task_inputs
 
-        # data/crawl: the licence audit lists the evidence each source's licence was read from
-        return ("data/crawl", *task_inputs())
+        # data/crawl: the licence audit lists the evidence each source's licence was read from;
+        # data/validate: publish refuses unless its report passed, and copies it into the card,
+        # so DVC must run validate first and rerun publish when the report changes
+        return ("data/crawl", "data/validate", *task_inputs())
 
 
 class PublishStage(TableStage):
@@ -150,7 +152,8 @@ class PublishStage(TableStage):
             "publish/licence_audit.py", "publish/manifest.py", "publish/gallery.py",
             "licences.py", "selection.py", "publish/source_funnel.py",
             "validate/nested.py", "publish/contamination.py", "publish/parquet_out.py",
-            "validate/references.py", "formats/encoding.py", "publish/card_columns.py",
+            "validate/references.py", "formats/encoding.py", "formats/picture.py",
+            "publish/card_columns.py",
             # the gallery's graph overlay: the graph model, each format's graph unit
             "publish/overlay.py", "graphs/model.py", "formats/registry.py",
             "formats/handlers")
