@@ -47,8 +47,11 @@ class ExtractStage(Stage, UsesFormats):
     expands = True
     param_sections: ClassVar[tuple[str, ...]] = ("extract", "formats")
     # the format handlers it dispatches to also build graphs (in render): "graphs" comes along
-    code = ("formats", "notation", "sandbox.py", "landlock.py", "graphs", "extract/pdf_extract.py",
-            "pdffigures", "extract/se_extract.py", "crawl/se_posts.py")
+    # the generated table of what TikZ libraries define is data, not a module: named here so
+    # a regenerated table rebuilds the stage
+    code = ("formats", "formats/tikz_libraries.json", "notation", "sandbox.py", "landlock.py",
+            "graphs", "extract/pdf_extract.py", "pdffigures", "extract/se_extract.py",
+            "crawl/se_posts.py")
 
     def environment(self) -> dict:
         # which packages exist (and so are kept in standalone documents) is TeX Live's call

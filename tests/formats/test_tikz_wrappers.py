@@ -1,0 +1,108 @@
+"""A picture drawn through the document's own environment or macro is a picture: the use with
+its definition, never ``no_diagrams`` (issue 52: TeX.SE timelines drawn through
+``\\newenvironment{timeline}{\\begin{tikzpicture}…}``)."""
+
+import json
+
+from diagramforge.extract.settings import ExtractParams
+from diagramforge.formats.preamble import parse_preamble
+from diagramforge.formats.tikz import find_pictures
+from diagramforge.formats.tikz_extract import extract_paper
+from diagramforge.formats.tikz_wrappers import find_wrappers
+from tests.conftest import needs_tex
+
+ROW = {"id": "se", "version": "1", "authors": "[]"}
+
+TIMELINE = r"""\documentclass{article}
+\usepackage{tikz}
+\newenvironment{timeline}[1][4mm]{%
+  \begin{tikzpicture}[yscale=-1, every node/.style={font=\small}]
+  \draw[thick, ->] (0,0) -- (0,#1*20);
+}{%
+  \end{tikzpicture}%
+}
+\newcommand\event[2]{\fill (0,#1) circle (2pt) node[right=4pt] {#2};}
+\begin{document}
+Here is the timeline you asked for:
+
+\begin{timeline}
+\event{1}{Founded}
+\event{3}{First release}
+\event{6}{Version 2}
+\end{timeline}
+\end{document}
+"""
+
+MACRO = r"""\documentclass{article}
+\usepackage{tikz}
+\newcommand{\gauge}[2][blue]{%
+  \begin{tikzpicture}
+    \draw[#1, line width=3pt] (0,0) arc (180:{180-#2*1.8}:1);
+    \draw (-1,0) arc (180:0:1);
+    \node at (0,0.3) {#2\,\%};
+  \end{tikzpicture}}
+\newcommand{\gaugerow}{\gauge{30}\quad\gauge[red]{80}}
+\begin{document}
+Usage: \gauge{42} and \gauge[green]{90}.
+
+\gaugerow
+\end{document}
+"""
+
+
+def _records(doc: str) -> tuple[list[dict], list]:
+    ex = extract_paper(doc.encode(), ROW, ExtractParams())
+    return [r for r in ex.records if r["format"] == "tikz"], ex.rejections
+
+
+def test_an_environment_around_a_tikzpicture_draws_a_picture():
+    recs, rejections = _records(TIMELINE)
+    assert len(recs) == 1 and not rejections
+    meta = json.loads(recs[0]["meta"])
+    assert meta["env"] == "timeline"
+    assert meta["body"].startswith(r"\begin{timeline}") and r"\event{6}" in meta["body"]
+    # the definitions travel with it, as any macro the picture uses
+    assert any(b.startswith(r"\newenvironment{timeline}") for b in meta["blocks"])
+    assert any(b.startswith(r"\newcommand\event") for b in meta["blocks"])
+
+
+def test_a_macro_drawing_a_picture_is_a_picture_at_each_use():
+    recs, _ = _records(MACRO)
+    bodies = [json.loads(r["meta"])["body"] for r in recs]
+    # \gaugerow draws through \gauge: a wrapper of a wrapper; the uses take their arguments
+    assert bodies == [r"\gauge{42}", r"\gauge[green]{90}", r"\gaugerow"]
+    assert all(any(b.startswith(r"\newcommand{\gauge}") for b in json.loads(r["meta"])["blocks"])
+               for r in recs)
+
+
+def test_a_definition_in_the_body_is_not_a_picture_its_uses_are():
+    body = (r"\newcommand\badge[1]{\tikz\node[draw,rounded corners]{#1};}"
+            "\nText \\badge{new} and \\badge{old}.\n")
+    defs = [d for d in parse_preamble(body)]
+    wrappers = find_wrappers(defs, ["tikzpicture"], ["tikz"])
+    assert wrappers.macros == {"badge": 1}
+    pics = find_pictures(body, ["tikzpicture"], True, ["tikz"], wrappers)
+    assert [p.text for p in pics] == [r"\badge{new}", r"\badge{old}"]
+    # without the wrappers (as before), the half-defined \tikz inside the definition was taken
+    assert [p.text for p in find_pictures(body, ["tikzpicture"], True, ["tikz"])] == [
+        r"\tikz\node[draw,rounded corners]{#1};"]
+
+
+def test_a_wrapper_never_used_draws_nothing():
+    doc = TIMELINE.replace(r"""\begin{timeline}
+\event{1}{Founded}
+\event{3}{First release}
+\event{6}{Version 2}
+\end{timeline}""", "No picture after all.")
+    recs, rejections = _records(doc)
+    assert recs == [] and [r.reason for r in rejections] == ["no_diagrams"]
+
+
+@needs_tex
+def test_the_pictures_drawn_through_definitions_render():
+    from diagramforge.formats.handlers.tikz import standalone
+    from diagramforge.formats.texcompile import TexCompiler
+
+    recs = _records(TIMELINE)[0] + _records(MACRO)[0]
+    results = TexCompiler(timeout_s=20).compile_many([standalone(r) for r in recs])
+    assert [r.ok for r in results] == [True] * 4, [r.error for r in results]
