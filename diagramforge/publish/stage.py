@@ -164,6 +164,15 @@ class PublishStage(TableStage):
         return []
 
 
+def nothing_to_publish(params: Params) -> str | None:
+    """Why there is no row to publish (the validate report's ``nothing_to_publish``), or
+    None when there is a dataset."""
+    report = stage_paths(params, "validate").root / "report.json"
+    if not report.exists():
+        return None
+    return json.loads(report.read_text()).get("nothing_to_publish")
+
+
 def history_dir(params: Params, version: str | None = None) -> Path:
     """Where each published version keeps its statistics and manifest for later
     comparison (``diagramforge stats --compare``), outside the DVC-managed output."""
@@ -280,6 +289,17 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
+    why = nothing_to_publish(params)
+    if why is not None:  # an empty source: no dataset, a card that says why
+        (tmp / "README.md").write_text(
+            f"# {pp.pretty_name} v{pp.version}\n\n0 rows to publish: {why}.\n\n"
+            f"```\n{format_funnel(load_audit(params))}\n```\n")
+        shutil.copyfile(report, tmp / "validation_report.json")
+        (tmp / "VERSION").write_text(pp.version + "\n")
+        atomic.replace_dir(tmp, out)
+        if log is not None:
+            log.stats.extra["nothing_to_publish"] = 1
+        return out
     names = list(upstream.column_names)
     meta_pool = upstream.read([c for c in META_COLUMNS if c in names]).to_pandas()
     selector = Selector(params)

@@ -19,10 +19,12 @@ import pyarrow.compute as pc
 from diagramforge import atomic
 from diagramforge.filter.tokens import TokenFilterParams
 from diagramforge.licences import allowed
-from diagramforge.paths import read_state, stage_paths
+from diagramforge.paths import metrics_path, read_state, stage_paths
+from diagramforge.pipeline import funnel
 from diagramforge.records import SPLITS
 from diagramforge.shards import ShardSet, Upstream
 from diagramforge.stage import StageLog, TableStage
+from diagramforge.stats import StageStats
 from diagramforge.validate.gx_batches import BatchedValidation
 
 if TYPE_CHECKING:
@@ -282,14 +284,41 @@ def _sized(table: pa.Table) -> pa.Table:
     return table
 
 
+def empty_reason(params: Params) -> str:
+    """Why a build has no diagram to publish, from the funnel's metrics: the first stage
+    that kept none of its inputs, with its most frequent reasons."""
+    for name in funnel():
+        p = metrics_path(params, name)
+        if not p.exists():
+            return f"{name} has not run"
+        st = StageStats.from_json(name, json.loads(p.read_text()))
+        if st.n_in == 0:
+            return f"{name} had no input"
+        if st.n_out == 0:
+            top = sorted(st.by_reason.items(), key=lambda kv: (-kv[1], kv[0]))[:4]
+            why = ", ".join(f"{k} {v}" for k, v in top)
+            return f"{name} kept none of its {st.n_in} inputs ({why or 'no reason given'})"
+    return "the split table is empty"
+
+
 def validate_upstream(params: Params, up: Upstream) -> dict:
     """Validate the split table and every task config shard by shard; write the report
-    (:func:`validate_table`'s), raise if any expectation failed."""
+    (:func:`validate_table`'s), raise if any expectation failed.
+
+    An empty table is not broken data: a corpus that yields no diagram (a site dump whose
+    posts hold no picture, a listing that matched nothing) has nothing to validate. The
+    report then says so, with the reason from the funnel (``nothing_to_publish``), and
+    publish writes no dataset; no expectation fails."""
     # lazy: loads datasets, licensedcode, pandas
     from diagramforge.validate.tasks import INHERITED
 
     allow = params.licences.allow
     keys = _small(up, KEYS + INHERITED)
+    if not len(keys):
+        report = {"success": True, "rows": 0, "nothing_to_publish": empty_reason(params),
+                  "results": [], "configs": {}}
+        atomic.write_json(stage_paths(params, "validate").root / "report.json", report)
+        return report
     wide = leakage(keys)
     by_id = keys.set_index("id") if len(keys) else pd.DataFrame()
     dups = {"id": duplicated(keys["id"])}
