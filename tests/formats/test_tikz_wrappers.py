@@ -106,3 +106,35 @@ def test_the_pictures_drawn_through_definitions_render():
     recs = _records(TIMELINE)[0] + _records(MACRO)[0]
     results = TexCompiler(timeout_s=20).compile_many([standalone(r) for r in recs])
     assert [r.ok for r in results] == [True] * 4, [r.error for r in results]
+
+
+CHRONOLOGY = r"""\documentclass{beamer}
+\usepackage{chronology}
+\begin{document}
+\begin{frame}{Milestones}
+\begin{chronology}[5]{1990}{2020}{\textwidth}
+\event{1994}{\LaTeXe}
+\event[2005]{2010}{TikZ 2}
+\end{chronology}
+\end{frame}
+\end{document}
+"""
+
+
+def test_a_package_environment_that_opens_a_picture_is_a_picture():
+    """beamer's chronology: the environment draws a tikzpicture itself (the generated
+    table's ``picture_environment`` rows), so the use is the picture."""
+    recs, rejections = _records(CHRONOLOGY)
+    assert len(recs) == 1 and not rejections
+    meta = json.loads(recs[0]["meta"])
+    assert meta["env"] == "chronology" and r"\usepackage{chronology}" in meta["blocks"]
+
+
+@needs_tex
+def test_the_chronology_renders_as_plain_pdflatex_renders_its_document():
+    from diagramforge.formats.handlers.tikz import standalone
+    from diagramforge.formats.texcompile import TexCompiler
+
+    (rec,) = _records(CHRONOLOGY)[0]
+    (res,) = TexCompiler(timeout_s=20).compile_many([standalone(rec)])
+    assert res.ok, res.error
