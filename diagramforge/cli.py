@@ -26,6 +26,7 @@ from diagramforge.publish.audit import format_funnel, load_audit
 from diagramforge.publish.source_funnel import format_source_funnel, source_funnel
 from diagramforge.records import REJECTION_SCHEMA
 from diagramforge.shards import ShardSet
+from diagramforge.validate.empty import nothing_to_publish
 
 
 def _top_help() -> str:
@@ -92,8 +93,6 @@ def _stage_command(name: str, spec: str, mapped: bool) -> None:
         try:
             _report(name, run_stage(stage, workers=workers))
             if name in ("validate", "publish"):
-                from diagramforge.publish.stage import nothing_to_publish
-
                 why = nothing_to_publish(stage.params)
                 if why is not None:  # an empty source: said plainly, not an error
                     typer.echo(f"0 rows to publish: {why}")
@@ -292,10 +291,10 @@ def tikz_table(
             help="Reuse scans of an earlier run under the same TeX Live (kept in the temp "
                  "dir).")] = True) -> None:
     """Regenerate the table of what TikZ libraries and picture packages define (keys,
-    shapes, arrow tips, macros… → the library or package to load), by loading each of TeX
+    shapes, arrow tips, macros: the library or package to load) by loading each of TeX
     Live's files here and reading what it defined; a posted picture that lacks a load gets
     it from this table."""
-    # lazy: runs TeX
+    # lazy: loads pymupdf
     from diagramforge.formats.tikz_table import SCAN_CACHE, TABLE_PATH, generate, write_table
 
     table = generate(workers, progress=typer.echo, cache=SCAN_CACHE if cache else None)

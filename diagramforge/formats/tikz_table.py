@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from diagramforge import atomic
+from diagramforge.formats.texcompile import tex_version
 from diagramforge.formats.texengines import (
     Engine,
     LuaSetup,
@@ -175,8 +176,6 @@ def _cached(cache: Path | None, parts: list[str],
             compute: Callable[[], tuple[dict[str, str], str]]) -> tuple[dict[str, str], str]:
     """A scan's result kept under ``cache`` by its document, the dump script and TeX Live's
     version: regenerating the table after a change of attribution reruns no TeX."""
-    from diagramforge.formats.texcompile import tex_version  # below: texcompile → pymupdf
-
     if cache is None:
         return compute()
     key = hashlib.sha256("\0".join([_DUMP_LUA, *parts, tex_version(Engine.LUALATEX)])
@@ -363,8 +362,6 @@ def generate(workers: int = 2, timeout_s: float = 60,
              progress: Callable[[str], None] = lambda s: None,
              cache: Path | None = SCAN_CACHE) -> dict:
     """Scan TeX Live here and return the table (see the module's docstring)."""
-    from diagramforge.formats.texcompile import tex_version  # below: texcompile → pymupdf
-
     if cache is not None:
         cache.mkdir(parents=True, exist_ok=True)
     lua = LuaSetup(Path(tempfile.gettempdir()) / "diagramforge-tex" / "lua")

@@ -47,6 +47,7 @@ from diagramforge.records import SPLITS
 from diagramforge.selection import Selector
 from diagramforge.shards import Upstream
 from diagramforge.stage import StageLog, TableStage
+from diagramforge.validate.empty import nothing_to_publish
 from diagramforge.validate.nested import convert as nested_values
 from diagramforge.validate.nested import feature as nested_feature
 from diagramforge.validate.references import digest
@@ -148,7 +149,8 @@ class PublishStage(TableStage):
             "publish/licence_audit.py", "publish/manifest.py", "publish/gallery.py",
             "licences.py", "selection.py", "publish/source_funnel.py",
             "validate/nested.py", "publish/contamination.py", "publish/parquet_out.py",
-            "validate/references.py", "formats/encoding.py", "publish/card_columns.py")
+            "validate/references.py", "formats/encoding.py", "publish/card_columns.py",
+            "validate/empty.py")
     outputs = ("data/published",)
     inputs = _TaskStageOutputs()
     extra_metrics = ("dataset.json",)
@@ -162,15 +164,6 @@ class PublishStage(TableStage):
         splits = table.read(["split"]).column("split").to_pylist()
         log.stats.extra.update({s: splits.count(s) for s in SPLITS})
         return []
-
-
-def nothing_to_publish(params: Params) -> str | None:
-    """Why there is no row to publish (the validate report's ``nothing_to_publish``), or
-    None when there is a dataset."""
-    report = stage_paths(params, "validate").root / "report.json"
-    if not report.exists():
-        return None
-    return json.loads(report.read_text()).get("nothing_to_publish")
 
 
 def history_dir(params: Params, version: str | None = None) -> Path:

@@ -19,12 +19,11 @@ import pyarrow.compute as pc
 from diagramforge import atomic
 from diagramforge.filter.tokens import TokenFilterParams
 from diagramforge.licences import allowed
-from diagramforge.paths import metrics_path, read_state, stage_paths
-from diagramforge.pipeline import funnel
+from diagramforge.paths import read_state, stage_paths
 from diagramforge.records import SPLITS
 from diagramforge.shards import ShardSet, Upstream
 from diagramforge.stage import StageLog, TableStage
-from diagramforge.stats import StageStats
+from diagramforge.validate.empty import empty_reason
 from diagramforge.validate.gx_batches import BatchedValidation
 
 if TYPE_CHECKING:
@@ -212,8 +211,9 @@ class ValidateStage(TableStage):
     funnel = False
     streams_input = True
     param_sections = ("validate", "licences", "filter.tokens", "render.raster")
-    code = ("licences.py", "validate/tasks.py", "validate/nested.py", "validate/gx_batches.py",
-            "filter/tokens.py", "selection.py", "tokenizer.py", "validate/references.py")
+    code = ("licences.py", "validate/tasks.py", "validate/empty.py", "validate/nested.py",
+            "validate/gx_batches.py", "filter/tokens.py", "selection.py", "tokenizer.py",
+            "validate/references.py")
     inputs = _TaskStageOutputs()
 
     def run_table(self, table: Upstream | None, log: StageLog) -> list[dict]:
@@ -282,23 +282,6 @@ def _sized(table: pa.Table) -> pa.Table:
         table = table.remove_column(at).add_column(at, f"{name}_bytes",
                                                    _sizes(table.column(name)))
     return table
-
-
-def empty_reason(params: Params) -> str:
-    """Why a build has no diagram to publish, from the funnel's metrics: the first stage
-    that kept none of its inputs, with its most frequent reasons."""
-    for name in funnel():
-        p = metrics_path(params, name)
-        if not p.exists():
-            return f"{name} has not run"
-        st = StageStats.from_json(name, json.loads(p.read_text()))
-        if st.n_in == 0:
-            return f"{name} had no input"
-        if st.n_out == 0:
-            top = sorted(st.by_reason.items(), key=lambda kv: (-kv[1], kv[0]))[:4]
-            why = ", ".join(f"{k} {v}" for k, v in top)
-            return f"{name} kept none of its {st.n_in} inputs ({why or 'no reason given'})"
-    return "the split table is empty"
 
 
 def validate_upstream(params: Params, up: Upstream) -> dict:

@@ -79,8 +79,8 @@ def test_an_empty_source_has_nothing_to_publish_and_says_why(tmp_path):
     of the row count (issue 52: a Stack Exchange dump whose posts hold no picture)."""
     from diagramforge import atomic
     from diagramforge.paths import metrics_path
-    from diagramforge.publish.stage import nothing_to_publish
     from diagramforge.stats import StageStats
+    from diagramforge.validate.empty import nothing_to_publish
 
     params = make_params(tmp_path)
     for name, n_in, n_out, reasons in [("crawl", 3, 3, {}),
