@@ -29,7 +29,7 @@ from diagramforge.formats.tikz import (
     unsafe_constructs,
     usable,
 )
-from diagramforge.formats.tikz_needs import Needs, loaded_by, table
+from diagramforge.formats.tikz_needs import loaded_by, table
 from diagramforge.notation import latex
 
 
@@ -199,11 +199,7 @@ def ladder(doc: Standalone, pic: Picture, head: list[str], verbatim: str,
              for n in group.split(",")}
     # the loads the picture's names need (found for the minimal document), less what the
     # source's own preamble loads
-    have = table().provides(loaded_by([*head, verbatim]))
-    need = Needs(tuple(p for p in doc.needs.packages if f"package:{p}" not in have),
-                 tuple(p for p in doc.needs.libraries if f"library:{p}" not in have),
-                 tuple(p for p in doc.needs.plot_libraries
-                       if f"pgfplotslibrary:{p}" not in have))
+    need = doc.needs.without(table().provides(loaded_by([*head, verbatim])))
     head += [b for b, p in zip(need.package_blocks(), need.packages, strict=True)
              if p not in names]
     names |= set(need.packages)

@@ -64,7 +64,7 @@ class Needs:
     libraries: tuple[str, ...] = ()
     plot_libraries: tuple[str, ...] = ()
     why: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
-    """Per load, the first name in the picture that asked for it (for the record's meta)."""
+    """Per load, the first name in the picture that asked for it (``meta.added_for``)."""
 
     def __bool__(self) -> bool:
         return bool(self.packages or self.libraries or self.plot_libraries)
@@ -79,14 +79,26 @@ class Needs:
         return out
 
     def meta(self) -> dict:
-        """What the record says it was given (``added_packages``, ``added_libraries``)."""
+        """What the record says it was given (``added_packages``, ``added_libraries``,
+        ``added_for``)."""
         out: dict = {}
         if self.packages:
             out["added_packages"] = list(self.packages)
         libs = [*self.libraries, *(f"pgfplots.{p}" for p in self.plot_libraries)]
         if libs:
             out["added_libraries"] = libs
+        if out:  # and the name in the picture that asked for each
+            out["added_for"] = {n: self.why[n] for n in
+                                [*self.packages, *self.libraries, *self.plot_libraries]
+                                if n in self.why}
         return out
+
+    def without(self, have: set[str]) -> Needs:
+        """These loads less those in ``have`` (table ids: ``library:calc``…)."""
+        keep = {k: tuple(p for p in getattr(self, f) if f"{k}:{p}" not in have)
+                for k, f in (("package", "packages"), ("library", "libraries"),
+                             ("pgfplotslibrary", "plot_libraries"))}
+        return Needs(keep["package"], keep["library"], keep["pgfplotslibrary"], self.why)
 
 
 @dataclass

@@ -178,6 +178,7 @@ def test_a_snippet_records_what_was_added_and_its_ladder_ends_as_posted():
     rec = _snippet_record(AUTOMATON)
     meta = json.loads(rec["meta"])
     assert meta["added_libraries"] == ["automata", "positioning"]
+    assert meta["added_for"] == {"automata": "key state", "positioning": "syntax of"}
     assert r"\usetikzlibrary{automata,positioning}" in rec["code"]
     assert rec["code"].index(r"\usepackage{tikz}") < rec["code"].index(r"\usetikzlibrary")
     # the last rung is the snippet as it was posted, nothing added
@@ -206,3 +207,21 @@ def test_the_posted_snippets_render_with_what_they_need():
     assert json.loads(recs[1]["meta"])["added_packages"] == ["quantikz"]
     results = TexCompiler(timeout_s=20).compile_many([standalone(r) for r in recs])
     assert [r.ok for r in results] == [True, True], [r.error for r in results]
+
+
+def test_a_picture_compiled_as_posted_says_nothing_was_added(tmp_path, monkeypatch):
+    """When only the ladder's last rung compiles (the snippet as posted), the record is
+    that document and its meta no longer claims the loads of the first."""
+    from diagramforge.formats.handlers.tikz import TikzFormat, rungs
+    from diagramforge.formats.texcompile import CompileResult
+    from tests.conftest import make_params
+
+    rec = _snippet_record(AUTOMATON)
+    fmt = TikzFormat(make_params(tmp_path), lambda r: r["source_id"])
+    last = len(rungs(rec, json.loads(rec["meta"]))) - 1
+    monkeypatch.setattr(fmt.compiler(), "compile_ladders",
+                        lambda plans, size: [(CompileResult(True, pdf=b"%PDF"), last)])
+    (row,), _ = fmt._ladder([rec])
+    meta = json.loads(row["meta"])
+    assert meta["preamble_mode"] == "source" and "usetikzlibrary" not in row["code"]
+    assert not {"added_libraries", "added_packages", "added_for"} & set(meta)

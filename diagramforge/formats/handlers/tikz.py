@@ -27,7 +27,7 @@ from diagramforge.records import Format, Refusal, Rejection, Unit, make_id
 from diagramforge.stage import Outcome
 from diagramforge.stats import RenderCounter as RC
 
-ADDED_META = ("added_packages", "added_libraries")
+ADDED_META = ("added_packages", "added_libraries", "added_for")
 """What a record's ``meta`` says was added to its document for its names (``tikz_needs``)."""
 
 if TYPE_CHECKING:  # the graph layer loads only when a graph is built (not in extract)
