@@ -49,7 +49,7 @@ import corpus_latex  # noqa: E402
 
 from diagramforge.extract.se_extract import as_document  # noqa: E402
 from diagramforge.extract.settings import ExtractParams  # noqa: E402
-from diagramforge.formats.preamble import parse_preamble  # noqa: E402
+from diagramforge.formats.preamble import Kind, closure, parse_preamble  # noqa: E402
 from diagramforge.formats.texcompile import batch_key, classify, tex_env  # noqa: E402
 from diagramforge.formats.tikz import Standalone, find_pictures  # noqa: E402
 from diagramforge.formats.tikz_extract import extract_paper  # noqa: E402
@@ -60,9 +60,10 @@ _SHARED = corpus_latex._SHARED / "corpora"
 DEFAULT_CORPORA = [_SHARED / "latex-examples" / "tikz", _SHARED / "tikz-alextsagkas+Tikz-Graphics",
                    _SHARED / "tikz-PacktPublishing+LaTeX-Cookbook"]
 _DOCCLASS = re.compile(r"^\s*\\documentclass", re.M)
-_ERR_NAME = re.compile(r"Undefined control sequence.*?(\\[A-Za-z@]+)\s*$"
+_ERR_NAME = re.compile(r"Undefined control sequence.*(\\[A-Za-z@]+)"
                        r"|I do not know the key '/tikz/([^']+)'"
-                       r"|Environment (\S+) undefined|Unknown arrow tip kind '([^']+)'")
+                       r"|Environment (\S+) undefined|Unknown arrow tip kind '([^']+)'"
+                       r"|Undefined color `([^']+)'")
 
 
 def documents(roots: list[Path]) -> list[Path]:
@@ -76,15 +77,22 @@ def documents(roots: list[Path]) -> list[Path]:
     return out
 
 
-def snippets(tex: Path, params: ExtractParams) -> tuple[list[str], set[str]]:
-    """The pictures of a document's body as written (the snippets), and the names its
-    preamble defines (styles, macros, colours, environments)."""
+USER_KINDS = (Kind.STYLE, Kind.MACRO, Kind.COLOUR, Kind.ENVIRONMENT)
+
+
+def snippets(tex: Path, params: ExtractParams) -> tuple[list[str], set[str], list[bool]]:
+    """The pictures of a document's body as written (the snippets), the names its preamble
+    defines (styles, macros, colours, environments), and per picture whether it uses one of
+    them (then no table can help it: the poster left out a definition, not a load)."""
     text = tex.read_text(errors="replace")
     pre, _, rest = text.partition("\\begin{document}")
     body = rest.rsplit("\\end{document}", 1)[0]
     pics = find_pictures(body, params.tikz.environments, False)
-    defined = {n for d in parse_preamble(latex.strip_comments(pre)) for n in d.defines}
-    return [p.text for p in pics], defined
+    defs = parse_preamble(latex.strip_comments(pre))
+    defined = {n for d in defs for n in d.defines}
+    uses = [any(d.kind in USER_KINDS or "pgfdeclarelayer" in d.text
+                for d in closure(defs, p.text)) for p in pics]
+    return [p.text for p in pics], defined, uses
 
 
 def plain(tex: str, timeout_s: float = 60) -> dict:
@@ -153,7 +161,8 @@ def remaining_class(error: str, defined: set[str]) -> str:
         if name in defined or name.lstrip("\\") in defined:
             return "a name the dropped preamble defined"
         kind = ("undefined macro" if m.group(1) else "unknown key" if m.group(2)
-                else "undefined environment" if m.group(3) else "unknown arrow tip")
+                else "undefined environment" if m.group(3) else "unknown arrow tip"
+                if m.group(4) else "undefined colour")
         return f"{kind} {name}"
     return (error or "?").split("|")[0].strip()[:70]
 
@@ -165,6 +174,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--json", type=Path, help="write the per-snippet results here")
+    ap.add_argument("--compare", type=Path,
+                    help="an earlier run's --json (the code before a change): before/after")
     ap.add_argument("--plain", type=Path,
                     help="reuse plain pdflatex's results from an earlier run's --json (the "
                          "full files do not change between a before and an after)")
@@ -176,7 +187,8 @@ def main() -> None:
     docs = [d for r in roots for d in documents([r])[: a.limit or None]]
     params = ExtractParams()
     cut = {str(d): snippets(d, params) for d in docs}
-    jobs = [(t, k, code) for t, (codes, _) in cut.items() for k, code in enumerate(codes)]
+    jobs = [(t, k, code) for t, (codes, _, _) in cut.items() for k, code in enumerate(codes)]
+    own = {(t, k) for t, (_, _, uses) in cut.items() for k, u in enumerate(uses) if not u}
     print(f"{len(docs)} documents under {', '.join(r.name for r in roots)}; "
           f"{len(jobs)} snippets (pictures cut from their bodies)")
 
@@ -221,13 +233,24 @@ def main() -> None:
 
     ok = {r["tex"]: r for r in rows}
     good = [(t, k) for t, k, _ in jobs if base[t]["ok"]]
-    rendered = [(t, k) for t, k in good if ok.get(f"{t}#{k}", {}).get("ok")]
+    rendered = {(t, k) for t, k in good if ok.get(f"{t}#{k}", {}).get("ok")}
+    before = {}
+    if a.compare and a.compare.exists():
+        before = {tuple(key.rsplit("#", 1)): got.get("toolkit", False)
+                  for key, got in json.loads(a.compare.read_text()).items()}
     n_docs_ok = sum(b["ok"] for b in base.values())
     print(f"\nplain pdflatex, full files : {n_docs_ok}/{len(docs)} documents compile "
           f"({t_plain:.0f} s); their snippets: {len(good)}")
-    print(f"toolkit, snippets          : {len(rendered)}/{len(good)} rendered = "
-          f"{100 * len(rendered) / max(1, len(good)):.1f} % of what plain pdflatex renders "
-          f"from the full files (target ≥ 95 %)")
+    print("toolkit on the snippets, of those plain pdflatex renders from the full files "
+          "(target ≥ 95 %):")
+    for label, subset in [("all snippets", good),
+                          ("snippets using no definition of the dropped preamble",
+                           [x for x in good if x in own])]:
+        n, got = len(subset), sum(x in rendered for x in subset)
+        was = (f"; before: {sum(before.get((t, str(k)), False) for t, k in subset)}/{n} = "
+               f"{100 * sum(before.get((t, str(k)), False) for t, k in subset) / max(1, n):.1f} %"
+               if before else "")
+        print(f"  {label:<54}: {got}/{n} = {100 * got / max(1, n):.1f} %{was}")
     all_ok = sum(r["ok"] for r in rows)
     print(f"  all snippets: {all_ok}/{len(jobs)} rendered (also from files plain pdflatex "
           f"fails); extraction {t_extract:.1f} s, compile+raster {t_tool:.1f} s cold; rungs "
@@ -256,6 +279,8 @@ def main() -> None:
         row = ok.get(f"{t}#{k}")
         cls = (f"not extracted: {lost.get((t, k), '?')[:60]}" if row is None
                else remaining_class(row["error"] or "", cut[t][1]))
+        if (t, k) not in own:
+            cls = "uses a definition of the dropped preamble"
         classes[cls] += 1
         examples.setdefault(cls, f"{Path(t).relative_to(Path(t).parents[2])}#{k}")
     print(f"\nsnippets of compiling files the toolkit does not render ({sum(classes.values())})"
