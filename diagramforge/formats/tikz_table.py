@@ -257,6 +257,22 @@ def classify_name(name: str) -> tuple[str, str] | None:
     return None
 
 
+_REQUIRE = re.compile(r"\\(?:RequirePackage|usepackage)\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}")
+
+
+def required_by(trees: Iterable[Path]) -> dict[str, int]:
+    """How many of TeX Live's packages and classes require each package (``package:x``
+    → count): which of two files defining the same name is the one people load."""
+    out: dict[str, int] = defaultdict(int)
+    for tree in trees:
+        for p in (tree / "tex").rglob("*"):
+            if p.suffix in (".sty", ".cls"):
+                for group in _REQUIRE.findall(p.read_text(errors="replace")):
+                    for name in {n.strip() for n in group.split(",") if n.strip()}:
+                        out[f"package:{name}"] += 1
+    return dict(out)
+
+
 def _closure(loads: dict[str, set[str]]) -> dict[str, set[str]]:
     out = {}
     for p in loads:
@@ -270,18 +286,17 @@ def _closure(loads: dict[str, set[str]]) -> dict[str, set[str]]:
     return out
 
 
-def attribute(scans: list[Scan], base: dict[str, str], family: set[str] | None = None,
-              context: set[str] = frozenset()) -> dict:
+def attribute(scans: list[Scan], base: dict[str, str], context: set[str] = frozenset(),
+              required: dict[str, int] | None = None) -> dict:
     """The table from the scans: each name to the one provider every other provider of the
-    name loads (the file that defines it); failing that, to the provider more of the
-    scanned files load than any other (``\\mathbb``: amsfonts, not a blackboard-font
-    package that defines its own), or to PGF's own library (``entity``: ``er``, not a
-    package that copied it); preferring a package to a library of its own TeX Live
-    directory (``\\usepackage{tikz-cd}`` rather than its internal ``cd``).  Macros are
-    rows only when their provider is in ``family`` (the TikZ family and the companions:
-    the packages those load were scanned to give names their true file, not to add them
-    to pictures); nor when TikZ or pgfplots define the name themselves where it is used
-    (``context``: ``\\legend`` in an axis is pgfplots', not a package's that defines one)."""
+    name loads (the file that defines it); failing that, to PGF's own library (``entity``:
+    ``er``, not a package that copied it), or to the provider more files load than any
+    other — the scanned files, and TeX Live's packages and classes that require it
+    (``required``): ``\\SI`` is siunitx's, not sistyle's; preferring a package to a library
+    of its own TeX Live directory (``\\usepackage{tikz-cd}`` rather than its internal
+    ``cd``).  A name TikZ or pgfplots define themselves where it is used has no row
+    (``context``: ``\\legend`` in an axis is pgfplots', not a package's that defines
+    one)."""
     ok = [s for s in scans if not s.error]
     by_id = {s.provider.id: s for s in ok}
     loads = {s.provider.id: _loads(set(s.names) - set(base)) - {s.provider.id} for s in ok}
@@ -291,6 +306,8 @@ def attribute(scans: list[Scan], base: dict[str, str], family: set[str] | None =
     for p in deep:
         for q in deep[p]:
             users[q] += 1
+    for p, n in (required or {}).items():
+        users[p] += n
     found: dict[tuple[str, str], set[str]] = defaultdict(set)
     for s in ok:
         new = {n for n in s.names if n not in base}
@@ -311,19 +328,18 @@ def attribute(scans: list[Scan], base: dict[str, str], family: set[str] | None =
     ambiguous: dict[str, int] = defaultdict(int)
     for (kind, name), provs in sorted(found.items()):
         root = [p for p in provs if all(p == q or p in deep[q] for q in provs)]
-        if len(root) != 1:
-            most = max(users[p] for p in provs)
-            root = [p for p in provs if users[p] == most] if most else []
-            if len(root) != 1:  # PGF's own library before another package's copy
-                root = [p for p in provs if p in pgf]
+        if len(root) != 1:  # PGF's own library before another package's copy
+            root = [p for p in provs if p in pgf]
+            if len(root) != 1:
+                most = max(users[p] for p in provs)
+                root = [p for p in provs if users[p] == most] if most else []
             if len(root) == 1:  # the others define it too: a picture loading one is served
                 others[kind][name] = sorted(provs - set(root))
         if len(root) != 1:
             ambiguous[kind] += 1
             continue
         prov = _prefer_package(root[0], provs, by_id, deep)
-        if kind == "macro" and (family is not None and prov not in family
-                                or name in context):
+        if kind == "macro" and name in context:
             others[kind].pop(name, None)
             continue
         rows[kind][name] = prov
@@ -383,7 +399,6 @@ def generate(workers: int = 2, timeout_s: float = 60,
         context |= set(names) - set(base) - set(plots)
     hooks = set(SYNTAX_HOOKS.values())
     todo = candidates(tex_trees())
-    family = {p.id for p in todo}
     paths = {f"package:{p.stem}": str(p) for t in tex_trees()
              for p in (t / "tex").rglob("*.sty")}
     scans: dict[str, Scan] = {}
@@ -408,7 +423,7 @@ def generate(workers: int = 2, timeout_s: float = 60,
         deps = {d for s in scans.values() for d in _loads(set(s.names) - set(base))}
         todo = [Provider("package", d.split(":", 1)[1], paths[d]) for d in sorted(deps)
                 if d.startswith("package:") and d not in scans and d in paths]
-    table = attribute(list(scans.values()), base, family, context)
+    table = attribute(list(scans.values()), base, context, required_by(tex_trees()))
     return {"about": "Generated by `diagramforge tikz-table` from TeX Live's own files "
                      "(formats/tikz_table.py); do not edit by hand.",
             "format": FORMAT_VERSION, "tex": tex_version(Engine.LUALATEX),
