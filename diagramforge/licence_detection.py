@@ -53,8 +53,27 @@ from dataclasses import dataclass, field
 from importlib.metadata import version
 
 from diagramforge.licence_gnu import UNVERSIONED, grant, without_clause
+from diagramforge.licence_match import (
+    _ANY_NUMBER,
+    _obtain_only,
+    missing,
+    title_words,
+    unexplained,
+    untitled,
+)
+from diagramforge.licence_notes import (
+    _POINTER,
+    DEBIAN_COMMON,
+    choice_notes,
+    holder_lines,
+    same_version,
+    version_clause,
+    without_boilerplate,
+    without_parts,
+)
 from diagramforge.licences import (
     UNKNOWN,
+    attach_exceptions,
     parse_expression,
     spdx_keys_known,
 )
@@ -76,7 +95,6 @@ ALLOWED_LOG = frozenset({"imperfect-match-coverage", "extra-words", "contained-w
 """ScanCode detection-log entries that raise no doubt by themselves (coverage is checked
 against :data:`MIN_COVERAGE` separately)."""
 
-_COPYRIGHT = re.compile(r"^\W*(copyright\b|\(c\)|©|all rights reserved)", re.I)
 _LOCK = threading.Lock()
 
 
@@ -95,6 +113,12 @@ class Detection:
     scancode: str = ""
     detail: str = ""
     rules: tuple[str, ...] = field(default=(), compare=False)
+    open_choice: tuple[str, ...] = ()
+    """The GNU ids of ``spdx`` read as ``-only`` from words that do not choose: the licence's
+    own text, or its name ("GPLv2") — the text of the GPL is the same whether a project
+    grants "version 2 only" or "version 2 or later"; the project's notice, manifest or
+    README says which (:mod:`diagramforge.licence_repository` refines them).  A notice that
+    names one version ("…version 2 of the License.") chooses: it is not open."""
 
 
 def index():  # noqa: ANN201 - licensedcode.index.LicenseIndex
@@ -214,9 +238,11 @@ def _pointers(matches: list, licensing) -> tuple[list, list]:  # noqa: ANN001
         return licensing.license_keys(m.rule.license_expression)
 
     quiet = [m for m in matches if _says_nothing(m, keys(m))]
-    if any(m.rule.is_license_text and m.rule.length >= 100 and m.coverage() >= MIN_COVERAGE
-           for m in matches):
-        quiet += [m for m in matches if m not in quiet and _permits_the_document(m, keys(m))]
+    whole = [m for m in matches if m.rule.is_license_text and m.rule.length >= 100
+             and m.coverage() >= MIN_COVERAGE]
+    if whole:
+        quiet += [m for m in matches if m not in quiet and (
+            _permits_the_document(m, keys(m)) or _names_the_family(m, whole, keys))]
     if len(quiet) < len(matches):
         matches = [m for m in matches if m not in quiet]
     stated = {k for m in matches if not _is_pointer(m) for k in keys(m)}
@@ -230,7 +256,39 @@ def _pointers(matches: list, licensing) -> tuple[list, list]:  # noqa: ANN001
         return _family(k) in families and not re.search(r"\d", m.rule.text)
 
     kept = [m for m in matches if not _is_pointer(m)]
-    return kept, [m for m in matches if _is_pointer(m) and not all(backs(m, k) for k in keys(m))]
+    stray = [m for m in matches if _is_pointer(m) and not all(backs(m, k) for k in keys(m))]
+    versioned = {k for m in stray for k in keys(m)}
+    if stray and len(versioned) == 1 and all(
+            m.rule.is_license_notice and not re.search(r"\d", m.rule.text)
+            and {_gnu_name(k) for k in keys(m)} == {_gnu_name(next(iter(versioned)))}
+            for m in kept):
+        # "licensed under the LGPL (LGPL-2.1-or-later)": an unversioned GNU notice (keyed by
+        # ScanCode's default version) and a reference naming one version of the same
+        # licence — the reference says which
+        return stray, []
+    return kept, stray
+
+
+def _gnu_name(key: str) -> str:
+    """``gpl``, ``lgpl`` or ``agpl`` for a GNU key, else the key: which GNU licence."""
+    name = key.split("-", 1)[0]
+    return name if name in ("gpl", "lgpl", "agpl") else key
+
+
+_BARE_BSD = re.compile(r"\bbsd\b", re.I)
+_BSD_VARIANT = re.compile(r"\d|clause|new|modified|revised|simplified|original|free ?bsd", re.I)
+
+
+def _names_the_family(m, whole: list, keys) -> bool:  # noqa: ANN001 - LicenseMatch
+    """A short notice naming "the BSD license" — a family, no one of its texts — beside the
+    whole text of a BSD licence ("UglifyJS is released under the BSD license:" above the
+    2-clause text): ScanCode keys the bare name as its 3-clause licence, the text says which
+    it is."""
+    text = m.rule.text or ""
+    return not m.rule.is_license_text and m.rule.length <= 12 \
+        and bool(_BARE_BSD.search(text)) and not _BSD_VARIANT.search(text) \
+        and all(k.startswith("bsd-") for k in keys(m)) \
+        and any(k.startswith("bsd-") for w in whole for k in keys(w))
 
 
 def detect_text(text: str) -> Detection:
@@ -246,7 +304,12 @@ def detect_text(text: str) -> Detection:
     states (a "version 2 or later" notice pointing at ``GPL-3`` stays unknown)."""
     first = _detect(text)
     if first.spdx != UNKNOWN:
-        return first
+        # a GNU text read whole may still carry a note choosing for it
+        return (_read_choice_notes(text) if first.open_choice else None) or first
+    for reading in (_read_choice_notes, _read_version_clause, _read_without_parts):
+        read = reading(text)
+        if read is not None:
+            return read
     stripped, pointers = without_boilerplate(text)
     if stripped.strip():
         second = _detect(stripped, pointed=bool(pointers)) if stripped != text else first
@@ -273,7 +336,69 @@ def detect_text(text: str) -> Detection:
     removed = "FSF boilerplate" + (f", pointers to {', '.join(sorted(set(pointers)))}"
                                    if pointers else "")
     return Detection(second.spdx, second.method, second.score, second.scancode,
-                     f"{how} ({removed})", second.rules)
+                     f"{how} ({removed})", second.rules, second.open_choice)
+
+
+def _read_choice_notes(text: str) -> Detection | None:
+    """A GNU licence text with sentences that choose "only" or "or later" for it
+    (:func:`~diagramforge.licence_notes.choice_notes`: a "v2 only" note, the SPDX tag files
+    carry instead of the text): read without them, it must be that one GNU text, its choice
+    open, of the version they name; they must agree, and then they choose."""
+    stripped, notes = choice_notes(text)
+    if not notes or not stripped.strip():
+        return None
+    read = _detect(stripped)
+    if read.spdx == UNKNOWN or read.open_choice != (read.spdx,):
+        return None
+    version = re.search(r"-(\d+\.\d+)-only$", read.spdx)
+    choices = {n.later for n in notes}
+    if version is None or len(choices) != 1 or not all(
+            same_version(n.version, version.group(1)) for n in notes):
+        return None
+    spdx = read.spdx.replace("-only", "-or-later") if choices.pop() else read.spdx
+    return Detection(spdx, read.method, read.score, read.scancode,
+                     f"the {read.spdx.rsplit('-', 1)[0]} text, and a sentence choosing "
+                     f"{spdx} (\"{notes[0].sentence[:80]}\")", read.rules)
+
+
+def _read_without_parts(text: str) -> Detection | None:
+    """A licence file that gives parts of the work their own licence files ("strace test
+    suite is provided under … GPL … see tests/COPYING"): read without those paragraphs —
+    they are the parts' files' — it must state one licence, named in the detail with the
+    parts set aside."""
+    stripped, parts = without_parts(text)
+    if not parts or not stripped.strip():
+        return None
+    read = detect_text(stripped)
+    if read.spdx == UNKNOWN:
+        return None
+    return Detection(read.spdx, read.method, read.score, read.scancode,
+                     f"{read.detail + '; ' if read.detail else ''}parts with licence files of "
+                     f"their own set aside: {' / '.join(p[:80] for p in parts)}", read.rules,
+                     read.open_choice)
+
+
+def _read_version_clause(text: str) -> Detection | None:
+    """A licence named without its version, then the version ("LaTeX Project Public License,
+    version 1.3c or later"): read without the clause, it must name one licence whose SPDX id
+    is of that version; "or later" is read only where SPDX has no ``-or-later`` id for it
+    (the LPPL's own notice grants later versions; a GNU grant is
+    :func:`read_gnu_grant`'s)."""
+    clause = version_clause(text)
+    if clause is None:
+        return None
+    rest, version, later = clause
+    read = _detect(rest)
+    parsed = parse_expression(read.spdx) if read.spdx != UNKNOWN else None
+    if parsed is None or not hasattr(parsed, "key"):
+        return None
+    key = parsed.key
+    if not key.lower().endswith(f"-{version.lower()}") \
+            or later and spdx_keys_known(f"{key}-or-later"):
+        return None
+    return Detection(key, read.method, read.score, read.scancode,
+                     f"{key} named, version {version}{' or later' if later else ''} "
+                     "said after it", read.rules)
 
 
 def read_gnu_grant(text: str) -> Detection:
@@ -303,49 +428,6 @@ def read_gnu_grant(text: str) -> Detection:
                      f"as {rest.spdx}", rest.rules)
 
 
-DEBIAN_COMMON = {
-    # /usr/share/common-licenses/<name> (Debian's base-files) → the SPDX ids it can back:
-    # "GPL-2" is the text of GPL-2.0 (granted -only or -or-later by the notice), "GPL" of
-    # whichever GPL version the notice names, "LGPL-2" the Library GPL 2.0
-    "Apache-2.0": "Apache-2.0", "Artistic": "Artistic-", "BSD": "BSD-", "CC0-1.0": "CC0-1.0",
-    "GFDL": "GFDL-", "GFDL-1.2": "GFDL-1.2", "GFDL-1.3": "GFDL-1.3", "GPL": "GPL-",
-    "GPL-1": "GPL-1.0", "GPL-2": "GPL-2.0", "GPL-3": "GPL-3.0", "LGPL": "LGPL-",
-    "LGPL-2": "LGPL-2.0", "LGPL-2.1": "LGPL-2.1", "LGPL-3": "LGPL-3.0", "MPL-1.1": "MPL-1.1",
-    "MPL-2.0": "MPL-2.0",
-}
-_SENTENCES = re.compile(r"(?<=[.!?])[\"'`)]*\s+|\n[\s.]*\n")
-_POINTER = re.compile(r"/usr/share/common-licenses/([A-Za-z0-9.+-]*[A-Za-z0-9+])")
-_BOILERPLATE = re.compile(
-    # sentences of the FSF's "How to apply" notice that grant nothing: the warranty
-    # disclaimer, "See the GNU … License for more details", "You should have received a
-    # copy … if not, write to the Free Software Foundation, Inc., <address>", "A copy of
-    # the GNU General Public License is also available at <URL>"
-    r"distributed in the hope that it will be useful|^see the gnu [\w ]{0,40}license"
-    r"( for more details)?\W*$|^you should have received a copy of the\W+gnu"
-    r"|^if not, (write to|see) |^\W*free software foundation,? inc\b"
-    r"|\bwrit(e|ing) to the free software foundation\b"
-    r"|^a copy of the gnu [\w ]{0,40}license is (also )?available at\b", re.I)
-
-
-def without_boilerplate(text: str) -> tuple[str, list[str]]:
-    """The text without its sentences that grant nothing, and the names of the Debian
-    ``/usr/share/common-licenses`` files its removed pointers name.  A sentence naming such
-    a file is a pointer ("On Debian systems, the complete text of version 2 of the GNU
-    General Public License can be found in /usr/share/common-licenses/GPL-2") unless the
-    name is not one Debian ships — then the sentence stays and the text stays unread."""
-    kept, pointers = [], []
-    for sentence in _SENTENCES.split(text):
-        flat = " ".join(sentence.split())
-        names = _POINTER.findall(flat)
-        if names and all(n in DEBIAN_COMMON for n in names):
-            pointers += names
-        elif not names and _BOILERPLATE.search(flat):
-            continue
-        else:
-            kept.append(sentence)
-    return "\n".join(kept), pointers
-
-
 def _detect(text: str, approximate: bool = True, pointed: bool = False) -> Detection:
     """ScanCode's reading of ``text`` and every check of the module's docstring.
     ``pointed``: the text's Debian pointers to the licence's text were taken out (they are
@@ -354,7 +436,7 @@ def _detect(text: str, approximate: bool = True, pointed: bool = False) -> Detec
     https://www.mozilla.org/MPL/"): Debian's notices put the pointer in its place."""
     from licensedcode.cache import get_licensing
     from licensedcode.detection import LicenseDetection, group_matches, process_detections
-    from licensedcode.query import build_query
+    from licensedcode.query import build_query, query_lines
 
     idx = index()
     qry = build_query(query_string=text, idx=idx) if text.strip() else None
@@ -363,6 +445,10 @@ def _detect(text: str, approximate: bool = True, pointed: bool = False) -> Detec
         return Detection(UNKNOWN, "none", 0.0, detail="no licence text found")
     licensing = get_licensing()
     all_matches = matches
+    holders = holder_lines(query_lines(query_string=text))
+    named = [m for m in matches if set(range(m.start_line, m.end_line + 1)) <= holders]
+    if named and len(named) < len(matches):  # "Copyright (C) 2017 Crown Copyright": a holder
+        matches = [m for m in matches if m not in named]
     matches, stray = _pointers(matches, licensing)
     detections = [d for d in process_detections(
         [LicenseDetection.from_matches(g) for g in group_matches(matches)], licensing) if d]
@@ -426,16 +512,40 @@ def _detect(text: str, approximate: bool = True, pointed: bool = False) -> Detec
             m.rule.is_license_text and m.rule.length >= 100 and m.coverage() >= MIN_COVERAGE
             for m in matches):
         titles |= {_ANY_NUMBER}  # a whole text of a licence with no number in its name
-    extra = unexplained(qry, all_matches, titles)
+    # inside a long licence text, words it replaced may be its own example notices ("version
+    # 1.3c or later" in the LPPL's "how to use" section): only a restriction there counts
+    spans = [(m.qstart, m.qend) for m in matches if m.rule.is_license_text
+             and m.rule.length >= SHORT_RULE and m.coverage() >= MIN_COVERAGE]
+    extra = unexplained(qry, all_matches, titles, spans)
     said = _CHANGES.search(extra)
+    inner = unexplained(qry, all_matches, titles, spans, inside=True) if spans else ""
+    said = said or _RESTRICTS.search(inner)
     if said:
-        return unknown(f"text outside the licence says \"{_context(extra, said)}\"", low)
+        where = extra if said.string is extra else inner
+        return unknown(f"text outside the licence says \"{_context(where, said)}\"", low)
     combined = str(licensing.dedup(scancode)) if len(expressions) > 1 else expressions[0]
-    spdx = to_spdx(combined)
+    spdx = attach_exceptions(to_spdx(combined))
     if not spdx_keys_known(spdx):
         return unknown(f"ScanCode's {combined} has no SPDX id known here: {spdx}", low)
     method = "identifier" if all(m.matcher == "1-spdx-id" for m in matches) else "text"
-    return Detection(spdx, method, low, combined, "", rules)
+    return Detection(spdx, method, low, combined, "", rules, _open_choice(matches, licensing))
+
+
+_GNU_KEY = re.compile(r"(a|l)?gpl-\d\.\d")
+
+
+def _open_choice(matches, licensing) -> tuple[str, ...]:  # noqa: ANN001
+    """The GNU ``-only`` ids read from words that do not choose between "only" and "or
+    later" (:attr:`Detection.open_choice`): the licence's text, or a reference to it by name
+    ("GPLv2") with no "only"; a notice chooses."""
+    stated, unstated = set(), set()
+    for m in matches:
+        for k in licensing.license_keys(m.rule.license_expression):
+            if _GNU_KEY.fullmatch(k):
+                chosen = m.rule.is_license_notice or not m.rule.is_license_text and re.search(
+                    r"\bonly\b", m.rule.text or "", re.I)
+                (stated if chosen else unstated).add(k)
+    return tuple(sorted(to_spdx(k) for k in unstated - stated))
 
 
 _CHANGES = re.compile(
@@ -461,10 +571,13 @@ _CHANGES = re.compile(
     r"|no (derivative|modification|redistribution)\w*"
     r"|later|(any|earlier|newer|other|subsequent|future|prior|previous) versions?"
     r"|versions? \d+|at your option|either|dual\w*|alternativ\w*)\b")
+_RESTRICTS = re.compile(_CHANGES.pattern.split("|later|")[0] + ")\\b")
+"""The restrictions and conditions of :data:`_CHANGES`, without its choices of versions."""
 _NEUTRAL = frozenset(("this", "that", "it", "its", "them", "these", "those", "the", "of",
                       "at", "in", "on", "to", "by", "can", "be", "found", "see", "program",
                       "programs", "package", "packages", "library", "libraries", "file",
-                      "files", "software", "work", "code", "source", "module", "street",
+                      "files", "software", "work", "code", "source", "module", "project",
+                      "projects", "repository", "street",
                       "st", "http", "https", "www", "begin", "end", "block"))
 """Words a notice may lack without saying anything else: its subject ("This *program* is
 free software" is said of a package, a library, a file), where its pointer leads, the FSF's
@@ -478,113 +591,3 @@ License … version 2.[1]" as a GPL-2.0-or-later notice with extra words."""
 
 def _context(text: str, m: re.Match, width: int = 40) -> str:
     return text[max(0, m.start() - width):m.end() + width].strip()
-
-
-def missing(idx, m) -> str:  # noqa: ANN001 - ScanCode's index and match
-    """The words of the matched rule that the text lacks, in rule order (none for an
-    ``SPDX-License-Identifier`` line: its rule is made up on the spot, not indexed)."""
-    if m.rule.rid is None:
-        return ""
-    tids = idx.tids_by_rid[m.rule.rid]
-    words = idx.tokens_by_tid
-    return " ".join(words[t] for i, t in enumerate(tids) if i not in m.ispan)
-
-
-def _obtain_only(idx, m) -> bool:  # noqa: ANN001 - ScanCode's index and match
-    """Whether a notice match lacks only one run of words, and that run is the notice's
-    sentence saying where to obtain the licence ("you may obtain a copy of the License at
-    <URL>")."""
-    if not m.rule.is_license_notice or m.rule.rid is None:
-        return False
-    tids = idx.tids_by_rid[m.rule.rid]
-    gone = [i for i in range(len(tids)) if i not in m.ispan]
-    if not gone or gone[-1] - gone[0] + 1 != len(gone):
-        return False
-    return bool(_OBTAIN.fullmatch(" ".join(idx.tokens_by_tid[tids[i]] for i in gone)))
-
-
-_OBTAIN = re.compile(r"(you may )?obtain (a )?copy of the licen[cs]e at( https?)?( www)?"
-                     r"( [a-z0-9]+){1,6}")
-
-
-def untitled(idx, m) -> bool:  # noqa: ANN001 - ScanCode's index and match
-    """Whether a licence *text* match lacks only the text's title: the rule's first words,
-    before everything matched, and only words of the licence's name, "license", "version",
-    "revision", numbers and a date ("SIL OPEN FONT LICENSE Version 1.1 - 26 February 2007",
-    "THE BEER-WARE LICENSE (Revision 42)").  A licence's title names it; the clauses that
-    follow say what it grants, and those are all there.  A title naming another version
-    than the text's would be in the text, unexplained, and caught there."""
-    if not m.rule.is_license_text or m.rule.rid is None:
-        return False
-    tids = idx.tids_by_rid[m.rule.rid]
-    gone = [i for i in range(len(tids)) if i not in m.ispan]
-    if not gone or max(gone) >= m.ispan.start or len(gone) > 16:
-        return False
-    names = title_words(m.rule.license_keys())
-    words = [idx.tokens_by_tid[tids[i]] for i in gone]
-    return all(w in names or w.isdigit() for w in words)
-
-
-def title_words(keys) -> frozenset[str]:  # noqa: ANN001 - iterable of ScanCode keys
-    """The words a title of these licences may have: their names (ScanCode's ``name`` and
-    ``short_name``, with their version numbers: "Mozilla Public License 2.0"), and
-    "license", "version", "revision", month names."""
-    from licensedcode.cache import get_licenses_db
-    from licensedcode.tokenize import query_tokenizer
-
-    db = get_licenses_db()
-    words = set(_TITLE_WORDS)
-    for key in keys:
-        lic = db.get(key)
-        for name in (lic.name, lic.short_name, lic.spdx_license_key) if lic else ():
-            words.update(query_tokenizer(name or ""))
-    return frozenset(words)
-
-
-_ANY_NUMBER = "#"
-"""In :func:`unexplained`'s ``titles``: any number may stand in a title or revision line — a
-whole licence text whose name has no number ("Sendmail License") cannot be contradicted by
-one ("(Version 8.6, last updated 6/24/1998)", ScanCode's own copy ends "$Revision: 8.13 $,
-Last updated …"); a name with a number ("GPL 2.0") keeps its lines to that number."""
-_TITLE_WORDS = ("the", "license", "licence", "version", "revision", "rev", "last", "updated",
-                "date", "id", "v", "january", "february",
-                "march", "april", "may", "june", "july", "august", "september", "october",
-                "november", "december")
-
-
-def unexplained(qry, matches, titles: frozenset[str] = frozenset()) -> str:  # noqa: ANN001
-    """The words of the text no match explains — between and around the matches, and
-    matched-rule words the text replaced — copyright lines aside, in text order and as
-    written (ScanCode's dictionary folds spellings together: "commercial" is stored as
-    "comerical").  The text is re-tokenised line by line exactly as ScanCode's query was, so
-    word *n* of the text is known position *n*; a word ScanCode does not know is unexplained
-    unless both its neighbours are matched (a name inside a licence: "Neither the name of
-    *Voidspace* nor…").  A line made only of ``titles`` words — the read licence's name and
-    version, "Version", "License" (:func:`title_words`) — is its title and explains itself:
-    "Mozilla Public License Version 2.0" above an MPL-2.0 notice; a title naming another
-    version ("… Version 1.1") has a number the name lacks, and stays."""
-    from licensedcode.query import query_lines
-    from licensedcode.stopwords import STOPWORDS
-    from licensedcode.tokenize import query_tokenizer
-
-    covered: set[int] = set()
-    for m in matches:
-        covered.update(m.qspan)
-    known = qry.idx.dictionary.get
-    pos = -1
-    out = []
-    for _, line in query_lines(query_string=qry.query_string):
-        words = [t for t in query_tokenizer(line) if t not in STOPWORDS]
-        notice = bool(_COPYRIGHT.match(line)) or bool(words) and all(
-            w in titles or w.isdigit() and _ANY_NUMBER in titles for w in words)
-        for token in query_tokenizer(line):
-            if token in STOPWORDS:
-                continue
-            if known(token) is not None:
-                pos += 1
-                gap = pos not in covered
-            else:
-                gap = pos not in covered or pos + 1 not in covered
-            if gap and not notice:
-                out.append(token)
-    return " ".join(out)

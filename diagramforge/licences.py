@@ -66,12 +66,32 @@ def join_and(exprs: list) -> str:
     """Several licences that all apply (two licence files, two identifiers) as one expression."""
     uniq = []
     for e in exprs:
-        r = e if isinstance(e, str) else e.render()
-        if r not in uniq:
-            uniq.append(r)
+        parsed = parse_expression(e) if isinstance(e, str) else e
+        parts = parsed.args if parsed is not None and type(parsed).__name__ == "AND" \
+            else [parsed if parsed is not None else e]
+        for p in parts:  # "MIT AND CC0-1.0" with "MIT": each licence once
+            r = p if isinstance(p, str) else p.render()
+            if r not in uniq:
+                uniq.append(r)
     if len(uniq) == 1:
         return uniq[0]
     return " AND ".join(f"({u})" if " OR " in u else u for u in sorted(uniq))
+
+
+def attach_exceptions(spdx: str) -> str:
+    """``A AND X`` where ``X`` is an exception (``Swift-exception``, ``LLVM-exception``) and
+    ``A`` the one licence beside it, as ``A WITH X``: an exception is not a licence of its
+    own but permissions added to one (an Apache-2.0 text followed by its "Runtime Library
+    Exception", which ScanCode reports as two keys)."""
+    parsed = parse_expression(spdx)
+    if parsed is None or type(parsed).__name__ != "AND":
+        return spdx
+    args = list(parsed.args)
+    exceptions = [a for a in args if getattr(a, "is_exception", False)]
+    licences = [a for a in args if a not in exceptions]
+    if len(exceptions) != 1 or len(licences) != 1 or not hasattr(licences[0], "key"):
+        return spdx
+    return f"{licences[0].key} WITH {exceptions[0].key}"
 
 
 @functools.lru_cache(maxsize=4096)

@@ -54,8 +54,10 @@ class ConfigSelection(Section):
 
     types: list[str] | None = None
     """``diagram_type`` keep list (a name keeps its finer kinds too); ``null`` takes every
-    type. A diagram with no type (the classifier did not run) is taken: there is no
-    evidence to leave it out."""
+    type. A diagram the classifier could not type (``diagram_type_source: unknown:…``) is
+    left out (``type_unknown``): a user who asks for trees must not get a guess.  One the
+    classifier never saw (the diagram_type filter off) is taken: there is no evidence to
+    leave it out."""
     tokens: dict[str, TokenWindow] = {}
     """Per format, the cl100k window of the config's task (VectorGym: svg 2,000–8,000); a
     format not listed is taken whole (the pool's own caps, ``filter.tokens``, apply)."""
@@ -105,6 +107,7 @@ class Why(StrEnum):
     """Why a config does not take a diagram."""
 
     TYPE = "type"
+    TYPE_UNKNOWN = "type_unknown"
     TOKENS_BELOW = "tokens_below"
     TOKENS_ABOVE = "tokens_above"
 
@@ -144,6 +147,9 @@ def why_not(rule: ConfigSelection, row: Mapping) -> Why | None:
     kind = row.get("diagram_type")
     if rule.types is not None and kind is not None and kind not in _kept(tuple(rule.types)):
         return Why.TYPE
+    if rule.types is not None and kind is None and \
+            str(row.get("diagram_type_source") or "").startswith("unknown:"):
+        return Why.TYPE_UNKNOWN
     window = rule.tokens.get(str(row.get("format")))
     tokens = row.get("tokens")
     if window is not None and tokens is not None:

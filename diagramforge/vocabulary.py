@@ -20,6 +20,7 @@ Every label also has a *family* — what kind of picture it is, for curation:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -95,10 +96,13 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("function_plot", _C, "line_chart"),
     Kind("timing_diagram", _C, "line_chart"),
     Kind("heatmap", _C, "confusion_matrix"),
+    Kind("illustration", _D, "graph"),
 )}
 """Every label, by name.  ``geometry`` (figures of points, lines, angles, solids) sits under
 ``graph`` for want of an ACL-Fig illustration class; ``wireframe`` (a drawn UI mock-up) under
-``screenshot``, though it is a diagram (its family)."""
+``screenshot``, though it is a diagram (its family).  ``illustration`` (a drawing of a
+physical thing or scene: apparatus, devices, optics set-ups, bodies with forces — a third of a
+real physics collection) sits beside ``geometry`` for the same want."""
 
 LABELS: tuple[str, ...] = tuple(KINDS)
 ACL_FIG: tuple[str, ...] = tuple(ACL_FIG_NAMES)
@@ -128,6 +132,21 @@ components no boxes), ``feynman_diagram`` (the particles are the lines, vertices
 def graph_like(label: str) -> bool:
     """Whether a diagram of this kind is its structure graph (:data:`GRAPH_LIKE`)."""
     return kind(label).name in GRAPH_LIKE
+
+
+def picture_graph_like(record: Mapping) -> bool:
+    """Whether *this picture* is its structure graph: what every graph-grounded writer (QA
+    about connections, edit referents, twins, evaluation references) asks before it writes.
+
+    The ``diagram_type`` filter decides it per picture (``graph_like``): a UML sequence
+    diagram or a row of tensor blocks is not, though its kind may be.  A record typed before
+    that column existed falls back on its kind; an untyped one is not graph-like — an
+    unknown picture gets no graph-grounded rows."""
+    value = record.get("graph_like")
+    if value is not None:
+        return bool(value)
+    label = record.get("diagram_type")
+    return bool(label) and label in KINDS and graph_like(label)
 
 
 def kind(label: str) -> Kind:

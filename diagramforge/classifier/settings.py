@@ -106,6 +106,12 @@ class ClassifierParams(FilterSection):
     label_map: dict[str, str] = {}
     """Checkpoint label → our label (names are also normalised: lower case, spaces and
     hyphens to ``_``).  Two checkpoint labels may map to one of ours (their probabilities add)."""
+    second_opinion: Annotated[float, Field(ge=0, le=1)] = 0.9
+    """Where the code has an author but states no kind, the image's top label is taken only
+    at this probability or above (and only when it agrees with the family the code states);
+    below it the type is unknown (published null, its reason counted).  The image is a second
+    opinion, not the fallback: on real figures nobody here drew, its best guesses below this
+    were mostly wrong (``benchmarks/types.py``)."""
     threshold: Annotated[float, Field(ge=0, le=1)] = 0.5
     """Where the image decides alone (no author's code: figures cut from PDFs), a top
     probability below this is ledgered as uncertain.  Never applied against code evidence."""

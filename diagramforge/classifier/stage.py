@@ -44,7 +44,7 @@ class ClassifierTrainStage(TableStage):
     output_schema = None
     funnel = False
     param_sections = ("classifier",)
-    code = ("classifier", "notation/latex.py")
+    code = ("classifier", "notation/latex.py", "graphs")
     extra_metrics = (METRICS_FILE,)
     plots = ((CONFUSION_FILE, {"template": "confusion", "x": "actual", "y": "predicted",
                                "title": "diagram-type classifier, held-out images"}),)

@@ -198,7 +198,8 @@ class CrawlStage(TableStage):
     param_sections = ("crawl", "licences", "extract.tikz")
     code = ("crawl/arxiv.py", "crawl/arxiv_http.py", "crawl/polite.py",
             "crawl/repos.py", "licences.py", "licence_detection.py", "licence_gnu.py",
-            "licence_repository.py",
+            "licence_match.py", "licence_notes.py", "licence_repository.py",
+            "licence_declared.py", "licence_statements.py",
             "crawl/file_sources.py",
             "crawl/stack.py", "crawl/github_api.py", "crawl/repo_search.py",
             "crawl/bulk.py", "crawl/bulk_fetch.py", "crawl/bulk_manifest.py",

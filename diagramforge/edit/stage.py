@@ -7,6 +7,13 @@ one draw.io page call), and a target is kept only if it renders and its image di
 the source's. Every attempt that fails is ledgered (as a candidate) with the operation that
 broke; a diagram that yields no pair is rejected as an input, so the books balance.
 
+Edits are only of pictures that are graphs: every operation names its targets as nodes and
+edges of the structure graph ("the node labelled "model""), which is true of the picture only
+when it is graph-like and its graph explains its render (issue 50,
+:mod:`diagramforge.referents.grounded`).  Any other picture (a chart whose "nodes" are its
+tick labels, an untyped one) is left out of ``editing`` as a selection leaves a diagram out
+(``not_selected.editing.<reason>`` in the metrics), not ledgered.
+
 The ``instruction`` written here is a template; the synth stage phrases it (``editing``
 config), so this stage publishes no config itself.
 """
@@ -23,7 +30,9 @@ from diagramforge.edit.pixels import changed_pixels
 from diagramforge.edit.sampler import FORMATS, compose
 from diagramforge.formats.encoding import carried_meta, render_stored
 from diagramforge.formats.registry import RendersFormats
+from diagramforge.graphs.model import Graph
 from diagramforge.records import Rejection, Unit, derived_seed, item_id
+from diagramforge.referents.grounded import verdicts
 from diagramforge.referents.naming import Namer
 from diagramforge.referents.steps import instruction
 from diagramforge.selection import SelectsRows
@@ -67,14 +76,15 @@ class EditStage(SelectsRows, RendersFormats, Stage):
     name = "edit"
     upstream = "split"
     output_schema: ClassVar[pa.Schema] = EDIT_SCHEMA
-    reads = ("id", "format", "code", "image", "split")
-    """``diagram_type`` and ``tokens`` too when the filters wrote them (``select.editing``)."""
+    reads = ("id", "format", "code", "image", "split", "graph")
+    """``diagram_type``, ``graph_like`` and ``tokens`` too when the filters wrote them
+    (``select.editing``, the grounding check)."""
     writes = tuple(EDIT_SCHEMA.names)
     expands = True
     param_sections: ClassVar[tuple[str, ...]] = ("edit", "render", "select", "referents",
                                                  "formats")
     code = ("edit", "formats", "notation", "graphs", "referents", "sandbox.py", "landlock.py",
-            "selection.py")
+            "selection.py", "vocabulary.py")
     inputs = ("package-lock.json",)
     task_configs: ClassVar[tuple[str, ...]] = ()
     funnel: ClassVar[bool] = False
@@ -98,6 +108,13 @@ class EditStage(SelectsRows, RendersFormats, Stage):
             return out
         handler = self.handler_for(row, FORMATS, EditReason.UNSUPPORTED, "edits", out)
         if handler is None:
+            return out
+        graph = Graph.from_json(row["graph"]) if row.get("graph") else None
+        verdict = verdicts(self.formats(), [row], [graph])[0]
+        if verdict is not None:  # not a graph: no referent would be true of the picture
+            key = f"not_selected.{CONFIG}.{verdict.reason}"
+            out.extra[key] = out.extra.get(key, 0) + 1
+            out.not_selected = 1
             return out
         cfg = self.params.edit
         pending: list[tuple[str, dict, object]] = []

@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from diagramforge.formats.registry import DiagramFormat, instantiate
+from diagramforge.graphs.grounding import Verdict
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.record import graph_columns
 from diagramforge.records import Unit
+from diagramforge.referents.grounded import verdicts
 
 if TYPE_CHECKING:
     from diagramforge.config import Params
@@ -60,6 +62,18 @@ class Compiler:
     def __init__(self, params: Params):
         self.params = params
         self._formats: dict[str, DiagramFormat] | None = None
+        self._grounded: dict[str, Verdict | None] = {}
+
+    def reference_verdict(self, ref: dict, graph: Graph) -> Verdict | None:
+        """``None`` when the reference's structure graph may be scored against: the
+        picture is graph-like and the graph explains its render
+        (:func:`diagramforge.referents.grounded.verdicts`, its drawing exported once per
+        reference); else why not — a chart's tick labels are no reference for SciFlow's or
+        DiagramEval's node and edge scores (issue 50)."""
+        key = str(ref.get("id"))
+        if key not in self._grounded:
+            self._grounded[key] = verdicts(self.formats(), [ref], [graph])[0]
+        return self._grounded[key]
 
     def formats(self) -> dict[str, DiagramFormat]:
         if self._formats is None:

@@ -11,6 +11,12 @@ tokens.
   outputs that executed only: junk that never rendered says nothing about the length of a
   model's diagrams (and a 3 MB output would swamp the mean).
 
+The graph scores are written only against a reference that is a graph: its picture
+graph-like and its structure graph explaining its render (issue 50,
+:meth:`~.compile.Compiler.reference_verdict`); against any other reference (a chart whose
+"nodes" are tick labels, an untyped picture) they are ``None``, with the reason in
+``graph_reference``.
+
 An output that does not render recovers nothing: its graph and similarity scores are 0 (a
 model is not rewarded for skipping hard items).  An item whose reference has no graph
 (the format's extractor could not build one) has no graph scores (``None``, left out of the
@@ -52,6 +58,10 @@ def score_item(ref: dict[str, Any], output: str | None, compiler: Compiler,
                            "tokens": count_tokens(output) if c.ok else None,
                            "ref_tokens": ref.get("tokens")}
     ref_graph = Graph.from_json(ref["graph"]) if ref.get("graph") else None
+    why = compiler.reference_verdict(ref, ref_graph) if ref_graph is not None else None
+    if why is not None:
+        ref_graph = None
+        row["graph_reference"] = f"{why.reason}: {why.detail}"[:300]
     if ref_graph is None:
         row |= dict.fromkeys(GRAPH_METRICS)
     elif c.ok and c.graph is not None:

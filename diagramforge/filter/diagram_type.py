@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,6 +51,22 @@ def checkpoint_digest(ref: str) -> dict:
             "snapshot": Path(cached).parent.name if isinstance(cached, str) else None}
 
 
+def graph_links(record: dict) -> int | None:
+    """Edges joining two nodes in the record's structure graph, ``None`` where the render
+    built none (a format without a reader, a page it could not read)."""
+    text = record.get("graph")
+    if not text:
+        return None
+    try:
+        g = json.loads(text)
+    except ValueError:
+        return None
+    ids = {n.get("id") for n in g.get("nodes") or [] if isinstance(n, dict)}
+    return sum(1 for e in g.get("edges") or [] if isinstance(e, dict)
+               and e.get("source") in ids and e.get("target") in ids
+               and e.get("source") != e.get("target"))
+
+
 def _readable(image: bytes | None) -> str | None:
     """Why ``image`` cannot be classified, or ``None``."""
     if not image:
@@ -68,6 +85,8 @@ def verdict(typed: Typed, cfg: ClassifierParams) -> Verdict:
     if typed.source == IMAGE and typed.prob is not None and typed.prob < cfg.threshold:
         return Verdict(False, UNCERTAIN, f"{typed.label} p={typed.prob} < {cfg.threshold}",
                        metrics)
+    if typed.label is None:
+        return Verdict(True, metrics=metrics)  # unknown: kept, published null, counted
     if typed.label in cfg.reject:
         detail = typed.label if typed.prob is None else f"{typed.label} p={typed.prob}"
         return Verdict(False, REJECTED, f"{detail} ({typed.source})", metrics)
@@ -96,12 +115,14 @@ def make_diagram_type_filter(cfg: ClassifierParams, params: Params) -> FilterFn:
                 out[i] = Verdict.reject("image_unreadable", why)
         probs = probabilities([records[i]["image"] for i in todo], cfg) if todo else []
         for i, p in zip(todo, probs, strict=True):
-            out[i] = verdict(decide(code_evidence(records[i]), p, cfg), cfg)
+            out[i] = verdict(decide(code_evidence(records[i]), p, cfg,
+                                    graph_links(records[i])), cfg)
         return out  # type: ignore[return-value]
 
     def check(record: dict) -> Verdict:
         return batch([record])[0]
 
     check.batch = batch  # type: ignore[attr-defined]
+    check.free_text = ("diagram_type_evidence",)  # type: ignore[attr-defined]
     check.environment = checkpoint_digest(cfg.checkpoint)  # type: ignore[attr-defined]
     return check

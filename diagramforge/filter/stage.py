@@ -10,9 +10,10 @@ also carry two optional attributes the stage uses:
   model re-filters even though no parameter changed.
 
 String-valued metrics are also counted per value into the stage's metrics
-(``diagram_type:plot``: how many renders were typed as plots, kept or not), and numeric ones a
-filter names in ``fn.histogram`` per unit-wide bin (``colour_entropy:2``: renders with 2 to
-3 bits), so the distribution is in ``metrics/filter.json`` whatever was rejected.
+(``diagram_type:plot``: how many renders were typed as plots, kept or not; not the free-text
+ones a filter names in ``fn.free_text``, such as the line of code that decided a type), and
+numeric ones a filter names in ``fn.histogram`` per unit-wide bin (``colour_entropy:2``:
+renders with 2 to 3 bits), so the distribution is in ``metrics/filter.json`` whatever was rejected.
 
 One bad row never takes its unit down: an exception in a filter rejects that row (reason
 ``error``), and a failing ``batch`` call falls back to the per-record function.
@@ -39,6 +40,7 @@ class FilterStage(Stage):
     code = ("filter", "tokenizer.py", "licences.py", "formats/raster.py", "notation/latex.py",
             "classifier/model.py", "classifier/images.py", "classifier/settings.py",
             "classifier/evidence", "classifier/decide.py", "classifier/determinism.py",
+            "graphs",
             "vocabulary.py")
     inputs = ("data/classifier-train/checkpoint",)
     """The pipeline's own diagram-type checkpoint (``filter.diagram_type.checkpoint: null``)."""
@@ -79,11 +81,12 @@ class FilterStage(Stage):
         for name, fn in self._fns:
             verdicts = _judge(fn, [rows[i] for i in alive])
             binned = getattr(fn, "histogram", ())
+            free = getattr(fn, "free_text", ())
             still = []
             for i, v in zip(alive, verdicts, strict=True):
                 rows[i].update(v.metrics)
                 for k, val in v.metrics.items():
-                    key = f"{k}:{val}" if isinstance(val, str) else \
+                    key = f"{k}:{val}" if isinstance(val, str) and k not in free else \
                         f"{k}:{math.floor(val)}" if k in binned and val is not None else None
                     if key:
                         tally[key] = tally.get(key, 0) + 1

@@ -102,6 +102,10 @@ class DiagramFormat(ABC):
         """Release per-worker tools."""
 
     # -- structure and edits ---------------------------------------------------------------
+    graph_unit_pt: ClassVar[float] = 0.75
+    """The unit of the structure graph's boxes, in pt: a CSS px (draw.io, Mermaid, SVG) by
+    default; 1 for readers whose boxes are in pt (the TikZ page, Graphviz's layout).  With
+    ``render.raster.dpi`` it says how large a box is on the render (the gallery's overlay)."""
     graphs_in_render: ClassVar[bool] = False
     """``True`` when :meth:`render` fills the graph columns itself (TikZ: the geometry comes
     from the compiled PDF, which only exists inside ``render``); otherwise the render stage

@@ -40,7 +40,9 @@ class PublishParams(Section):
     ``Dataset.to_parquet`` writes it."""
     gallery_max_diagrams: Annotated[int, Field(ge=0)] = 2000
     """Diagrams (the first by id) the gallery shows with images: two files each in
-    ``gallery/img`` and ``gallery/thumb``, kept under the Hub's 10k entries per folder."""
+    ``gallery/img`` and ``gallery/thumb`` and at most four twins' renders in
+    ``gallery/twin`` (one per other language), kept under the Hub's 10k entries per
+    folder."""
     push_max_files: Annotated[int, Field(ge=1)] = 100
     """Files per Hub commit: a push of more is split into several commits (the Hub
     rejects very large commits); the version tag goes on the last."""

@@ -64,7 +64,9 @@ GENERATION_COLUMNS = ("id", "format", "image", "code", "caption", "context", "ti
 (:func:`diagramforge.licences.licence_family`), so a user filters on one column."""
 OPTIONAL_COLUMNS = {"render_engine": "string",
                     "difficulty": "string", "diagram_type": "string",
+                    "diagram_family": "string", "graph_like": "bool",
                     "diagram_type_prob": "float64", "diagram_type_source": "string",
+                    "diagram_type_evidence": "string",
                     "diagram_type_image": "string", "diagram_type_disagree": "bool",
                     "colour_entropy": "float64",
                     "graph": "string", "graph_nodes": "int32", "graph_edges": "int32",
@@ -150,7 +152,9 @@ class PublishStage(TableStage):
             "licences.py", "selection.py", "publish/source_funnel.py",
             "validate/nested.py", "publish/contamination.py", "publish/parquet_out.py",
             "validate/references.py", "formats/encoding.py", "publish/card_columns.py",
-            "validate/empty.py")
+            # the gallery's graph overlay: the graph model, each format's graph unit
+            "publish/overlay.py", "graphs/model.py", "formats/registry.py",
+            "formats/handlers", "validate/empty.py")
     outputs = ("data/published",)
     inputs = _TaskStageOutputs()
     extra_metrics = ("dataset.json",)
@@ -173,7 +177,8 @@ def history_dir(params: Params, version: str | None = None) -> Path:
     return root / f"v{version}" if version else root
 
 
-META_COLUMNS = ("id", "format", "split", "tokens", "diagram_type", "group", "source",
+META_COLUMNS = ("id", "format", "split", "tokens", "diagram_type", "diagram_family",
+                "diagram_type_source", "graph_like", "group", "source",
                 "source_url", "licence", "licence_url", "attribution")
 """The short columns publish holds for every upstream row (selection, task checks, card,
 LICENSES.md); everything else — PNGs, code, graphs — streams past shard by shard."""
@@ -398,7 +403,7 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
     write_gallery(gallery_frame,
                   {c: pd.DataFrame(r) if r else pd.DataFrame(columns=["id", "diagram_id"])
                    for c, r in gallery_tasks.items()},
-                  tmp, f"{pp.pretty_name} v{pp.version}")
+                  tmp, f"{pp.pretty_name} v{pp.version}", params.render.raster.dpi)
     (tmp / "licence_audit.txt").write_text(
         f"{format_audit(audit)}\n\n{format_evidence(source_evidence(params))}\n")
     atomic.write_json(tmp / "stats.json", stats)

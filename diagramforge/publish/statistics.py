@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -22,6 +23,18 @@ SLICE_COLUMNS = ("pair", "format")
 (``translation``: ``tikz->dot``…) when it has one, else its format."""
 
 CATEGORICAL = {"difficulty": "difficulty", "diagram_type": "diagram_types", "licence": "licences"}
+
+
+def category(col: str, row: Mapping) -> str | None:
+    """The value ``row`` is counted under for ``col``: a type the classifier could not name
+    is counted apart, by why (``(unknown: silent)``), never as a kind."""
+    v = row.get(col)
+    if isinstance(v, str) and v:
+        return v
+    source = row.get("diagram_type_source") if col == "diagram_type" else None
+    if isinstance(source, str) and source.startswith("unknown:"):
+        return f"(unknown: {source.split(':', 1)[1]})"
+    return None
 
 
 def _numbers(s: pd.Series | None) -> list[float]:
@@ -70,8 +83,10 @@ def cell(df: pd.DataFrame) -> dict:
                  "tokens_mean": _mean(tokens),
                  "colour_entropy_mean": _mean(_numbers(df.get("colour_entropy"))),
                  "graph_nodes_mean": _mean(nodes), "graph_edges_mean": _mean(edges)}
+    cols = [c for c in (*CATEGORICAL, "diagram_type_source") if c in df]
+    rows = df[cols].to_dict("records") if cols else []
     for col, key in CATEGORICAL.items():
-        vals = [v for v in df[col] if isinstance(v, str) and v] if col in df else []
+        vals = [c for c in (category(col, r) for r in rows) if c] if col in df else []
         out[key] = dict(sorted(Counter(vals).items())) if vals else None
     return out
 
@@ -127,8 +142,8 @@ class _Cell:
                 self._num("json_nodes", float(len(d.get("nodes", []))))
                 self._num("json_edges", float(len(d.get("edges", []))))
         for col, key in CATEGORICAL.items():
-            v = row.get(col)
-            if isinstance(v, str) and v:
+            v = category(col, row)
+            if v:
                 self.cats[key][v] += 1
 
     def result(self) -> dict:

@@ -163,7 +163,7 @@ def facts_of(row: dict[str, Any]) -> tuple[Facts | None, str]:
         except Exception as exc:  # noqa: BLE001 - a bad graph or code is a ledger row, not a crash
             why = f"{origin}: {type(exc).__name__}: {str(exc)[:160]}"
             continue
-        facts = Facts(nodes, edges, origin)
+        facts = Facts(nodes, edges, origin, {"graph_json": text})
         if facts.labels:
             return facts, ""
         why = f"{origin}: no node has text"

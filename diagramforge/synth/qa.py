@@ -1,30 +1,47 @@
-"""QA: counting, identification, relationship (VCG-Bench) and reachability (SciFlow).
+"""QA: counting, identification, relationship (VCG-Bench) and reachability (SciFlow) of
+graphs; axes, series and values of charts (ChartQA, PlotQA: :mod:`.qa_chart`); messages in
+order of sequence diagrams (:mod:`.qa_sequence`).
 
-Code writes each question from the diagram's graph and computes its answer and its
-multiple-choice distractors; the model only paraphrases the question, and
-:func:`~diagramforge.synth.checks.paraphrase_problems` rejects a paraphrase that could
-change the answer (``qa_paraphrase_changed``). Questions name elements only by texts that
-are unique in the diagram, so every referent is unambiguous.
+Code writes each question from what the picture is — its structure graph only when the
+picture is a graph and the graph explains its render (:class:`Ground`, decided by the stage
+through :mod:`diagramforge.referents.grounded`), a chart's own data, a sequence diagram's
+messages — and computes its answer and its multiple-choice distractors; the model only
+paraphrases the question, and :func:`~diagramforge.synth.checks.paraphrase_problems`
+rejects a paraphrase that could change the answer (``qa_paraphrase_changed``). Questions
+name elements only by texts that are unique in the diagram, so every referent is
+unambiguous; a question with more than one right answer on the picture is not asked (two
+parallel edges from A to B: no "label of the connection from A to B"), and
+:func:`one_answer` drops, before any call, questions of one diagram that share an id or a
+question text with different answers (``qa_not_unique``).
 """
 
 from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
 
+from diagramforge.graphs.tikz.pgfplots import Chart
 from diagramforge.llm.types import Request
+from diagramforge.synth import qa_chart, qa_sequence
 from diagramforge.synth.checks import paraphrase_problems
 from diagramforge.synth.facts import Facts, FNode
 from diagramforge.synth.items import Item, item_id
 from diagramforge.synth.prompt import load_prompt
+from diagramforge.synth.qa_common import Question
+from diagramforge.synth.qa_common import numbers as _numbers
+from diagramforge.synth.qa_common import q as _q
 from diagramforge.synth.settings import SynthParams
 
 CONFIG = "qa"
 CHANGED = "qa_paraphrase_changed"
+NOT_UNIQUE = "qa_not_unique"
+GRAPH, CHART, SEQUENCE = "graph", "chart", "sequence"
 SCHEMA = {"type": "object", "properties": {"question": {"type": "string", "minLength": 8,
                                                         "maxLength": 400}},
           "required": ["question"], "additionalProperties": False}
@@ -36,30 +53,6 @@ YES, NO = "Yes", "No"
 OPTIONS = "ABCDEFGH"
 """Letters of the multiple-choice options (``answer_option`` is the answer's letter)."""
 _CONN = "connection|connect|edge|link|arrow|line"
-
-
-@dataclass
-class Question:
-    """A question code can answer: template text, form, answer, referents, checks."""
-
-    qa_type: str
-    key: str
-    text: str
-    form: str  # count | yesno | which
-    answer: str
-    distractors: list[str]
-    referents: list[str] = field(default_factory=list)
-    keywords: list[str] = field(default_factory=list)
-    order: tuple[str, str] | None = None
-
-
-def _q(label: str) -> str:
-    return f'"{label}"'
-
-
-def _numbers(answer: int, rng: random.Random, n: int) -> list[str]:
-    pool = [x for x in range(max(0, answer - 3), answer + 4) if x != answer]
-    return [str(x) for x in rng.sample(pool, min(n, len(pool)))]
 
 
 def counting(f: Facts, rng: random.Random, n: int) -> list[Question]:
@@ -108,7 +101,10 @@ def identification(f: Facts, rng: random.Random, n: int) -> list[Question]:
                                 "which", target,
                                 _other_labels(f, {target, node.text}, rng, n),
                                 referents=[node.text], keywords=[_CONN]))
+    between = Counter((e.source, e.target) for e in f.attached)
     for e in f.attached:
+        if between[(e.source, e.target)] > 1:
+            continue  # parallel edges: "the label of the connection" has several answers
         if e.label and e.source in unique and e.target in unique and e.source != e.target:
             a, b = unique[e.source].text, unique[e.target].text
             others = [x for x in f.edge_labels if x != e.label]
@@ -186,19 +182,70 @@ def reachability(f: Facts, rng: random.Random, n: int) -> list[Question]:
     return out
 
 
-GENERATORS = {"counting": counting, "identification": identification,
-              "relationship": relationship, "reachability": reachability}
+@dataclass
+class Ground:
+    """What a picture's questions are computed from: its structure graph (``graph``), its
+    chart's data (``chart``) or its messages in order (``sequence``).  ``shows`` says
+    whether a text is on the picture's render (a chart question quotes only those)."""
+
+    kind: str
+    facts: Facts
+    chart: Chart | None = None
+    shows: Callable[[str], bool] = lambda _text: True
 
 
-def questions(f: Facts, params: SynthParams, diagram_id: str) -> list[Question]:
-    """Up to ``qa_per_type`` questions of each type in ``params.qa_types``, seeded per
-    diagram so a rerun asks the same ones."""
+def _graph(gen: Callable[[Facts, random.Random, int], list[Question]]
+           ) -> Callable[[Ground, random.Random, int], list[Question]]:
+    return lambda g, rng, n: gen(g.facts, rng, n)
+
+
+def _chart(gen: Callable[..., list[Question]]
+           ) -> Callable[[Ground, random.Random, int], list[Question]]:
+    return lambda g, rng, n: gen(g.chart, g.shows, rng, n) if g.chart is not None else []
+
+
+GENERATORS: dict[str, tuple[str, Callable[[Ground, random.Random, int], list[Question]]]] = {
+    "counting": (GRAPH, _graph(counting)), "identification": (GRAPH, _graph(identification)),
+    "relationship": (GRAPH, _graph(relationship)),
+    "reachability": (GRAPH, _graph(reachability)),
+    **{t: (CHART, _chart(fn)) for t, fn in qa_chart.GENERATORS.items()},
+    **{t: (SEQUENCE, _graph(fn)) for t, fn in qa_sequence.GENERATORS.items()},
+}
+"""``qa_type`` → (the grounding it needs, its generator)."""
+
+
+def questions(ground: Ground, params: SynthParams, diagram_id: str) -> list[Question]:
+    """Up to ``qa_per_type`` questions of each type in ``params.qa_types`` that the
+    picture's grounding answers, seeded per diagram so a rerun asks the same ones."""
     rng = random.Random(f"{params.seed}:{diagram_id}")
     out: list[Question] = []
     for t in params.qa_types:
-        cands = GENERATORS[t](f, rng, params.choices - 1)
+        kind, gen = GENERATORS[t]
+        if kind != ground.kind:
+            continue
+        cands = gen(ground, rng, params.choices - 1)
         out += rng.sample(cands, min(params.qa_per_type, len(cands)))
     return out
+
+
+def one_answer(qs: list[Question]) -> tuple[list[Question], list[tuple[Question, str]]]:
+    """The questions that are unique by construction: one per key (the row's id) and one
+    answer per question text.  The rest, with why, are ledgered (never a validation
+    failure of the release)."""
+    keys = Counter(x.key for x in qs)
+    answers: dict[str, set[str]] = {}
+    for x in qs:
+        answers.setdefault(x.text, set()).add(x.answer)
+    kept, dropped = [], []
+    for x in qs:
+        if keys[x.key] > 1:
+            dropped.append((x, f"{keys[x.key]} questions share the key {x.key!r}"))
+        elif len(answers[x.text]) > 1:
+            dropped.append((x, f"{x.text!r} has {len(answers[x.text])} right answers: "
+                            + ", ".join(repr(a) for a in sorted(answers[x.text])[:4])))
+        else:
+            kept.append(x)
+    return kept, dropped
 
 
 def choices_of(q: Question, rng: random.Random) -> tuple[list[str], int]:
@@ -213,11 +260,18 @@ def choices_of(q: Question, rng: random.Random) -> tuple[list[str], int]:
     return opts, opts.index(q.answer)
 
 
-def items(row: dict[str, Any], facts: Facts, params: SynthParams) -> list[Item]:
+def items(row: dict[str, Any], ground: Ground, params: SynthParams
+          ) -> tuple[list[Item], list[tuple[str, str, str]]]:
+    """The diagram's QA items, and ``(item id, reason, detail)`` of the questions
+    :func:`one_answer` dropped."""
     prompt = load_prompt(CONFIG)
     out = []
+    facts = ground.facts
     rng = random.Random(f"{params.seed}:{row['id']}:choices")
-    for q in questions(facts, params, row["id"]):
+    kept, dropped = one_answer(questions(ground, params, row["id"]))
+    labels = sorted({*facts.labels, *facts.edge_labels}) if ground.kind != GRAPH \
+        else facts.labels
+    for q in kept:
         choices, index = choices_of(q, rng)
         ctx = {"template_question": q.text, "question_tail": q.text[0].lower() + q.text[1:],
                "qa_type": q.qa_type, "answer": q.answer}
@@ -227,7 +281,7 @@ def items(row: dict[str, Any], facts: Facts, params: SynthParams) -> list[Item]:
 
         def check(data: dict[str, Any], q: Question = q) -> tuple[str, str]:
             bad = paraphrase_problems(q.text, data["question"], q.form, q.referents,
-                                      q.answer, facts.labels, q.keywords, q.order)
+                                      q.answer, labels, q.keywords, q.order)
             return (CHANGED, f"{'; '.join(bad)}: {data['question'][:200]!r}") if bad \
                 else ("", "")
 
@@ -239,5 +293,5 @@ def items(row: dict[str, Any], facts: Facts, params: SynthParams) -> list[Item]:
                   "choices": json.dumps(choices, ensure_ascii=False),
                   "answer_option": OPTIONS[index],
                   "referents": json.dumps(q.referents, ensure_ascii=False),
-                  "grounding": facts.origin}))
-    return out
+                  "grounding": ground.kind}))
+    return out, [(item_id(row["id"], CONFIG, q.key), NOT_UNIQUE, why) for q, why in dropped]

@@ -13,7 +13,11 @@ from diagramforge.llm.settings import LLMParams
 SynthTask = Literal["captioning", "qa", "editing"]
 
 
-SynthQAType = Literal["counting", "identification", "relationship", "reachability"]
+SynthQAType = Literal["counting", "identification", "relationship", "reachability",
+                      "chart_axes", "chart_series", "chart_values", "message_order",
+                      "message_sender"]
+"""Graph questions (the first four: a picture that is a graph), chart questions (from a
+chart's own data) and sequence-diagram questions (messages in order): ``synth/qa.py``."""
 
 
 class SynthParams(LLMParams):
@@ -21,7 +25,9 @@ class SynthParams(LLMParams):
 
     tasks: list[SynthTask] = ["captioning", "qa", "editing"]
     """Which task configs to generate (editing needs the ``edit`` stage's output)."""
-    qa_types: list[SynthQAType] = ["counting", "identification", "relationship", "reachability"]
+    qa_types: list[SynthQAType] = ["counting", "identification", "relationship", "reachability",
+                                   "chart_axes", "chart_series", "chart_values",
+                                   "message_order", "message_sender"]
     qa_per_type: Annotated[int, Field(ge=0)] = 2
     """At most this many questions of each type per diagram (chosen by a seeded RNG)."""
     choices: Annotated[int, Field(ge=2, le=8)] = 4

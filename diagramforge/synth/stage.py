@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from diagramforge.edit.stage import EDIT_SCHEMA
+from diagramforge.formats.registry import UsesFormats
 from diagramforge.llm.client import LLM
 from diagramforge.llm.types import LLMCallError, Outcome, Request
 from diagramforge.paths import read_state, stage_paths
@@ -38,7 +39,7 @@ from diagramforge.records import Rejection, Unit
 from diagramforge.selection import Selector
 from diagramforge.shards import ShardSet, Upstream, rows_to_table
 from diagramforge.stage import StageLog, TableStage, check_contract
-from diagramforge.synth import captioning, editing, qa
+from diagramforge.synth import captioning, editing, grounds, qa
 from diagramforge.synth.facts import Facts, facts_of
 from diagramforge.synth.items import Item
 
@@ -52,6 +53,10 @@ NO_ITEMS = "synth_no_items"
 NO_GRAPH = "synth_no_graph"
 LIMIT = "synth_max_diagrams"
 ORPHAN = "edit_diagram_missing"
+DUPLICATE = "synth_duplicate_id"
+"""An item whose id another item of its config already has: ids derive from what makes an
+item unique, so this never happens by construction — if it did, the row is ledgered here,
+never a validation failure of the release."""
 
 SYNTH_SCHEMA = pa.schema([
     pa.field("id", pa.string(), nullable=False),
@@ -166,6 +171,9 @@ class Scope:
     """The largest id ``max_diagrams`` keeps (``None`` with ``limit``: it keeps none)."""
     orphans: list[Rejection] = field(default_factory=list)
     not_selected_counts: dict[str, int] = field(default_factory=dict)
+    ids: set[tuple[str, str]] = field(default_factory=set)
+    """``(config, id)`` of every item planned so far (16-character ids: a few MB per
+    million items)."""
 
     def keeps(self, diagram_id: str) -> bool:
         return not self.limit or (self.cutoff is not None and diagram_id <= self.cutoff)
@@ -215,21 +223,24 @@ def _tables(table: pa.Table | Upstream, columns: list[str] | None = None
         yield table.select(columns) if columns is not None else table
 
 
-class SynthStage(TableStage):
+class SynthStage(UsesFormats, TableStage):
     """Captions, QA and editing instructions: code computes answers and edits, an LLM
     (offline templates by default) writes the language, code checks it."""
 
     name = "synth"
     upstream = "split"
     reads = ("id", "format", "code", "split")
+    """``graph``, ``diagram_type``, ``graph_like`` and ``meta`` too when earlier stages
+    wrote them (QA's grounding: :mod:`.grounds`)."""
     output_schema = SYNTH_SCHEMA
     writes = tuple(SYNTH_SCHEMA.names)
     expands = True
-    param_sections = ("synth", "select", "referents")
+    param_sections = ("synth", "select", "referents", "render", "formats", "graph")
     code = ("synth", "llm", "graphs", "formats", "notation", "filter/tokens.py", "tokenizer.py",
-            "sandbox.py", "landlock.py", "edit", "referents", "selection.py")
+            "sandbox.py", "landlock.py", "edit", "referents", "selection.py", "vocabulary.py")
     """The graph layer (a null ``graph`` is parsed from the code), the edit table's schema,
-    the referring expressions an instruction is checked with, and what they import."""
+    the referring expressions an instruction is checked with, the format handlers whose
+    drawings QA's grounding reads, and what they import."""
     funnel = False
     """A side branch of the diagram chain (like every task stage): its books are still
     balanced by the runner — each diagram yields items or is ledgered — but the audit
@@ -284,11 +295,27 @@ class SynthStage(TableStage):
             rows = [r for r in rows if scope.keeps(r["id"])]
             edits = scope.edits.fetch(r["id"] for r in rows)
             self._plan_rows(plan, rows, edits, scope)
+            self._unique(plan, scope)
             yield plan
+
+    def _unique(self, plan: Plan, scope: Scope) -> None:
+        """Keep the first item of each ``(config, id)``; ledger any other before a call."""
+        kept = []
+        for item in plan.items:
+            key = (item.config, item.id)
+            if key in scope.ids:
+                plan.rejections.append(self._candidate(
+                    item.diagram_id, item.config, item.id, DUPLICATE,
+                    f"another {item.config} item has the id {item.id}"))
+                continue
+            scope.ids.add(key)
+            kept.append(item)
+        plan.items = kept
 
     def _plan_rows(self, plan: Plan, rows: list[dict[str, Any]],
                    edits: dict[str, list[dict[str, Any]]], scope: Scope) -> None:
         p = self.params.synth
+        asks: list[tuple[dict[str, Any], list[Any], Facts | None, str]] = []
         for row in rows:
             plan.diagrams[row["id"]] = row
             taken = [t for t in (captioning, qa) if t.CONFIG in p.tasks
@@ -298,10 +325,34 @@ class SynthStage(TableStage):
                 plan.not_selected.add(row["id"])  # no config of this stage takes it
                 continue
             facts, why = facts_of(row) if taken or edits.get(row["id"]) else (None, "")
+            asks.append((row, taken, facts, why))
+        grounded = [(row, facts) for row, taken, facts, _ in asks
+                    if qa in taken and facts is not None]
+        decided = dict(zip((row["id"] for row, _ in grounded),
+                           grounds.decide(self.formats(), [r for r, _ in grounded],
+                                          [f for _, f in grounded]), strict=True))
+        for row, taken, facts, why in asks:
+            decision = decided.get(row["id"])
+            if decision is not None and decision.ground is None:
+                taken = [t for t in taken if t is not qa]  # captions only
+                key = f"not_selected.{qa.CONFIG}.{decision.why}"
+                scope.not_selected_counts[key] = scope.not_selected_counts.get(key, 0) + 1
+                if not taken and not edits.get(row["id"]):
+                    plan.not_selected.add(row["id"])
+                    continue
+            elif decision is not None:
+                key = f"qa_grounding.{decision.ground.kind}"
+                scope.not_selected_counts[key] = scope.not_selected_counts.get(key, 0) + 1
             for task in taken:
                 if facts is None:
                     plan.rejections.append(self._candidate(row["id"], task.CONFIG, None,
                                                            NO_GRAPH, why))
+                elif task is qa:
+                    assert decision is not None and decision.ground is not None
+                    got, dropped = qa.items(row, decision.ground, p)
+                    plan.items += got
+                    plan.rejections += [self._candidate(row["id"], qa.CONFIG, i, reason,
+                                                        detail) for i, reason, detail in dropped]
                 else:
                     plan.items += task.items(row, facts, p)
             for e in edits.pop(row["id"], []):
@@ -338,6 +389,7 @@ class SynthStage(TableStage):
             items.update(i.config for i in plan.items)
             planning.update(r.reason for r in plan.rejections)
         planning.update(r.reason for r in scope.orphans)
+        self._close_formats()
         try:
             llm = self.llm()
             key_missing = False
@@ -373,6 +425,13 @@ class SynthStage(TableStage):
             yield from spill.rows()
         finally:
             spill.close()
+            self._close_formats()
+
+    def _close_formats(self) -> None:
+        """The format handlers QA's grounding read drawings with (a TeX format, a browser)."""
+        for h in (self._formats or {}).values():
+            h.close()
+        self._formats = None
 
     def _run_plan(self, plan: Plan, llm: LLM, log: StageLog, tally: Counter[str]
                   ) -> list[dict[str, Any]]:

@@ -1,14 +1,16 @@
 """When is a twin the same diagram as its source?  When their structure graphs agree on what
 the issue of cross-format controls needs: the multiset of node texts, the number of edges,
-and each edge's ends (by text) and direction — forward, none (a line) or both (a double
-arrow, :attr:`~diagramforge.graphs.model.Edge.both_heads`).
+and each edge's ends (by text), direction — forward, none (a line) or both (a double
+arrow, :attr:`~diagramforge.graphs.model.Edge.both_heads`) — and label.
 
 Ids differ between languages (``n3`` in DOT, a cell id in draw.io), so edges are compared by
 the texts of their ends; text is compared as the scorers compare it
 (:func:`~diagramforge.graphs.score.normalise_text`: case, Unicode form and punctuation do
-not count) and without spaces (:func:`key`).  Edge labels, shapes, colours and positions are
-not compared: a structure twin does not claim them (a method's ``preserves`` says what else
-it keeps).
+not count) and without spaces (:func:`key`).  An edge's label is part of the edge: a twin
+that drew "yes" as a box of its own beside the arrow (a writer's or a reader's slip) is not
+the decision tree it came from, though its node count would show it only when the label is
+not also a node text.  Shapes, colours and positions are not compared: a structure twin does
+not claim them (a method's ``preserves`` says what else it keeps).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ class Mismatch:
     TEXTS = "texts"
     EDGE_COUNT = "edge_count"
     EDGES = "edges"
+    LABELS = "edge_labels"
 
 
 def key(text: str) -> str:
@@ -49,6 +52,16 @@ def _edges(g: Graph) -> Counter:
     return out
 
 
+def _labelled(g: Graph) -> Counter:
+    text = {n.id: key(n.text) for n in g.nodes}
+    out: Counter = Counter()
+    for e in g.edges:
+        a, b = text.get(e.source or ""), text.get(e.target or "")
+        ends = (a, b) if e.directed else tuple(sorted([a or "", b or ""]))
+        out[(*ends, key(e.label))] += 1
+    return out
+
+
 def _show(c: Counter, limit: int = 4) -> str:
     items = sorted(c.elements(), key=str)
     return ", ".join(map(repr, items[:limit])) + (f" (+{len(items) - limit})"
@@ -68,6 +81,9 @@ def differences(source: Graph, twin: Graph) -> list[str]:
     ea, eb = _edges(source), _edges(twin)
     if not out and ea != eb:
         out.append(f"{Mismatch.EDGES}: missing {_show(ea - eb)}; extra {_show(eb - ea)}")
+    la, lb = _labelled(source), _labelled(twin)
+    if not out and la != lb:
+        out.append(f"{Mismatch.LABELS}: missing {_show(la - lb)}; extra {_show(lb - la)}")
     return out
 
 
@@ -80,7 +96,7 @@ def as_text_nodes(g: Graph) -> Graph:
     it.  An SVG twin is compared with this, since an SVG has no notion of a node, only of
     text, shapes and lines:
 
-    * each edge label is also a node of its own (text near a line);
+    * each edge label is a node of its own (text near a line), and no longer the edge's;
     * a node without text is no node: a box with nothing written in it is never a node
       to such a reader.  An edge's end at one is a free end (``None``), which the twin's
       reader also finds (a line ending at a shape that is no node), so such an edge is
@@ -99,8 +115,7 @@ def as_text_nodes(g: Graph) -> Graph:
         tgt = None if e.target in blank else e.target
         if not e.directed and not e.both_heads and (src is None or tgt is None):
             continue
-        edges.append(e if (src, tgt) == (e.source, e.target)
-                     else e.model_copy(update={"source": src, "target": tgt}))
+        edges.append(e.model_copy(update={"source": src, "target": tgt, "label": ""}))
     extra = [Node(id=f"label:{k}", text=e.label, shape="text")
              for k, e in enumerate(g.edges) if e.label.strip()]
     return g.model_copy(update={"nodes": [*nodes, *extra], "edges": edges})

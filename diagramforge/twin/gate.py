@@ -1,5 +1,9 @@
 """Which diagrams get twins: those whose structure graph *is* the diagram.
 
+The checks are the shared ones of :mod:`diagramforge.graphs.grounding` (QA and edit
+referents ask them too), under the twin's own reason names (``twin_not_a_graph``,
+``twin_graph_incomplete``); what follows is what they mean for a twin.
+
 A twin written from the structure graph (DOT, Mermaid, TikZ, mxGraph) is the same diagram
 only when that graph says everything the drawing says; the twin check (:mod:`.compare`)
 cannot see what the graph lacks.  A line chart's graph is its tick labels with no edges — any
@@ -7,10 +11,11 @@ writer that copies labels "verifies" — and a graph read with ``ball`` where th
 "ball 1" gives a twin that equals the graph, not the picture.  So a diagram is twinned only
 when:
 
-1. **its kind is graph-like** (:data:`~diagramforge.vocabulary.GRAPH_LIKE`:
+1. **the picture is graph-like** (:func:`picture_check`: the ``diagram_type`` filter's
+   per-picture ``graph_like``, else its kind in :data:`~diagramforge.vocabulary.GRAPH_LIKE`:
    flowcharts, graphs, trees, automata, commutative, architecture/block, UML, network, mind
    maps, neural networks…) — charts, tables, plots, pictures, Venn diagrams and circuits
-   are not (an untyped diagram is judged by its graph alone);
+   are not, and an untyped picture is unknown (:data:`UNTYPED`);
 2. **its graph has at least one edge, and most of its nodes are joined to something** — else
    :data:`NOT_A_GRAPH` (loose labels, whatever the classifier said); nor is a **sequence
    diagram** (participants drawn as lifelines: :data:`SEQUENCE_SHAPES`) — its messages are
@@ -28,11 +33,17 @@ when:
    text layer for TikZ, through PyMuPDF; draw.io's, Graphviz's, Mermaid's SVG text; an SVG's
    own text) are part of a node text or an edge label, and every node text is on the render —
    else :data:`INCOMPLETE`;
-6. **a TikZ source is one picture** (:func:`code_check`): a ``\\tikz`` or a ``tikzpicture``
+6. **no text joined to nothing sits on an edge, no mark is a node** (:func:`label_check`):
+   a "yes" by a decision's arrow that the reader took for a node of its own, a "⋮" below a
+   column of blocks — else :data:`INCOMPLETE`; **at most a tenth of the nodes are pictures
+   without text** (:func:`icon_check`: library icons a twin draws as empty boxes); **no line
+   stroked twice** (:func:`stroke_check`: a highlighted path over the plain one);
+7. **a TikZ source is one picture** (:func:`code_check`): a ``\\tikz`` or a ``tikzpicture``
    within the picture (a B-tree whose every node is a row of keys drawn as a small picture)
    leaves the reader the outer nodes and their edges only, and pictures side by side (the
    steps of an algorithm) are several diagrams merged into one graph — else
-   :data:`INCOMPLETE`.
+   :data:`INCOMPLETE`; nor are fractions in its labels (:func:`math_check`: the reader
+   spells ``\\nicefrac{8}{10}`` "810").
 
 Texts are compared by their letters and digits only (:func:`letters`): how a renderer splits
 and spaces runs ("Expert1", "q" + "0"), and punctuation or operators drawn as glyphs of their
@@ -43,132 +54,190 @@ letter or digit is not counted.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from diagramforge.graphs import grounding
+from diagramforge.graphs.grounding import (
+    MAX_BLANK_SHARE,
+    MAX_LOOSE_SHARE,
+    MIN_TEXT_SHARE,
+    SEQUENCE_SHAPES,
+    Verdict,
+    _on_render,
+    drawn_texts,
+    letters,
+)
 from diagramforge.graphs.model import Graph
-from diagramforge.graphs.score import normalise_text
-from diagramforge.graphs.svg import svg_primitives
-from diagramforge.vocabulary import graph_like
+from diagramforge.twin.layout import FRAME_SHAPES, containers
+from diagramforge.twin.writers import DRAWN_SHAPES, shape_of
+from diagramforge.vocabulary import picture_graph_like
+
+__all__ = ["INCOMPLETE", "MAX_BLANK_SHARE", "MAX_LOOSE_SHARE", "MIN_TEXT_SHARE", "NOT_A_GRAPH",
+           "SEQUENCE_SHAPES", "UNTYPED", "Verdict", "_on_render", "code_check", "drawn_texts",
+           "icon_check", "label_check", "letters", "math_check", "picture_check",
+           "stroke_check", "structure_check", "text_check"]
 
 NOT_A_GRAPH = "twin_not_a_graph"
 INCOMPLETE = "twin_graph_incomplete"
-MIN_TEXT_SHARE = 0.95
-MAX_LOOSE_SHARE = 0.5
-"""A graph most of whose nodes touch no edge is labels on a picture (a geometry figure the
-classifier took for a graph: "φ", "F = 5N", "s = 3m" and one line), not a node-link
-diagram; a legend or a title or two beside a real graph stay well below."""
+UNTYPED = "twin_type_unknown"
+_REASONS = {grounding.NOT_A_GRAPH: NOT_A_GRAPH, grounding.INCOMPLETE: INCOMPLETE}
 
 
-MAX_BLANK_SHARE = 0.5
-"""A graph more than half of whose nodes have no text is icons or pictures joined by lines
-(draw.io's cloud templates: rows of vendor icons), which a twin draws as empty boxes."""
-SEQUENCE_SHAPES = frozenset({"actor", "umlLifeline"})
-"""Node shapes that mark a sequence diagram's participants: Mermaid's sequence reader gives
-each participant the shape ``actor``; draw.io draws a lifeline as ``shape=umlLifeline``."""
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """Why a diagram gets no twins: a ledger reason and what was found."""
-
-    reason: str
-    detail: str
-
-
-def letters(text: str) -> str:
-    """Letters and digits of ``text``, normalised as the scorers normalise (case, Unicode
-    form)."""
-    return "".join(c for c in normalise_text(text) if c.isalnum())
+def _twin(v: Verdict | None) -> Verdict | None:
+    """A shared verdict under the twin's ledger reason."""
+    return None if v is None else Verdict(_REASONS[v.reason], v.detail)
 
 
 def structure_check(graph: Graph, diagram_type: str | None) -> Verdict | None:
-    """Points 1–4 (no render needed): ``None`` when the graph may be the diagram."""
-    if diagram_type:
-        try:
-            ok = graph_like(diagram_type)
-        except ValueError:
-            ok = False
-        if not ok:
-            return Verdict(NOT_A_GRAPH, f"diagram_type {diagram_type} is not a graph-like "
-                           "kind (classifier.vocabulary.GRAPH_LIKE)")
-    if not graph.edges:
-        return Verdict(NOT_A_GRAPH, f"{len(graph.nodes)} nodes and no edges: loose labels, "
-                       "no structure to translate")
-    lifelines = [n.text for n in graph.nodes if n.shape in SEQUENCE_SHAPES]
-    if lifelines:
-        return Verdict(NOT_A_GRAPH, f"a sequence diagram ({len(lifelines)} lifelines: "
-                       + ", ".join(repr(t) for t in lifelines[:3]) + "): its messages' order "
-                       "in time is the diagram, which a graph does not say")
-    joined = {i for e in graph.edges for i in (e.source, e.target)}
-    loose = [n for n in graph.nodes if n.id not in joined]
-    if len(loose) > MAX_LOOSE_SHARE * len(graph.nodes):
-        return Verdict(NOT_A_GRAPH, f"{len(loose)} of {len(graph.nodes)} nodes are joined to "
-                       "nothing: mostly loose labels (a picture's annotations), not a graph")
-    blank = [n for n in graph.nodes if not letters(n.text)]
-    if len(blank) > MAX_BLANK_SHARE * len(graph.nodes):
-        return Verdict(INCOMPLETE, f"{len(blank)} of {len(graph.nodes)} nodes have no text: "
-                       "what they are is drawn (icons, pictures), not written, so the graph "
-                       "cannot say it")
-    ids = {n.id for n in graph.nodes}
-    free = [e for e in graph.edges if e.source not in ids or e.target not in ids]
-    if free:
-        text = {n.id: repr(n.text) for n in graph.nodes}
-        show = ", ".join(f"{text.get(e.source or '', '(free)')}->"
-                         f"{text.get(e.target or '', '(free)')}" for e in free[:3])
-        return Verdict(INCOMPLETE, f"{len(free)} of {len(graph.edges)} edges have a free end "
-                       f"(the reader could not attribute them to two nodes): {show}")
-    return None
-
-
-_PICTURE = re.compile(r"\\tikz(?![A-Za-z@])|\\begin\s*\{tikzpicture\}")
-_COMMENT = re.compile(r"(?<!\\)%[^\n]*")
+    """Points 1–4 (no render needed): ``None`` when the graph may be the diagram.  An
+    untyped diagram is judged by its graph alone."""
+    return _twin(grounding.kind_check(diagram_type) or grounding.structure_check(graph))
 
 
 def code_check(fmt: str, code: str | None) -> Verdict | None:
     """Point 6: ``None`` unless a TikZ source draws pictures inside its picture."""
-    if fmt != "tikz" or not code:
-        return None
-    body = _COMMENT.sub("", code.split("\\begin{document}", 1)[-1])
-    pictures = len(_PICTURE.findall(body))
-    if pictures > 1:
-        return Verdict(INCOMPLETE, f"{pictures} pictures in one source (a \\tikz or a "
-                       "tikzpicture in a node, or pictures side by side): one structure graph "
-                       "reads the outer nodes only, or merges what several pictures draw")
-    return None
+    return _twin(grounding.code_check(fmt, code))
 
 
 def text_check(graph: Graph, runs: list[str], min_share: float = MIN_TEXT_SHARE
                ) -> Verdict | None:
     """Point 5: ``None`` when the graph's labels explain the render's text ``runs``."""
-    labels = [k for k in (letters(t) for t in [*(n.text for n in graph.nodes),
-                                                 *(e.label for e in graph.edges)]) if k]
-    counted = [r for r in runs if letters(r)]
-    unexplained = [r for r in counted if not any(letters(r) in k for k in labels)]
-    share = 1.0 - len(unexplained) / len(counted) if counted else 1.0
-    drawn = "".join(letters(r) for r in counted)
-    absent = [n.text for n in graph.nodes if letters(n.text) and not _on_render(n.text, drawn)]
-    why = []
-    if share < min_share:
-        why.append(f"{len(counted) - len(unexplained)} of {len(counted)} text runs on the "
-                   f"render are in a node or edge label ({share:.0%} < {min_share:.0%}); not: "
-                   + ", ".join(repr(r) for r in unexplained[:5]))
-    if absent:
-        why.append(f"{len(absent)} node texts are not on the render: "
-                   + ", ".join(repr(t) for t in absent[:5]))
-    return Verdict(INCOMPLETE, "; ".join(why)) if why else None
+    return _twin(grounding.text_check(graph, runs, min_share))
 
 
-def _on_render(text: str, drawn: str) -> bool:
-    """A node text is on the render when its letters are, in one piece or line by line (a
-    renderer draws each line of a label as a run of its own, in order or not)."""
-    if letters(text) in drawn:
-        return True
-    lines = [letters(ln) for ln in text.split("\n")]
-    return all(ln in drawn for ln in lines if ln)
+def picture_check(record: dict) -> Verdict | None:
+    """Point 1, per picture: ``None`` when this picture is its structure graph
+    (:func:`~diagramforge.vocabulary.picture_graph_like`: the ``diagram_type`` filter's
+    ``graph_like`` column, or the kind for rows typed before it).  An untyped picture is
+    unknown, and an unknown picture gets no twins (:data:`UNTYPED`): a Feynman diagram or a
+    radar chart whose graph happens to have edges would otherwise be twinned into loose
+    boxes.  Used instead of :func:`structure_check`'s kind test (which it is then handed
+    ``None``), so a picture the filter judged graph-like is not refused for its kind."""
+    if picture_graph_like(record):
+        return None
+    label = record.get("diagram_type")
+    if not label:
+        return Verdict(UNTYPED, "untyped: what the picture is is unknown, and an unknown "
+                       "picture gets no graph-grounded rows")
+    if record.get("graph_like") is not None:
+        return Verdict(NOT_A_GRAPH, f"the diagram_type filter judged this picture not "
+                       f"graph-like (type {label})")
+    return Verdict(NOT_A_GRAPH, f"diagram_type {label} is not a graph-like kind "
+                   "(vocabulary.GRAPH_LIKE)")
 
 
-def drawn_texts(svg: str) -> list[str]:
-    """The text runs an SVG draws (each ``<text>`` line; a ``<foreignObject>`` label), as the
-    SVG graph reader sees them."""
-    texts, _ = svg_primitives(svg)
-    return [t.text for t in texts]
+def _segment_distance(box: list[float], p: tuple[float, float], q: tuple[float, float]
+                      ) -> tuple[float, float]:
+    """(distance from ``box``'s centre to segment ``p``–``q`` less half the box's smaller
+    side, where along the segment the centre projects: 0 at ``p``, 1 at ``q``)."""
+    cx, cy = box[0] + box[2] / 2, box[1] + box[3] / 2
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    length2 = dx * dx + dy * dy
+    t = ((cx - p[0]) * dx + (cy - p[1]) * dy) / length2 if length2 else 0.0
+    px, py = p[0] + t * dx, p[1] + t * dy
+    gap = ((cx - px) ** 2 + (cy - py) ** 2) ** 0.5 - min(box[2], box[3]) / 2
+    return max(gap, 0.0), t
+
+
+def label_check(graph: Graph) -> Verdict | None:
+    """``None`` unless a node joined to nothing sits on an edge — within a line of its own
+    text of the line between the edge's two nodes, along its inner nine tenths: a "yes" by
+    a decision's arrow, a weight beside its edge, that the reader took for a node of its
+    own.  The graph then says the picture has a loose box where it has a labelled edge, and
+    every twin would draw it so (:data:`INCOMPLETE`)."""
+    boxes = {n.id: n.bbox for n in graph.nodes if n.bbox and len(n.bbox) == 4}
+    joined = {i for e in graph.edges for i in (e.source, e.target)}
+    joined |= set(containers(graph).values())  # a lane's title is no label of an edge in it
+    text = {n.id: n.text for n in graph.nodes}
+    on: list[str] = []
+    marks = [n.text for n in graph.nodes if n.id not in joined and n.text.strip()
+             and not letters(n.text)]
+    if marks:  # "⋮" below a column of blocks: a mark of the drawing, not a node
+        return Verdict(INCOMPLETE, f"{len(marks)} marks joined to nothing read as nodes "
+                       f"(no letter or digit: {', '.join(map(repr, marks[:4]))}): every "
+                       "twin would draw each as a box")
+    for n in graph.nodes:
+        box = boxes.get(n.id)
+        if n.id in joined or box is None or not letters(n.text):
+            continue
+        for e in graph.edges:
+            a, b = boxes.get(e.source or ""), boxes.get(e.target or "")
+            if a is None or b is None or e.source == e.target:
+                continue
+            p = (a[0] + a[2] / 2, a[1] + a[3] / 2)
+            q = (b[0] + b[2] / 2, b[1] + b[3] / 2)
+            gap, t = _segment_distance(box, p, q)
+            if 0.05 <= t <= 0.95 and gap <= min(box[2], box[3]):
+                on.append(f"{n.text!r} by {text[e.source or '']!r}->{text[e.target or '']!r}")
+                break
+    if on:
+        return Verdict(INCOMPLETE, f"{len(on)} texts joined to nothing sit on edges (edge "
+                       "labels the reader did not attach): " + ", ".join(on[:4]))
+    return None
+
+
+MAX_BLANK_ICON_SHARE = 0.1
+"""Share of a graph's nodes that may be pictures or symbols without text (a draw.io library
+icon, an image, a start state): a router in the middle of a home network is one box a
+reader can still place; a third of a network drawn as empty boxes is not the picture."""
+
+
+def icon_check(graph: Graph) -> Verdict | None:
+    """``None`` unless more than :data:`MAX_BLANK_ICON_SHARE` of the nodes are pictures or
+    symbols without text — a library shape (``mxgraph.citrix.firewall``), an image, a UML
+    start or end state, a fork bar: any shape the writers do not draw as itself
+    (:data:`~.writers.DRAWN_SHAPES`) — which every twin draws as an empty box
+    (:data:`INCOMPLETE`).  Point 3 counts every blank node against a half; these are the
+    blank nodes that were drawn to be recognised."""
+    icons = [n.shape for n in graph.nodes if not n.text.strip()
+             and shape_of(n.shape) not in DRAWN_SHAPES | FRAME_SHAPES]
+    if graph.nodes and len(icons) > MAX_BLANK_ICON_SHARE * len(graph.nodes):
+        return Verdict(INCOMPLETE, f"{len(icons)} of {len(graph.nodes)} nodes are pictures "
+                       f"without text ({', '.join(sorted(set(icons))[:3])}): every twin "
+                       "would draw each as an empty box")
+    return None
+
+
+STROKED = frozenset({"tikz", "svg"})
+"""Formats whose edges are read from drawn strokes (the TikZ page, an SVG's paths), where one
+line drawn twice reads as two edges; draw.io, Graphviz and Mermaid state their edges."""
+
+
+def stroke_check(graph: Graph, fmt: str) -> Verdict | None:
+    """``None`` unless, in a drawing read from its strokes (:data:`STROKED`), two undirected,
+    unlabelled edges join the same two nodes: a line stroked twice in place (a highlighted
+    path drawn over the plain one, a casing under a line), which the picture shows as one
+    line and a twin would draw as two curves bent apart (:data:`INCOMPLETE`).  Parallel
+    arrows, or labelled lines, are told apart by the picture and stay."""
+    if fmt not in STROKED:
+        return None
+    seen: dict[frozenset, int] = {}
+    for e in graph.edges:
+        if not e.directed and not e.both_heads and not e.label.strip() \
+                and e.source is not None and e.target is not None:
+            key = frozenset((e.source, e.target))
+            seen[key] = seen.get(key, 0) + 1
+    twice = [k for k, n in seen.items() if n > 1]
+    if twice:
+        text = {n.id: n.text for n in graph.nodes}
+        show = ", ".join("–".join(repr(text.get(i, i)) for i in sorted(k)) for k in twice[:3])
+        return Verdict(INCOMPLETE, f"{len(twice)} lines stroked more than once between the "
+                       f"same two nodes ({show}): one line in the picture, several in a twin")
+    return None
+
+
+_STACKED = re.compile(r"\\(?:[dtc]?frac|nicefrac|sfrac|[dt]?binom|over|choose)(?![A-Za-z@])")
+
+
+def math_check(fmt: str, code: str | None) -> Verdict | None:
+    """``None`` unless a TikZ picture typesets fractions or binomials (``\\\\frac``,
+    ``\\\\nicefrac``, ``\\\\binom``…): the graph reader spells their parts run together
+    ("⅛₁₀" reads "810"), so every twin would write a label the picture does not show
+    (:data:`INCOMPLETE`)."""
+    if fmt != "tikz" or not code:
+        return None
+    body = grounding._COMMENT.sub("", code.split("\\begin{document}", 1)[-1])
+    found = sorted(set(_STACKED.findall(body)))
+    if found:
+        return Verdict(INCOMPLETE, f"labels typeset with {', '.join(found[:3])}: the reader "
+                       "spells a fraction's parts run together, not as drawn")
+    return None

@@ -10,18 +10,22 @@ Two ways to a target (:func:`plan`):
   ``structure``; TikZ and mxGraph keep the ``layout`` too (positions, sizes, shapes).
 
 Only diagrams whose structure graph is the diagram get attempts (:mod:`.gate`: a graph-like
-kind, edges all between nodes, labels that explain the text of the source's own drawing —
-that drawing is the ``svg`` twin too, exported once).  A diagram the gate leaves out
-(``twin_no_graph``, ``twin_not_a_graph``, ``twin_graph_incomplete``, ``twin_too_large``,
-``twin_export_failed`` when its drawing cannot be read) is one input row of the ledger.
+picture, edges all between nodes, labels that explain the text of the source's own drawing
+— that drawing is the ``svg`` twin too, exported once).  A diagram the gate leaves out
+(``twin_no_graph``, ``twin_type_unknown`` for an untyped picture, ``twin_not_a_graph``,
+``twin_graph_incomplete``, ``twin_too_large``, ``twin_export_failed`` when its drawing
+cannot be read) is one input row of the ledger.
 
 Then every twin is rendered like any diagram of its language (through its format handler:
 sanitised and rasterised, its graph built the same way), and compared
-(:func:`.compare.differences`).  Renders are batched per target language across all the
-diagrams given, so a caller with many diagrams (a benchmark) pays one pdflatex run per
-batch.  Every other attempt ends as a twin record or a rejection (a candidate of its
-diagram) with its reason; counts go to ``attempted.<source>.<target>`` (every diagram ×
-every other language, the gated ones too), ``verified.<…>`` and ``failed.<…>.<reason>``.
+(:func:`.compare.differences`); one that is the source's graph is then measured on its own
+engine's drawing at its published raster size (:mod:`.readable`: text too small, text
+overlapping), so a twin that cannot be read is not written either.  Renders are batched
+per target language across all the diagrams given, so a caller with many diagrams (a
+benchmark) pays one pdflatex run per batch.  Every other attempt ends as a twin record or
+a rejection (a candidate of its diagram) with its reason; counts go to
+``attempted.<source>.<target>`` (every diagram × every other language, the gated ones
+too), ``verified.<…>`` and ``failed.<…>.<reason>``.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from diagramforge.graphs.model import Graph
 from diagramforge.graphs.record import graph_columns
 from diagramforge.records import Refusal, Rejection, Unit, item_id
 from diagramforge.stage import Outcome
-from diagramforge.twin import gate
+from diagramforge.twin import gate, readable
 from diagramforge.twin.compare import as_text_nodes, differences
 from diagramforge.twin.layout import WriteError
 from diagramforge.twin.writers import (
@@ -62,6 +66,7 @@ class TwinReason(StrEnum):
     NONE_VERIFIED = "twin_none_verified"
     NO_GRAPH = "twin_no_graph"
     NOT_A_GRAPH = gate.NOT_A_GRAPH
+    UNTYPED = gate.UNTYPED
     INCOMPLETE = gate.INCOMPLETE
     TOO_LARGE = "twin_too_large"
     NO_EXPORT = "twin_no_svg_export"
@@ -69,6 +74,8 @@ class TwinReason(StrEnum):
     RENDER = "twin_render_failed"
     GRAPH = "twin_graph_failed"
     MISMATCH = "twin_graph_mismatch"
+    TOO_SMALL = readable.TOO_SMALL
+    OVERLAP = readable.OVERLAP
     DANGLING = "twin_dangling_edge"
     EMPTY = "twin_empty_graph"
 
@@ -100,12 +107,14 @@ class Twins:
 
     def __init__(self, handlers: dict[str, DiagramFormat], targets: list[str],
                  max_nodes: int, locator: Callable[[dict], str],
-                 min_text_share: float = gate.MIN_TEXT_SHARE):
+                 min_text_share: float = gate.MIN_TEXT_SHARE,
+                 min_text_px: float = readable.MIN_TEXT_PX):
         self.handlers = handlers
         self.targets = [t for t in targets if t in handlers]
         self.max_nodes = max_nodes
         self.locator = locator
         self.min_text_share = min_text_share
+        self.min_text_px = min_text_px
 
     # -- bookkeeping -------------------------------------------------------------------
     @staticmethod
@@ -138,8 +147,11 @@ class Twins:
                          "to verify a twin against")
             return None
         graph = Graph.from_json(row["graph"])
-        verdict = gate.structure_check(graph, row.get("diagram_type")) or \
-            gate.code_check(row.get("format") or "", row.get("code"))
+        fmt = row.get("format") or ""
+        verdict = gate.picture_check(row) or gate.structure_check(graph, None) or \
+            gate.label_check(graph) or gate.icon_check(graph) or \
+            gate.stroke_check(graph, fmt) or gate.code_check(fmt, row.get("code")) or \
+            gate.math_check(fmt, row.get("code"))
         if verdict is not None:
             self._refuse(out, row, verdict.reason, verdict.detail)
             return None
@@ -240,6 +252,7 @@ class Twins:
                 continue
             recs = {r["source_id"]: r for r in rendered.records}
             whys = {r.id: f"{r.reason}: {r.detail}" for r in rendered.rejections}
+            same: list[tuple[Attempt, dict]] = []
             for a, row in zip(chunk, rows, strict=True):
                 rec = recs.get(a.key)
                 if rec is None:
@@ -259,8 +272,36 @@ class Twins:
                 if diff:
                     self._fail(out, a, TwinReason.MISMATCH, "; ".join(diff))
                     continue
-                self._count(out, f"verified.{a.row['format']}.{a.target}")
-                out.records.append(self._record(a, rec))
+                same.append((a, rec))
+            self._readable(handler, same, out)
+
+    def _readable(self, handler: DiagramFormat, same: list[tuple[Attempt, dict]],
+                  out: Outcome) -> None:
+        """Keep the twins that are the source's graph *and* can be read as published
+        (:mod:`.readable`, on the twin engine's own drawing); ledger the others."""
+        if not same:
+            return
+        if handler.name == SVG:  # the source engine's drawing is the twin's code
+            drawings: list[str | Refusal] = [a.code or "" for a, _ in same]
+        else:
+            try:
+                drawings = handler.export_svg([rec for _, rec in same])
+            except Exception as exc:  # noqa: BLE001 - an engine crash fails this batch only
+                drawings = [Refusal(TwinReason.EXPORT, repr(exc)[:300])] * len(same)
+        for (a, rec), drawing in zip(same, drawings, strict=True):
+            if isinstance(drawing, Refusal):
+                self._fail(out, a, TwinReason.EXPORT, "the twin's own drawing, whose text "
+                           f"is measured: {drawing.reason}: {drawing.detail}")
+                continue
+            try:
+                why = readable.unreadable(drawing, rec["image"], self.min_text_px)
+            except Exception as exc:  # noqa: BLE001 - an unreadable drawing: a reason
+                why = (TwinReason.EXPORT, f"the twin's drawing could not be read: {exc!r}")
+            if why is not None:
+                self._fail(out, a, *why)
+                continue
+            self._count(out, f"verified.{a.row['format']}.{a.target}")
+            out.records.append(self._record(a, rec))
 
     @staticmethod
     def _record(a: Attempt, rec: dict) -> dict:

@@ -28,3 +28,8 @@ class TwinParams(Section):
     """Share of the text runs on a diagram's own render that must be in a node text or an
     edge label of its graph for it to be twinned: below it the graph does not explain the
     drawing (``twin_graph_incomplete``; ``twin/gate.py``)."""
+    min_text_px: Annotated[float, Field(ge=0.0)] = 10.0
+    """Smallest font size, in pixels of its published raster, a twin may set any text at:
+    a twin shrunk below it (a dense graph laid out wide, an org chart) is not written
+    (``twin_text_too_small``; ``twin/readable.py``), nor is one whose text runs overlap
+    (``twin_text_overlaps``)."""

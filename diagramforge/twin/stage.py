@@ -3,13 +3,15 @@
 After ``split`` (like edit and augment), so a twin inherits its diagram's split and the
 ``translation`` config can never put a diagram and its twin on two sides; the publish
 stage checks it again (``task_split_mismatch``).  One diagram per unit.  A diagram whose
-structure graph is not the diagram (``twin/gate.py``: ``twin_not_a_graph``,
-``twin_graph_incomplete``; also ``twin_no_graph``, ``twin_too_large``) is an input rejection
-with that reason; the others' attempts are candidates, ledgered with their reason when they
-fail, and a diagram with no verified twin is an input rejection (``twin_none_verified``),
-so the books balance.  ``metrics/twin.json``
-holds ``attempted.<source>.<target>``, ``verified.<…>`` and ``failed.<…>.<reason>``: the
-coverage matrix (``benchmarks/twins.py`` prints it on real corpora).
+structure graph is not the diagram (``twin/gate.py``: ``twin_type_unknown``,
+``twin_not_a_graph``, ``twin_graph_incomplete``; also ``twin_no_graph``, ``twin_too_large``)
+is an input rejection with that reason; the others' attempts are candidates, ledgered with
+their reason when they fail (a twin that is not the source's graph, or that cannot be read
+as published: ``twin_text_too_small``, ``twin_text_overlaps``), and a diagram with no
+verified twin is an input rejection (``twin_none_verified``), so the books balance.
+``metrics/twin.json`` holds ``attempted.<source>.<target>``, ``verified.<…>`` and
+``failed.<…>.<reason>``: the coverage matrix (``benchmarks/twins.py`` prints it on real
+corpora).
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ class TwinStage(RendersFormats, Stage):
     upstream = "split"
     output_schema: ClassVar[pa.Schema] = TWIN_SCHEMA
     reads = ("id", "format", "code", "image", "split", "graph", "group")
-    """``diagram_type`` too when the filters wrote it (the twin gate: graph-like kinds)."""
+    """``diagram_type`` and ``graph_like`` too when the filters wrote them (the twin gate:
+    graph-like pictures, ``vocabulary.picture_graph_like``)."""
     writes = tuple(TWIN_SCHEMA.names)
     expands = True
     funnel: ClassVar[bool] = False
@@ -77,7 +80,7 @@ class TwinStage(RendersFormats, Stage):
                                                  id=row["id"])])
         cfg = self.params.twin
         out = Twins(self.formats(), cfg.targets, cfg.max_nodes, self.locator,
-                    cfg.min_text_share).make([row])
+                    cfg.min_text_share, cfg.min_text_px).make([row])
         if not out.records and not any(r.unit == Unit.INPUT for r in out.rejections):
             out.rejections.append(Rejection(self.locator(row), TwinReason.NONE_VERIFIED,
                                             "no twin was verified", id=row["id"]))

@@ -27,9 +27,21 @@ from dataclasses import dataclass
 from xml.sax.saxutils import quoteattr
 
 from diagramforge.formats.tikz import STANDALONE_CLASS
-from diagramforge.graphs.model import Graph
+from diagramforge.graphs.model import Graph, Node
 from diagramforge.graphs.tikz.text import SYMBOLS
-from diagramforge.twin.layout import WriteError, check_expressible, place
+from diagramforge.twin.layout import (
+    UNDRAWABLE,
+    Font,
+    WriteError,
+    check_expressible,
+    check_lanes,
+    check_overlaps,
+    check_through,
+    containers,
+    fit_boxes,
+    nesting,
+    place,
+)
 
 STRUCTURE = "structure"
 LAYOUT = "layout"
@@ -132,35 +144,13 @@ _DOT_SHAPES = {"rectangle": "box", "rounded": "box", "ellipse": "ellipse", "rhom
                "container": "box"}
 
 
+DRAWN_SHAPES = frozenset(_DOT_SHAPES)
+"""Shapes every writer draws as themselves (through :func:`shape_of`): any other shape is
+drawn as a box."""
+
+
 def _dot_str(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def holders(g: Graph, tolerance: float = 1.0) -> list[str]:
-    """Texts of the nodes whose box holds another node's box: containers, groups, swimlanes,
-    a UML class's compartments' frame.  A structure-only writer (DOT, Mermaid) would draw
-    each as one more loose box beside what it held; the layout writers draw it in place."""
-    boxed = [n for n in g.nodes if n.bbox and len(n.bbox) == 4]
-    out = []
-    for a in boxed:
-        ax, ay, aw, ah = a.bbox  # type: ignore[misc]
-        for b in boxed:
-            if b is a:
-                continue
-            bx, by, bw, bh = b.bbox  # type: ignore[misc]
-            if bw * bh < aw * ah and ax - tolerance <= bx and ay - tolerance <= by \
-                    and bx + bw <= ax + aw + tolerance and by + bh <= ay + ah + tolerance:
-                out.append(a.text)
-                break
-    return out
-
-
-def _refuse_holders(g: Graph, language: str) -> None:
-    held = holders(g)
-    if held:
-        show = ", ".join(map(repr, held[:3]))
-        raise WriteError(UNDRAWABLE, f"{len(held)} nodes hold others ({show}): a {language} "
-                         "twin would draw each as a loose box")
 
 
 def _wide(g: Graph) -> bool:
@@ -179,12 +169,14 @@ node's loops on one side (east; north when left-right) with their labels edge to
 
 def to_dot(g: Graph) -> str:
     """``digraph`` with Graphviz's own layout and edge routing (left to right when the
-    source is wide); undirected edges as ``dir=none``.  Where Graphviz's routing alone lets
-    edges or labels meet, each is given its own side of its nodes by compass ports: a
-    node's second and further loops, and edges joining the same two nodes (a 2-cycle's two
-    splines otherwise run almost on top of each other, their labels edge to edge)."""
+    source is wide); undirected edges as ``dir=none``; a container (a swimlane, a group's
+    frame) as a ``cluster`` around what it holds, titled with its text.  Where Graphviz's
+    routing alone lets edges or labels meet, each is given its own side of its nodes by
+    compass ports: a node's second and further loops, and edges joining the same two nodes
+    (a 2-cycle's two splines otherwise run almost on top of each other, their labels edge
+    to edge)."""
     check_expressible(g)
-    _refuse_holders(g, "DOT")
+    nest = nesting(g, "DOT")
     ids = _ids(g)
     wide = _wide(g)
     # components packed in an array, so a graph of many small parts is not one long row —
@@ -194,12 +186,22 @@ def to_dot(g: Graph) -> str:
     lines = ["digraph twin {", *([] if labelled else ['  pack=true; packmode="array_u";']),
              *(["  rankdir=LR;"] if wide else []),
              '  node [fontname="DejaVu Sans"];', '  edge [fontname="DejaVu Sans"];']
-    for n in g.nodes:
-        attrs = [f"label={_dot_str(n.text)}",
-                 f"shape={_DOT_SHAPES.get(shape_of(n.shape), 'box')}"]
-        if shape_of(n.shape) == "rounded":
-            attrs.append('style="rounded"')
-        lines.append(f"  {ids[n.id]} [{', '.join(attrs)}];")
+
+    def emit(holder: str | None, indent: str) -> None:
+        for n in nest.children(g, holder):
+            if n.id in nest.holders:
+                lines.extend([f"{indent}subgraph cluster_{ids[n.id]} {{",
+                              f"{indent}  label={_dot_str(n.text)};"])
+                emit(n.id, indent + "  ")
+                lines.append(f"{indent}}}")
+                continue
+            attrs = [f"label={_dot_str(n.text)}",
+                     f"shape={_DOT_SHAPES.get(shape_of(n.shape), 'box')}"]
+            if shape_of(n.shape) == "rounded":
+                attrs.append('style="rounded"')
+            lines.append(f"{indent}{ids[n.id]} [{', '.join(attrs)}];")
+
+    emit(None, "  ")
     sides = ("n", "s") if wide else ("w", "e")  # beside the direction ranks run in
     loops: dict[str | None, int] = {}
     for e, r in zip(g.edges, routes(g), strict=True):
@@ -226,7 +228,6 @@ _MERMAID_SHAPES = {"rectangle": ("[", "]"), "rounded": ("(", ")"), "ellipse": ("
 _MERMAID_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _MERMAID_CODE = re.compile(r"#\w+;")
 UNEXPRESSIBLE = "twin_text_unexpressible"
-UNDRAWABLE = "twin_structure_undrawable"
 
 
 def _mermaid_str(s: str) -> str:
@@ -246,11 +247,12 @@ parallel or opposite edges: at the defaults dagre puts a loop's label on its nei
 
 
 def to_mermaid(g: Graph) -> str:
-    """A ``flowchart``, top-down (left-right when the source drew it wider than tall).
-    Mermaid draws one loop per node (a second loop's curve and label are lost from the
-    drawing, though its parse keeps it): such a graph is refused."""
+    """A ``flowchart``, top-down (left-right when the source drew it wider than tall); a
+    container as a ``subgraph`` around what it holds.  Mermaid draws one loop per node (a
+    second loop's curve and label are lost from the drawing, though its parse keeps it):
+    such a graph is refused."""
     check_expressible(g)
-    _refuse_holders(g, "Mermaid")
+    nest = nesting(g, "Mermaid")
     looped = [e.source for e in g.edges if e.source == e.target]
     if len(looped) != len(set(looped)):
         text = {n.id: n.text for n in g.nodes}
@@ -265,9 +267,18 @@ def to_mermaid(g: Graph) -> str:
     lines = ([f"---\nconfig:\n  flowchart:\n    nodeSpacing: {MERMAID_SPACING}\n"
               f"    rankSpacing: {MERMAID_SPACING}\n---"] if dense else []) + [
         f"flowchart {'LR' if wide else 'TD'}"]
-    for n in g.nodes:
-        a, b = _MERMAID_SHAPES.get(shape_of(n.shape), ("[", "]"))
-        lines.append(f"  {ids[n.id]}{a}{_mermaid_str(n.text)}{b}")
+
+    def emit(holder: str | None, indent: str) -> None:
+        for n in nest.children(g, holder):
+            if n.id in nest.holders:
+                lines.append(f"{indent}subgraph {ids[n.id]}[{_mermaid_str(n.text)}]")
+                emit(n.id, indent + "  ")
+                lines.append(f"{indent}end")
+                continue
+            a, b = _MERMAID_SHAPES.get(shape_of(n.shape), ("[", "]"))
+            lines.append(f"{indent}{ids[n.id]}{a}{_mermaid_str(n.text)}{b}")
+
+    emit(None, "  ")
     for e in g.edges:
         arrow = "-->" if e.directed else "<-->" if e.both_heads else "---"
         label = f"|{_mermaid_str(e.label)}|" if e.label.strip() else ""
@@ -275,7 +286,8 @@ def to_mermaid(g: Graph) -> str:
     # many separate parts: invisible links (laid out, never drawn, not in the graph) stack
     # them in columns, so the drawing is a grid rather than one long row
     order = {n.id: k for k, n in enumerate(g.nodes)}
-    heads = [ids[min(c, key=order.__getitem__)] for c in _components(g)]
+    heads = [ids[min(c, key=order.__getitem__)] for c in _components(g)
+             if not c <= nest.holders]  # a subgraph is no part: what it holds is
     cols = math.ceil(math.sqrt(len(heads)))
     lines += [f"  {heads[k]} ~~~ {heads[k + cols]}" for k in range(len(heads) - cols)]
     return "\n".join(lines) + "\n"
@@ -293,11 +305,24 @@ def _components(g: Graph) -> list[set[str]]:
 _TEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                 "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
                 "^": r"\textasciicircum{}"}
-_TIKZ_SHAPES = {"ellipse": "ellipse", "rhombus": "diamond", "hexagon": "regular polygon, "
-                "regular polygon sides=6", "cylinder": "cylinder, shape border rotate=90",
+_TIKZ_SHAPES = {"ellipse": "ellipse", "rhombus": "diamond",
+                # a hexagon pointed left and right, sized to its text (a regular polygon is
+                # circumscribed about its text box: a wide label made a hexagon wider than
+                # the gap to its neighbours, which it covered)
+                "hexagon": "signal, signal to=east and west, signal pointer angle=120",
+                "cylinder": "cylinder, shape border rotate=90",
                 "rounded": "rectangle, rounded corners", "text": "rectangle, draw=none"}
-TIKZ_WIDTH_PT = 460.0
-"""A twin wider than this (a page's text width) is scaled down to fit."""
+TIKZ_FONT = Font(char=5.0, line=11.0, pad=6.0)
+"""``\\small`` Computer Modern (9 pt) in pt: a character a little wider than its mean
+advance, a line's baselineskip, twice the nodes' inner sep and a little air."""
+TIKZ_MAX_SPREAD = 3.0
+TIKZ_GROWTH = {"ellipse": 1.42, "rhombus": 2.0}
+"""How much wider and taller than its text TikZ draws a shape set round it: an ellipse
+through its text box's corners (√2), a diamond (2)."""
+
+
+def _tikz_growth(n: Node) -> float:
+    return TIKZ_GROWTH.get(shape_of(n.shape), 1.0)
 
 
 def _math_symbols() -> dict[str, str]:
@@ -322,12 +347,24 @@ def _tex_char(c: str) -> str:
 
 
 def _tex(s: str) -> str:
+    """``s`` as TeX, its lines broken by ``\\\\{}``: a line that opens with ``[``
+    ("[Structured Authn]") would be ``\\\\``'s optional length after a bare break."""
     lines = ["".join(_tex_char(c) for c in ln) for ln in s.split("\n")]
-    return r" \\ ".join(lines)
+    return r" \\{} ".join(lines)
 
 
 TIKZ_BEND = 30
 """Degrees a pair of edges between the same two nodes bend apart (each side)."""
+TIKZ_BEND_STEP = 15
+"""Degrees each further edge between the same two nodes bends past the pair's: five
+control lines between a switch matrix and its device under test bent 60° and 120° (loops
+round half the drawing), now 30° and 45°."""
+
+
+def tikz_bend(side: float) -> float:
+    """The bend of the edge at ``side`` slots from the straight line (±½ for a pair)."""
+    side = abs(side)
+    return TIKZ_BEND * 2 * side if side <= 0.5 else TIKZ_BEND + TIKZ_BEND_STEP * (side - 0.5)
 
 
 TIKZ_SCALE = {"mxgraph": 0.75, "mermaid": 0.75, "svg": 0.75}
@@ -337,23 +374,35 @@ Graphviz's in pt), so a twin's text fits boxes made for the source's."""
 
 def to_tikz(g: Graph, unit: float = 1.0) -> str:
     """A standalone TikZ picture: nodes at the source's positions and sizes (× ``unit``, in
-    pt), in their shapes; edges as straight arrows, their labels on them — but edges between
-    the same two nodes (parallel or opposite) bent apart, each label outside its own bend,
-    and loops on a node each on another side (:func:`routes`)."""
+    pt), in their shapes, each box grown to hold its text and the centres spread to keep them
+    apart (:func:`~.layout.fit_boxes`: scaling the picture down to a page's width while the
+    text kept its size is what made labels spill over their boxes); a container drawn first,
+    as a frame around what it holds with its label at its top; edges as straight arrows,
+    their labels on them — but edges between the same two nodes (parallel or opposite) bent
+    apart, each label outside its own bend, and loops on a node each on another side
+    (:func:`routes`)."""
     check_expressible(g)
-    placed = place(g)
+    check_lanes(g, "TikZ")
+    check_overlaps(g, "TikZ")
+    boxes = fit_boxes(g, unit, TIKZ_FONT, TIKZ_MAX_SPREAD, growth=_tikz_growth)
+    check_overlaps(g, "TikZ", boxes)
+    check_through(g, boxes, "TikZ")
+    held = set(containers(g).values()) if place(g).from_source else set()
     ids = _ids(g)
-    right = max(x + w for x, _, w, _ in placed.boxes.values())
-    k = min(unit, TIKZ_WIDTH_PT / right) if right > 0 else unit
-    body = [rf"\begin{{tikzpicture}}[x={k:.4f}pt, y={k:.4f}pt, every node/.style="
+    body = [r"\begin{tikzpicture}[x=1pt, y=1pt, every node/.style="
             r"{draw, align=center, inner sep=2pt, font=\small}]"]
-    for n in g.nodes:
-        x, y, w, h = placed.boxes[n.id]
-        shape = _TIKZ_SHAPES.get(shape_of(n.shape), "rectangle")
-        body.append(rf"  \node[{shape}, minimum width={w * k:.1f}pt, minimum height="
-                    rf"{h * k:.1f}pt] ({ids[n.id]}) at ({x + w / 2:.1f}, {-(y + h / 2):.1f}) "
+    order = sorted(g.nodes, key=lambda n: (n.id not in held,
+                                           -boxes[n.id][2] * boxes[n.id][3]))
+    for n in order:
+        x, y, w, h = boxes[n.id]
+        if n.id in held:  # the label on top, the frame around what it holds
+            shape = rf"rectangle, text height=7pt, text depth={max(h - 11.0, 0.0):.1f}pt"
+        else:
+            shape = _TIKZ_SHAPES.get(shape_of(n.shape), "rectangle")
+        body.append(rf"  \node[{shape}, minimum width={w:.1f}pt, minimum height="
+                    rf"{h:.1f}pt] ({ids[n.id]}) at ({x + w / 2:.1f}, {-(y + h / 2):.1f}) "
                     rf"{{{_tex(n.text)}}};")
-    for e, r in zip(g.edges, routes(g, placed.boxes), strict=True):
+    for e, r in zip(g.edges, routes(g, boxes), strict=True):
         a, b = ids[e.source], ids[e.target]  # type: ignore[index]
         tip = "->" if e.directed else "<->" if e.both_heads else "-"
         where = "midway, fill=white"
@@ -366,14 +415,15 @@ def to_tikz(g: Graph, unit: float = 1.0) -> str:
             # the pair's frame: the first edge's direction; an edge drawn the other way
             # bends to its own other side to land on the same one
             side = r.offset if r.forward else -r.offset
-            path = f"to[bend {'left' if side > 0 else 'right'}={TIKZ_BEND * 2 * abs(side):g}]"
+            path = f"to[bend {'left' if side > 0 else 'right'}={tikz_bend(side):g}]"
             where = "midway, auto" + ("" if side > 0 else ", swap")  # outside the bend
         label = (rf" node[{where}, draw=none, font=\scriptsize] {{{_tex(e.label)}}}"
                  if e.label.strip() else "")
         body.append(rf"  \draw[{tip}] ({a}) {path}{label} ({b if a != b else a});")
     body.append(r"\end{tikzpicture}")
     return "\n".join([STANDALONE_CLASS, r"\usepackage[T1]{fontenc}", r"\usepackage{tikz}",
-                      r"\usetikzlibrary{shapes.geometric}", r"\begin{document}", *body,
+                      r"\usetikzlibrary{shapes.geometric, shapes.symbols}",
+                      r"\begin{document}", *body,
                       r"\end{document}", ""])
 
 
@@ -414,52 +464,35 @@ def _mx_points(box_a: tuple[float, ...], box_b: tuple[float, ...], r: Route
     return [((ax + bx) / 2 + ux * step, (ay + by) / 2 + uy * step)]
 
 
-MX_CHAR, MX_LINE, MX_PAD = 7.0, 15.0, 10.0
-"""draw.io's default label (12 px Helvetica): a character's width and a line's height, and
-the room a label needs around it, in px."""
+MX_FONT = Font(char=7.0, line=15.0, pad=10.0)
+"""draw.io's default label (12 px Helvetica), in px: a TeX text box fits its 10 pt text
+exactly, draw.io's 12 px label would wrap and spill, so boxes are sized from the text."""
 MX_MAX_SPREAD = 3.0
-
-
-def mx_boxes(g: Graph, unit: float = 1.0) -> dict[str, tuple[float, float, float, float]]:
-    """Each node's draw.io box (x, y, w, h in px, 20 px from the page's corner): the source's
-    box × ``unit``, grown about its centre to hold its label at draw.io's font (a TeX text box
-    fits its 10 pt text exactly, draw.io's 12 px label would wrap and spill); the centres are
-    spread by the one factor (≤ :data:`MX_MAX_SPREAD`) that keeps grown boxes as far apart as
-    the source's were, so positions keep their relations."""
-    placed = place(g)
-    need: dict[str, tuple[float, float]] = {}
-    spread = 1.0
-    for n in g.nodes:
-        _, _, w, h = (v * unit for v in placed.boxes[n.id])
-        lines = n.text.split("\n") if n.text else [""]
-        nw = max(len(ln) for ln in lines) * MX_CHAR + MX_PAD
-        nh = len(lines) * MX_LINE + MX_PAD
-        need[n.id] = (max(w, nw), max(h, nh))
-        spread = max(spread, need[n.id][0] / max(w, 1.0), need[n.id][1] / max(h, 1.0))
-    spread = min(spread, MX_MAX_SPREAD)
-    out = {}
-    for n in g.nodes:
-        x, y, w, h = (v * unit for v in placed.boxes[n.id])
-        cx, cy = (x + w / 2) * spread, (y + h / 2) * spread
-        nw, nh = need[n.id]
-        out[n.id] = (cx - nw / 2, cy - nh / 2, nw, nh)
-    x0 = min(b[0] for b in out.values())
-    y0 = min(b[1] for b in out.values())
-    return {i: (x - x0 + 20, y - y0 + 20, w, h) for i, (x, y, w, h) in out.items()}
+MX_CONTAINER = "rounded=0;fillColor=none;verticalAlign=top;"
+"""A container's frame: no fill (what it holds shows through), its label at its top."""
 
 
 def to_mxgraph(g: Graph, unit: float = 1.0) -> str:
     """An uncompressed ``<mxGraphModel>``: vertices at the source's boxes (× ``unit``) in its
-    shapes, plain-text labels; edges between them (``endArrow=none`` when undirected),
-    parallel and opposite ones routed apart through waypoints, loops each on another side
-    (:func:`routes`)."""
+    shapes, grown to hold their labels (:func:`~.layout.fit_boxes`), plain-text labels; a
+    container first, a frame with its label at its top around what it holds; edges between
+    them (``endArrow=none`` when undirected), parallel and opposite ones routed apart through
+    waypoints, loops each on another side (:func:`routes`)."""
     check_expressible(g)
     ids = _ids(g)
     cells = ['<mxCell id="0"/>', '<mxCell id="1" parent="0"/>']
-    boxes = mx_boxes(g, unit)
-    for n in g.nodes:
+    check_lanes(g, "draw.io")
+    check_overlaps(g, "draw.io")
+    boxes = fit_boxes(g, unit, MX_FONT, MX_MAX_SPREAD)
+    check_overlaps(g, "draw.io", boxes)
+    check_through(g, boxes, "draw.io")
+    held = set(containers(g).values()) if place(g).from_source else set()
+    for n in sorted(g.nodes, key=lambda n: (n.id not in held,
+                                           -boxes[n.id][2] * boxes[n.id][3])):
         x, y, w, h = boxes[n.id]
-        style = _MX_SHAPES.get(shape_of(n.shape), "rounded=0;") + "whiteSpace=wrap;html=0;"
+        style = (MX_CONTAINER if n.id in held else _MX_SHAPES.get(shape_of(n.shape),
+                                                                   "rounded=0;")) \
+            + "whiteSpace=wrap;html=0;"
         cells.append(f'<mxCell id="{ids[n.id]}" value={quoteattr(n.text)} style="{style}" '
                      f'vertex="1" parent="1"><mxGeometry x="{x:.1f}" y="{y:.1f}" '
                      f'width="{w:.1f}" height="{h:.1f}" as="geometry"/></mxCell>')

@@ -126,3 +126,55 @@ def test_the_gallery_names_each_render_by_what_its_bytes_are(tmp_path):
     data = json.loads(text[text.index("{"):text.rindex("}") + 1])
     assert data["diagrams"]["a"]["img"] == "a.webp" and data["diagrams"]["b"]["img"] == "b.png"
     assert '"img/" + (d.img' in index.read_text()
+
+
+@needs_chromium
+def test_the_detail_view_draws_the_graph_over_the_render_with_type_evidence_and_twins(
+        tmp_path):
+    """The structure graph is laid over the render (a box per node, a line per edge, its
+    label on it), the type shows the evidence that decided it, a twin shows its render."""
+    import pandas as pd
+    from playwright.sync_api import sync_playwright
+
+    from diagramforge.formats.drawio_render import CHROMIUM_ARGS
+    from diagramforge.publish.gallery import write_gallery
+    from tests.cards.test_overlay import GRAPH, render
+
+    png = render(GRAPH, 150 / 96, 23, 17)  # draw.io units (px) at 150 dpi
+    df = pd.DataFrame([{"id": "d1", "format": "mxgraph", "code": "<mxGraphModel/>",
+                        "image": png, "graph": GRAPH.to_json(), "diagram_type": "flowchart",
+                        "diagram_type_source": "code",
+                        "diagram_type_evidence": "draw.io shapes: rhombus, process"},
+                       {"id": "d2", "format": "mxgraph", "code": "<x/>", "image": png}])
+    twins = pd.DataFrame([{"id": "t1", "diagram_id": "d1", "pair": "mxgraph->dot",
+                           "method": "graph-to-dot", "target_code": "digraph {}",
+                           "target_image": png}])
+    index = write_gallery(df, {"translation": twins}, tmp_path, "t", dpi=150)
+    errors = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                     headless=True)
+        page = browser.new_page(viewport={"width": 1100, "height": 900})
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(index.as_uri())
+        page.click("#grid .card[data-id=d1]")
+        assert page.locator("#d-graph rect").count() == 3
+        assert page.locator("#d-graph line").count() == 2  # the free-ended edge is not drawn
+        assert page.locator("#d-graph text").all_text_contents() == ["next"]
+        assert page.locator("#d-graph rect title").all_text_contents() == ["Load", "Train",
+                                                                            "Test"]
+        assert "3 nodes, 2 edges" in page.locator("#d-graph-count").inner_text()
+        kind = page.locator("#d-type").inner_text()
+        assert "flowchart" in kind and "code" in kind and "rhombus, process" in kind
+        twin = page.locator("#d-tasks .task img")
+        assert twin.count() == 1 and twin.evaluate("e => e.naturalWidth") > 0
+        page.screenshot(path=str(tmp_path / "detail.png"), full_page=True)
+        page.uncheck("#d-show-graph")
+        assert not page.locator("#d-graph").is_visible()
+        page.click("#close")
+        page.click("#grid .card[data-id=d2]")  # no graph: nothing drawn, said so
+        assert page.locator("#d-graph").count() == 0
+        assert "none" in page.locator("#d-graph-count").inner_text()
+        browser.close()
+    assert errors == []

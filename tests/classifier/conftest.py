@@ -1,6 +1,7 @@
 """Test data for the classifier: boxes-and-arrows diagrams drawn with PIL, with matching code.
 
-The code is what a render record carries (TikZ nodes joined by edges → graph, by its code);
+The code is what a render record carries (round nodes joined by edges with a cycle → graph,
+by its code);
 it is never compiled here, so these tests need no TeX.
 """
 
@@ -30,9 +31,13 @@ def diagram(seed: int) -> tuple[bytes, str]:
     for i, (x, y) in enumerate(boxes):
         d.rectangle([x, y, x + 50, y + 24], outline="black", fill=fill, width=2)
         d.text((x + 6, y + 6), f"n{i}", fill="black")
-    nodes = "\n".join(f"\\node[draw] (n{i}) at ({x / 50:.1f},{-y / 50:.1f}) {{Step {i}}};"
-                      for i, (x, y) in enumerate(boxes))
-    edges = "\n".join(f"\\draw[->] (n{r.randrange(i)}) -- (n{i});" for i in range(1, n))
+    nodes = "\n".join(f"\\node[draw, circle] (n{i}) at ({x / 50:.1f},{-y / 50:.1f}) "
+                      f"{{$n_{i}$}};" for i, (x, y) in enumerate(boxes))
+    # a spanning tree plus one edge closing a cycle: a graph by its code (math in round
+    # nodes, not a tree), whatever the random layout
+    links = [(r.randrange(i), i) for i in range(1, n)]
+    links.append((n - 1, next(j for j in range(n - 1) if (j, n - 1) not in links)))
+    edges = "\n".join(f"\\draw[->] (n{a}) -- (n{b});" for a, b in links)
     code = ("\\documentclass{standalone}\\usepackage{tikz}\\begin{document}\n"
             f"\\begin{{tikzpicture}}\n{nodes}\n{edges}\n\\end{{tikzpicture}}\n\\end{{document}}")
     return png_bytes(img), code

@@ -8,6 +8,7 @@ from diagramforge.classifier.decide import (
     IMAGE_DRAWN,
     REJECTED,
     UNCERTAIN,
+    UNKNOWN,
     decide,
 )
 from diagramforge.classifier.evidence import Evidence
@@ -38,13 +39,41 @@ def test_charts_with_code_are_kept_and_labelled() -> None:
     assert v.keep and v.metrics["diagram_type"] == "bar_chart"
 
 
-def test_silent_drawing_never_becomes_a_photo() -> None:
-    """The issue's grids of squares typed "photo": a drawing takes the image's best drawable
-    kind, and an unsure image does not reject it."""
-    typed = decide(Evidence(None, "tikz.silent"), PHOTO, CFG)
-    assert (typed.label, typed.source, typed.prob) == ("bar_chart", IMAGE_DRAWN, 0.2)
-    assert typed.image_label == "natural_image"
-    assert verdict(typed, CFG).keep
+def test_silent_drawing_is_unknown_not_a_guess() -> None:
+    """A drawing no rule names: the image's best guess below ``second_opinion`` is not
+    published as its type (the old fallback made physics sketches architecture diagrams);
+    the type is unknown, kept, counted, and no graph rows are written from it."""
+    typed = decide(Evidence(None, "tikz.silent", family="diagram"), PHOTO, CFG)
+    assert (typed.label, typed.source, typed.family, typed.graph_like) == (
+        None, UNKNOWN + "silent", "diagram", False)
+    assert typed.image_label == "natural_image" and "bar_chart p=0.2" in typed.evidence
+    v = verdict(typed, CFG)
+    assert v.keep and v.metrics["diagram_type"] is None
+    assert v.metrics["diagram_family"] == "diagram"
+
+
+def test_a_sure_image_is_a_second_opinion_within_the_code_s_family() -> None:
+    sure = decide(Evidence(None, "tikz.silent", family="diagram"),
+                  {"tree": 0.95, "bar_chart": 0.05}, CFG)
+    assert (sure.label, sure.source, sure.prob, sure.graph_like) == (
+        "tree", IMAGE_DRAWN, 0.95, False)
+    contradicted = decide(Evidence(None, "tikz.silent", family="diagram"),
+                          {"bar_chart": 0.95, "tree": 0.05}, CFG)
+    assert (contradicted.label, contradicted.source, contradicted.family) == (
+        None, UNKNOWN + "unsure", "diagram")
+    no_family = decide(Evidence(None, "tikz.silent"), {"line_chart": 0.6,
+                                                      "bar_chart": 0.35, "tree": 0.05}, CFG)
+    assert (no_family.label, no_family.family) == (None, "chart")
+
+
+def test_graph_like_is_the_picture_s_own() -> None:
+    """The code's own verdict where it gives one (a sequence diagram is UML, no node-link
+    drawing), the kind's otherwise; a graph without links is never graph-like."""
+    seq = decide(Evidence("uml", "tikz.uml_package", graph_like=False), PHOTO, CFG)
+    cls = decide(Evidence("uml", "tikz.uml_package"), PHOTO, CFG)
+    assert (seq.graph_like, cls.graph_like) == (False, True)
+    assert decide(Evidence("tree", "tikz.child"), PHOTO, CFG, links=0).graph_like is False
+    assert decide(Evidence("tree", "tikz.child"), PHOTO, CFG, links=3).graph_like is True
 
 
 def test_image_alone_decides_for_pdf_cutouts() -> None:

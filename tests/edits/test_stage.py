@@ -23,9 +23,13 @@ CONTRACT = {"id", "diagram_id", "format", "split", "config", "source_code", "sou
 def _rendered(params, fmt: str, code: str) -> dict:  # noqa: ANN001
     row = empty_record(id=make_id(fmt, code), format=fmt, code=code, split="train",
                        source_id=f"test:{fmt}")
-    out = instantiate(params, lambda r: r["source_id"])[fmt].render([row])
+    handler = instantiate(params, lambda r: r["source_id"])[fmt]
+    out = handler.render([row])
     assert out.records, out.rejections
-    return out.records[0]
+    rec = out.records[0]
+    if not rec.get("graph"):  # as the render stage fills it
+        rec["graph"] = handler.to_graph(rec).to_json()
+    return {**rec, "diagram_type": "flowchart"}
 
 
 def test_svg_pairs_are_verified_and_differ(params):
@@ -148,3 +152,14 @@ def test_a_diagram_editing_does_not_take_gets_no_edits_and_no_rejection(tmp_path
     assert stats.extra["not_selected.editing.tokens_below"] == 1
     table = ShardSet(stage_paths(params, "edit").records, EDIT_SCHEMA).read_all()
     assert set(table.column("diagram_id").to_pylist()) == {big["id"]}
+
+
+def test_a_picture_that_is_not_a_graph_gets_no_edits_and_no_rejection(params):
+    """Edit referents name nodes and edges; of a chart (or an untyped picture) they would
+    name its tick labels: such a picture is left out of editing, counted, not ledgered."""
+    stage = EditStage(params)
+    row = _rendered(params, "svg", SVG_RICH)
+    for label in ("bar_chart", None):
+        out = stage.process(stage.units([{**row, "diagram_type": label}])[0])
+        assert out.records == [] and out.rejections == [] and out.not_selected == 1
+        assert out.extra == {"not_selected.editing.not_a_graph": 1}

@@ -89,7 +89,7 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> dict:
             gen.append({**dict.fromkeys(GENERATION_COLUMNS), "id": gid, "format": "svg",
                         "code": got.code, "image": got.image, "graph": got.graph.to_json(),
                         "tokens": count_tokens(got.code), "split": "test",
-                        "licence": "cc-by-4.0"})
+                        "licence": "cc-by-4.0", "diagram_type": "flowchart"})
     configs = write_generation(pd.DataFrame(gen), root)
 
     done = compose(DOT_SOURCE, "dot", 2, random.Random(3))
@@ -135,9 +135,9 @@ def _twins(params, row: dict) -> list[dict]:  # noqa: ANN001 - Params
     from diagramforge.twin.make import Twins
 
     formats = instantiate(params, lambda r: str(r.get("id")))
-    try:
+    try:  # typed as the diagram_type filter types it: the twin gate twins graph-like pictures
         out = Twins(formats, ["dot"], 200, lambda r: str(r.get("id"))).make(
-            [{**row, "group": "g"}])
+            [{**row, "group": "g", "diagram_type": "flowchart", "graph_like": True}])
     finally:
         for h in formats.values():
             h.close()

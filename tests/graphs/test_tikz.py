@@ -53,6 +53,7 @@ from diagramforge.graphs.tikz import (  # noqa: E402
     merge_graphs,
     pdf_graph,
     tikz_graph_report,
+    tikz_source_graph,
     tikz_source_graphs,
 )
 from diagramforge.graphs.tikz.options import _tips  # noqa: E402
@@ -480,3 +481,82 @@ def test_a_double_arrow_is_undirected_with_both_heads() -> None:
     # a graph without double arrows is the same JSON as before the field existed
     assert '"both_heads"' not in Graph(nodes=g.nodes, edges=g.edges[1:2]).to_json()
     assert Graph.from_json(g.to_json()) == g
+
+
+DECISION_TREE = r"""\begin{tikzpicture}[node distance=2cm,
+  every node/.style={draw, rounded corners}]
+\node (root) {Outlook?};
+\node (hum) [below left of=root] {Humidity?};
+\node (play) [below of=root] {Play};
+\node (wind) [below right of=root] {Windy?};
+\draw[->] (root) -- node[draw=none, left] {sunny} (hum);
+\draw[->] (root) -- (play) node[draw=none, midway, right] {overcast};
+\draw[->] (root) -- (wind) node[draw=none, above right] {rain};
+\node (no) [below left of=hum] {No};
+\node (yes) [below right of=hum] {Yes};
+\draw[->] (hum) -- (no) node[draw=none, pos=0.5, left] (h) {high};
+\path[->] (hum) edge node[draw=none, right] {normal} (yes);
+\draw[->] (wind) -- (3,-4) node[draw, circle, right] {Stay};
+\end{tikzpicture}"""
+COMMUTATIVE = r"""\begin{tikzpicture}
+\matrix (m) [matrix of math nodes, row sep=3em, column sep=3em]
+  { A & B \\ C & D \\ };
+\path[->] (m-1-1) edge node[above] {$f$} (m-1-2)
+                  edge node[left] {$g$} (m-2-1);
+\draw[->] (m-1-2) -- (m-2-2) node[midway, right] {$h$};
+\draw[->] (m-2-1) to node[below, sloped] {$k$} (m-2-2);
+\end{tikzpicture}"""
+
+
+def test_nodes_placed_on_a_path_are_its_edge_labels() -> None:
+    """A decision tree's answers and a commutative diagram's maps label their edges
+    (``midway``, ``pos=``, ``above``… beside an edge, ``edge node``, ``to node``,
+    ``-- node``): none is a free-standing node (issue 50).  A framed node at a path's end
+    is a node still."""
+    g = tikz_source_graph(DECISION_TREE)
+    text = {n.id: n.text for n in g.nodes}
+    labelled = {(text[e.source], text[e.target]): e.label for e in g.edges
+                if e.source in text and e.target in text}
+    assert labelled == {("Outlook?", "Humidity?"): "sunny", ("Outlook?", "Play"): "overcast",
+                        ("Outlook?", "Windy?"): "rain", ("Humidity?", "No"): "high",
+                        ("Humidity?", "Yes"): "normal", ("Windy?", "Stay"): ""}
+    assert sorted(text.values()) == sorted(["Outlook?", "Humidity?", "Play", "Windy?", "No",
+                                            "Yes", "Stay"])
+    g = tikz_source_graph(COMMUTATIVE)
+    text = {n.id: n.text for n in g.nodes}
+    assert sorted(text.values()) == ["A", "B", "C", "D"]
+    assert {(text[e.source], text[e.target], e.label) for e in g.edges} == {
+        ("A", "B", "f"), ("A", "C", "g"), ("B", "D", "h"), ("C", "D", "k")}
+
+
+GROWN_TREE = r"""\begin{tikzpicture}[grow=right, edge from parent/.style={draw, -latex}, sloped]
+  \node {Formula}
+    child { node {equation} edge from parent node [below] {single-line?} }
+    child { node [dummy] {}
+      child { node {alignat}
+        edge from parent node [above] {at several} node [below] {places?} }
+      child { node {gather} edge from parent node [above] {centered?} }
+      edge from parent node [above] {multi-line?} };
+\end{tikzpicture}"""
+LEVELLED = r"""\begin{tikzpicture}
+  \matrix (m) [matrix of math nodes] { G & \varphi \\ H & \\ };
+  \path[-stealth]
+    (m-1-1) edge node [left] {$\pi$} (m-2-1)
+    (m-1-1.east |- m-1-2) edge node [above] {$f$} (m-1-2);
+\end{tikzpicture}"""
+
+
+def test_tree_labels_and_levelled_arrows_are_read_as_drawn() -> None:
+    """A decision tree whose inner node is an empty dummy still joins its children, and both
+    texts under and over an ``edge from parent`` label it; an arrow leaving ``(a.east |-
+    b)`` leaves ``a`` (a commutative diagram's level arrow), not a free point."""
+    g = tikz_source_graph(GROWN_TREE)
+    text = {n.id: n.text for n in g.nodes}
+    assert sorted(text.values()) == ["", "Formula", "alignat", "equation", "gather"]
+    assert sorted((text[e.source], text[e.target], e.label) for e in g.edges) == [
+        ("", "alignat", "at several\nplaces?"), ("", "gather", "centered?"),
+        ("Formula", "", "multi-line?"), ("Formula", "equation", "single-line?")]
+    g = tikz_source_graph(LEVELLED)
+    text = {n.id: n.text for n in g.nodes}
+    assert {(text.get(e.source), text.get(e.target), e.label) for e in g.edges} == {
+        ("G", "H", "π"), ("G", "φ", "f")}

@@ -1,6 +1,7 @@
 """Diagrams and edits for the synth stage tests: a flowchart with a caption, a pipeline
-without one, a TikZ picture with a null graph (parsed from its code), and a picture with
-neither graph nor labels (ledgered)."""
+without one (both typed graph-like, drawn as SVGs whose text their graphs explain), an
+untyped TikZ picture with a null graph (parsed from its code; captions only), and a picture
+with neither graph nor labels (ledgered)."""
 
 from __future__ import annotations
 
@@ -36,12 +37,21 @@ TIKZ = r"""\begin{tikzpicture}
 BLANK = r"\begin{tikzpicture}\draw (0,0) circle (1);\end{tikzpicture}"
 
 
+def drawing(*texts: str) -> str:
+    """An SVG that draws these texts (an SVG is its own drawing: QA's grounding reads the
+    render's text from it with no engine)."""
+    runs = "".join(f'<text x="10" y="{20 * (k + 1)}">{t}</text>' for k, t in enumerate(texts))
+    return f'<svg xmlns="http://www.w3.org/2000/svg" width="300" height="200">{runs}</svg>'
+
+
 def diagrams() -> list[dict]:
     return [
-        empty_record(id="flow", format="mxgraph", code="<mxGraphModel/>", graph=FLOW,
+        empty_record(id="flow", format="svg", graph=FLOW, diagram_type="flowchart",
+                     code=drawing("Start", "Valid?", "Save record", "Stop", "yes", "no"),
                      caption="Sign-up flow.", split="train", image=b"\x89PNG flow"),
-        empty_record(id="pipe", format="mxgraph", code="<mxGraphModel/>", graph=PIPE,
-                     split="test", image=b"\x89PNG pipe"),
+        empty_record(id="pipe", format="svg", graph=PIPE, diagram_type="block_diagram",
+                     code=drawing("Input", "Encoder", "Output"), split="test",
+                     image=b"\x89PNG pipe"),
         empty_record(id="tikz", format="tikz", code=TIKZ, graph=None, split="validation"),
         empty_record(id="blank", format="tikz", code=BLANK, graph=None, split="train"),
     ]
@@ -106,6 +116,7 @@ def make_params(tmp_path: Path, **synth: object) -> Params:
     return parse_params({
         "project": {"data_dir": str(tmp_path / "data"),
                     "metrics_dir": str(tmp_path / "metrics")},
+        "render": {"tikz": {"cache_dir": str(tmp_path / "tex")}},
         "synth": {"cache_dir": str(tmp_path / "cache"), **synth}})
 
 

@@ -68,9 +68,11 @@ def test_paraphrase_keeping_the_answer_passes_and_changes_are_caught():
 
 def test_questions_carry_computed_answers_and_distinct_choices():
     facts, _ = facts_of(diagrams()[0])
+    assert facts is not None
+    ground = qa.Ground(qa.GRAPH, facts)
     params = SynthParams(qa_per_type=50)
-    qs = qa.questions(facts, params, "flow")
-    assert qs == qa.questions(facts, params, "flow")  # seeded: a rerun asks the same
+    qs = qa.questions(ground, params, "flow")
+    assert qs == qa.questions(ground, params, "flow")  # seeded: a rerun asks the same
     got = {q.text: q.answer for q in qs}
     assert got["How many elements does the diagram contain?"] == "4"
     assert got['How many connections does "Valid?" have?'] == "3"
@@ -79,7 +81,9 @@ def test_questions_carry_computed_answers_and_distinct_choices():
     assert got['How many ellipse shapes are there in the diagram?'] == "2"
     for q in qs:
         assert q.answer not in q.distractors and len(set(q.distractors)) == len(q.distractors)
-    for item in qa.items(diagrams()[0], facts, params):
+    items, dropped = qa.items(diagrams()[0], ground, params)
+    assert items and dropped == []
+    for item in items:
         choices = json.loads(item.base["choices"])
         assert choices["ABCDEFGH".index(item.base["answer_option"])] == item.base["answer"]
 

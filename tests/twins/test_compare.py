@@ -12,13 +12,27 @@ SRC = g([("a", "Load data"), ("b", "Train"), ("c", "")],
         [("a", "b", True, "next"), ("b", "c", False, "")])
 
 
-def test_ids_labels_and_spelling_do_not_count():
+def test_ids_and_spelling_do_not_count():
     twin = g([("n2", ""), ("n0", "load  DATA"), ("n1", "Train.")],
-             [("n1", "n2", False, "whatever"), ("n0", "n1", True, "")])
+             [("n1", "n2", False, ""), ("n0", "n1", True, "Next")])
     assert same(SRC, twin)
     swapped = g([("x", "Load data"), ("y", "Train"), ("z", "")],
                 [("y", "x", True, ""), ("z", "y", False, "")])  # undirected: either way
     assert differences(SRC, swapped)[0].startswith(Mismatch.EDGES)
+
+
+def test_an_edge_label_is_part_of_its_edge():
+    """A label lost, moved to another edge, or drawn as a box of its own is another
+    diagram (a decision tree's "yes" and "no" beside its arrows, not on them)."""
+    lost = g([("a", "Load data"), ("b", "Train"), ("c", "")],
+             [("a", "b", True, ""), ("b", "c", False, "")])
+    assert differences(SRC, lost)[0].startswith(Mismatch.LABELS)
+    moved = g([("a", "Load data"), ("b", "Train"), ("c", "")],
+              [("a", "b", True, ""), ("b", "c", False, "next")])
+    assert differences(SRC, moved)[0].startswith(Mismatch.LABELS)
+    as_node = g([("a", "Load data"), ("b", "Train"), ("c", ""), ("l", "next")],
+                [("a", "b", True, ""), ("b", "c", False, "")])
+    assert differences(SRC, as_node)[0].startswith(Mismatch.TEXTS)
 
 
 def test_texts_edge_count_and_direction_are_reported():
@@ -35,8 +49,10 @@ def test_an_svg_reader_sees_edge_labels_as_text_nodes():
             [("a", "b", True, "next"), ("b", "c", False, "")])
     seen = as_text_nodes(src)
     assert sorted(n.text for n in seen.nodes) == ["Load data", "Test", "Train", "next"]
-    assert seen.edges == src.edges and as_text_nodes(seen.model_copy(
-        update={"edges": []})).nodes == seen.nodes
+    # the label is the reader's node now, not the edge's
+    assert [(e.source, e.target, e.label) for e in seen.edges] == [("a", "b", ""),
+                                                                   ("b", "c", "")]
+    assert as_text_nodes(seen.model_copy(update={"edges": []})).nodes == seen.nodes
 
 
 def test_an_svg_reader_sees_no_node_in_a_box_without_text():

@@ -8,8 +8,10 @@ from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.twin.gate import (
     INCOMPLETE,
     NOT_A_GRAPH,
+    UNTYPED,
     code_check,
     letters,
+    picture_check,
     structure_check,
     text_check,
 )
@@ -69,6 +71,25 @@ def test_graph_like_kinds_are_diagrams_and_leave_out_what_the_issue_names() -> N
 ])
 def test_structure_check(graph: Graph, kind: str | None, reason: str | None) -> None:
     v = structure_check(graph, kind)
+    assert (v.reason if v else None) == reason
+
+
+@pytest.mark.parametrize(("record", "reason"), [
+    ({"diagram_type": "flowchart"}, None),
+    # the filter's per-picture verdict decides over the kind, both ways: a UML sequence
+    # diagram is not graph-like though UML is; a picture the filter judged graph-like is
+    ({"diagram_type": "uml", "graph_like": False}, NOT_A_GRAPH),
+    ({"diagram_type": "illustration", "graph_like": True}, None),
+    # typed before the column: the kind (a Feynman diagram, a chart are not)
+    ({"diagram_type": "feynman_diagram"}, NOT_A_GRAPH),
+    ({"diagram_type": "line_chart", "graph_like": None}, NOT_A_GRAPH),
+    # unknown: no twins, with a reason of its own
+    ({"diagram_type": None}, UNTYPED),
+    ({"diagram_type": None, "graph_like": False}, UNTYPED),  # the filter abstained
+    ({}, UNTYPED),
+])
+def test_picture_check_asks_the_picture_not_its_graph(record: dict, reason: str | None) -> None:
+    v = picture_check(record)
     assert (v.reason if v else None) == reason
 
 
@@ -141,3 +162,96 @@ def test_code_check_refuses_pictures_in_a_picture(fmt: str, code: str, pictures:
     else:
         assert verdict is not None and verdict.reason == INCOMPLETE
         assert verdict.detail.startswith(f"{pictures} pictures in one source")
+
+
+def test_label_check_finds_edge_labels_read_as_loose_nodes() -> None:
+    """A decision's "yes" and "no" beside its arrows, read as nodes joined to nothing: every
+    twin would draw them as loose boxes (a structure twin far from their arrows).  A node
+    off the edges, and a lane's title (it holds what the edge joins), are not labels."""
+    from diagramforge.twin.gate import label_check
+
+    def node(i: str, text: str, box: list[float]) -> Node:
+        return Node(id=i, text=text, bbox=box)
+
+    tree = [node("q", "Raining?", [100, 0, 80, 40]), node("u", "Umbrella", [0, 120, 80, 30]),
+            node("s", "Sunglasses", [200, 120, 80, 30])]
+    edges = [Edge(source="q", target="u"), Edge(source="q", target="s")]
+    labels = [node("y", "yes", [75, 70, 20, 12]), node("n", "no", [185, 70, 16, 12])]
+    v = label_check(Graph(nodes=tree + labels, edges=edges))
+    assert v is not None and v.reason == INCOMPLETE
+    assert "2 texts" in v.detail and "'yes' by 'Raining?'->'Umbrella'" in v.detail
+    # attached (the reader's fix), or standing apart: nothing to say
+    attached = [Edge(source="q", target="u", label="yes"), Edge(source="q", target="s",
+                                                               label="no")]
+    assert label_check(Graph(nodes=tree, edges=attached)) is None
+    legend = node("l", "Legend", [400, 0, 60, 20])
+    assert label_check(Graph(nodes=[*tree, legend], edges=edges)) is None
+    lane = node("lane", "Weather", [-10, -10, 300, 170])
+    assert label_check(Graph(nodes=[*tree, lane], edges=edges)) is None
+
+
+def test_label_check_finds_marks_read_as_nodes() -> None:
+    from diagramforge.twin.gate import label_check
+
+    g = Graph(nodes=[Node(id="m", text="M1"), Node(id="e", text="E"), Node(id="d", text="⋮")],
+              edges=[Edge(source="m", target="e")])
+    v = label_check(g)
+    assert v is not None and v.reason == INCOMPLETE and "'⋮'" in v.detail
+    # joined to something, a mark is a node like any other (a state named "…")
+    joined = g.model_copy(update={"edges": [*g.edges, Edge(source="e", target="d")]})
+    assert label_check(joined) is None
+
+
+def test_icon_check_counts_pictures_without_text() -> None:
+    from diagramforge.twin.gate import icon_check
+
+    def net(icons: int, named: int) -> Graph:
+        nodes = [Node(id=f"i{k}", shape="mxgraph.citrix.firewall") for k in range(icons)]
+        nodes += [Node(id=f"n{k}", text=f"Client {k}") for k in range(named)]
+        return Graph(nodes=nodes, edges=[Edge(source=nodes[0].id, target=nodes[-1].id)])
+
+    v = icon_check(net(5, 15))
+    assert v is not None and v.reason == INCOMPLETE and "5 of 20" in v.detail
+    assert icon_check(net(1, 9)) is None  # a router in the middle of a home network
+    # blank shapes the writers draw as themselves (an empty circle) are point 3's; a UML
+    # start and end state, drawn as empty boxes, are counted
+    dots = Graph(nodes=[Node(id="s", shape="ellipse"), Node(id="a", text="Idle"),
+                        Node(id="e", shape="ellipse")],
+                 edges=[Edge(source="s", target="a"), Edge(source="a", target="e")])
+    assert icon_check(dots) is None
+    uml = dots.model_copy(update={"nodes": [Node(id="s", shape="startState"), dots.nodes[1],
+                                            Node(id="e", shape="endState")]})
+    v = icon_check(uml)
+    assert v is not None and "endState, startState" in v.detail
+
+
+def test_stroke_check_finds_a_line_drawn_twice() -> None:
+    from diagramforge.twin.gate import stroke_check
+
+    path = g(["a", "b", "c"], [("n0", "n1"), ("n1", "n2"), ("n1", "n0")])
+    lines = path.model_copy(update={"edges": [e.model_copy(update={"directed": False})
+                                              for e in path.edges]})
+    v = stroke_check(lines, "tikz")
+    assert v is not None and v.reason == INCOMPLETE and "'a'–'b'" in v.detail
+    assert stroke_check(path, "tikz") is None  # two arrows: a 2-cycle, drawn apart too
+    labelled = lines.model_copy(update={"edges": [*lines.edges[:2], lines.edges[2].model_copy(
+        update={"label": "w"})]})
+    assert stroke_check(labelled, "tikz") is None
+    # draw.io states its connectors: two between the same tables are two, routed apart
+    assert stroke_check(lines, "mxgraph") is None
+
+
+@pytest.mark.parametrize(("code", "refused"), [
+    (r"\begin{tikzpicture}\node (a) {$\nicefrac{8}{10}$};\end{tikzpicture}", True),
+    (r"\begin{tikzpicture}\node {$A~\frac{1}{3}$};\end{tikzpicture}", True),
+    (r"\begin{tikzpicture}\node {$\binom{n}{k}$};\end{tikzpicture}", True),
+    (r"\begin{tikzpicture}\node {$1/3$};\end{tikzpicture}", False),  # a slash is spelled
+    ("\\begin{tikzpicture}\\node {A}; % \\frac in a comment\n\\end{tikzpicture}", False),
+    (r"\frac{1}{2}\begin{document}\begin{tikzpicture}\node {A};\end{tikzpicture}", False),
+])
+def test_math_check_refuses_fractions_the_reader_cannot_spell(code: str, refused: bool) -> None:
+    from diagramforge.twin.gate import math_check
+
+    v = math_check("tikz", code)
+    assert (v is not None) == refused
+    assert math_check("mermaid", code) is None

@@ -40,9 +40,13 @@ def rows() -> list[dict]:
         empty_record(id="mx", format="mxgraph", code=MX, image=png, split="test",
                      group="g1", source_id="r@c:a.drawio#page1",
                      graph=mxgraph_graph(MX).to_json(), diagram_type="architecture_diagram"),
-        # untyped (no classifier): judged by its graph alone
         empty_record(id="gv", format="dot", code=DOT, image=png, split="train", group="g2",
-                     source_id="r@c:b.dot", graph=dot.render(DOT, dot.Caps()).graph.to_json()),
+                     source_id="r@c:b.dot", graph=dot.render(DOT, dot.Caps()).graph.to_json(),
+                     diagram_type="flowchart"),
+        # untyped (no classifier): unknown, so no twins, whatever its graph says
+        empty_record(id="unknown", format="dot", code=DOT, image=png, split="train",
+                     group="g7", source_id="r@c:u.dot",
+                     graph=dot.render(DOT, dot.Caps()).graph.to_json()),
         # the same graph typed as a chart: no twin, whatever the graph says
         empty_record(id="chart", format="dot", code=DOT, image=png, split="train",
                      group="g5", source_id="r@c:chart.dot", diagram_type="line_chart",
@@ -84,14 +88,16 @@ def test_twins_are_verified_split_with_their_diagram_and_every_attempt_accounted
     assert reasons == [("chart", "twin_not_a_graph", "input"),
                        ("ras", "twin_unsupported_format", "input"),
                        ("svg", "twin_no_graph", "input"),
-                       ("titled", "twin_graph_incomplete", "input")]
+                       ("titled", "twin_graph_incomplete", "input"),
+                       ("unknown", "twin_type_unknown", "input")]
     detail = {r["id"]: r["detail"] for r in rows_}
     assert "line_chart" in detail["chart"]
     assert "2 of 3 text runs" in detail["titled"] and "Nightly release" in detail["titled"]
     assert stats.extra["attempted.mxgraph.dot"] == stats.extra["verified.mxgraph.dot"] == 1
     # ... and each of its attempts is counted: attempted = verified + failed, per pair
     assert stats.extra["failed.svg.tikz.twin_no_graph"] == 1
-    assert stats.extra["attempted.dot.tikz"] == 3
+    assert stats.extra["attempted.dot.tikz"] == 4
     assert stats.extra["verified.dot.tikz"] == 1
     assert stats.extra["failed.dot.tikz.twin_not_a_graph"] == 1
+    assert stats.extra["failed.dot.tikz.twin_type_unknown"] == 1
     assert stats.extra["failed.dot.tikz.twin_graph_incomplete"] == 1

@@ -89,6 +89,17 @@ def test_what_a_language_cannot_draw_is_refused_not_altered():
     assert e.value.reason == "twin_text_unexpressible"
 
 
+@needs_tex
+def test_a_line_that_opens_with_a_bracket_is_text_in_tikz(handlers):
+    """"JWTAuthenticator / [Structured Authn]": after a bare ``\\\\`` the bracket would
+    open its optional length (PGF: "Unknown function `Structured'")."""
+    g = Graph(nodes=[Node(id="a", text="JWTAuthenticator\n[Structured Authn]"),
+                     Node(id="b", text="Issuer")],
+              edges=[Edge(source="a", target="b", label="calls\n[every 5 min]")])
+    twin, _ = _rendered_graph(handlers["tikz"], WRITERS["tikz"](g))
+    assert differences(g, twin) == []
+
+
 # -- readable twins: loops, parallel and opposite edges ------------------------------------
 
 DENSE = Graph(
@@ -184,23 +195,149 @@ def test_dot_twin_of_several_parts_draws_its_edge_labels(handlers):
     assert {"w0", "w1"} <= drawn, drawn
 
 
-def test_structure_writers_refuse_containers_the_layout_writers_draw_in_place():
-    """A cluster, swimlane or UML class frame holds other nodes; DOT and Mermaid twins of the
-    structure would draw it as one more loose box beside them."""
-    g = Graph(nodes=[Node(id="ci", text="CI", shape="container", bbox=[100, 0, 200, 60]),
-                     Node(id="b", text="Build", bbox=[110, 20, 60, 30]),
-                     Node(id="t", text="Test", bbox=[220, 20, 60, 30]),
-                     Node(id="f", text="Fetch", bbox=[0, 20, 60, 30])],
-              edges=[Edge(source="f", target="b"), Edge(source="b", target="t")])
-    for target in ("dot", "mermaid"):
+LANES = Graph(
+    nodes=[Node(id="ci", text="CI", shape="swimlane", bbox=[100, 0, 260, 70]),
+           Node(id="b", text="Build", bbox=[110, 30, 70, 30]),
+           Node(id="t", text="Run tests", bbox=[260, 30, 90, 30]),
+           Node(id="cd", text="Release", shape="swimlane", bbox=[100, 100, 260, 70]),
+           Node(id="p", text="Publish", bbox=[110, 130, 70, 30]),
+           Node(id="f", text="Fetch", bbox=[0, 30, 60, 30])],
+    edges=[Edge(source="f", target="b"), Edge(source="b", target="t", label="green"),
+           Edge(source="t", target="p")])
+"""Two swimlanes stacked, each holding its steps, and a step outside both."""
+
+
+def _inside(inner: list[float], outer: list[float]) -> bool:
+    return (outer[0] - 1 <= inner[0] and outer[1] - 1 <= inner[1]
+            and inner[0] + inner[2] <= outer[0] + outer[2] + 1
+            and inner[1] + inner[3] <= outer[1] + outer[3] + 1)
+
+
+@pytest.mark.parametrize("target", [pytest.param(t, marks=m) for t, m in ENGINES.items()])
+def test_containers_are_drawn_as_containers(handlers, target):
+    """A swimlane, a cluster or a group's frame holds other nodes: every twin draws it as
+    one — a DOT cluster, a Mermaid subgraph, a frame with its title on top in TikZ and
+    draw.io — around what it holds, not as one more box stacked on top of them."""
+    twin, _ = _rendered_graph(handlers[target], WRITERS[target](LANES))
+    assert differences(LANES, twin) == []
+    box = {n.text: n.bbox for n in twin.nodes}
+    if target == "tikz":  # the TikZ page gives a title's text box: on top of its lane
+        assert box["CI"][1] + box["CI"][3] <= min(box["Build"][1], box["Run tests"][1])
+        assert box["Release"][1] + box["Release"][3] <= box["Publish"][1]
+        assert box["CI"][1] + box["CI"][3] <= box["Release"][1]
+    else:
+        for child, lane in (("Build", "CI"), ("Run tests", "CI"), ("Publish", "Release")):
+            assert _inside(box[child], box[lane]), (child, box[child], lane, box[lane])
+        assert not _inside(box["Fetch"], box["CI"])
+        ci, rel = box["CI"], box["Release"]  # the lanes side by side or stacked, apart
+        assert ci[1] + ci[3] <= rel[1] + 1 or rel[1] + rel[3] <= ci[1] + 1 \
+            or ci[0] + ci[2] <= rel[0] + 1 or rel[0] + rel[2] <= ci[0] + 1
+
+
+def test_a_container_no_structure_language_can_draw_is_refused():
+    """An edge that ends on a container (a cluster is no node an edge reaches), a frame
+    without a title (its reader finds no node): DOT and Mermaid refuse, with a reason."""
+    to_lane = LANES.model_copy(update={"edges": [*LANES.edges,
+                                                 Edge(source="f", target="cd")]})
+    untitled = LANES.model_copy(update={"nodes": [n.model_copy(update={"text": ""})
+                                                  if n.id == "ci" else n
+                                                  for n in LANES.nodes]})
+    for g, why in ((to_lane, "an edge ends on a container ('Release')"),
+                   (untitled, "1 containers have no label")):
+        for target in ("dot", "mermaid"):
+            with pytest.raises(WriteError) as e:
+                WRITERS[target](g)
+            assert e.value.reason == "twin_structure_undrawable" and why in e.value.detail
+    # a frame the reader named but placed nowhere (a Mermaid subgraph an edge points at):
+    # what it holds is unknown
+    ghost = LANES.model_copy(update={"nodes": [n.model_copy(update={"bbox": None})
+                                               if n.id == "f" else n for n in LANES.nodes]})
+    for target in WRITERS:
         with pytest.raises(WriteError) as e:
-            WRITERS[target](g)
-        assert e.value.reason == "twin_structure_undrawable" and "'CI'" in e.value.detail
-    assert "CI" in WRITERS["tikz"](g) and "CI" in WRITERS["mxgraph"](g)
-    # side by side, nothing held: every writer writes it
-    apart = g.model_copy(update={"nodes": [n.model_copy(update={"bbox": [400, 0, 50, 30]})
-                                           if n.id == "ci" else n for n in g.nodes]})
-    assert "CI" in WRITERS["dot"](apart) and "CI" in WRITERS["mermaid"](apart)
+            WRITERS[target](ghost)
+        assert e.value.reason == "twin_structure_undrawable" and "frames" in e.value.detail
+    # side by side, nothing held: no container at all
+    apart = LANES.model_copy(update={"nodes": [
+        n.model_copy(update={"bbox": [400 + 100 * k, 200, 50, 30]})
+        for k, n in enumerate(LANES.nodes)]})
+    assert "subgraph" not in WRITERS["dot"](apart) + WRITERS["mermaid"](apart)
+
+
+def test_lanes_that_cross_and_edges_through_nodes_are_refused():
+    """A cross-functional flowchart's rows over its phase columns: frames that cross, which
+    no writer can nest; a layout twin's straight edge through another node (the source
+    routed it round): refused with a reason, never drawn wrong.  DOT and Mermaid route
+    their own edges round nodes."""
+    from diagramforge.twin.layout import THROUGH
+
+    grid = LANES.model_copy(update={"nodes": [*LANES.nodes, Node(
+        id="col", text="Phase 1", bbox=[105, -10, 90, 190])]})
+    for target in WRITERS:
+        with pytest.raises(WriteError) as e:
+            WRITERS[target](grid)
+        assert e.value.reason == "twin_structure_undrawable"
+        assert "cross" in e.value.detail and "'Phase 1'" in e.value.detail
+    # a row lane laid across the two lanes' steps, holding none of them whole: a layout
+    # twin would set its frame and title over theirs
+    row = LANES.model_copy(update={"nodes": [*LANES.nodes, Node(
+        id="row", text="Customer", bbox=[90, 20, 280, 120])]})
+    for target in ("tikz", "mxgraph"):
+        with pytest.raises(WriteError) as e:
+            WRITERS[target](row)
+        assert e.value.reason == "twin_structure_undrawable" and "overlap" in e.value.detail
+    back = LANES.model_copy(update={"edges": [*LANES.edges,
+                                              Edge(source="t", target="f", label="again")]})
+    for target in ("tikz", "mxgraph"):
+        with pytest.raises(WriteError) as e:
+            WRITERS[target](back)
+        assert e.value.reason == THROUGH and "through 'Build'" in e.value.detail
+    assert "again" in WRITERS["dot"](back) and "again" in WRITERS["mermaid"](back)
+
+
+DECISION = Graph(
+    nodes=[Node(id="q", text="Raining?", shape="rhombus", bbox=[100, 0, 80, 50]),
+           Node(id="u", text="Umbrella", bbox=[0, 100, 80, 30]),
+           Node(id="s", text="Sunglasses", bbox=[200, 100, 80, 30]),
+           Node(id="w", text="Windy?", shape="rhombus", bbox=[200, 170, 80, 50]),
+           Node(id="k", text="Kite", bbox=[200, 260, 80, 30])],
+    edges=[Edge(source="q", target="u", label="yes"), Edge(source="q", target="s", label="no"),
+           Edge(source="s", target="w"), Edge(source="w", target="k", label="yes")])
+"""A decision tree whose answers are on its arrows ("yes" twice: labels are not names)."""
+
+
+@pytest.mark.parametrize("target", [pytest.param(t, marks=m) for t, m in ENGINES.items()])
+def test_edge_labels_are_drawn_on_their_edges(handlers, target):
+    """Each writer draws an edge's label as that edge's label, which its engine's reader
+    gives back on the same edge — never a free-standing node beside the arrow."""
+    twin, _ = _rendered_graph(handlers[target], WRITERS[target](DECISION))
+    assert sorted(n.text for n in twin.nodes) == sorted(n.text for n in DECISION.nodes)
+    text = {n.id: n.text for n in twin.nodes}
+    assert sorted((text[e.source], text[e.target], e.label) for e in twin.edges) == [
+        ("Raining?", "Sunglasses", "no"), ("Raining?", "Umbrella", "yes"),
+        ("Sunglasses", "Windy?", ""), ("Windy?", "Kite", "yes")]
+    assert differences(DECISION, twin) == []
+
+
+@needs_tex
+def test_a_wide_layout_twin_sizes_its_boxes_from_their_text(handlers):
+    """A draw.io row far wider than a page: the TikZ twin keeps the text at its size and
+    its boxes around it (scaling the picture to a page's width while the text kept its
+    size set labels over their neighbours)."""
+    from diagramforge.twin.readable import image_width, measure
+
+    steps = [f"Process step no. {k}" for k in range(24)]  # rows of 8, 1040 px wide
+    row = Graph(nodes=[Node(id=f"s{k}", text=t, bbox=[k % 8 * 130, k // 8 * 60, 90, 30])
+                       for k, t in enumerate(steps)],
+                edges=[Edge(source=f"s{k}", target=f"s{k + 1}") for k in range(23)
+                       if k % 8 != 7])  # along each row
+    code = WRITERS["tikz"](row)
+    twin, rec = _rendered_graph(handlers["tikz"], code)
+    assert differences(row, twin) == []
+    svg = handlers["tikz"].export_svg([rec])[0]
+    reading = measure(svg, image_width(rec["image"]))
+    assert reading.overlaps == [] and reading.smallest_px >= 15
+    first = sorted(n.bbox for n in twin.nodes if n.text in steps[:8])  # apart, in order
+    assert all(a[0] + a[2] <= b[0] for a, b in zip(first, first[1:], strict=False))
 
 
 # -- double arrows: a line and an arrow with a head at each end are different pictures ------

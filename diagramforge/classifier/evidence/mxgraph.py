@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 
 from diagramforge.classifier.evidence.base import Evidence
 
 R = re.compile
 
-_LIBRARY_RULES: list[tuple[str, str, re.Pattern[str], float]] = [
+_LIBRARY_RULES: list[tuple[str | None, str, re.Pattern[str], float]] = [
     # (label, rule, pattern, share of the page's shapes it needs)
     ("bpmn", "bpmn", R(r"mxgraph\.bpmn\b"), 0.1),
     ("er_diagram", "er", R(r"(?:start|end)Arrow=ER\w+|mxgraph\.er\."), 0.05),
@@ -29,19 +28,24 @@ _LIBRARY_RULES: list[tuple[str, str, re.Pattern[str], float]] = [
     ("network_diagram", "network_icons",
      R(r"mxgraph\.(?:cisco\w*|networks?\w*|citrix|rack\w*|veeam\w*|cabinets|eip)\.|"
        r"img/lib/clip_art/networking|childLayout=rack", re.I), 0.3),
-    ("architecture_diagram", "cloud_icons",
+    ("network_diagram", "cloud_icons",
      R(r"mxgraph\.(?:aws\w*|azure\w*|gcp\w*|kubernetes|ibm\w*|alibaba\w*|openstack|"
        r"salesforce|mscae|archimate\w*|webicons)\.|img/lib/(?:aws|azure\d*|gcp|ibm|"
        r"kubernetes|mscae|active_directory)", re.I), 0.3),
     ("circuit", "electrical", R(r"mxgraph\.(?:electrical|pid2?\w*)\."), 0.3),
     ("wireframe", "mockup", R(r"mxgraph\.(?:mockup|ios\d*\w*|android|bootstrap)\."), 0.3),
     ("flowchart", "flowchart_shapes", R(r"mxgraph\.flowchart\."), 0.3),
-    ("map", "floorplan", R(r"mxgraph\.floorplan\."), 0.3),
+    (None, "floorplan", R(r"mxgraph\.floorplan\."), 0.3),
 ]
 """Shape libraries that name a kind.  Icon libraries must dominate the page (a data-flow
-diagram with two phone icons is no wireframe); UML, BPMN and ER shapes say it in a few."""
+diagram with two phone icons is no wireframe); UML, BPMN and ER shapes say it in a few.
+Cloud vendors' icons draw a deployment: a network diagram, as Cisco's do.  A floor plan is a
+diagram of no kind the vocabulary names (``None``: unknown, never a geographic ``map``)."""
 
 _STYLE = R(r'\bstyle="([^"]*)"')
+_WRAPPER = R(r"<(?:UserObject|object)\b([^>]*)>\s*(<mxCell\b)")
+"""A cell with metadata (placeholders, links, tooltips) is an ``mxCell`` without an id inside
+a ``UserObject`` or ``object`` that holds the id: its edges name the wrapper's id."""
 _CELL = R(r"<mxCell\b([^>]*?)(/>|>(.*?)</mxCell>)", re.S)
 _ATTR = R(r'\b(\w+)="([^"]*)"')
 _GEOMETRY = R(r'<mxGeometry\b([^>]*)')
@@ -51,6 +55,11 @@ _TABLE = R(r"shape=(?:table|tableRow|partialRectangle)\b|childLayout=tableLayout
 _TRANSLUCENT = R(r"(?:^|;)(?:opacity|fillOpacity)=(?:[1-8]?\d)(?:;|$)")
 _IMAGE = R(r"shape=image\b|(?:^|;)image=")
 _TEXT_ONLY = R(r"^text;|(?:^|;)text(?:;|$)")
+_LIFELINE = R(r"shape=umlLifeline\b")
+_ICON = R(r"shape=mxgraph\.|shape=image\b|(?:^|;)image=")
+_NO_LINKS = frozenset({"wireframe", "map", "table", "bar_chart", "venn_diagram", "circuit"})
+"""Kinds whose page is no node-link drawing whatever its connectors: a mock-up, a floor
+plan, a circuit's wires (a UML page of lifelines is a sequence diagram: not one either)."""
 
 
 @dataclass
@@ -73,9 +82,11 @@ def _num(attrs: dict[str, str], key: str) -> float:
 def parse(code: str) -> Page:
     """A light reading of the XML (no tree needed: the render stage validated it)."""
     page = Page()
+    wrapped = {m.start(2): dict(_ATTR.findall(m.group(1))).get("id")
+               for m in _WRAPPER.finditer(code)}
     for m in _CELL.finditer(code):
         attrs = dict(_ATTR.findall(m.group(1)))
-        cid, style = attrs.get("id"), attrs.get("style", "")
+        cid, style = attrs.get("id") or wrapped.get(m.start()), attrs.get("style", "")
         if attrs.get("edge") == "1":
             page.edges.append((attrs.get("source"), attrs.get("target")))
             page.edge_styles.append(style)
@@ -110,21 +121,49 @@ def _venn(page: Page) -> bool:
 
 
 def _tree(page: Page) -> str | None:
-    """Edges joining vertices so that each has at most one parent, one root, and at least one
-    node branching: a tree (a mind map when its edges are curved and arrowless)."""
-    links = [(s, t) for s, t in page.edges if s in page.styles and t in page.styles and s != t]
+    """Links joining vertices without a cycle (read undirected: an org chart's connector
+    drawn upwards is still its edge), branching (a vertex with two children, or three links),
+    hardly ever merging (a flow whose branches meet again is no tree; one connector drawn
+    the wrong way is tolerated), its vertices boxes of text, not icons (a network's routers
+    hang in a tree, but it is a network) — a tree, or a forest of trees (a site map with two
+    roots); a mind map when it grows both ways from its centre."""
+    links = {tuple(sorted((s, t))) for s, t in page.edges
+             if s in page.styles and t in page.styles and s != t}
     if len(links) < 3:
         return None
-    parents = Counter(t for _, t in links)
-    children = Counter(s for s, _ in links)
-    nodes = {n for e in links for n in e}
-    roots = nodes - set(parents)
-    if max(parents.values()) > 1 or len(roots) != 1 or len(links) != len(nodes) - 1:
+    adj: dict[str, set[str]] = {}
+    for a, b in links:
+        adj.setdefault(a, set()).add(b)
+        adj.setdefault(b, set()).add(a)
+    seen: set[str] = set()
+    parts = 0
+    for start in sorted(adj):
+        if start in seen:
+            continue
+        parts += 1
+        todo = [start]
+        while todo:
+            v = todo.pop()
+            if v not in seen:
+                seen.add(v)
+                todo += [w for w in adj[v] if w not in seen]
+    children: dict[str, int] = {}
+    parents: dict[str, int] = {}
+    for a, b in page.edges:
+        if a in adj and b in adj and a != b:
+            children[a] = children.get(a, 0) + 1
+            parents[b] = parents.get(b, 0) + 1
+    branching = max(len(n) for n in adj.values()) >= 3 or max(children.values(), default=0) >= 2
+    merging = sum(1 for n in parents.values() if n > 1)
+    icons = sum(1 for v in adj if _ICON.search(page.styles[v]))
+    if len(links) != len(adj) - parts or not branching or merging > 0.05 * len(adj) \
+            or icons > 0.3 * len(adj):
         return None
-    if max(children.values()) < 2:
-        return None
-    (root,) = roots
-    return "mind_map" if _radial(page, root, [t for s, t in links if s == root]) else "tree"
+    tops = [v for v in sorted(adj) if not parents.get(v)]
+    if parts != 1 or len(tops) != 1:
+        return "tree"
+    root = tops[0]
+    return "mind_map" if _radial(page, root, sorted(adj[root])) else "tree"
 
 
 def _centre(box: tuple[float, float, float, float]) -> tuple[float, float]:
@@ -207,6 +246,24 @@ def _table(page: Page) -> bool:
     return len(page.styles) >= 4 and not page.edges and _share(page, _TABLE) >= 0.5
 
 
+def _cells(page: Page) -> bool:
+    """Most boxes touch a neighbour edge to edge, in rows and in columns: cells of a grid (a
+    matrix, a timetable, a Gantt chart's calendar) — a table or a chart, no diagram."""
+    boxes = [b for cid, b in page.boxes.items() if b[2] > 0 and b[3] > 0
+             and not _TEXT_ONLY.search(page.styles[cid])]
+    if len(boxes) < 6:
+        return False
+
+    def near(a: float, b: float) -> bool:
+        return abs(a - b) <= 1.0
+
+    row = col = 0
+    for x, y, w, h in boxes:
+        row += any(near(x + w, x2) and near(y, y2) and near(h, h2) for x2, y2, _, h2 in boxes)
+        col += any(near(y + h, y2) and near(x, x2) and near(w, w2) for x2, y2, w2, _ in boxes)
+    return row >= 0.3 * len(boxes) and col >= 0.3 * len(boxes)
+
+
 def evidence(code: str) -> Evidence:
     """The first rule that fires on the page in ``code``; ``mxgraph.silent`` when none does."""
     page = parse(code)
@@ -215,28 +272,40 @@ def evidence(code: str) -> Evidence:
         return Evidence(None, "mxgraph.silent", drawn)
     styles = list(page.styles.values()) + page.edge_styles
     shapes = max(1, sum(1 for st in page.styles.values() if not _TEXT_ONLY.search(st)))
-    best: tuple[int, str, str] | None = None
+    best: tuple[int, str, str, str] | None = None
     for label, name, pattern, share in _LIBRARY_RULES:
-        hits = sum(1 for st in styles if pattern.search(st))
-        if hits and hits >= share * shapes and (best is None or hits > best[0]):
-            best = (hits, label, name)
+        hits = [st for st in styles if pattern.search(st)]
+        if hits and len(hits) >= share * shapes and (best is None or len(hits) > best[0]):
+            best = (len(hits), label, name, hits[0])
     if best:
-        return Evidence(best[1], f"mxgraph.{best[2]}", drawn)
+        lifelines = best[2] == "uml" and any(_LIFELINE.search(st) for st in styles)
+        plain = best[1] not in _NO_LINKS and not lifelines
+        return Evidence(best[1], f"mxgraph.{best[2]}", drawn,
+                        line=f"{best[0]} shapes like style={best[3][:120]!r}",
+                        family="diagram" if best[1] is None else None,
+                        graph_like=None if plain and best[1] else False)
+    counts = f"{len(page.styles)} vertices, {len(page.edges)} edges"
     if _class_diagram(page):
-        return Evidence("uml", "mxgraph.class_boxes", drawn)
+        return Evidence("uml", "mxgraph.class_boxes", drawn, line=counts)
     if _table(page):
-        return Evidence("table", "mxgraph.table", drawn)
+        return Evidence("table", "mxgraph.table", drawn, line=counts, graph_like=False)
     if len(page.edges) <= 2 and _bars(page):
-        return Evidence("bar_chart", "mxgraph.bars", drawn)
+        return Evidence("bar_chart", "mxgraph.bars", drawn, line=counts, graph_like=False)
     if _venn(page):
-        return Evidence("venn_diagram", "mxgraph.overlapping_ellipses", drawn)
+        return Evidence("venn_diagram", "mxgraph.overlapping_ellipses", drawn, line=counts,
+                        graph_like=False)
     if any(_DECISION.search(s) for s in page.styles.values()) and page.edges:
-        return Evidence("flowchart", "mxgraph.decisions", drawn)
+        return Evidence("flowchart", "mxgraph.decisions", drawn, line=counts)
     tree = _tree(page)
     if tree:
-        return Evidence(tree, f"mxgraph.{tree}", drawn)
+        return Evidence(tree, f"mxgraph.{tree}", drawn, line=counts)
     if page.edges:
         round_ = _share(page, _ELLIPSE)
-        label = "graph" if round_ > 0.5 else "architecture_diagram"
-        return Evidence(label, "mxgraph.node_link", drawn)
-    return Evidence(None, "mxgraph.silent", drawn)
+        icons = _share(page, _ICON)
+        label = "graph" if round_ > 0.5 and icons < 0.3 else "architecture_diagram"
+        return Evidence(label, "mxgraph.node_link", drawn, line=counts)
+    if _cells(page):  # a grid of cells: a table, a timetable, a Gantt calendar
+        return Evidence(None, "mxgraph.cells", drawn, line=counts, family=None,
+                        graph_like=False)
+    return Evidence(None, "mxgraph.silent", drawn, line=counts, family="diagram",
+                    graph_like=False)

@@ -19,14 +19,22 @@ HEAD = 60000
 """Characters read: signatures sit in the first groups; a huge path list adds nothing."""
 
 _MERMAID = R(r'aria-roledescription="([\w-]+)"')
-MERMAID_KINDS = {
+MERMAID_KINDS: dict[str, str | None] = {
     "flowchart": "flowchart", "flowchart-v2": "flowchart", "sequence": "uml",
     "classDiagram": "uml", "class": "uml", "stateDiagram": "uml", "state": "uml",
     "er": "er_diagram", "gantt": "gantt_chart", "pie": "pie_chart", "mindmap": "mind_map",
-    "gitGraph": "graph", "requirement": "uml", "c4": "architecture_diagram",
-    "xychart": "line_chart", "quadrantChart": "scatter_plot", "sankey": "graph",
-    "block": "block_diagram", "timeline": "architecture_diagram", "journey": "flowchart",
+    "gitGraph": None, "requirement": "uml", "c4": "architecture_diagram",
+    "xychart": "line_chart", "quadrantChart": "scatter_plot", "sankey": None,
+    "block": "block_diagram", "timeline": None, "journey": None,
 }
+"""A Mermaid kind → its vocabulary label; ``None`` for a kind the vocabulary has no name for
+(a git history, a Sankey flow, a timeline, a user journey): unknown, of the family in
+:data:`MERMAID_FAMILIES`, never the nearest name (a timeline is no architecture)."""
+MERMAID_FAMILIES = {"gitGraph": "diagram", "sankey": "chart", "timeline": "diagram",
+                    "journey": "diagram"}
+MERMAID_NOT_GRAPH_LIKE = frozenset({"sequence"})
+"""Kinds of a graph-like name whose picture is no node-link drawing: a sequence diagram's
+messages are ordered in time down lifelines (several between the same two participants)."""
 
 _SIGNED: list[tuple[str, str, re.Pattern[str]]] = [
     ("uml", "plantuml", R(r"<\?plantuml\b|<!--MD5=\[|plantuml", re.I)),
@@ -70,7 +78,8 @@ def _structure(graph: str | None) -> str | None:
         return None
     nodes, edges = g.get("nodes") or [], g.get("edges") or []
     labelled = [n for n in nodes if isinstance(n, dict) and str(n.get("text") or "").strip()]
-    if len(labelled) < 3 or len(edges) < 2:
+    pair = len(nodes) == len(labelled) == 2 and len(edges) == 1  # two parts, one link
+    if (len(labelled) < 3 or len(edges) < 2) and not pair:
         return None
     boxy = sum(1 for n in labelled if str(n.get("shape") or "").lower() in _BOXY)
     return "architecture_diagram" if boxy * 2 >= len(labelled) else "graph"
@@ -82,7 +91,11 @@ def evidence(code: str, graph: str | None = None) -> Evidence:
     drawn = _RASTER.search(code) is None
     m = _MERMAID.search(text)
     if m and m.group(1) in MERMAID_KINDS:
-        return Evidence(MERMAID_KINDS[m.group(1)], f"svg.mermaid_{m.group(1)}", drawn)
+        kind = m.group(1)
+        return Evidence(MERMAID_KINDS[kind], f"svg.mermaid_{kind}", drawn, line=m.group(0),
+                        family=MERMAID_FAMILIES.get(kind),
+                        graph_like=False if kind in MERMAID_NOT_GRAPH_LIKE
+                        or MERMAID_KINDS[kind] is None else None)
     if _MATPLOTLIB.search(text):
         label, rule = _matplotlib(text)
         return Evidence(label, rule, drawn)

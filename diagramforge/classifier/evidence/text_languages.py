@@ -12,7 +12,11 @@ from __future__ import annotations
 import re
 
 from diagramforge.classifier.evidence.base import Evidence
-from diagramforge.classifier.evidence.svg import MERMAID_KINDS
+from diagramforge.classifier.evidence.svg import (
+    MERMAID_FAMILIES,
+    MERMAID_KINDS,
+    MERMAID_NOT_GRAPH_LIKE,
+)
 
 _DOT_RECORD = re.compile(r"\bshape\s*=\s*\"?M?record\b", re.I)
 _MERMAID_FRONT = re.compile(r"\A\s*---\n.*?\n---\s*\n", re.S)
@@ -36,7 +40,8 @@ def dot_evidence(code: str) -> Evidence:
     """Every DOT file draws a graph; record-shaped nodes are graph nodes too (the data
     structures and class boxes people draw with them are still node-and-edge drawings)."""
     rule = "dot.record_graph" if _DOT_RECORD.search(code) else "dot.graph"
-    return Evidence("graph", rule)
+    head = next((ln.strip() for ln in code.splitlines() if ln.strip()), "")[:160]
+    return Evidence("graph", rule, line=head)
 
 
 def mermaid_evidence(code: str) -> Evidence:
@@ -44,7 +49,13 @@ def mermaid_evidence(code: str) -> Evidence:
     ``%%`` directives); ``mermaid.silent`` for a kind this vocabulary has no name for."""
     body = _MERMAID_SKIP.sub("", _MERMAID_FRONT.sub("", code, count=1), count=1)
     m = _MERMAID_KEYWORD.match(body)
-    kind = MERMAID_KEYWORDS.get(m.group(1)) if m else None
+    word = m.group(1) if m else ""
+    # a renderer variant keeps its kind: flowchart-elk is a flowchart laid out by ELK
+    kind = MERMAID_KEYWORDS.get(word) or MERMAID_KEYWORDS.get(word.split("-", 1)[0])
     if kind is None or kind not in MERMAID_KINDS:
         return Evidence(None, "mermaid.silent")
-    return Evidence(MERMAID_KINDS[kind], f"mermaid.{kind}")
+    label = MERMAID_KINDS[kind]
+    line = body.split("\n", 1)[0].strip()[:160]
+    return Evidence(label, f"mermaid.{kind}", line=line, family=MERMAID_FAMILIES.get(kind),
+                    graph_like=False if kind in MERMAID_NOT_GRAPH_LIKE or label is None
+                    else None)

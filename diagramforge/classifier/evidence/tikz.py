@@ -15,8 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
-from diagramforge.classifier.evidence.base import Evidence
+from diagramforge.classifier.evidence import tikz_shape
+from diagramforge.classifier.evidence.base import Evidence, matched
 from diagramforge.notation.latex import split_document, strip_comments
+from diagramforge.vocabulary import GRAPH_LIKE
 
 R = re.compile
 
@@ -24,7 +26,8 @@ R = re.compile
 _AXIS = R(r"\\begin\{(?:semilogx|semilogy|loglog|polar|ternary|smithchart)?axis\}"
           r"|\\begin\{groupplot\}|\\addplot3?\b|\\nextgroupplot\b")
 _PGFPLOTS_KINDS: list[tuple[str, str, re.Pattern[str]]] = [
-    ("surface_plot", "pgfplots_3d", R(r"\\addplot3\b|\bsurf\b|\bmesh\b")),
+    ("surface_plot", "pgfplots_3d",
+     R(r"\bsurf\b|\bmesh\b|\bpatch\b|\\addplot3\b(?![^;]*\bsamples y\s*=\s*0\b)")),
     ("box_plot", "pgfplots_boxplot", R(r"\bboxplot\b")),
     ("histogram", "pgfplots_hist", R(r"\bhist\s*[=/{,\]]|\bybar interval\b")),
     ("bar_chart", "pgfplots_bar", R(r"\b[xy]bar\b|\b[xy]comb\b")),
@@ -34,7 +37,7 @@ _PGFPLOTS_KINDS: list[tuple[str, str, re.Pattern[str]]] = [
 ]
 
 # -- one package or environment says it all --------------------------------------------------
-_PACKAGE_RULES: list[tuple[str, str, re.Pattern[str]]] = [
+_PACKAGE_RULES: list[tuple[str | None, str, re.Pattern[str]]] = [
     ("commutative_diagram", "tikzcd",
      R(r"\\begin\{tikzcd\}|\\xymatrix\b|\\begin\{CD\}|\\begin\{codi\}|\\obj\s*\{")),
     ("feynman_diagram", "feynman",
@@ -85,13 +88,19 @@ _PACKAGE_RULES: list[tuple[str, str, re.Pattern[str]]] = [
     ("automaton", "automata",
      R(r"\[[^\]]*\bstate\b[^\]]*\b(?:initial|accepting)\b|"
        r"\[[^\]]*\b(?:initial|accepting)\b[^\]]*\bstate\b|\bstate with output\b")),
-    ("chemical_structure", "chemfig", R(r"\\chemfig\b|\\schemestart\b|\\setchemfig\b")),
+    ("chemical_structure", "chemfig",
+     R(r"\\chemfig\b|\\schemestart\b|\\setchemfig\b|\\(?:glucose|fructose|ribose|"
+       r"carbohydrate|chemname|lewis|Lewis)\b")),
+    ("illustration", "orbitals", R(r"\\orbital\s*[\[{]|\\atom\s*\[|\\begin\{MOdiagram\}")),
     ("block_diagram", "block_package",
      R(r"\\sb(?:Entree|Bloc|Relier|Sortie|Comp|Noeud)\w*\b|\\bX(?:Input|Bloc|Link|Output|"
        r"Comp|Sum|Branchy?)\w*\b")),
     ("flowchart", "flowchart_styles",
      R(r"\\smartdiagram\s*\[\s*(?:flow|circular|descriptive|priority descriptive|sequence)"
-       r" diagram|node\s*\[\s*(?:decision|startstop|predproc|storage)\b")),
+       r" diagram|node\s*\[\s*(?:decision|startstop|predproc|storage)\b|"
+       r"(?:\|\[|nodes\s*=\s*\{)\s*(?:decision|startstop|terminal)\b")),
+    (None, "timeline",
+     R(r"\\(?:timeline|addmilestone|initialphase)\b|\\begin\{chronology\}|\\chronoevent\b")),
     ("graph", "graph_package",
      R(r"\\(?:Vertex|Vertices|Edge|Edges|SetVertexStyle|SetGraphUnit|GraphInit|SetUpEdge|"
        r"SetVertexSimple)\b|\\gr[A-Z]\w+|\\graph\s*(?:\[[^\]]*\])?\s*\{")),
@@ -104,7 +113,9 @@ _PACKAGE_RULES: list[tuple[str, str, re.Pattern[str]]] = [
        r"\\begin\{blochsphere\}|\bpic\s*(?:\[[^\]]*\])?\s*\{\s*(?:right\s+)?angle\s*=|"
        r"canvas is [xyz]{2} plane")),
     ("table", "table_package",
-     R(r"\\tkzTab\w*|\\begin\{NiceTabular\}|\\pgfplotstabletypeset\b|\\pgfPT\b")),
+     R(r"\\tkzTab\w*|\\begin\{NiceTabular\}|\\pgfplotstabletypeset\b|\\pgfPT\b|"
+       r"\\DTLdisplay(?:long)?db\b")),
+    ("bar_chart", "bchart", R(r"\\begin\{bchart\}|\\bcbar\b")),
 ]
 
 # -- structure: what is drawn, counted -------------------------------------------------------
@@ -114,11 +125,12 @@ _TEXT_NODE = R(r"node\b\s*(?:\([^)]*\))?\s*(?:\[[^\]]*\])?\s*(?:\([^)]*\))?\s*(?
                r"\s*)?\{[^{}]*[A-Za-z0-9][^{}]*\}")
 _NAMED_EDGE = R(r"\(\s*[A-Za-z][\w.\- ]*\)\s*(?:--|->|edge\b|to\b|\|-|-\|)[^;(]*?"
                 r"\(\s*[A-Za-z][\w.\- ]*\)")
-_PLOT_OP = R(r"\bplot\s*(?:\[[^\]]*\]\s*)?(?:\(\s*\{?\\x|\(\s*\{?\s*\\t|coordinates\b|"
+_PLOT_OP = R(r"\bplot\s*(?:\[[^\]]*\]\s*)?(?:\(\s*\{?\s*\\[A-Za-z]+\b|\(\s*\{[^{}]*\\[A-Za-z]|"
+             r"coordinates\b|"
              r"function\b|file\b)|\\tzfn\w*\b|\\tzplotcurve\b|\\psplot\b")
 _AXIS_LABEL = R(r"node\s*(?:\[[^\]]*\])?\s*\{\s*\$?\s*(?:[xyzt]|[xy]_?\{?\d?\}?|f\s*\(\s*x\s*\)"
                 r"|\\omega|\\varphi|\\theta)\s*\$?\s*\}")
-_GRID = R(r"\bgrid\b\s*(?:\[[^\]]*\])?\s*\(|\brectangle\b|matrix of (?:math )?nodes")
+_GRID = R(r"\bgrid\b\s*(?:\[[^\]]*\])?\s*\(|matrix of (?:math )?nodes")
 _TABULAR = R(r"\\begin\{(?:tabular[x*]?|array|longtable)\}")
 _MATRIX = R(r"\\matrix\b|matrix of (?:math )?nodes")
 _CELL_SEP = R(r"(?<!\\)&|\\pgfmatrixnextcell")
@@ -131,7 +143,10 @@ _FULLY_CONNECTED = R(r"\\foreach\s*\\(\w+)[^;]*?\\foreach\s*\\(\w+)[^;]*?\\(?:dr
                      r"\(\s*([A-Za-z][\w-]*?)-?\\\1[^)]*\)\s*(?:--|edge|to)[^;]*"
                      r"\(\s*([A-Za-z][\w-]*?)-?\\\2[^)]*\)")
 _CIRCLE = R(r"\bcircle\b")
-_VENN_FILL = R(r"\bfill opacity\b|\bopacity\s*=|\beven odd rule\b|\\clip\b[^;]*\bcircle\b")
+_NEURON_WORD = R(r"neuron", re.I)
+"""A ``\\neuron`` macro or ``neuron`` style: the nodes the loops join are neurons."""
+_VENN_FILL = R(r"\bfill opacity\b|\bopacity\s*=|\beven odd rule\b|\\clip\b[^;]*\bcircle\b|"
+               r"\bblend (?:group|mode)\b")
 _BOXY = R(r"\brectangle\b|\brounded corners\b|\bminimum (?:width|height)\b|\btext width\b|"
           r"\bblock\b|\bbox\b|\bprocess\b")
 _ROUND = R(r"\bcircle\b|\bellipse\b|\bstate\b|\bvertex\b|\bshape\s*=\s*coordinate\b")
@@ -166,7 +181,8 @@ def _fully_connected(b: Body) -> bool:
     next (two name prefixes, ``(I-\\i) -- (H-\\j)``): the usual hand-drawn multilayer
     perceptron; one prefix joined to itself is a complete graph."""
     m = _FULLY_CONNECTED.search(b.text)
-    return m is not None and m.group(3) != m.group(4) and _CIRCLE.search(b.text) is not None
+    return m is not None and m.group(3) != m.group(4) and (
+        _CIRCLE.search(b.text) is not None or _NEURON_WORD.search(b.text) is not None)
 
 
 def _layer_chain(b: Body) -> bool:
@@ -175,9 +191,23 @@ def _layer_chain(b: Body) -> bool:
     return len(names) >= 2 and (b.arrows + b.named_edges) >= 2
 
 
+_ARROW_AXIS = R(r"\\draw\s*\[[^\]]*(?:->|-\s*(?:latex|stealth|Stealth|Latex|to|>|\{))[^\]]*\]\s*"
+                r"\(\s*[^,()]+,\s*0\s*\)\s*--\s*\(\s*[^,()]+,\s*0\s*\)|"
+                r"\\draw\s*\[[^\]]*(?:->|-\s*(?:latex|stealth|Stealth|Latex|to|>|\{))[^\]]*\]\s*"
+                r"\(\s*0\s*,[^()]+\)\s*--\s*\(\s*0\s*,[^()]+\)")
+"""An arrow drawn along ``y = 0`` or ``x = 0``: an axis drawn by hand."""
+_HIDDEN_AXIS = R(r"\bhide (?:x |y )?axis\b|\baxis lines?\s*=\s*none\b|"
+                 r"\baxis x line\s*=\s*none\b[^\]]*\baxis y line\s*=\s*none\b")
+"""A pgfplots axis that draws no axis."""
+_NO_TICKS = R(r"\bticks\s*=\s*none\b")
+_IN_AXIS = R(r"\\(?:draw|fill|filldraw)\b[^;]*\baxis cs\s*:")
+
+
 def _function_plot(b: Body) -> bool:
-    """A ``plot`` of a function or coordinates with labelled axes: a chart drawn by hand."""
-    return _PLOT_OP.search(b.text) is not None and b.axis_labels >= 1
+    """A ``plot`` of a function or coordinates on axes (labelled, or arrows drawn along
+    ``x = 0`` and ``y = 0``): a chart drawn by hand."""
+    return _PLOT_OP.search(b.text) is not None and (
+        b.axis_labels >= 1 or _ARROW_AXIS.search(b.text) is not None)
 
 
 def _table(b: Body) -> bool:
@@ -202,7 +232,8 @@ def _flowchart(b: Body) -> bool:
 
 def _grid_with_arrows(b: Body) -> bool:
     """Grids or arrays of cells with arrows and labels (convolution windows, memory layouts,
-    attention maps drawn by hand), no plotted data and no labelled axes."""
+    attention maps drawn by hand), no plotted data and no labelled axes: a diagram, but of
+    no kind the code states (by eye: tables, networks' layers, memory layouts…)."""
     return (_GRID.search(b.text) is not None and b.arrows >= 1 and b.text_nodes >= 1
             and not _PLOT_OP.search(b.text) and not b.axis_labels)
 
@@ -215,15 +246,99 @@ def _node_link(b: Body) -> str | None:
     return "architecture_diagram" if boxy > round_ else "graph"
 
 
+_PARTICLE = R(r"\[[^\]]*\b(?:fermion|anti fermion|photon|gluon|boson|charged scalar|ghost|"
+              r"majorana)\b[^\]]*\]")
+
+
+def _particle_lines(b: Body) -> bool:
+    """Two lines or more drawn in particle styles (``[fermion]``, ``[photon]``…) defined by the
+    author or tikz-feynman: a Feynman diagram drawn with plain TikZ."""
+    return len(_PARTICLE.findall(b.text)) >= 2
+
+
 _STRUCTURE_RULES: list[tuple[str, str, Callable[[Body], bool]]] = [
+    ("feynman_diagram", "particle_lines", _particle_lines),
     ("neural_network", "fully_connected", _fully_connected),
     ("neural_network", "layer_chain", _layer_chain),
     ("function_plot", "function_plot", _function_plot),
     ("table", "tabular", _table),
     ("venn_diagram", "overlapping_circles", _venn),
     ("flowchart", "decision_diamonds", _flowchart),
-    ("architecture_diagram", "grid_with_arrows", _grid_with_arrows),
 ]
+"""Patterns of a picture's body that name a kind whatever its links."""
+
+_ADDPLOT = R(r"\\addplot3?\+?")
+_DATA = R(r"\s*(?:coordinates|table|file|graphics|fill\s+between)\b")
+_FUNCTION = R(r"\s*(?:expression|gnuplot|shell)\b|\s*\(|\s*\{")
+_NOT_GRAPH_LIKE = R(r"\\begin\{(?:sequencediagram|umlseqdiag)\}|\\newthread\b|\\newinst\b|"
+                    r"\\begin\{(?:call|callself|messcall)\}|\{\s*(?:Box|RightBandedBox|Ball)"
+                    r"\s*=\s*\{")
+"""Package kinds whose picture is no node-link drawing: pgf-umlsd's sequence diagrams
+(lifelines and messages in time order) and PlotNeuralNet's tensor blocks."""
+
+
+def plotted(body: str) -> tuple[int, int]:
+    """How many ``\\addplot`` draw an expression, and how many draw data (coordinates, a
+    table, a file): ``\\addplot {x^2}`` and ``\\addplot (t, {sin(t)})`` are functions."""
+    functions, data, _ = _plots(body)
+    return functions, data
+
+
+_SHAPE_PLOT = R(r"\bcycle\b")
+_CLOSED = R(r"--\s*cycle\b")
+"""A region closed by the path (``\\closedcycle`` is not: it fills an area chart down to the
+axis)."""
+_POINTS = R(r"\(\s*([^()]+?)\s*\)")
+
+
+def _plots(body: str) -> tuple[int, int, int]:
+    """Expressions, data and *shapes* among the ``\\addplot`` of ``body``: a shape is a closed
+    region (``smooth cycle``, ``closed cycle``, a coordinate list ending where it began) or
+    a single marked point — what a figure drawn in a coordinate plane plots.  A segment (two
+    points) counts as neither."""
+    functions = data = shapes = 0
+    for m in _ADDPLOT.finditer(body):
+        i = m.end()
+        while i < len(body) and body[i].isspace():
+            i += 1
+        opts = ""
+        if i < len(body) and body[i] == "[":
+            depth, start = 0, i
+            while i < len(body):
+                depth += {"[": 1, "]": -1}.get(body[i], 0)
+                i += 1
+                if depth == 0:
+                    break
+            opts = body[start:i]
+        rest = body[i:i + 40]
+        if _DATA.match(rest):
+            stmt = body[i:body.find(";", i) if ";" in body[i:] else None]
+            points = _POINTS.findall(stmt)
+            if _CLOSED.search(stmt):
+                opts += " cycle"
+            if len(points) == 2 and not _SHAPE_PLOT.search(opts):
+                continue  # a segment: a chart's two points or a figure's line, neither
+            if _SHAPE_PLOT.search(opts) or (len(points) == 1 and "mark" in opts) or (
+                    len(points) > 2 and points[0].replace(" ", "") ==
+                    points[-1].replace(" ", "")):
+                shapes += 1
+            else:
+                data += 1
+        elif _FUNCTION.match(rest):
+            functions += 1
+    return functions, data, shapes
+
+
+def _axis_canvas(b: Body) -> bool:
+    """A pgfplots axis used as a canvas: it hides its axes or its ticks, or every plot is a
+    shape (a region, a closed polyline, a point), and no plot is an expression — a figure in
+    the plane (an open square, a neighbourhood), not a chart of values."""
+    functions, data, shapes = _plots(b.text)
+    if functions:
+        return False
+    hidden = _HIDDEN_AXIS.search(b.text) or _NO_TICKS.search(b.text)
+    drawn = _IN_AXIS.search(b.text) is not None
+    return not data and bool(hidden or shapes or drawn)
 
 
 def body_of(code: str) -> str:
@@ -233,22 +348,65 @@ def body_of(code: str) -> str:
     return parts[1] if parts else text
 
 
+def _pgfplots(b: Body) -> Evidence:
+    """An axis: a function plot when every plot draws an expression (even as bars: a Riemann
+    sum is a function's picture), else the first pgfplots kind its plots name, else a line
+    chart."""
+    functions, data = plotted(b.text)
+    for label, name, pattern in _PGFPLOTS_KINDS:
+        line = matched(pattern, b.text)
+        if line and not (functions and not data and label != "surface_plot"):
+            return Evidence(label, f"tikz.{name}", line=line, graph_like=False)
+    line = matched(_AXIS, b.text)
+    if functions and not data:
+        return Evidence("function_plot", "tikz.pgfplots_expression",
+                        line=f"{functions} \\addplot of expressions: {line}", graph_like=False)
+    return Evidence("line_chart", "tikz.pgfplots_axis", line=line, graph_like=False)
+
+
 def evidence(code: str) -> Evidence:
-    """The first rule that fires on the body of ``code``; ``tikz.silent`` when none does."""
+    """The first rule that fires on the body of ``code``; ``tikz.silent`` when none does
+    (with the family ``diagram`` when it draws without axes or plotted data)."""
     b = Body(body_of(code))
     drawn = _RASTER.search(b.text) is None
-    if _AXIS.search(b.text):
-        for label, name, pattern in _PGFPLOTS_KINDS:
-            if pattern.search(b.text):
-                return Evidence(label, f"tikz.{name}", drawn)
-        return Evidence("line_chart", "tikz.pgfplots_axis", drawn)
+    ev = _evidence(code, b)
+    return Evidence(ev.label, ev.rule, drawn, ev.line, ev.family, ev.graph_like)
+
+
+def _evidence(code: str, b: Body) -> Evidence:
+    if _AXIS.search(b.text) and not _axis_canvas(b):
+        return _pgfplots(b)
     for label, name, pattern in _PACKAGE_RULES:
-        if pattern.search(b.text):
-            return Evidence(label, f"tikz.{name}", drawn)
+        line = matched(pattern, b.text)
+        if line and label == "geometry":
+            cue = tikz_shape.physical(tikz_shape.read(code, b.text), b.text)
+            if cue:
+                return Evidence("illustration", f"tikz.{name}_physical", line=cue,
+                                graph_like=False)
+        if line and label is None:  # a kind with no name here: unknown, a diagram
+            return Evidence(None, f"tikz.{name}", line=line, family="diagram",
+                            graph_like=False)
+        if line:
+            plain = _NOT_GRAPH_LIKE.search(b.text) is None
+            return Evidence(label, f"tikz.{name}", line=line,
+                            graph_like=None if plain else False)
     for label, name, test in _STRUCTURE_RULES:
         if test(b):
-            return Evidence(label, f"tikz.{name}", drawn)
-    linked = _node_link(b)
-    if linked:
-        return Evidence(linked, "tikz.node_link", drawn)
-    return Evidence(None, "tikz.silent", drawn)
+            return Evidence(label, f"tikz.{name}", line=None,
+                            graph_like=None if label in GRAPH_LIKE else False)
+    shape = tikz_shape.read(code, b.text)
+    if shape.node_link:
+        label, name = tikz_shape.node_link_kind(shape, b.text)
+        return Evidence(label, f"tikz.{name}", line=shape.summary(), graph_like=True)
+    if _grid_with_arrows(b):
+        return Evidence(None, "tikz.grid_with_arrows", line=matched(_GRID, b.text),
+                        family="diagram", graph_like=False)
+    if tikz_shape.drawing(shape) and not tikz_shape.chart_like(b.text):
+        cue = tikz_shape.physical(shape, b.text)
+        if cue:
+            return Evidence("illustration", "tikz.physical_drawing", line=cue,
+                            graph_like=False)
+        return Evidence("geometry", "tikz.drawing", line=shape.summary(), graph_like=False)
+    family = None if _PLOT_OP.search(b.text) or tikz_shape.chart_like(b.text) else "diagram"
+    return Evidence(None, "tikz.silent", line=shape.summary(), family=family,
+                    graph_like=False)

@@ -57,6 +57,7 @@ class DotFormat(DiagramFormat):
     suffixes = (".dot", ".gv")
     params_model = DotParams
     graphs_in_render: ClassVar[bool] = True  # the layout exists only inside the run
+    graph_unit_pt: ClassVar[float] = 1.0  # boxes in pt
 
     @property
     def caps(self) -> dot.Caps:

@@ -90,6 +90,7 @@ class TikzFormat(DiagramFormat):
     name = Format.TIKZ
     title = "TikZ"
     graphs_in_render = True
+    graph_unit_pt = 1.0  # boxes in pt
     suffixes = (".tex",)
     """A repository's (or code archive's) TeX file with a picture in it; arXiv e-prints go
     through ``formats/tikz_extract.py`` whole."""

@@ -16,6 +16,19 @@ from diagramforge.graphs.tikz.text import latex_text
 
 _LABEL_POS = re.compile(r"^(?:midway|pos|near start|near end|very near start|very near end|"
                         r"at start|at end|sloped|auto|swap|')\b")
+_PLACEMENT = re.compile(r"^(?:above|below|left|right)(?:\s+(?:left|right))?(?:\s*=.*)?$|"
+                        r"^(?:anchor|font|text|inner sep|outer sep|inner xsep|inner ysep|"
+                        r"scale|xshift|yshift|align|text width|fill|text opacity|"
+                        r"fill opacity|opacity|node font|overlay)\s*(?:=.*)?$|^draw\s*=\s*none$")
+"""Keys that only place or dress a node's text (no shape, no frame): a text placed so right
+after a path's end is that segment's label, as ``midway`` is."""
+
+
+def _placement_only(keys: list[str]) -> bool:
+    """Whether a node's keys only place or dress its text (and say where at all)."""
+    keys = [" ".join(k.split()) for k in keys if k.strip()]
+    return bool(keys) and all(_PLACEMENT.match(k) for k in keys) and any(
+        re.match(r"^(?:above|below|left|right|anchor)\b", k) for k in keys)
 
 
 @dataclass
@@ -54,7 +67,10 @@ class _PathReader:
 
     # -- nodes ---------------------------------------------------------------------------
     def _new_node(self, name: str | None, keys: list[str], text: str,
-                  here: tuple[float, float] | None = None) -> str | None:
+                  here: tuple[float, float] | None = None, blank: bool = False
+                  ) -> str | None:
+        """The node's id (``None`` for a coordinate, or an unnamed text-less node — unless
+        ``blank``: a tree child's own node, which its children's edges hang from)."""
         styles = self.r.styles
         shape = _shape(keys, styles)
         if shape == "coordinate":
@@ -63,7 +79,7 @@ class _PathReader:
             return None
         label = latex_text(text)
         if name is None:
-            if not label:
+            if not label and not blank:
                 return None
             self.pic.anon += 1
             name = f"_{self.pic.anon}"
@@ -128,6 +144,10 @@ class _PathReader:
 
     def resolve(self, coord: str) -> str | None:
         c = coord.strip()
+        m = re.fullmatch(r"([^$|]+?)\.[\w ]+\s*(?:\|-|-\|)\s*[^|]+", c)
+        if m:  # (a.east |- b): a point on a's side, level with b: the path leaves a there
+            base = m.group(1).strip()
+            return base if base in self.pic.nodes.keys() | self.pic.declared else None
         if c.startswith("$") or "-|" in c or "|-" in c or "intersection" in c:
             return None
         known = self.pic.nodes.keys() | self.pic.declared
@@ -272,11 +292,13 @@ class _PathReader:
         pending: tuple[str, list[str]] | None = None  # an operation waiting for its target
         labels: list[str] = []
         last_edge: Edge | None = None
+        fresh = False                    # the last token was the target of ``last_edge``
         shape_arg = False                # the next coordinate is a shape's argument
         reached: tuple | None = None     # the segment that led to the current waypoint
         k = 0
         while k < len(toks):
             kind, val = toks[k]
+            was_fresh, fresh = fresh, False
             if kind == "opt":
                 if pending is not None:
                     for item in split_top(val):
@@ -299,12 +321,17 @@ class _PathReader:
                 name, nkeys, text, k, has_text = self._read_node(toks, k + 1)
                 nkeys = [kk for kk in nkeys]
                 on_segment = any(_LABEL_POS.match(x) for x in nkeys)
-                is_label = pending is not None or (last_edge is not None and on_segment)
+                # right after the segment that made an edge, a bare text placed beside the
+                # end ("-- (b) node[above] {yes}") labels that edge, as "midway" does
+                at_end = was_fresh and not name and pending is None \
+                    and _placement_only(nkeys)
+                is_label = pending is not None or (last_edge is not None
+                                                   and (on_segment or at_end))
                 if val == "coordinate":
                     if name:
                         self.pic.coordinates.add(name)
                     continue
-                if is_label and not name:
+                if is_label and (not name or (on_segment and pending is None)):
                     lab = latex_text(text)
                     if lab:
                         if pending is not None:
@@ -320,8 +347,9 @@ class _PathReader:
                     here = origin  # type: ignore[assignment]
                 else:  # a path's first node with no coordinate: the origin
                     here = self.frame.apply((0.0, 0.0)) if self.frame else None
-                created = self._new_node(name, nkeys, text, here) if has_text or name \
-                    else None
+                created = self._new_node(name, nkeys, text, here,
+                                         blank=origin != "frame" and first_node is None) \
+                    if has_text or name else None
                 if created and first_node is None:
                     first_node = created
                 if created and cur is not None and cur.node is None and pending is None \
@@ -344,7 +372,7 @@ class _PathReader:
                 k += 1  # read by _child, with its options and label node
                 while k < len(toks) and toks[k][0] == "opt":
                     k += 1
-                if k < len(toks) and toks[k] == ("kw", "node"):
+                while k < len(toks) and toks[k] == ("kw", "node"):
                     k = self._read_node(toks, k + 1)[3]
                 continue
             if kind == "op":
@@ -401,6 +429,7 @@ class _PathReader:
                 else:
                     xy = lay.point(self._expand_macros(val), self.pic.places, self.frame)
                 pt = _Point(node, xy)
+                made = None
                 if pending is None:
                     self._free_end(reached, keys, drawn)
                     cur = start = pt
@@ -408,12 +437,13 @@ class _PathReader:
                     if path_first is None:
                         path_first = pt
                 elif pending[0] == "edge":
-                    last_edge = self._reach(pending, keys, True, cur, pt, labels,
-                                            every="every edge")
+                    last_edge = made = self._reach(pending, keys, True, cur, pt, labels,
+                                                   every="every edge")
                 else:
                     reached = None
                     if pending[0] != "shape":
-                        last_edge = self._reach(pending, keys, drawn, start, pt, labels)
+                        last_edge = made = self._reach(pending, keys, drawn, start, pt,
+                                                       labels)
                         if node is not None or start is None:
                             start = pt
                         else:
@@ -423,6 +453,7 @@ class _PathReader:
                     cur = pt
                 pending = None
                 labels = []
+                fresh = made is not None and node is not None
                 k += 1
                 continue
             if kind == "kw" and val == "foreach":
@@ -505,9 +536,11 @@ class _PathReader:
                 while m < len(body) and body[m][0] == "opt":
                     ekeys += split_top(body[m][1])
                     m += 1
-                if m < len(body) and body[m] == ("kw", "node"):
-                    _, _, text, _, _ = self._read_node(body, m + 1)
-                    elabel = latex_text(text)
+                texts = []  # every node after it labels the edge ("above" and "below")
+                while m < len(body) and body[m] == ("kw", "node"):
+                    _, _, text, m, _ = self._read_node(body, m + 1)
+                    texts.append(latex_text(text))
+                elabel = "\n".join(t for t in texts if t)
         self.depth += 1
         level = [f"level {self.depth}"] if f"level {self.depth}" in self.r.styles else []
         generic = split_top(self.r.styles.get("level", "").replace("#1", str(self.depth)))

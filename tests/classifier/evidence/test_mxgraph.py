@@ -29,7 +29,7 @@ def many(n: int, style: str) -> str:
 
 CASES = [
     (mx(many(3, "shape=mxgraph.aws4.resourceIcon;resIcon=mxgraph.aws4.lambda;") + e(1, 0, 1)),
-     "architecture_diagram", "mxgraph.cloud_icons"),
+     "network_diagram", "mxgraph.cloud_icons"),
     (mx(many(3, "shape=mxgraph.cisco.routers.router;") + e(1, 0, 1)), "network_diagram",
      "mxgraph.network_icons"),
     (mx(v(0, "shape=umlLifeline;") + v(1, "shape=umlLifeline;", x=200) + v(2, "rounded=1;")
@@ -93,3 +93,17 @@ def test_a_page_that_is_mostly_a_picture_is_not_known_to_be_drawn() -> None:
                + v(1, "rounded=1;", 300, 300, 80, 40) + e(1, 0, 1))
     assert not evidence(page).drawn
     assert evidence(icons).drawn
+
+
+def test_lifelines_are_uml_but_no_node_link_drawing() -> None:
+    page = mx(v(0, "shape=umlLifeline;perimeter=lifelinePerimeter;", 0) +
+              v(1, "shape=umlLifeline;perimeter=lifelinePerimeter;", 200) +
+              e(0, 0, 1) + e(1, 1, 0) + e(2, 0, 1))
+    ev = evidence(page)
+    assert (ev.label, ev.graph_like) == ("uml", False)
+    assert "umlLifeline" in ev.line
+
+
+def test_a_page_without_edges_is_a_diagram_of_no_stated_kind() -> None:
+    ev = evidence(mx(v(0, "rounded=1;", 0) + v(1, "rounded=1;", 200)))
+    assert (ev.label, ev.family, ev.graph_like) == (None, "diagram", False)

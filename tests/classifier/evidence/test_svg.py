@@ -54,7 +54,10 @@ def test_structure_graph() -> None:
     assert evidence(plain, graph(["rect", "rect", "ellipse"], 2)).label == \
         "architecture_diagram"
     assert evidence(plain, graph(["ellipse", "ellipse", "circle"], 2)).label == "graph"
-    assert evidence(plain, graph(["rect", "rect"], 1)).label is None  # too little structure
+    # two labelled parts and the link between them ("Input → Output"): a diagram
+    assert evidence(plain, graph(["rect", "rect"], 1)).label == "architecture_diagram"
+    assert evidence(plain, graph(["rect", "rect", "rect"], 1)).label is None  # a loose box
+    assert evidence(plain, graph(["rect", "rect"], 0)).label is None  # no link at all
     assert evidence(plain, "not json").rule == "svg.silent"
     assert evidence(plain).drawn
     assert not evidence(SVG.format('<image href="data:image/png;base64,AA"/>')).drawn
