@@ -138,3 +138,49 @@ def test_the_chronology_renders_as_plain_pdflatex_renders_its_document():
     (rec,) = _records(CHRONOLOGY)[0]
     (res,) = TexCompiler(timeout_s=20).compile_many([standalone(rec)])
     assert res.ok, res.error
+
+
+ENVIRON = r"""\documentclass{article}
+\usepackage{tikz}
+\usepackage{environ}
+\NewEnviron{timeline}[1][2]{%
+  \begin{tikzpicture}[yscale=-1]
+  \draw[thick, ->] (0,0) -- (0,#1*3);
+  \BODY
+  \end{tikzpicture}}
+\DeclareDocumentEnvironment{steps}{O{1cm}}{\begin{tikzpicture}[x=#1]}{\end{tikzpicture}}
+\begin{document}
+A timeline:
+
+\begin{timeline}
+\fill (0,1) circle (2pt) node[right=4pt] {Founded};
+\fill (0,3) circle (2pt) node[right=4pt] {Version 2};
+\end{timeline}
+
+\begin{steps}[2cm]
+\draw (0,0) node[draw] {plan} -- (1,0) node[draw] {build};
+\end{steps}
+\end{document}
+"""
+
+
+def test_environments_of_the_environ_package_and_xparse_draw_pictures():
+    """``\\NewEnviron`` (a TeX.SE idiom: the body as ``\\BODY``) and
+    ``\\DeclareDocumentEnvironment`` around a tikzpicture: each use is a picture whose
+    document carries the definition — before, the document was ledgered ``no_diagrams``."""
+    recs, rejections = _records(ENVIRON)
+    assert not rejections
+    metas = [json.loads(r["meta"]) for r in recs]
+    assert [m["env"] for m in metas] == ["timeline", "steps"]
+    assert any(b.startswith(r"\NewEnviron{timeline}") for b in metas[0]["blocks"])
+    assert any(b.startswith(r"\DeclareDocumentEnvironment{steps}") for b in metas[1]["blocks"])
+
+
+@needs_tex
+def test_the_environ_pictures_render():
+    from diagramforge.formats.handlers.tikz import standalone
+    from diagramforge.formats.texcompile import TexCompiler
+
+    results = TexCompiler(timeout_s=20).compile_many([standalone(r)
+                                                      for r in _records(ENVIRON)[0]])
+    assert [r.ok for r in results] == [True, True], [r.error for r in results]
