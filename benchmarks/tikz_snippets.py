@@ -25,8 +25,14 @@ with loads added that would also have compiled without them (added for nothing),
 classes of the snippets that still fail (the first error; a name the dropped preamble
 defined).
 
+With ``--documents``, each full file is posted whole instead (a TeX.SE answer that is a
+complete document, a timeline drawn through the answer's own environment): the documents
+plain pdflatex compiles against those the toolkit renders a picture of, and the funnel of
+the rest.
+
 Usage: .venv/bin/python benchmarks/tikz_snippets.py [--corpus DIR ...] [--limit N]
-       [--workers 2] [--json OUT]
+       [--workers 2] [--json OUT] [--compare BEFORE.json] [--plain EARLIER.json]
+       [--documents]
 """
 
 from __future__ import annotations
@@ -150,6 +156,57 @@ def extract(job: tuple[str, int, str]) -> tuple[str, int, list[dict], str]:
     return tex, k, recs, why
 
 
+def documents_funnel(a: argparse.Namespace, docs: list[Path], base: dict[str, dict]) -> None:
+    """``--documents``: each full file posted whole (a TeX.SE answer that is a complete
+    document), through extraction and the render ladder: the documents plain pdflatex
+    compiles against those the toolkit renders at least one picture of, and the funnel of
+    the rest (ledgered at extraction, or every picture failing to compile)."""
+    jobs = [(str(d), 0, d.read_text(errors="replace")) for d in docs]
+    with ProcessPoolExecutor(a.workers) as ex:
+        extracted = list(ex.map(extract, jobs, chunksize=8))
+    records, lost = [], {}
+    for tex, _, recs, why in extracted:
+        if not recs:
+            lost[tex] = why.split(":", 1)[0] if why else "no record"
+        records += [{**r, "tex": f"{tex}#{j}"} for j, r in enumerate(recs)]
+    units = [records[i:i + 16] for i in range(0, len(records), 16)]
+    with tempfile.TemporaryDirectory() as cache, \
+            ProcessPoolExecutor(a.workers, initializer=corpus_latex._init,
+                                initargs=(cache, a.timeout)) as ex:
+        rows = [row for unit in ex.map(corpus_latex.compile_unit, units) for row in unit]
+    by_doc: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        by_doc[r["tex"].rsplit("#", 1)[0]].append(r)
+    rendered = {t for t, rs in by_doc.items() if any(r["ok"] for r in rs)}
+    before = {}
+    if a.compare and a.compare.exists():
+        before = {k.rsplit("#", 1)[0]: v.get("toolkit", False)
+                  for k, v in json.loads(a.compare.read_text()).items()}
+    good = [str(d) for d in docs if base[str(d)]["ok"]]
+    got = sum(t in rendered for t in good)
+    was = (f"; before: {sum(before.get(t, False) for t in good)}/{len(good)}"
+           if before else "")
+    print(f"\nfull documents posted whole: plain pdflatex compiles {len(good)}/{len(docs)}; "
+          f"the toolkit renders ≥ 1 picture of {got}/{len(good)} of those{was}; "
+          f"{len(rendered)}/{len(docs)} in all; {sum(r['ok'] for r in rows)}/{len(rows)} "
+          f"pictures rendered")
+    funnel: Counter = Counter()
+    for t in good:
+        if t in rendered:
+            continue
+        funnel[f"extract: {lost[t]}" if t in lost else "render: " + remaining_class(
+            next(r["error"] for r in by_doc[t]) or "", set())] += 1
+    print(f"  compiling documents the toolkit renders nothing of ({sum(funnel.values())}):")
+    for cls, n in funnel.most_common():
+        print(f"    {n:4d}  {cls}")
+    print(f"  documents ledgered at extraction (all {len(docs)}): "
+          f"{dict(Counter(lost.values()).most_common())}")
+    if a.json:
+        a.json.write_text(json.dumps({f"{t}#0": {"plain": base[t]["ok"],
+                                                  "toolkit": t in rendered}
+                                      for t in map(str, docs)}, indent=1))
+
+
 def without_added(rec: dict) -> Standalone:
     """The record's first document as the snippet was posted: the added loads taken out."""
     m = json.loads(rec["meta"])
@@ -189,6 +246,9 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="write the per-snippet results here")
     ap.add_argument("--compare", type=Path,
                     help="an earlier run's --json (the code before a change): before/after")
+    ap.add_argument("--documents", action="store_true",
+                    help="post each full file whole instead of its snippets (the funnel of "
+                         "complete documents, as TeX.SE answers often are)")
     ap.add_argument("--plain", type=Path,
                     help="reuse plain pdflatex's results from an earlier run's --json (the "
                          "full files do not change between a before and an after)")
@@ -213,6 +273,9 @@ def main() -> None:
     with ProcessPoolExecutor(a.workers) as ex:
         base.update(zip(todo, ex.map(plain, todo), strict=True))
     t_plain = time.perf_counter() - t0
+    if a.documents:
+        documents_funnel(a, docs, base)
+        return
     t0 = time.perf_counter()
     with ProcessPoolExecutor(a.workers) as ex:
         extracted = list(ex.map(extract, jobs, chunksize=8))
