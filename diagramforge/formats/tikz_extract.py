@@ -17,6 +17,7 @@ from diagramforge.formats.preamble import Definition, Kind, parse_preamble
 from diagramforge.formats.texcompile import package_available
 from diagramforge.formats.texengines import choose_engines
 from diagramforge.formats.tikz import (
+    Picture,
     Standalone,
     attach_context,
     find_pictures,
@@ -37,7 +38,7 @@ from diagramforge.formats.tikz_ladder import (
     verbatim_preamble,
 )
 from diagramforge.formats.tikz_needs import loaded_by, picture_environments
-from diagramforge.formats.tikz_wrappers import find_wrappers
+from diagramforge.formats.tikz_wrappers import draws_elsewhere, find_wrappers
 from diagramforge.notation import latex
 from diagramforge.notation.declarations import UNSAFE_XML, declaration
 from diagramforge.records import Format, Rejection, Unit, empty_record, make_id
@@ -117,6 +118,13 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
     wrappers = find_wrappers(own, envs, commands)
     pictures = find_pictures(body, envs, t.tikz_commands, t.commands, wrappers)
     pages = page_spans(clean_pre, body)
+    if not pictures and pages is None and latex.strip_comments(body).strip() and \
+            draws_elsewhere(latex.strip_comments(latex.strip_markers(flat.text)), wrappers,
+                            envs, commands):
+        # a picture drawn where it cannot be delimited (a \sbox'ed tikzpicture, a definition
+        # of a form not read here): the body as a whole, its source document the last rung
+        pictures = [Picture(env="document", text=latex.strip_markers(body).strip(), start=0,
+                            end=len(body), origin=latex.origin_at(body, 0))]
     if pages is not None:  # the document is itself a figure: take it page by page
         pictures = pages_as_pictures(body, pages, pictures)
     one_page = one_page and pages is not None and len(pictures) == 1
@@ -130,7 +138,9 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
     for k, pic in enumerate(pictures, start=1):
         src_id = f"{vid}/{pic.origin or root}#{k}"
         # a use of a wrapper draws what its definition draws: \gauge{42} is a whole picture
-        size = len(pic.text) + len(wrappers.texts.get(pic.env, ""))
+        # (and a document taken whole draws what its preamble holds too)
+        size = len(pic.text) + len(wrappers.texts.get(pic.env, "")) + (
+            len(clean_pre) if pic.env == "document" else 0)
         if size < t.min_chars:
             rejections.append(Rejection(f"arxiv:{src_id}", ExtractReason.TOO_SMALL,
                                         f"{size} chars < {t.min_chars}",
@@ -144,6 +154,9 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
         # body-level setup before the picture (\tdplotsetmaincoords, styles…) is in scope
         before = [d for pos, d in body_defs if pos < pic.start]
         doc = standalone(pic, defs + before, package_available, own_class)
+        if pic.env == "document":  # what draws is somewhere in the preamble: all of it
+            doc = Standalone(blocks=[b for b in [*head, verbatim] if b], body=doc.body,
+                             dropped=doc.dropped)
         files_used = (_used_data(data, pic.text + "\n".join(doc.blocks))
                       + _gnuplot_tables(data, root, pic.text))
         doc.assets = picture_assets(raw, root, pic.text + "\n".join(doc.blocks),

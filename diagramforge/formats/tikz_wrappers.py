@@ -118,3 +118,16 @@ def definition_spans(body: str) -> list[tuple[int, int]]:
         pos += mm.end() if mm else 0
         spans.append((m.start(), skip_groups(body, pos)))
     return spans
+
+
+def draws_elsewhere(text: str, wrappers: Wrappers, environments: list[str],
+                    commands: list[str]) -> bool:
+    """Whether the document (``text``: preamble and body, comments stripped) opens a picture
+    somewhere no picture was found and no known wrapper's definition accounts for: a
+    ``\\sbox`` of a tikzpicture used by ``\\usebox``, a picture in ``\\AtBeginDocument``, a
+    definition of a form not read here.  Such a document draws a picture the extractor
+    cannot delimit; it is then taken whole (its body on the ladder's last rung), never
+    ``no_diagrams``.  A wrapper defined and never used draws nothing and is not counted."""
+    for own in sorted(set(wrappers.texts.values()), key=len, reverse=True):
+        text = text.replace(own, "")
+    return _opens_picture(text, environments, commands)

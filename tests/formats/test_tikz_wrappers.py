@@ -184,3 +184,43 @@ def test_the_environ_pictures_render():
     results = TexCompiler(timeout_s=20).compile_many([standalone(r)
                                                       for r in _records(ENVIRON)[0]])
     assert [r.ok for r in results] == [True, True], [r.error for r in results]
+
+
+SAVEBOX = r"""\documentclass{article}
+\usepackage{tikz}
+\newsavebox{\logo}
+\sbox{\logo}{\begin{tikzpicture}
+  \draw[thick, fill=blue!20] (0,0) circle (1);
+  \node at (0,0) {DF};
+\end{tikzpicture}}
+\begin{document}
+Our logo: \usebox{\logo}
+\end{document}
+"""
+
+
+def test_a_picture_that_cannot_be_delimited_is_the_document_as_written():
+    """A tikzpicture kept in a box and typeset by ``\\usebox``: no environment or macro use
+    to cut out, so the body is the picture and its source document the ladder's last
+    rung — not ``no_diagrams``; a wrapper defined and never used still draws nothing."""
+    recs, rejections = _records(SAVEBOX)
+    assert not rejections and len(recs) == 1
+    meta = json.loads(recs[0]["meta"])
+    assert meta["env"] == "document" and r"\usebox{\logo}" in meta["body"]
+    last = meta["ladder"][-1]
+    assert last["mode"] == "source" and r"\sbox{\logo}" in last["document"]
+
+
+@needs_tex
+def test_the_document_taken_whole_renders_its_picture():
+    from diagramforge.formats.handlers.tikz import standalone
+    from diagramforge.formats.texcompile import TexCompiler
+
+    (rec,) = _records(SAVEBOX)[0]
+    assert r"\sbox{\logo}" in rec["code"]  # the box is filled where the picture is drawn
+    (res,) = TexCompiler(timeout_s=20).compile_many([standalone(rec)])
+    assert res.ok and res.pdf, res.error
+    import fitz
+
+    page = fitz.open(stream=res.pdf, filetype="pdf")[0]
+    assert page.get_drawings(), "the logo's circle is drawn, not only the text"
