@@ -225,3 +225,23 @@ def test_a_picture_compiled_as_posted_says_nothing_was_added(tmp_path, monkeypat
     meta = json.loads(row["meta"])
     assert meta["preamble_mode"] == "source" and "usetikzlibrary" not in row["code"]
     assert not {"added_libraries", "added_packages", "added_for"} & set(meta)
+
+
+def test_the_extract_stage_is_keyed_by_the_tex_live_of_the_table(tmp_path, monkeypatch,
+                                                                 caplog):
+    """The stage's environment names the table's TeX Live beside the installed one (a
+    change of either re-extracts), and a table made from another TeX Live says so."""
+    import dataclasses
+
+    import diagramforge.extract.stage as stage_mod
+    from tests.conftest import make_params
+
+    stage = stage_mod.ExtractStage(make_params(tmp_path))
+    monkeypatch.setattr(stage_mod, "tex_version", lambda: table().tex)
+    env = stage.environment()
+    assert env == {"tex": table().tex, "tikz_table": table().tex} and not caplog.records
+    other = dataclasses.replace(table(), tex="pdfTeX 3.14 (TeX Live 2019)")
+    monkeypatch.setattr(stage_mod, "table", lambda: other)
+    with caplog.at_level("WARNING"):
+        assert stage.environment()["tikz_table"] == other.tex
+    assert "diagramforge tikz-table" in caplog.text
