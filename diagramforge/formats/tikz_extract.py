@@ -100,7 +100,7 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
     clean_pre = latex.strip_markers(preamble)
     head = class_head(clean_pre)
     # a class of its own (beamer, revtex…) defines macros the table gives to packages
-    own_class = class_name(clean_pre) in PLAIN_CLASSES
+    plain_class = class_name(clean_pre) in PLAIN_CLASSES
     source_pre = inline_local_packages(clean_pre, files)
     defs = parse_preamble("\n".join(head) + "\n" + source_pre)
     as_written = files[root]
@@ -153,7 +153,7 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
             continue
         # body-level setup before the picture (\tdplotsetmaincoords, styles…) is in scope
         before = [d for pos, d in body_defs if pos < pic.start]
-        doc = standalone(pic, defs + before, package_available, own_class)
+        doc = standalone(pic, defs + before, package_available, plain_class)
         if pic.env == "document":  # what draws is somewhere in the preamble: all of it
             doc = Standalone(blocks=[b for b in [*head, verbatim] if b], body=doc.body,
                              dropped=doc.dropped)
