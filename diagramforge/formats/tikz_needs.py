@@ -40,6 +40,9 @@ _CSYS = re.compile(r"\(\s*([A-Za-z][A-Za-z ]*?)\s+cs\s*:")
 _CALC = re.compile(r"\(\s*\$[^$]*\([^$]*\$\s*\)")  # ($(a)!.5!(b)$), not ($-20$,3)
 _LET = re.compile(r"\blet\s*\\[A-Za-z]+\d*\s*=")
 _OF = re.compile(r"(?:^|\s)of\s+\S")
+_FILL_BETWEEN = re.compile(r"\\addplot\b[^;]*?\bfill between\b")
+"""pgfplots' ``\\addplot fill between[of=a and b]``: a plot handler, not a key; its library
+is the one that defines ``every fill between plot``."""
 _PLACES = frozenset(f"{a}{b}" for a in ("", "above ", "below ") for b in ("", "left", "right")
                     if a or b) | {"above", "below", "base left", "base right", "mid left",
                                   "mid right"}
@@ -297,8 +300,8 @@ def wanted(text: str, tbl: Table | None = None
     found: dict[str, list[tuple[str, str]]] = {}
     own: set[str] = set()
 
-    def hit(kind: str, name: str) -> None:
-        prov = rows.get(kind, {}).get(name)
+    def hit(kind: str, name: str, prov: str | None = None) -> None:
+        prov = prov or rows.get(kind, {}).get(name)
         if prov and (kind, name) not in found.setdefault(prov, []):
             found[prov].append((kind, name))
 
@@ -333,8 +336,13 @@ def wanted(text: str, tbl: Table | None = None
                 for n in _value_names(val):
                     hit("decoration", n)
             elif name == "pattern":
-                for n in _value_names(val):
+                names = _value_names(val)
+                for n in names:
                     hit("pattern", n)
+                if not any(n in rows.get("pattern", {}) for n in names):
+                    # a pattern of the document's own (\pgfdeclarepatternformonly): TikZ's
+                    # pattern key itself is the patterns library's, as most patterns are
+                    hit("syntax", "pattern", _most_common(rows.get("pattern", {})))
             elif name == "mark":
                 hit("mark", _unbrace(val))
             elif name in _PLACES and _OF.search(" " + val):
@@ -347,6 +355,8 @@ def wanted(text: str, tbl: Table | None = None
         hit("syntax", "calc")
     if _LET.search(text):
         hit("syntax", "let")
+    if _FILL_BETWEEN.search(text):
+        hit("syntax", "fill between", rows.get("pgfplots_key", {}).get("every fill between plot"))
     for m in _BEGIN.finditer(text):
         hit("environment", m.group(1).strip())
     bound = bound_names(text)
@@ -356,13 +366,22 @@ def wanted(text: str, tbl: Table | None = None
     return found, own
 
 
-def _strong(kind: str, name: str) -> bool:
+def _most_common(rows: dict[str, str]) -> str | None:
+    counts: dict[str, int] = {}
+    for prov in rows.values():
+        counts[prov] = counts.get(prov, 0) + 1
+    return max(counts, key=lambda p: (counts[p], p)) if counts else None
+
+
+def _strong(kind: str, name: str, known: bool = False) -> bool:
     """A name that alone says which file a picture needs: an environment, a piece of
     syntax, a pic, a coordinate system, a macro of three letters or more, a name with a
     space (``matrix of nodes``).  A short word a package gives a key or shape of its own
-    (``grid``, ``point``, ``r``) is evidence only with another name of the same file."""
+    (``grid``, ``point``, ``r``) is evidence only with another name of the same file.  A
+    macro of two letters (physics' ``\\vb``) is, when the document loads nothing the table
+    does not know (``known``: a posted snippet) — no unknown package defines it there."""
     return kind in ("environment", "syntax", "pic", "cs") or " " in name or (
-        kind == "macro" and len(name) >= 3)
+        kind == "macro" and len(name) >= (2 if known else 3))
 
 
 def needs(text: str, loaded: Iterable[str], defined: Iterable[str] = (),
@@ -378,19 +397,24 @@ def needs(text: str, loaded: Iterable[str], defined: Iterable[str] = (),
     """
     tbl = table()
     found, own = wanted(text, tbl)
+    loaded = set(loaded)
     have = tbl.provides(loaded)
+    known = all(p in tbl.loads or p in tbl.base for p in loaded if p.startswith("package:"))
     mine = set(own) | {d.lstrip("\\") for d in defined}
     # a name something loaded gives already (circuitikz's ground shape) is served: another
     # file's key of the same name (circuits.ee's ground) would change what it means
     mine |= {n for prov, hits in found.items() if prov in have for _, n in hits}
+    # the pattern key is served by any file that declares patterns (patterns.meta too)
+    patterned = bool(have & set(tbl.rows.get("pattern", {}).values()))
     kept: dict[str, list[tuple[str, str]]] = {}
     for prov, hits in found.items():
         hits = [(k, n) for k, n in hits if n not in mine and not tbl.served(k, n, have)
+                and not (k == "syntax" and n == "pattern" and patterned)
                 and not (k == "macro" and not macro_packages and prov.startswith("package:"))]
         if prov in have or not hits or prov.split(":", 1)[1] in SKIP_PACKAGES:
             continue
         # PGF's own libraries are trusted on any name; another file on a strong one or two
-        if prov not in tbl.pgf and len(hits) < 2 and not _strong(*hits[0]):
+        if prov not in tbl.pgf and len(hits) < 2 and not _strong(*hits[0], known):
             continue
         if prov.startswith("package:") and available is not None \
                 and not available(prov.split(":", 1)[1]):

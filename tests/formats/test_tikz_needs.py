@@ -245,3 +245,21 @@ def test_the_extract_stage_is_keyed_by_the_tex_live_of_the_table(tmp_path, monke
     with caplog.at_level("WARNING"):
         assert stage.environment()["tikz_table"] == other.tex
     assert "diagramforge tikz-table" in caplog.text
+
+
+def test_plot_handlers_own_patterns_and_two_letter_macros():
+    """Classes the snippet benchmark found left (real figures cut to their pictures):
+    ``\\addplot fill between`` is a handler, not a key, and needs pgfplots' fillbetween;
+    a pattern of the document's own still needs TikZ's patterns library for the ``pattern``
+    key; physics' ``\\vb`` is two letters — evidence in a posted snippet, not in a
+    document that loads a package the table does not know (it may define ``\\vb``)."""
+    fill = (r"\begin{axis}\addplot[name path=f] {x^2}; \addplot[name path=g] {x};"
+            r"\addplot fill between[of=f and g];\end{axis}")
+    got = _needs(fill)
+    assert got.packages == ("pgfplots",) and got.plot_libraries == ("fillbetween",), got.why
+    own = r"\fill[pattern=flexible hatch, pattern color=red] (0,0) rectangle (1,1);"
+    assert _needs(own).libraries == ("patterns",)
+    assert _needs(own, [*PLAIN, "library:patterns.meta"]) == Needs()
+    vec = r"\draw[->] (0,0) -- (1,0) node[right] {$\vb{F}$};"
+    assert _needs(vec).packages == ("physics",)
+    assert _needs(vec, [*PLAIN, "package:mypaperstyle"]) == Needs()
