@@ -240,3 +240,23 @@ def test_tikz_snippets_runs_on_a_tiny_corpus(tmp_path):
     assert re.search(r"all snippets +: 2/2 = 100\.0 %", res.stdout), res.stdout
     assert re.search(r"loads alone +: 2/2 = 100\.0 %", res.stdout), res.stdout
     assert "libraries: automata 1" in res.stdout
+
+
+def test_tikz_snippets_documents_mode_counts_a_picture_drawn_through_its_own_environment(
+        tmp_path):
+    """``--documents``: full files posted whole; a timeline drawn through the document's
+    own environment renders as plain pdflatex renders its file."""
+    corpus = tmp_path / "corpus" / "timeline"
+    corpus.mkdir(parents=True)
+    (corpus / "timeline.tex").write_text(
+        "\\documentclass{article}\\usepackage{tikz}\n"
+        "\\newenvironment{timeline}{\\begin{tikzpicture}\\draw[->] (0,0) -- (5,0);}"
+        "{\\end{tikzpicture}}\n\\begin{document}\n\\begin{timeline}\n"
+        "\\fill (1,0) circle (2pt) node[above] {1990};\n\\end{timeline}\n\\end{document}\n")
+    res = subprocess.run([sys.executable, str(REPO / "benchmarks" / "tikz_snippets.py"),
+                          "--corpus", str(tmp_path / "corpus"), "--workers", "1",
+                          "--timeout", "20", "--documents"],
+                         cwd=REPO / "benchmarks", capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "plain pdflatex compiles 1/1; the toolkit renders ≥ 1 picture of 1/1" in res.stdout, \
+        res.stdout
