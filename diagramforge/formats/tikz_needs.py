@@ -318,6 +318,10 @@ def wanted(text: str, tbl: Table | None = None
                 own.add(_HANDLER.sub("", key).strip())
                 continue
             name = _HANDLER.sub("", key).strip()
+            if ctx == TIKZ and name.startswith('"') and val is None:
+                # to["Energy", sloped], node["$\\phi$"]: the quotes library's syntax, whose
+                # file is the one that defines what a quoted entry means
+                hit("syntax", "quotes", rows.get("key", {}).get("quotes mean label"))
             if val is None and "-" in name:
                 tips(name)
             if rows.get("pgfplots_key", {}).get(name, "").startswith("pgfplotslibrary:"):

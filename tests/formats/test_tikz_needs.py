@@ -263,3 +263,6 @@ def test_plot_handlers_own_patterns_and_two_letter_macros():
     vec = r"\draw[->] (0,0) -- (1,0) node[right] {$\vb{F}$};"
     assert _needs(vec).packages == ("physics",)
     assert _needs(vec, [*PLAIN, "package:mypaperstyle"]) == Needs()
+    quoted = r'\draw (0,0) to["Energy", sloped] (2,1) node["$x$" above] {};'
+    assert _needs(quoted).libraries == ("quotes",)
+    assert _needs(r'\node[label={[red]above:x}] {a};') == Needs()
