@@ -26,6 +26,7 @@ from diagramforge.publish.audit import format_funnel, load_audit
 from diagramforge.publish.source_funnel import format_source_funnel, source_funnel
 from diagramforge.records import REJECTION_SCHEMA
 from diagramforge.shards import ShardSet
+from diagramforge.validate.empty import nothing_to_publish
 
 
 def _top_help() -> str:
@@ -91,6 +92,10 @@ def _stage_command(name: str, spec: str, mapped: bool) -> None:
             return
         try:
             _report(name, run_stage(stage, workers=workers))
+            if name in ("validate", "publish"):
+                why = nothing_to_publish(stage.params)
+                if why is not None:  # an empty source: said plainly, not an error
+                    typer.echo(f"0 rows to publish: {why}")
         except RuntimeError as exc:
             # only validate raises it: its module (pandas) is not imported for every stage,
             # whose forked workers would each carry it
@@ -275,6 +280,28 @@ def dvc_yaml(check: Annotated[bool, typer.Option(
 
     atomic.write_text(path, text)
     typer.echo(f"wrote {path}")
+
+
+@app.command(name="tikz-table")
+def tikz_table(
+        out: Annotated[Path | None, typer.Option(
+            help="Where to write it (default: the shipped formats/tikz_libraries.json).")] = None,
+        workers: Annotated[int, typer.Option(help="LuaLaTeX runs at once.")] = 2,
+        cache: Annotated[bool, typer.Option(
+            help="Reuse scans of an earlier run under the same TeX Live (kept in the temp "
+                 "dir).")] = True) -> None:
+    """Regenerate the table of what TikZ libraries and picture packages define (keys,
+    shapes, arrow tips, macros: the library or package to load) by loading each of TeX
+    Live's files here and reading what it defined; a posted picture that lacks a load gets
+    it from this table."""
+    # lazy: loads pymupdf
+    from diagramforge.formats.tikz_table import SCAN_CACHE, TABLE_PATH, generate, write_table
+
+    table = generate(workers, progress=typer.echo, cache=SCAN_CACHE if cache else None)
+    write_table(table, out or TABLE_PATH)
+    sizes = ", ".join(f"{k} {len(v)}" for k, v in table["rows"].items())
+    typer.echo(f"wrote {out or TABLE_PATH}: {table['scanned']} files scanned "
+               f"({len(table['failed'])} did not load), rows: {sizes}")
 
 
 @app.command(name="lock-diff")

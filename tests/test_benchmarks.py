@@ -263,3 +263,49 @@ def test_scale_variants_copies_render_the_same_picture_and_are_measured(tmp_path
     render = next(r for r in out["rows"] if r["stage"] == "render")
     assert render["n_in"] >= 3 and "compile" in render["phases"]
     assert "| x1 | render | compile |" in res.stdout
+
+
+def test_tikz_snippets_runs_on_a_tiny_corpus(tmp_path):
+    """Two figures of our own, cut to their pictures: one needs automata, which the
+    snippet lacks and gets; both render as their full files do."""
+    corpus = tmp_path / "corpus"
+    for name, lib, pic in [
+            ("fsm", "automata", r"\node[state, initial] (a) {$a$};"
+                                r"\node[state, accepting] (b) at (2,0) {$b$};"
+                                r"\path[->] (a) edge node[above] {x} (b);"),
+            ("box", "", r"\draw[->, thick] (0,0) node[draw, below] {A} -- (2,1);")]:
+        (corpus / name).mkdir(parents=True)
+        (corpus / name / f"{name}.tex").write_text(
+            "\\documentclass{standalone}\\usepackage{tikz}"
+            + (f"\\usetikzlibrary{{{lib}}}" if lib else "")
+            + f"\\begin{{document}}\\begin{{tikzpicture}}{pic}\\end{{tikzpicture}}"
+            "\\end{document}\n")
+    res = subprocess.run([sys.executable, str(REPO / "benchmarks" / "tikz_snippets.py"),
+                          "--corpus", str(corpus), "--workers", "1", "--timeout", "20"],
+                         cwd=REPO / "benchmarks", capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stderr[-2000:]
+    import re
+
+    assert re.search(r"all snippets +: 2/2 = 100\.0 %", res.stdout), res.stdout
+    assert re.search(r"loads alone +: 2/2 = 100\.0 %", res.stdout), res.stdout
+    assert "libraries: automata 1" in res.stdout
+
+
+def test_tikz_snippets_documents_mode_counts_a_picture_drawn_through_its_own_environment(
+        tmp_path):
+    """``--documents``: full files posted whole; a timeline drawn through the document's
+    own environment renders as plain pdflatex renders its file."""
+    corpus = tmp_path / "corpus" / "timeline"
+    corpus.mkdir(parents=True)
+    (corpus / "timeline.tex").write_text(
+        "\\documentclass{article}\\usepackage{tikz}\n"
+        "\\newenvironment{timeline}{\\begin{tikzpicture}\\draw[->] (0,0) -- (5,0);}"
+        "{\\end{tikzpicture}}\n\\begin{document}\n\\begin{timeline}\n"
+        "\\fill (1,0) circle (2pt) node[above] {1990};\n\\end{timeline}\n\\end{document}\n")
+    res = subprocess.run([sys.executable, str(REPO / "benchmarks" / "tikz_snippets.py"),
+                          "--corpus", str(tmp_path / "corpus"), "--workers", "1",
+                          "--timeout", "20", "--documents"],
+                         cwd=REPO / "benchmarks", capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "plain pdflatex compiles 1/1; the toolkit renders ≥ 1 picture of 1/1" in res.stdout, \
+        res.stdout

@@ -102,7 +102,8 @@ def test_cli_has_exactly_one_command_per_stage_plus_utilities():
     assert set(commands) - set(stages) == {"audit", "check-params", "dvc-yaml", "lock-diff",
                                            "score", "evaluate",
                                            "classifier",  # `classifier train`
-                                           "stats", "push"}
+                                           "stats", "push",
+                                           "tikz-table"}  # the generated TikZ table
     for spec, name in zip(STAGES, stages, strict=True):
         # the help is the docstring's first paragraph, reST literals as `x`
         assert commands[name].help == user_text(docstring(spec)) != ""

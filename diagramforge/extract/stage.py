@@ -7,6 +7,7 @@ files give mxGraph pages and SVG documents.
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import ClassVar
 
@@ -15,6 +16,7 @@ from diagramforge.extract.se_extract import post_records
 from diagramforge.formats.registry import UsesFormats, claim
 from diagramforge.formats.texcompile import tex_version
 from diagramforge.formats.tikz_extract import extract_paper
+from diagramforge.formats.tikz_needs import table
 from diagramforge.records import (
     FILE_KINDS,
     SOURCE_SCHEMA,
@@ -24,6 +26,8 @@ from diagramforge.records import (
     Unit,
 )
 from diagramforge.stage import Outcome, Reason, Stage, WorkUnit
+
+log = logging.getLogger(__name__)
 
 SMALL_KINDS = FILE_KINDS | {SourceKind.STACKEXCHANGE}
 """Sources small enough to go in runs of ``extract.files_per_unit``: files and posts."""
@@ -47,12 +51,21 @@ class ExtractStage(Stage, UsesFormats):
     expands = True
     param_sections: ClassVar[tuple[str, ...]] = ("extract", "formats")
     # the format handlers it dispatches to also build graphs (in render): "graphs" comes along
-    code = ("formats", "notation", "sandbox.py", "landlock.py", "graphs", "extract/pdf_extract.py",
-            "pdffigures", "extract/se_extract.py", "crawl/se_posts.py")
+    # the generated table of what TikZ libraries define is data, not a module: named here so
+    # a regenerated table rebuilds the stage
+    code = ("formats", "formats/tikz_libraries.json", "notation", "sandbox.py", "landlock.py",
+            "graphs", "extract/pdf_extract.py", "pdffigures", "extract/se_extract.py",
+            "crawl/se_posts.py")
 
     def environment(self) -> dict:
-        # which packages exist (and so are kept in standalone documents) is TeX Live's call
-        return {"tex": tex_version()}
+        # which packages exist (and so are kept in standalone documents) is TeX Live's call;
+        # so is what the shipped table of library names says (it records its TeX Live, and
+        # its file is part of the code above): both in the key
+        tex, made_from = tex_version(), table().tex
+        if made_from != tex:
+            log.warning("formats/tikz_libraries.json was generated from %r, TeX Live here "
+                        "is %r: regenerate it with `diagramforge tikz-table`", made_from, tex)
+        return {"tex": tex, "tikz_table": made_from}
 
     def locator(self, row: dict) -> str:
         if row.get("kind") in SMALL_KINDS:

@@ -136,6 +136,12 @@ _NAMED_BY_FIRST_GROUP = {
     "newenvironment": Kind.ENVIRONMENT,
     "renewenvironment": Kind.ENVIRONMENT,
     "NewDocumentEnvironment": Kind.ENVIRONMENT,
+    "RenewDocumentEnvironment": Kind.ENVIRONMENT,
+    "ProvideDocumentEnvironment": Kind.ENVIRONMENT,
+    "DeclareDocumentEnvironment": Kind.ENVIRONMENT,
+    # the environ package's (a TeX.SE idiom: \NewEnviron{timeline}{\begin{tikzpicture}\BODY…})
+    "NewEnviron": Kind.ENVIRONMENT,
+    "RenewEnviron": Kind.ENVIRONMENT,
     "pgfmathdeclarerandomlist": Kind.MACRO,
     "pgfdeclareradialshading": Kind.STYLE,
     "pgfdeclarehorizontalshading": Kind.STYLE,

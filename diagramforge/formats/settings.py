@@ -24,7 +24,8 @@ class ArchiveParams(Section):
 
 
 class TikzExtractParams(Section):
-    environments: list[str] = ["tikzpicture", "tikzcd", "forest", "circuitikz", "neuralnetwork"]
+    environments: list[str] = ["tikzpicture", "tikzcd", "forest", "circuitikz", "neuralnetwork",
+                               "quantikz"]
     tikz_commands: bool = True
     commands: list[str] = ["tikz", "feynmandiagram"]
     """Commands with ``\\tikz`` syntax (``\\cmd[opts]{...}``) that make a picture."""

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from diagramforge.formats.preamble import Definition, Kind, closure
+from diagramforge.formats.tikz_needs import Needs, loaded_by, needs
+from diagramforge.formats.tikz_wrappers import Wrappers, definition_spans, macro_spans
 from diagramforge.notation.latex import (
     origin_at,
     preamble_blocks,
@@ -28,23 +30,9 @@ STANDALONE_CLASS = r"\documentclass[border=2pt]{standalone}"
 TIKZ_PROVIDERS = frozenset({"tikz", "pgfplots", "circuitikz", "tikz-cd", "forest",
                             "tikz-network", "tkz-euclide", "tikz-qtree", "chemfig",
                             "tikz-feynman", "neuralnetwork"})
-ENV_PACKAGES = {"tikzcd": "tikz-cd", "forest": "forest", "circuitikz": "circuitikz",
-                "feynmandiagram": "tikz-feynman", "neuralnetwork": "neuralnetwork"}
-INNER_ENV_PACKAGES = {"axis": "pgfplots", "semilogxaxis": "pgfplots",
-                      "semilogyaxis": "pgfplots", "loglogaxis": "pgfplots"}
-"""Environments used *inside* a picture that need a package of their own: a TeX.SE answer
-or an \\input-ed figure file often shows just the ``tikzpicture`` with its pgfplots
-``axis``, the ``\\usepackage{pgfplots}`` left in the question's preamble (a real
-collection's plots failed as "Environment axis undefined")."""
-
-
-def packages_needed(env: str, body: str) -> list[str]:
-    """Packages a picture of ``env`` with ``body`` needs beyond TikZ, in load order."""
-    need = [ENV_PACKAGES[env]] if env in ENV_PACKAGES else []
-    for inner, pkg in INNER_ENV_PACKAGES.items():
-        if pkg not in need and f"\\begin{{{inner}}}" in body:
-            need.append(pkg)
-    return need
+ADDED_KINDS = (Kind.STYLE, Kind.MACRO, Kind.ENVIRONMENT, Kind.SETTING, Kind.STATEMENT)
+"""Definitions whose text is read for names, with the picture's: a style the document
+defines may use a library's keys (``mystate/.style={state, accepting}``)."""
 FIGURE_ENVS = ("figure", "figure*", "wrapfigure", "subfigure", "SCfigure", "table", "table*")
 _REF = re.compile(r"\\(?:ref|cref|Cref|autoref|vref|subref)\*?\s*\{([^}]*)\}")
 
@@ -110,14 +98,26 @@ def _tikz_commands(body: str, name: str = "tikz") -> list[tuple[int, int]]:
 
 
 def find_pictures(body: str, environments: list[str], tikz_commands: bool,
-                  commands: tuple[str, ...] | list[str] = ("tikz",)) -> list[Picture]:
-    """Outermost pictures in document order; a picture nested in another is part of it."""
+                  commands: tuple[str, ...] | list[str] = ("tikz",),
+                  wrappers: Wrappers | None = None) -> list[Picture]:
+    """Outermost pictures in document order; a picture nested in another is part of it.
+
+    With ``wrappers`` (the document's own environments and macros that draw a picture,
+    :mod:`tikz_wrappers`) their uses are pictures too, and what lies inside the body's
+    definitions is not."""
     spans: list[tuple[int, int, str]] = []
     for env in environments:
         spans += [(s, e, env) for s, e in _env_spans(body, env)]
     if tikz_commands:
         for cmd in commands:
             spans += [(s, e, cmd) for s, e in _tikz_commands(body, cmd)]
+    if wrappers is not None:
+        for env in sorted(wrappers.environments - set(environments)):
+            spans += [(s, e, env) for s, e in _env_spans(body, env)]
+        for name, nargs in sorted(wrappers.macros.items()):
+            spans += [(s, e, name) for s, e in macro_spans(body, name, nargs)]
+        defined = definition_spans(body)
+        spans = [t for t in spans if not any(a <= t[0] < b for a, b in defined)]
     spans.sort(key=lambda t: (t[0], -t[1]))
     out: list[Picture] = []
     last_end = -1
@@ -249,6 +249,8 @@ class Standalone:
     """Binary files the picture reads (``\\includegraphics{road.jpg}``), by the name it uses;
     written beside the document when it compiles. Text data travels inside ``blocks``."""
     document: str | None = None
+    needs: Needs = field(default_factory=Needs)
+    """The loads added for the picture's names (:mod:`tikz_needs`), part of ``blocks``."""
 
     @classmethod
     def from_document(cls, code: str, assets: dict[str, bytes] | None = None) -> Standalone:
@@ -296,11 +298,16 @@ def _drop_unavailable(d: Definition, available: Callable[[str], bool]) -> tuple[
 
 
 def standalone(picture: Picture, defs: list[Definition],
-               available: Callable[[str], bool] | None = None) -> Standalone:
+               available: Callable[[str], bool] | None = None,
+               macro_packages: bool = True) -> Standalone:
     """The minimal standalone document for one picture.
 
     ``available`` tells whether a package is installed; packages that are not (a paper's
     private .sty, a typo) are dropped and listed, since keeping them guarantees failure.
+    The libraries and packages the picture's names need and the document does not load are
+    added (:func:`~diagramforge.formats.tikz_needs.needs`; with ``macro_packages`` false, no
+    package for a macro alone: the document's class may define it) and listed in
+    ``needs``.
     """
     chosen = closure(defs, picture.text)
     blocks, dropped = [], []
@@ -317,10 +324,15 @@ def standalone(picture: Picture, defs: list[Definition],
     passed = [b for b in blocks if b.startswith("\\PassOptionsToPackage")]
     blocks = passed + [b for b in blocks if b not in passed]
     at = len(passed)
-    for need in reversed(packages_needed(picture.env, picture.text)):
-        if need not in pkgs:
-            blocks.insert(at, f"\\usepackage{{{need}}}")
-            pkgs.add(need)
+    # what the picture's keys, shapes, tips and macros need that the document lacks (an
+    # axis and no pgfplots, state and no automata): the generated table's loads
+    text = "\n".join([picture.text, *(d.inner or d.text for d in chosen
+                                       if d.kind in ADDED_KINDS)])
+    need = needs(text, loaded_by(blocks), {n for d in defs for n in d.defines}, available,
+                 macro_packages)
+    for block in reversed(need.package_blocks()):
+        blocks.insert(at, block)
+    pkgs |= set(need.packages)
     if not pkgs & TIKZ_PROVIDERS:
         blocks.insert(at, r"\usepackage{tikz}")
     else:
@@ -333,10 +345,32 @@ def standalone(picture: Picture, defs: list[Definition],
             for d in chosen[:first_lib]
         ):
             blocks.insert(blocks.index(chosen[first_lib].text), r"\usepackage{tikz}")
+    if need.library_blocks():
+        where = _after_loads(blocks)
+        blocks[where:where] = need.library_blocks()
     # macros with @ in their names (from a paper's own .sty) need \makeatletter around them
     blocks = [f"\\makeatletter\n{b}\n\\makeatother" if _AT_CS.search(b) else b
               for b in blocks]
-    return Standalone(blocks=blocks, body=picture.text.strip(), dropped=dropped)
+    return Standalone(blocks=blocks, body=picture.text.strip(), dropped=dropped,
+                      needs=need)
+
+
+_LOAD_BLOCK = re.compile(r"\\(?:usepackage|RequirePackage|usetikzlibrary|usepgflibrary|"
+                         r"usepgfplotslibrary|PassOptionsToPackage)\b")
+
+
+def _after_loads(blocks: list[str]) -> int:
+    """Where added libraries go: after the first block that brings TikZ and the loads that
+    follow it, before the styles and settings (``every state/.style`` set before
+    ``automata`` loads would be reset by it)."""
+    first = next((k for k, b in enumerate(blocks)
+                  if loaded_by([b]) & {f"package:{p}" for p in TIKZ_PROVIDERS}), None)
+    if first is None:
+        return len(blocks)
+    k = first + 1
+    while k < len(blocks) and _LOAD_BLOCK.match(blocks[k]):
+        k += 1
+    return k
 
 
 _AT_CS = re.compile(r"\\[A-Za-z]*@[A-Za-z@]*")

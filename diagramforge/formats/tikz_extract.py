@@ -17,6 +17,7 @@ from diagramforge.formats.preamble import Definition, Kind, parse_preamble
 from diagramforge.formats.texcompile import package_available
 from diagramforge.formats.texengines import choose_engines
 from diagramforge.formats.tikz import (
+    Picture,
     Standalone,
     attach_context,
     find_pictures,
@@ -26,14 +27,18 @@ from diagramforge.formats.tikz import (
     unsafe_constructs,
 )
 from diagramforge.formats.tikz_ladder import (
+    PLAIN_CLASSES,
     USEPKG,
     PreambleMode,
     class_head,
+    class_name,
     ladder,
     source_document,
     support_files,
     verbatim_preamble,
 )
+from diagramforge.formats.tikz_needs import loaded_by, picture_environments
+from diagramforge.formats.tikz_wrappers import draws_elsewhere, find_wrappers
 from diagramforge.notation import latex
 from diagramforge.notation.declarations import UNSAFE_XML, declaration
 from diagramforge.records import Format, Rejection, Unit, empty_record, make_id
@@ -50,6 +55,10 @@ class ExtractReason(StrEnum):
     TOO_LARGE = "picture_too_large"
     SAME_PAPER_DUPLICATE = "duplicate_in_paper"
     UNSAFE = "unsafe_code"
+
+
+_DEFINES = re.compile(r"\\(?:(?:re)?newenvironment|(?:re|provide)?newcommand|[egx]?def|"
+                      r"NewDocument(?:Command|Environment)|DeclareRobustCommand)(?![A-Za-z@])")
 
 
 @dataclass
@@ -90,6 +99,8 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
     preamble, body = parts
     clean_pre = latex.strip_markers(preamble)
     head = class_head(clean_pre)
+    # a class of its own (beamer, revtex…) defines macros the table gives to packages
+    plain_class = class_name(clean_pre) in PLAIN_CLASSES
     source_pre = inline_local_packages(clean_pre, files)
     defs = parse_preamble("\n".join(head) + "\n" + source_pre)
     as_written = files[root]
@@ -98,8 +109,22 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
     # inputs does something unsafe: the rung is then left out)
     one_page = unsafe_constructs(latex.strip_markers(flat.text)) == []
     t = params.tikz
-    pictures = find_pictures(body, t.environments, t.tikz_commands, t.commands)
+    # the document's own environments and macros that draw a picture (a timeline
+    # environment around a tikzpicture): their uses are pictures
+    commands = t.commands if t.tikz_commands else []
+    own = defs + ([d for d in parse_preamble(latex.strip_markers(body))
+                   if d.kind in (Kind.ENVIRONMENT, Kind.MACRO)] if _DEFINES.search(body) else [])
+    envs = picture_environments(t.environments, loaded_by(d.text for d in defs))
+    wrappers = find_wrappers(own, envs, commands)
+    pictures = find_pictures(body, envs, t.tikz_commands, t.commands, wrappers)
     pages = page_spans(clean_pre, body)
+    if not pictures and pages is None and latex.strip_comments(body).strip() and \
+            draws_elsewhere(latex.strip_comments(latex.strip_markers(flat.text)), wrappers,
+                            envs, commands):
+        # a picture drawn where it cannot be delimited (a \sbox'ed tikzpicture, a definition
+        # of a form not read here): the body as a whole, its source document the last rung
+        pictures = [Picture(env="document", text=latex.strip_markers(body).strip(), start=0,
+                            end=len(body), origin=latex.origin_at(body, 0))]
     if pages is not None:  # the document is itself a figure: take it page by page
         pictures = pages_as_pictures(body, pages, pictures)
     one_page = one_page and pages is not None and len(pictures) == 1
@@ -112,9 +137,13 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
     records, rejections, seen = list(svg_records), list(svg_rejections), set()
     for k, pic in enumerate(pictures, start=1):
         src_id = f"{vid}/{pic.origin or root}#{k}"
-        if len(pic.text) < t.min_chars:
+        # a use of a wrapper draws what its definition draws: \gauge{42} is a whole picture
+        # (and a document taken whole draws what its preamble holds too)
+        size = len(pic.text) + len(wrappers.texts.get(pic.env, "")) + (
+            len(clean_pre) if pic.env == "document" else 0)
+        if size < t.min_chars:
             rejections.append(Rejection(f"arxiv:{src_id}", ExtractReason.TOO_SMALL,
-                                        f"{len(pic.text)} chars < {t.min_chars}",
+                                        f"{size} chars < {t.min_chars}",
                                         unit=Unit.CANDIDATE))
             continue
         if len(pic.text) > t.max_chars:
@@ -124,7 +153,10 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
             continue
         # body-level setup before the picture (\tdplotsetmaincoords, styles…) is in scope
         before = [d for pos, d in body_defs if pos < pic.start]
-        doc = standalone(pic, defs + before, package_available)
+        doc = standalone(pic, defs + before, package_available, plain_class)
+        if pic.env == "document":  # what draws is somewhere in the preamble: all of it
+            doc = Standalone(blocks=[b for b in [*head, verbatim] if b], body=doc.body,
+                             dropped=doc.dropped)
         files_used = (_used_data(data, pic.text + "\n".join(doc.blocks))
                       + _gnuplot_tables(data, root, pic.text))
         doc.assets = picture_assets(raw, root, pic.text + "\n".join(doc.blocks),
@@ -156,7 +188,7 @@ def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtra
         meta = {"env": pic.env, "origin": pic.origin, "root": root,
                 "blocks": doc.blocks, "body": doc.body, "missing_inputs": flat.missing,
                 "dropped_packages": doc.dropped, "preamble_mode": PreambleMode.MINIMAL,
-                "ladder": rungs, "engines": engines}
+                "ladder": rungs, "engines": engines, **doc.needs.meta()}
         if unsafe:
             meta["unsafe"] = unsafe
         if doc.assets:

@@ -26,10 +26,10 @@ from diagramforge.formats.tikz import (
     TIKZ_PROVIDERS,
     Picture,
     Standalone,
-    packages_needed,
     unsafe_constructs,
     usable,
 )
+from diagramforge.formats.tikz_needs import loaded_by, table
 from diagramforge.notation import latex
 
 
@@ -47,6 +47,17 @@ _CLASS_LINE = re.compile(r"\\documentclass\s*(?:\[[^\]]*\])?\s*\{[^}]*\}")
 USEPKG = re.compile(r"\\(?:usepackage|RequirePackage)\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}")
 XCOLOR_CLASS_OPTIONS = frozenset({"dvipsnames", "svgnames", "x11names", "table",
                                   "usenames"})
+
+
+PLAIN_CLASSES = frozenset({"", "article", "report", "book", "standalone", "minimal",
+                           "scrartcl", "scrreprt", "scrbook", "memoir", "amsart"})
+"""Classes that define no picture macros: a picture in one gets the packages its macros
+need; in any other (beamer's ``\\only``, a journal's own) only libraries are added."""
+
+
+def class_name(preamble: str) -> str:
+    m = _CLASS.search(preamble)
+    return m.group(2).strip() if m else ""
 
 
 def class_head(preamble: str) -> list[str]:
@@ -186,13 +197,19 @@ def ladder(doc: Standalone, pic: Picture, head: list[str], verbatim: str,
     head = list(head)
     names = {n.strip() for group in USEPKG.findall("\n".join([*head, verbatim]))
              for n in group.split(",")}
-    for need in packages_needed(pic.env, pic.text):
-        if need not in names:
-            head.append(f"\\usepackage{{{need}}}")
-            names.add(need)
+    # the loads the picture's names need (found for the minimal document), less what the
+    # source's own preamble loads
+    need = doc.needs.without(table().provides(loaded_by([*head, verbatim])))
+    head += [b for b, p in zip(need.package_blocks(), need.packages, strict=True)
+             if p not in names]
+    names |= set(need.packages)
     if not names & TIKZ_PROVIDERS:
         head.append(r"\usepackage{tikz}")
-    blocks = [*head, verbatim, *data] if verbatim else [*head, *data]
+    tikz_first = bool(loaded_by(head) & {f"package:{p}" for p in TIKZ_PROVIDERS})
+    libs = need.library_blocks()
+    pre = [*head, *libs, verbatim] if tikz_first else [*head, verbatim, *libs]
+    blocks = [*[b for b in pre if b], *data]
+    added = need.meta()
     rungs = [(PreambleMode.PREAMBLE, Standalone(blocks=blocks, body=doc.body))]
     if setup:
         rungs.append((PreambleMode.SETUP,
@@ -209,5 +226,5 @@ def ladder(doc: Standalone, pic: Picture, head: list[str], verbatim: str,
                         "assets": {k: base64.b64encode(v).decode()
                                    for k, v in rung.assets.items()}})
         else:
-            out.append({"mode": mode, "blocks": rung.blocks, "body": rung.body})
+            out.append({"mode": mode, "blocks": rung.blocks, "body": rung.body, **added})
     return out

@@ -47,6 +47,7 @@ from diagramforge.records import SPLITS
 from diagramforge.selection import Selector
 from diagramforge.shards import Upstream
 from diagramforge.stage import StageLog, TableStage
+from diagramforge.validate.empty import nothing_to_publish
 from diagramforge.validate.nested import convert as nested_values
 from diagramforge.validate.nested import feature as nested_feature
 from diagramforge.validate.references import digest
@@ -156,7 +157,7 @@ class PublishStage(TableStage):
             "publish/card_columns.py",
             # the gallery's graph overlay: the graph model, each format's graph unit
             "publish/overlay.py", "graphs/model.py", "formats/registry.py",
-            "formats/handlers")
+            "formats/handlers", "validate/empty.py")
     outputs = ("data/published",)
     inputs = _TaskStageOutputs()
     extra_metrics = ("dataset.json",)
@@ -289,6 +290,17 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
+    why = nothing_to_publish(params)
+    if why is not None:  # an empty source: no dataset, a card that says why
+        (tmp / "README.md").write_text(
+            f"# {pp.pretty_name} v{pp.version}\n\n0 rows to publish: {why}.\n\n"
+            f"```\n{format_funnel(load_audit(params))}\n```\n")
+        shutil.copyfile(report, tmp / "validation_report.json")
+        (tmp / "VERSION").write_text(pp.version + "\n")
+        atomic.replace_dir(tmp, out)
+        if log is not None:
+            log.stats.extra["nothing_to_publish"] = 1
+        return out
     names = list(upstream.column_names)
     meta_pool = upstream.read([c for c in META_COLUMNS if c in names]).to_pandas()
     selector = Selector(params)

@@ -23,6 +23,7 @@ from diagramforge.paths import read_state, stage_paths
 from diagramforge.records import SPLITS
 from diagramforge.shards import ShardSet, Upstream
 from diagramforge.stage import StageLog, TableStage
+from diagramforge.validate.empty import empty_reason
 from diagramforge.validate.gx_batches import BatchedValidation
 
 if TYPE_CHECKING:
@@ -210,8 +211,9 @@ class ValidateStage(TableStage):
     funnel = False
     streams_input = True
     param_sections = ("validate", "licences", "filter.tokens", "render.raster")
-    code = ("licences.py", "validate/tasks.py", "validate/nested.py", "validate/gx_batches.py",
-            "filter/tokens.py", "selection.py", "tokenizer.py", "validate/references.py")
+    code = ("licences.py", "validate/tasks.py", "validate/empty.py", "validate/nested.py",
+            "validate/gx_batches.py", "filter/tokens.py", "selection.py", "tokenizer.py",
+            "validate/references.py")
     inputs = _TaskStageOutputs()
 
     def run_table(self, table: Upstream | None, log: StageLog) -> list[dict]:
@@ -284,12 +286,22 @@ def _sized(table: pa.Table) -> pa.Table:
 
 def validate_upstream(params: Params, up: Upstream) -> dict:
     """Validate the split table and every task config shard by shard; write the report
-    (:func:`validate_table`'s), raise if any expectation failed."""
+    (:func:`validate_table`'s), raise if any expectation failed.
+
+    An empty table is not broken data: a corpus that yields no diagram (a site dump whose
+    posts hold no picture, a listing that matched nothing) has nothing to validate. The
+    report then says so, with the reason from the funnel (``nothing_to_publish``), and
+    publish writes no dataset; no expectation fails."""
     # lazy: loads datasets, licensedcode, pandas
     from diagramforge.validate.tasks import INHERITED
 
     allow = params.licences.allow
     keys = _small(up, KEYS + INHERITED)
+    if not len(keys):
+        report = {"success": True, "rows": 0, "nothing_to_publish": empty_reason(params),
+                  "results": [], "configs": {}}
+        atomic.write_json(stage_paths(params, "validate").root / "report.json", report)
+        return report
     wide = leakage(keys)
     by_id = keys.set_index("id") if len(keys) else pd.DataFrame()
     dups = {"id": duplicated(keys["id"])}

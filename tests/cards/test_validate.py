@@ -71,3 +71,41 @@ def test_token_windows_are_per_format(tmp_path):
     rows[3].update(format="mxgraph", tokens=40_000)  # VCG-Bench's hard tier: in the pool
     write_split(params, rows)
     assert run_named("validate", params).extra["failed"] == 0
+
+
+def test_an_empty_source_has_nothing_to_publish_and_says_why(tmp_path):
+    """A corpus that yields no diagram is not broken data: validate passes with the reason
+    from the funnel, publish writes a card that says so, not a Great Expectations failure
+    of the row count (issue 52: a Stack Exchange dump whose posts hold no picture)."""
+    from diagramforge import atomic
+    from diagramforge.paths import metrics_path
+    from diagramforge.stats import StageStats
+    from diagramforge.validate.empty import nothing_to_publish
+
+    params = make_params(tmp_path)
+    for name, n_in, n_out, reasons in [("crawl", 3, 3, {}),
+                                       ("extract", 3, 0, {"no_diagrams": 2,
+                                                          "code_block_without_picture": 1})]:
+        st = StageStats(stage=name, n_in=n_in, n_out=n_out, rejected_inputs=n_in - n_out)
+        st.by_reason.update(reasons)
+        atomic.write_json(metrics_path(params, name), st.to_json())
+    write_split(params, [])
+    run_named("validate", params)
+    report = json.loads((stage_paths(params, "validate").root / "report.json").read_text())
+    why = "extract kept none of its 3 inputs (no_diagrams 2, code_block_without_picture 1)"
+    assert report["success"] and report["rows"] == 0 and report["nothing_to_publish"] == why
+    assert nothing_to_publish(params) == why
+    run_named("publish", params)
+    card = (tmp_path / "published" / params.publish.name / "README.md").read_text()
+    assert f"0 rows to publish: {why}." in card
+    assert not list((tmp_path / "published").rglob("*.parquet"))
+
+
+def test_an_empty_table_with_rows_expected_elsewhere_still_fails_on_broken_rows(tmp_path):
+    """Only an empty table is spared: one bad row still fails the suite."""
+    params = make_params(tmp_path)
+    rows = good_rows(1)
+    rows[0].update(image=b"")
+    write_split(params, rows)
+    with pytest.raises(ValidationFailed):
+        run_named("validate", params)

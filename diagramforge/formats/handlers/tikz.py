@@ -28,6 +28,9 @@ from diagramforge.records import Format, Refusal, Rejection, Unit, make_id
 from diagramforge.stage import Outcome
 from diagramforge.stats import RenderCounter as RC
 
+ADDED_META = ("added_packages", "added_libraries", "added_for")
+"""What a record's ``meta`` says was added to its document for its names (``tikz_needs``)."""
+
 if TYPE_CHECKING:  # the graph layer loads only when a graph is built (not in extract)
     from diagramforge.graphs.model import Graph
 
@@ -203,6 +206,11 @@ class TikzFormat(DiagramFormat):
             if rung > 0:
                 ladder = metas[k].get("ladder", [])
                 meta["preamble_mode"] = ladder[rung - 1]["mode"] if ladder else "source"
+                # the loads added for its names are the rung's own (none on the source rung)
+                for key in ADDED_META:
+                    meta.pop(key, None)
+                    if ladder and ladder[rung - 1].get(key):
+                        meta[key] = ladder[rung - 1][key]
                 if doc.document is not None:
                     meta.update(document=doc.document, blocks=[], body="")
                 else:
