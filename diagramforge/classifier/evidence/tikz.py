@@ -212,11 +212,16 @@ def _summing_unit(b: Body) -> bool:
     return _SUM_NODE.search(b.text) is not None and len(_WEIGHT.findall(b.text)) >= 2
 
 
-_ARROW_AXIS = R(r"\\draw\s*\[[^\]]*(?:->|-\s*(?:latex|stealth|Stealth|Latex|to|>|\{))[^\]]*\]\s*"
-                r"\(\s*[^,()]+,\s*0\s*\)\s*--\s*\(\s*[^,()]+,\s*0\s*\)|"
-                r"\\draw\s*\[[^\]]*(?:->|-\s*(?:latex|stealth|Stealth|Latex|to|>|\{))[^\]]*\]\s*"
-                r"\(\s*0\s*,[^()]+\)\s*--\s*\(\s*0\s*,[^()]+\)")
-"""An arrow drawn along ``y = 0`` or ``x = 0``: an axis drawn by hand."""
+_ARROW_DRAW = r"\\draw\s*\[[^\]]*(?:->|-\s*(?:latex|stealth|Stealth|Latex|to|>|\{))[^\]]*\]\s*"
+_ARROW_X = R(_ARROW_DRAW + r"\(\s*[^,()]+,\s*0\s*\)\s*--\s*\(\s*[^,()]+,\s*0\s*\)")
+_ARROW_Y = R(_ARROW_DRAW + r"\(\s*0\s*,[^()]+\)\s*--\s*\(\s*0\s*,[^()]+\)")
+"""Arrows drawn along ``y = 0`` and ``x = 0``: axes drawn by hand (one alone is a number
+line: a topology figure maps it onto a circle, no function is plotted)."""
+_EXPR_PLOT = R(r"\bplot\s*(?:\[[^\]]*\]\s*)?\(\s*\\\w+\s*,\s*\{")
+"""``plot (\\x, {f(\\x)})``: an expression's curve."""
+_TICK_MARKS = R(r"\\draw\b[^;]*?\(\s*[^,()]+,\s*-?[\d.]*\s*pt\s*\)\s*--\s*"
+                r"\(\s*[^,()]+,\s*-?[\d.]*\s*pt\s*\)\s*node")
+"""A tick drawn across the x axis (``(x,3pt) -- (x,-3pt) node[below] {…}``)."""
 _HIDDEN_AXIS = R(r"\bhide (?:x |y )?axis\b|\baxis lines?\s*=\s*none\b|"
                  r"\baxis x line\s*=\s*none\b[^\]]*\baxis y line\s*=\s*none\b")
 """A pgfplots axis that draws no axis."""
@@ -231,8 +236,11 @@ _POINT_NODE = R(r"\\node\b[^;]*\baxis cs\s*:")
 def _function_plot(b: Body) -> bool:
     """A ``plot`` of a function or coordinates on axes (labelled, or arrows drawn along
     ``x = 0`` and ``y = 0``): a chart drawn by hand."""
+    if _EXPR_PLOT.search(b.text) and len(_TICK_MARKS.findall(b.text)) >= 3:
+        return True  # f(\x) plotted over an axis marked with ticks (modes of a string)
     return _PLOT_OP.search(b.text) is not None and (
-        b.axis_labels >= 1 or _ARROW_AXIS.search(b.text) is not None)
+        b.axis_labels >= 1 or (_ARROW_X.search(b.text) is not None
+                               and _ARROW_Y.search(b.text) is not None))
 
 
 def _table(b: Body) -> bool:
@@ -255,11 +263,20 @@ def _flowchart(b: Body) -> bool:
     return _DIAMOND.search(b.text) is not None and b.arrows >= 2 and b.text_nodes >= 3
 
 
+_BACKGROUND_GRID = R(r"\\draw\s*\[[^\]]*(?:gray|help lines|very thin|ultra thin|dotted)[^\]]*\]"
+                     r"[^;]*?\bgrid\b\s*(?:\[[^\]]*\]\s*)?\(")
+"""A grid drawn faintly (gray, ``help lines``, very thin, dotted): the squared paper under a
+figure, not cells of a diagram."""
+
+
 def _grid_with_arrows(b: Body) -> bool:
     """Grids or arrays of cells with arrows and labels (convolution windows, memory layouts,
     attention maps drawn by hand), no plotted data and no labelled axes: a diagram, but of
     no kind the code states (by eye: tables, networks' layers, memory layouts…)."""
-    return (_GRID.search(b.text) is not None and b.arrows >= 1 and b.text_nodes >= 1
+    grids = len(_GRID.findall(b.text))
+    if grids and grids == len(_BACKGROUND_GRID.findall(b.text)):
+        return False  # only a coordinate grid behind a figure (gray, help lines)
+    return (grids > 0 and b.arrows >= 1 and b.text_nodes >= 1
             and not _PLOT_OP.search(b.text) and not b.axis_labels)
 
 

@@ -139,6 +139,19 @@ to[C] (2,0) -- (0,0);\end{circuitikz}"""), "circuit", "tikz.circuitikz"),
              "tikzpicture", "circuitikz"), "geometry", "tikz.drawing"),
     (pic(r"\draw (1,0.5) node[left] {A} to[full diode] (3,0.5) node[right] {K};").replace(
         "tikzpicture", "circuitikz"), "circuit", "tikz.circuitikz"),
+    # a number line mapped onto a circle (one axis, a bracket plotted) is no function plot;
+    # f(\x) plotted over an axis marked with ticks is one
+    (pic(r"""\draw[->] (-0.5,0) -- (1.5,0) node[below] {$\mathbb{R}$};
+\draw[red] plot [smooth] coordinates {(0.47,0.1) (0.5,0) (0.47,-0.1)};
+\draw (4,0) circle (1cm);"""), "geometry", "tikz.drawing"),
+    (pic(r"""\draw[axis] (0,0) -- (6,0);
+\draw[domain=0:6, samples=50] plot (\x, {cos(deg(\x))});
+\draw (0,3pt) -- (0,-3pt) node[below] {$0$}; \draw (3,3pt) -- (3,-3pt) node[below] {$L/2$};
+\draw (6,3pt) -- (6,-3pt) node[below] {$L$};"""), "function_plot", "tikz.function_plot"),
+    # squared paper under a figure is no grid of cells
+    (pic(r"""\draw[fill=orange!20] (-3.5,-0.5) -- (-2.5,2.5) -- (2.5,1) -- (1.5,-2) -- cycle;
+\draw[<->] (0,3) -- (0,0) -- (3,0); \node at (-3.5,-0.5) {A}; \node at (2.5,1) {C};
+\draw[step=0.5cm, color=gray] (-4,-2.5) grid (3,3);"""), "geometry", "tikz.drawing"),
     # tables: a tabular or a matrix of text, nothing else drawn
     (pic(r"\node {\begin{tabular}{ll} a & b \\ c & d \end{tabular}};"), "table",
      "tikz.tabular"),
