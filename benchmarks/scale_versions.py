@@ -43,10 +43,14 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from diagramforge.realdata import git_repository, merge, project_dict  # noqa: E402
+from diagramforge.realdata import (  # noqa: E402
+    git_repository,
+    merge,
+    project_dict,
+    shared_corpora,
+)
 
-SHARED = next((p / "shared" / "corpora" for p in REPO.parents
-               if (p / "shared" / "corpora").is_dir()), Path("/work/shared/corpora"))
+SHARED = shared_corpora(REPO)
 OPENSHIFT = SHARED / "mermaid-openshift+enhancements"
 OPENSHIFT_DRAWIO = ("enhancements/hypershift/networking/hypershift-network-aws-public.drawio",
                     "enhancements/arch22.drawio.svg")

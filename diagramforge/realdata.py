@@ -24,6 +24,16 @@ from xml.sax.saxutils import escape
 
 from diagramforge.config import Params, parse_params
 
+
+def shared_corpora(repo: Path) -> Path:
+    """``shared/corpora`` beside a checkout: ``../shared/corpora`` from the main checkout,
+    ``../../shared/corpora`` from a worktree one folder deeper — the first that exists above
+    ``repo``, else ``repo``'s sibling (benchmarks take ``--shared`` or similar to point
+    elsewhere)."""
+    return next((p / "shared" / "corpora" for p in repo.parents
+                 if (p / "shared" / "corpora").is_dir()), repo.parent / "shared" / "corpora")
+
+
 _DOCCLASS = re.compile(rb"\\documentclass\b")
 _BEGIN_DOC = re.compile(rb"\\begin\s*\{document\}")
 SKIP_SUFFIXES = (".pdf", ".log", ".aux", ".dvi", ".ps", ".eps", ".zip", ".gz", ".html",
