@@ -10,6 +10,7 @@ declares its params model (``params_model``: validated as ``formats.<name>`` of
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -152,6 +153,13 @@ class DiagramFormat(ABC):
         raise NotImplementedError(f"{self.name} has no SVG export")
 
     @classmethod
+    def has_capability(cls, name: str) -> bool:
+        """Whether the format has the ``name`` capability, without importing it (checking
+        params names twin targets before any writer loads)."""
+        package = cls.__module__.rpartition(".")[0]
+        return importlib.util.find_spec(f"{package}.{name}") is not None
+
+    @classmethod
     def capability(cls, name: str) -> ModuleType | None:
         """The format's ``name`` capability — the module ``formats/<format>/<name>.py`` (its
         atomic edits ``edit``, its twin writer ``twin``, its type evidence ``evidence``) — or
@@ -219,8 +227,9 @@ def check_sections(written: FormatsParams, twin_targets: list[str] = ()
                    ) -> tuple[FormatsParams, list[str]]:
     """The ``formats`` section with each handler's sub-section parsed by its
     :attr:`~DiagramFormat.params_model`, and every problem found (keys no format declares,
-    bad values, ``twin.targets`` naming no registered format), each with its full key: the
-    registry's half of loading params (``diagramforge.config.check``)."""
+    bad values, ``twin.targets`` naming a format with no twin capability: unregistered, or
+    without a ``twin.py``), each with its full key: the registry's half of loading params
+    (``diagramforge.config.check``)."""
     registered = handlers()
     models = {n: h.params_model for n, h in registered.items() if h.params_model}
     sections = written.written()
@@ -231,10 +240,11 @@ def check_sections(written: FormatsParams, twin_targets: list[str] = ()
                         f"format declares them); formats with params: {sorted(models)}")
     parsed, bad = validate_sections(sections, models, "formats")
     sections.update(parsed)
-    unknown = sorted(set(twin_targets) - {str(n) for n in registered})
+    takes = {str(n) for n, h in registered.items() if h.has_capability("twin")}
+    unknown = sorted(set(twin_targets) - takes)
     if unknown:
-        bad.append(f"twin.targets: unknown target format(s) {unknown}; known: "
-                   f"{sorted(map(str, registered))}")
+        bad.append(f"twin.targets: format(s) {unknown} take no twins; formats with a twin "
+                   f"writer (formats/<name>/twin.py): {sorted(takes)}")
     return FormatsParams(**sections), problems + bad
 
 
