@@ -169,17 +169,11 @@ class DiagramFormat(ABC):
             return None
 
     def apply_edit(self, code: str, edit: dict) -> str:
-        """One atomic edit, by the format's ``edit`` capability (``formats/<format>/edit.py``;
-        until every format's edits live in its folder, ``diagramforge.synth.edit.<format>``)."""
+        """One atomic edit, by the format's ``edit`` capability (``formats/<format>/edit.py``,
+        the contract in :mod:`diagramforge.formats.edits`)."""
         module = self.capability("edit")
         if module is None:
-            name = f"diagramforge.synth.edit.{self.name}"
-            try:
-                module = importlib.import_module(name)
-            except ModuleNotFoundError as exc:
-                if exc.name != name:
-                    raise
-                raise NotImplementedError(f"{self.name} does not support edits yet") from exc
+            raise NotImplementedError(f"{self.name} does not support edits")
         return module.apply_edit(code, edit)
 
 
