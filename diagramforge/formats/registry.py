@@ -232,6 +232,18 @@ def check_sections(written: FormatsParams, twin_targets: list[str] = ()
     return FormatsParams(**sections), problems + bad
 
 
+def with_capability(name: str) -> dict[str, ModuleType]:
+    """Format name → its ``name`` capability module (:meth:`DiagramFormat.capability`), for
+    every registered format that has one, by name: what a stage loops over instead of
+    naming formats."""
+    out = {}
+    for fmt, cls in sorted(handlers().items()):
+        module = cls.capability(name)
+        if module is not None:
+            out[str(fmt)] = module
+    return out
+
+
 def names() -> list[str]:
     """Every registered format's name, sorted."""
     return sorted(map(str, handlers()))

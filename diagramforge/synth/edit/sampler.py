@@ -21,7 +21,7 @@ from types import ModuleType
 from typing import Any
 
 from diagramforge.formats.edits import EditError, expected_graph, graph_diff
-from diagramforge.formats.registry import handlers
+from diagramforge.formats.registry import with_capability
 from diagramforge.graphs.model import Graph
 
 
@@ -45,12 +45,8 @@ class _EditFormats(Mapping[str, FormatEdits]):
 
     def _formats(self) -> dict[str, FormatEdits]:
         if self._table is None:
-            table = {}
-            for name, cls in sorted(handlers().items()):
-                module = cls.capability("edit")
-                if module is not None:
-                    table[str(name)] = FormatEdits(module, module.graph, module.validate)
-            self._table = table
+            self._table = {name: FormatEdits(module, module.graph, module.validate)
+                           for name, module in with_capability("edit").items()}
         return self._table
 
     def __getitem__(self, fmt: str) -> FormatEdits:
