@@ -177,17 +177,11 @@ class DiagramFormat(ABC):
             return None
 
     def apply_edit(self, code: str, edit: dict) -> str:
-        """One atomic edit, by the format's ``edit`` capability (``formats/<format>/edit.py``;
-        until every format's edits live in its folder, ``diagramforge.synth.edit.<format>``)."""
+        """One atomic edit, by the format's ``edit`` capability (``formats/<format>/edit.py``,
+        the contract in :mod:`diagramforge.formats.edits`)."""
         module = self.capability("edit")
         if module is None:
-            name = f"diagramforge.synth.edit.{self.name}"
-            try:
-                module = importlib.import_module(name)
-            except ModuleNotFoundError as exc:
-                if exc.name != name:
-                    raise
-                raise NotImplementedError(f"{self.name} does not support edits yet") from exc
+            raise NotImplementedError(f"{self.name} does not support edits")
         return module.apply_edit(code, edit)
 
 
@@ -246,6 +240,18 @@ def check_sections(written: FormatsParams, twin_targets: list[str] = ()
         bad.append(f"twin.targets: format(s) {unknown} take no twins; formats with a twin "
                    f"writer (formats/<name>/twin.py): {sorted(takes)}")
     return FormatsParams(**sections), problems + bad
+
+
+def with_capability(name: str) -> dict[str, ModuleType]:
+    """Format name → its ``name`` capability module (:meth:`DiagramFormat.capability`), for
+    every registered format that has one, by name: what a stage loops over instead of
+    naming formats."""
+    out = {}
+    for fmt, cls in sorted(handlers().items()):
+        module = cls.capability(name)
+        if module is not None:
+            out[str(fmt)] = module
+    return out
 
 
 def names() -> list[str]:
