@@ -38,6 +38,7 @@ class FilterStage(Stage):
     reads = ("id", "format", "code", "source", "licence", "image", "width", "height", "graph")
     param_sections = ("filter", "licences", "render.raster")
     code = ("filters/filter", "tokenizer.py", "licensing/spdx.py", "formats/rasterize.py",
+            "formats/capabilities.py", "formats/*/caps.py",
             "formats/tikz/notation.py",
             "filters/classifier/model.py", "filters/classifier/images.py",
             "filters/classifier/settings.py",
