@@ -42,7 +42,9 @@ class FilterStage(Stage):
             "formats/tikz/notation.py",
             "filters/classifier/model.py", "filters/classifier/images.py",
             "filters/classifier/settings.py",
-            "filters/classifier/evidence", "filters/classifier/decide.py",
+            "filters/classifier/evidence.py", "filters/classifier/decide.py",
+            "formats/evidence.py", "formats/*/evidence.py", "formats/tikz/shape.py",
+            "formats/tikz/graph",
             "filters/classifier/determinism.py",
             "graphs",
             "vocabulary.py")
