@@ -124,14 +124,25 @@ def code_files(stage_cls: type) -> list[Path]:
     names = list(SPINE) + list(stage_cls.code)
     files = {own} | settings_files(stage_cls.param_sections)
     for n in names:
-        p = PACKAGE_DIR / n
-        if p.is_dir():
-            files.update(q.resolve() for q in p.rglob("*.py"))
-        elif p.exists():
-            files.add(p.resolve())
-        else:
-            raise FileNotFoundError(f"{stage_cls.name}: declared code dep {n} does not exist")
+        for p in _declared(stage_cls, n):
+            if p.is_dir():
+                files.update(q.resolve() for q in p.rglob("*.py"))
+            else:
+                files.add(p.resolve())
     return sorted(files)
+
+
+def _declared(stage_cls: type, name: str) -> list[Path]:
+    """The files or packages a ``code`` entry names: one path, or for a glob — a capability
+    every format may have, ``formats/*/evidence.py`` — every match (a stage finds a format's
+    capability by name, so no entry names a format)."""
+    if any(c in name for c in "*?["):
+        found = sorted(PACKAGE_DIR.glob(name))
+    else:
+        found = [PACKAGE_DIR / name] if (PACKAGE_DIR / name).exists() else []
+    if not found:
+        raise FileNotFoundError(f"{stage_cls.name}: declared code dep {name} does not exist")
+    return found
 
 
 def code_fingerprint(stage_cls: type) -> str:
@@ -152,7 +163,7 @@ def dvc_deps(stage_cls: type) -> list[str]:
     """DVC deps of a stage's code: the same declaration as :func:`code_files`, with declared
     packages left as directories (so a new module in them is covered)."""
     own = Path(importlib.import_module(stage_cls.__module__).__file__).resolve()
-    names = [PACKAGE_DIR / n for n in (*SPINE, *stage_cls.code)] + [own]
+    names = [p for n in (*SPINE, *stage_cls.code) for p in _declared(stage_cls, n)] + [own]
     names += sorted(settings_files(stage_cls.param_sections))
     return sorted({_dvc_dep(p) for p in names})
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import pkgutil
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +18,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, ClassVar
 
 from diagramforge import formats as pkg
+from diagramforge.formats import capabilities
 from diagramforge.formats.picture import Picture
 from diagramforge.formats.settings import FormatsParams
 from diagramforge.params import FormatSection, validate_sections
@@ -167,14 +167,7 @@ class DiagramFormat(ABC):
         being absent, and a stage loops over the formats that have it instead of naming
         them. Imported when asked, so extract and render (which never edit) load no edit
         code. A module that is there but fails to import raises."""
-        package = cls.__module__.rpartition(".")[0]
-        module = f"{package}.{name}"
-        try:
-            return importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:  # the module is there; something it imports is not
-                raise
-            return None
+        return capabilities.load(cls.__module__.rpartition(".")[0], name)
 
     def apply_edit(self, code: str, edit: dict) -> str:
         """One atomic edit, by the format's ``edit`` capability (``formats/<format>/edit.py``,
@@ -208,13 +201,8 @@ def handler_modules() -> list[tuple[str, Path]]:
     """Every format's handler module and its source file: ``formats/<name>/handler.py`` of
     each format folder (a subpackage of ``diagramforge.formats`` with a ``handler``
     module), sorted by name. A format is found by being there: nothing lists them."""
-    root = Path(pkg.__path__[0])
-    out = []
-    for mod in pkgutil.iter_modules([str(root)]):
-        source = root / mod.name / "handler.py"
-        if mod.ispkg and source.is_file():
-            out.append((f"{pkg.__name__}.{mod.name}.handler", source))
-    return sorted(out)
+    return [(f"{pkg.__name__}.{name}.handler", capabilities.ROOT / name / "handler.py")
+            for name in capabilities.folders()]
 
 
 def check_sections(written: FormatsParams, twin_targets: list[str] = ()

@@ -44,3 +44,14 @@ def test_claims_by_name_and_content_say_why_not(tmp_path):
         h, why = claim(fmts, path, data)
         got[(path, data)] = h.name if h else why
     assert got == cases
+
+
+def test_every_format_folder_is_named_as_its_format():
+    """A stage finds a capability by the format's name (``formats/capabilities.of``) without
+    importing the handler: that holds only while each folder is named as its format."""
+    from diagramforge.formats import capabilities
+
+    folders = {cls.__module__.split(".")[-2]: name for name, cls in handlers().items()}
+    assert folders == {f: f for f in capabilities.folders()}
+    assert capabilities.of("no-such-format", "evidence") is None
+    assert capabilities.of("raster", "evidence") is None  # absent: pixels carry no code

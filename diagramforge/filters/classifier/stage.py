@@ -45,7 +45,9 @@ class ClassifierTrainStage(TableStage):
     output_schema = None
     funnel = False
     param_sections = ("classifier",)
-    code = ("filters/classifier", "formats/tikz/notation.py", "formats/tikz/graph", "graphs")
+    code = ("filters/classifier", "formats/capabilities.py", "formats/evidence.py",
+            "formats/*/evidence.py", "formats/tikz/shape.py", "formats/tikz/notation.py",
+            "formats/tikz/graph", "graphs")
     extra_metrics = (METRICS_FILE,)
     plots = ((CONFUSION_FILE, {"template": "confusion", "x": "actual", "y": "predicted",
                                "title": "diagram-type classifier, held-out images"}),)

@@ -1,11 +1,12 @@
 """Diagram type: from the strongest evidence — the code first, the render second.
 
-Every record with an author's code is typed by the rule its code triggers
-(``filters/classifier/evidence``: pgfplots axes → chart kinds, tikz-cd → commutative diagram,
-draw.io UML shapes → uml…); the image classifier types what the code does not name, decides
-alone for figures with no code (cut from PDFs), and gives a second opinion everywhere
-(``filters/classifier/decide.py``).  The pool rejects only the types in ``reject`` (photographs and
-screenshots by default): charts and tables stay, labelled, for the per-config keep lists.
+Every record with an author's code is typed by the rule its code triggers (each format's
+``formats/<name>/evidence.py``, found by ``filters/classifier/evidence.py``: pgfplots axes →
+chart kinds, tikz-cd → commutative diagram, draw.io UML shapes → uml…); the image classifier
+types what the code does not name, decides alone for figures with no code (cut from PDFs),
+and gives a second opinion everywhere (``filters/classifier/decide.py``).  The pool rejects
+only the types in ``reject`` (photographs and screenshots by default): charts and tables stay,
+labelled, for the per-config keep lists.
 
 The checkpoint is named in params (``filter.diagram_type.checkpoint``): ``null`` is the one
 the ``classifier-train`` stage provides (the package's shipped checkpoint, or a retrained

@@ -6,19 +6,20 @@ same params) to every record that reaches it, whatever produced it, and adds wha
 cannot see: a diagram with thousands of nodes, edges or path commands is a data dump, not a
 diagram anyone would draw or a model could learn to write.  Counts come from the graph stats
 (``graph_nodes``/``graph_edges``) or the ``graph`` JSON when the render stage filled them,
-else from a cheap parse of the code (mxGraph cells, SVG path data, TikZ path statements); a
-count nobody can read is not capped.
+else from a cheap parse of the code by the format's ``caps`` capability
+(``formats/<name>/caps.py``: its default caps and what it counts — draw.io's cells, SVG's path
+data, TikZ's path statements); a count nobody can read is not capped.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from typing import TYPE_CHECKING, Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from diagramforge.filters.filter.base import FilterFn, FilterSection, Verdict, register
+from diagramforge.formats import capabilities
 from diagramforge.formats.rasterize import check_render
 
 if TYPE_CHECKING:
@@ -34,27 +35,22 @@ class ElementCaps(BaseModel):
     max_path_commands: Annotated[int, Field(ge=1)] | None = None
 
 
+def default_caps() -> dict[str, ElementCaps]:
+    """Each format's own caps (``CAPS`` of its ``caps`` capability, ``formats/<name>/caps.py``);
+    a format without one is not capped."""
+    return {fmt: ElementCaps(**m.CAPS) for fmt, m in capabilities.every("caps").items()}
+
+
 class ExtremesParams(FilterSection):
     check_scale: bool = True
     """Re-apply ``render.raster`` (min/max side, max aspect) to ``width``/``height``."""
-    caps: dict[str, ElementCaps] = {
-        "tikz": ElementCaps(max_nodes=300, max_edges=600, max_path_commands=2000),
-        "mxgraph": ElementCaps(max_nodes=500, max_edges=1000),
-        "svg": ElementCaps(max_nodes=500, max_edges=1000, max_path_commands=20000),
-    }
-
-
-_MX_VERTEX = re.compile(r'\bvertex\s*=\s*"1"')
-_MX_EDGE = re.compile(r'\bedge\s*=\s*"1"')
-_SVG_D = re.compile(r'\sd\s*=\s*("[^"]*"|\'[^\']*\')')
-_SVG_CMD = re.compile(r"[MmLlHhVvCcSsQqTtAaZz]")
-_SVG_POINTS = re.compile(r'\spoints\s*=\s*("[^"]*"|\'[^\']*\')')
-_TIKZ_PATH = re.compile(r"\\(?:draw|path|fill|filldraw|shade|shadedraw|clip|node|coordinate|"
-                        r"pic|matrix|addplot|graph|arrow)\b")
+    caps: dict[str, ElementCaps] = Field(default_factory=default_caps)
+    """Per format; the defaults are the formats' own (:func:`default_caps`)."""
 
 
 def parse_counts(record: dict) -> dict[str, int]:
-    """Nodes/edges from the graph JSON, path commands (and mxGraph cells) from the code."""
+    """Nodes/edges from the graph JSON, the rest (path commands; nodes and edges when the
+    graph gave none) from the code, by the format's ``caps`` capability."""
     out: dict[str, int] = {}
     graph = record.get("graph")
     if record.get("graph_nodes") is not None:  # the render stage's graph stats, when filled
@@ -66,15 +62,10 @@ def parse_counts(record: dict) -> dict[str, int]:
             out["nodes"], out["edges"] = len(g.get("nodes") or []), len(g.get("edges") or [])
         except (ValueError, AttributeError, TypeError):
             pass  # an unreadable graph caps nothing; the graph stage ledgers its own faults
-    code, fmt = record.get("code") or "", record.get("format")
-    if fmt == "mxgraph" and "nodes" not in out:
-        out["nodes"], out["edges"] = len(_MX_VERTEX.findall(code)), len(_MX_EDGE.findall(code))
-    elif fmt == "svg":
-        out["path_commands"] = (sum(len(_SVG_CMD.findall(m)) for m in _SVG_D.findall(code))
-                                + len(_SVG_POINTS.findall(code)))
-    elif fmt == "tikz":
-        body = code.partition("\\begin{document}")[2] or code
-        out["path_commands"] = len(_TIKZ_PATH.findall(body))
+    module = capabilities.of(str(record.get("format") or ""), "caps")
+    if module is not None:
+        for key, n in module.counts(record.get("code") or "").items():
+            out.setdefault(key, n)
     return out
 
 

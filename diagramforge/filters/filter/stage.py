@@ -38,10 +38,13 @@ class FilterStage(Stage):
     reads = ("id", "format", "code", "source", "licence", "image", "width", "height", "graph")
     param_sections = ("filter", "licences", "render.raster")
     code = ("filters/filter", "tokenizer.py", "licensing/spdx.py", "formats/rasterize.py",
+            "formats/capabilities.py", "formats/*/caps.py",
             "formats/tikz/notation.py",
             "filters/classifier/model.py", "filters/classifier/images.py",
             "filters/classifier/settings.py",
-            "filters/classifier/evidence", "filters/classifier/decide.py",
+            "filters/classifier/evidence.py", "filters/classifier/decide.py",
+            "formats/evidence.py", "formats/*/evidence.py", "formats/tikz/shape.py",
+            "formats/tikz/graph",
             "filters/classifier/determinism.py",
             "graphs",
             "vocabulary.py")

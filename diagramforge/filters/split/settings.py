@@ -1,6 +1,7 @@
 """The ``split`` section of ``params.yaml``: split shares and grouping, near-duplicate
-clustering (code, image, PDF-figure matching), difficulty tiers per format and
-decontamination.  Read by the split stage alone.
+clustering (code, image, PDF-figure matching), difficulty tiers per format (each format's
+defaults in its folder, ``formats/<name>/difficulty.py``) and decontamination.  Read by the
+split stage alone.
 """
 
 from __future__ import annotations
@@ -8,8 +9,9 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
+from diagramforge.formats import capabilities
 from diagramforge.params import Section
 
 
@@ -84,23 +86,41 @@ class TierParams(Section):
         return self
 
 
-class DifficultyParams(Section):
-    """Per format, how ``difficulty`` is tiered (:mod:`diagramforge.filters.split.difficulty`);
-    a test fails when a registered format has no entry here."""
+def default_tiers(fmt: str) -> TierParams:
+    """Format ``fmt``'s own tiering: ``TIERS`` of its ``difficulty`` capability
+    (``formats/<name>/difficulty.py``), or the default (terciles of its own tokens) when it
+    declares none."""
+    module = capabilities.of(fmt, "difficulty")
+    return TierParams(**(module.TIERS if module is not None else {}))
 
-    mxgraph: TierParams = TierParams(method="thresholds")
-    """VCG-Bench's cl100k tiers."""
-    tikz: TierParams = TierParams()
-    svg: TierParams = TierParams()
-    dot: TierParams = TierParams(structure=True)
-    """Terciles of its own tokens and of its own graph sizes, the harder tier wins."""
-    mermaid: TierParams = TierParams(structure=True)
-    raster: TierParams = TierParams(structure=True)
-    """Pixels have no tokens: tiered by the OCR graph's size alone."""
+
+class DifficultyParams(Section):
+    """Per format, how ``difficulty`` is tiered (:mod:`diagramforge.filters.split.difficulty`):
+    one entry per format folder, each a :class:`TierParams`; a format left out of
+    ``params.yaml`` is tiered as it declares (:func:`default_tiers`), a key naming no format
+    is an error."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    __pydantic_extra__: dict[str, TierParams] = Field(init=False)  # type: ignore[assignment]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _every_format(cls, data: object) -> object:
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            return data  # not a mapping: pydantic says so, under its key
+        written = dict(data)
+        known = capabilities.folders()
+        unknown = sorted(set(written) - set(known))
+        if unknown:
+            raise ValueError(f"unknown format(s) {unknown}; the formats are {list(known)}")
+        return {**written, **{f: default_tiers(f) for f in known if f not in written}}
 
     def formats(self) -> dict[str, TierParams]:
-        return {"mxgraph": self.mxgraph, "tikz": self.tikz, "svg": self.svg, "dot": self.dot,
-                "mermaid": self.mermaid, "raster": self.raster}
+        """Format → its tier settings, in ``params.yaml``'s order, then the formats it leaves
+        out."""
+        return dict(self.__pydantic_extra__ or {})
 
 
 class DecontamParams(Section):

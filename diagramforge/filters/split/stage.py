@@ -504,7 +504,7 @@ class SplitStage(TableStage):
     writes = UPDATES
     streams_input = True
     param_sections = ("split",)
-    code = ("filters/split",)
+    code = ("filters/split", "formats/capabilities.py", "formats/*/difficulty.py")
     inputs = ("data/crawl",)
     """The sources' dates (``split.test_after``)."""
 

@@ -85,3 +85,18 @@ def test_scale_and_aspect_follow_render_raster(tmp_path, w, h, reason):
     assert (v.keep, v.reason) == (not reason, reason)
     off = _verdict(tmp_path, {"format": "raster", "width": w, "height": h}, check_scale=False)
     assert off.keep
+
+
+def test_default_caps_are_the_formats_own_and_params_yaml_agrees():
+    """Each format declares its caps in its folder (``formats/<name>/caps.py``); the shipped
+    params.yaml writes the same values, so a project without the key gets what it would with."""
+    import yaml
+
+    from diagramforge.filters.filter.extremes import ExtremesParams
+    from tests.conftest import REPO
+
+    shipped = yaml.safe_load((REPO / "params.yaml").read_text())["filter"]["extremes"]["caps"]
+    defaults = {f: c.model_dump() for f, c in ExtremesParams().caps.items()}
+    assert defaults == {f: {k: c.get(k) for k in ("max_nodes", "max_edges", "max_path_commands")}
+                        for f, c in shipped.items()}
+    assert {"tikz", "mxgraph", "svg"} <= set(defaults)

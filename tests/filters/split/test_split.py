@@ -205,6 +205,29 @@ def test_every_registered_format_has_a_difficulty_entry():
     assert set(DifficultyParams().formats()) == set(handlers())
 
 
+def test_tier_defaults_are_the_formats_own_and_params_yaml_agrees():
+    """Each format declares how it is tiered in its folder (``formats/<name>/difficulty.py``);
+    the shipped params.yaml writes the same values for every format, in its own order, and a
+    key naming no format is refused under its full key."""
+    import pytest
+    import yaml
+
+    from diagramforge.filters.split.settings import DifficultyParams
+    from diagramforge.params import ParamsError, parse
+    from tests.conftest import REPO
+
+    shipped = yaml.safe_load((REPO / "params.yaml").read_text())["split"]["difficulty"]
+    defaults = {f: t.model_dump() for f, t in DifficultyParams().formats().items()}
+    assert defaults == shipped
+    assert list(DifficultyParams.model_validate(shipped).formats()) == list(shipped)
+    partial = DifficultyParams.model_validate({"tikz": {"structure": True}}).formats()
+    assert partial["tikz"].structure and partial["mxgraph"].method == "thresholds"
+    with pytest.raises(ParamsError, match=r"difficulty: .*unknown format.*plantuml_typo"):
+        parse(SplitParams, {"difficulty": {"plantuml_typo": {}}})
+    with pytest.raises(ParamsError, match=r"difficulty\.dot\.method"):
+        parse(SplitParams, {"difficulty": {"dot": {"method": "median"}}})
+
+
 def test_template_repositories_split_by_file_papers_by_paper():
     rows = [{"id": f"f{i}-p{p}", "format": "mxgraph", "group": "repo:tpl", "source": "repo",
              "source_id": f"tpl@abc:t/f{i}.drawio#page{p}", "code": tikz(i * 10 + p)}

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from diagramforge.filters.classifier.evidence.base import Evidence
+from diagramforge.formats.evidence import Evidence
 
 R = re.compile
 
@@ -264,7 +265,7 @@ def _cells(page: Page) -> bool:
     return row >= 0.3 * len(boxes) and col >= 0.3 * len(boxes)
 
 
-def evidence(code: str) -> Evidence:
+def evidence(code: str, record: Mapping | None = None) -> Evidence:
     """The first rule that fires on the page in ``code``; ``mxgraph.silent`` when none does."""
     page = parse(code)
     drawn = not _raster_page(page)

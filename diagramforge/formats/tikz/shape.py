@@ -1,6 +1,6 @@
 """What a TikZ picture draws, counted: nodes joined by links, or a drawing made of coordinates.
 
-The package and library rules (``tikz.py``) say most kinds plainly.  What no package names is
+The package and library rules (``evidence.py``) say most kinds plainly.  What no package names is
 told apart by its *shape*, read with the same source reader that builds the structure graph
 (:mod:`diagramforge.formats.tikz.graph`):
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from diagramforge.filters.classifier.evidence.svg import evidence
+from diagramforge.formats.svg.evidence import evidence
 
 SVG = '<svg xmlns="http://www.w3.org/2000/svg">{}</svg>'
 MPL = "<!-- Created with matplotlib (https://matplotlib.org/) -->"
@@ -51,13 +51,14 @@ def graph(shapes: list[str], edges: int) -> str:
 
 def test_structure_graph() -> None:
     plain = SVG.format('<rect width="9" height="9"/>')
-    assert evidence(plain, graph(["rect", "rect", "ellipse"], 2)).label == \
+    assert evidence(plain, {"graph": graph(["rect", "rect", "ellipse"], 2)}).label == \
         "architecture_diagram"
-    assert evidence(plain, graph(["ellipse", "ellipse", "circle"], 2)).label == "graph"
+    assert evidence(plain, {"graph": graph(["ellipse", "ellipse", "circle"], 2)}).label == "graph"
     # two labelled parts and the link between them ("Input → Output"): a diagram
-    assert evidence(plain, graph(["rect", "rect"], 1)).label == "architecture_diagram"
-    assert evidence(plain, graph(["rect", "rect", "rect"], 1)).label is None  # a loose box
-    assert evidence(plain, graph(["rect", "rect"], 0)).label is None  # no link at all
-    assert evidence(plain, "not json").rule == "svg.silent"
+    assert evidence(plain, {"graph": graph(["rect", "rect"], 1)}).label == "architecture_diagram"
+    loose = {"graph": graph(["rect", "rect", "rect"], 1)}  # a loose box
+    assert evidence(plain, loose).label is None
+    assert evidence(plain, {"graph": graph(["rect", "rect"], 0)}).label is None  # no link at all
+    assert evidence(plain, {"graph": "not json"}).rule == "svg.silent"
     assert evidence(plain).drawn
     assert not evidence(SVG.format('<image href="data:image/png;base64,AA"/>')).drawn

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from diagramforge.filters.classifier.evidence import code_evidence
-from diagramforge.filters.classifier.evidence.tikz import evidence
+from diagramforge.formats.tikz.evidence import evidence
 
 PREAMBLE = r"""\documentclass[border=2pt]{standalone}
 \usepackage{tikz}\usetikzlibrary{mindmap,automata,circuits.ee.IEC}

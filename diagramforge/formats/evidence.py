@@ -1,5 +1,11 @@
-"""The evidence type every format's rules return (apart from the package's dispatch, which
-imports the rule modules: they import this, not the package)."""
+"""What a diagram's code says it is: the vocabulary every format's ``evidence`` capability
+speaks.
+
+Each format that has type evidence holds it in its folder, ``formats/<name>/evidence.py``,
+with one function ``evidence(code, record) -> Evidence`` (``record`` the diagram's row, for
+what the render stage read beside the code: SVG's structure graph); the classifier finds
+them by the format's name (``filters/classifier/evidence.py``).  Here is what they share:
+the :class:`Evidence` they return and the excerpt of the line a rule matched."""
 
 from __future__ import annotations
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from diagramforge.filters.classifier.evidence.tikz import evidence
-from tests.filters.classifier.evidence.test_tikz import pic
+from diagramforge.formats.tikz.evidence import evidence
+from tests.formats.tikz.test_evidence import pic
 
 CASES = [
     # geometry: points as nodes, lines to their centres, a closed face — a solid, no graph

@@ -11,12 +11,12 @@ named ``tikz.<name>`` in ``diagram_type_source``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-from diagramforge.filters.classifier.evidence import tikz_shape
-from diagramforge.filters.classifier.evidence.base import Evidence, matched
+from diagramforge.formats.evidence import Evidence, matched
+from diagramforge.formats.tikz import shape as tikz_shape
 from diagramforge.formats.tikz.notation import split_document, strip_comments
 from diagramforge.vocabulary import GRAPH_LIKE
 
@@ -419,7 +419,7 @@ def _pgfplots(b: Body) -> Evidence:
     return Evidence("line_chart", "tikz.pgfplots_axis", line=line, graph_like=False)
 
 
-def evidence(code: str) -> Evidence:
+def evidence(code: str, record: Mapping | None = None) -> Evidence:
     """The first rule that fires on the body of ``code``; ``tikz.silent`` when none does
     (with the family ``diagram`` when it draws without axes or plotted data)."""
     b = Body(body_of(code))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from diagramforge.filters.classifier.evidence.mxgraph import evidence
+from diagramforge.formats.mxgraph.evidence import evidence
 
 
 def mx(cells: str) -> str:
