@@ -250,6 +250,8 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
             return
         v = self.params.augment.variation
         raster = self.params.render.raster
+        if self.params.augment.webp_effort is not None:  # this stage's own point
+            raster = raster.model_copy(update={"webp_effort": self.params.augment.webp_effort})
         pictures: dict[str, Picture] = {}
         why: dict[str, str] = {}
         drawn: set[str] = set()
