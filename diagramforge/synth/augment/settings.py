@@ -82,8 +82,7 @@ class AugmentParams(Section):
     """libwebp's lossless effort for the sketches and variations this stage stores (with
     ``render.raster.codec: webp``; ``null``: ``render.raster.webp_effort``, as renders).
     Lossless either way — the same pixels; only their bytes and the CPU to make them move.
-    0 rather than the renders' 60 (issue 53): these images are published once each (a
-    render is published in several configs), and their encoding was ≈ 40 % of the stage's
-    CPU. Measured on 39 real draw.io pages (templates and openshift's): the stage 0.73–0.80
-    → 0.61 CPU-s a page, its images 447 → 564 KB a page (sketches +23 %, variations +42 %;
-    scans are JPEG, unchanged)."""
+    0 rather than the renders' 60 (issue 53): their encoding was ≈ 40 % of the stage's
+    CPU. Measured on 39 real draw.io pages (templates and openshift's): the stage
+    0.73–0.80 → 0.61 CPU-s a page, its images 447 → 564 KB a page (sketches +23 %,
+    variations +42 %; scans are JPEG, unchanged)."""
