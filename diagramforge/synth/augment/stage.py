@@ -219,8 +219,9 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
                 reject(AugmentReason.LLM, f"{res.reason}: {res.detail}"[:300])
                 continue
             code = res.data["code"]
-            if text_tokens(code) > v.max_tokens:
-                reject(AugmentReason.TOO_LONG, f"{text_tokens(code)} > {v.max_tokens} tokens")
+            tokens = text_tokens(code)  # counted once: a long page is the costly one to count
+            if tokens > v.max_tokens:
+                reject(AugmentReason.TOO_LONG, f"{tokens} > {v.max_tokens} tokens")
                 continue
             try:
                 got = _node_texts(fmt, code)
