@@ -72,12 +72,26 @@ def jpeg_quality(cfg, seed: int) -> int:  # noqa: ANN001 - DegradeParams
 
 
 def paper(shape: tuple[int, int], strength: float, rng: np.random.Generator) -> np.ndarray:
-    """A multiplicative paper texture: coarse blotches (noise upsampled) plus fine grain."""
+    """A multiplicative paper texture: coarse blotches (noise upsampled) plus fine grain:
+    ``1 - strength * (0.5 + 0.5 * tanh(blotches)) * 0.6 - strength * 0.2 * |grain|``.
+
+    Computed in place, the same float32 operations in the same order as that expression
+    (hence the same bits): each temporary of the expression was a fresh page-sized array,
+    and on draw.io pages (≈ 2.5 Mpx) allocating and faulting them in cost about as much as
+    the arithmetic."""
     h, w = shape
     coarse = rng.normal(0, 1, (max(2, h // 64), max(2, w // 64))).astype(np.float32)
-    big = np.asarray(Image.fromarray(coarse).resize((w, h), Image.BICUBIC))
+    tex = np.tanh(np.asarray(Image.fromarray(coarse).resize((w, h), Image.BICUBIC)))
+    tex *= 0.5
+    tex += 0.5
+    tex *= strength
+    tex *= 0.6
+    np.subtract(1.0, tex, out=tex)
     grain = rng.normal(0, 0.3, (h, w)).astype(np.float32)
-    return 1.0 - strength * (0.5 + 0.5 * np.tanh(big)) * 0.6 - strength * 0.2 * np.abs(grain)
+    np.abs(grain, out=grain)
+    grain *= strength * 0.2
+    tex -= grain
+    return tex
 
 
 @in_phase(DEGRADE)
@@ -89,5 +103,7 @@ def degrade(image: Picture | bytes, cfg, seed: int) -> bytes:  # noqa: ANN001 - 
     if cfg.paper_texture > 0:
         tex = paper(out.shape[:2], cfg.paper_texture, np.random.default_rng(seed))
         tint = np.array([1.0, 0.985, 0.95], dtype=np.float32)  # slightly warm paper
-        out = out * tex[..., None] * tint
-    return photo_jpeg(np.clip(out, 0, 255).astype(np.uint8), jpeg_quality(cfg, seed))
+        out *= tex[..., None]  # in place: (out * tex) * tint, as before, without temporaries
+        out *= tint
+    np.clip(out, 0, 255, out=out)
+    return photo_jpeg(out.astype(np.uint8), jpeg_quality(cfg, seed))

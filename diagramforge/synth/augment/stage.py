@@ -220,8 +220,9 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
                 reject(AugmentReason.LLM, f"{res.reason}: {res.detail}"[:300])
                 continue
             code = res.data["code"]
-            if text_tokens(code) > v.max_tokens:
-                reject(AugmentReason.TOO_LONG, f"{text_tokens(code)} > {v.max_tokens} tokens")
+            tokens = text_tokens(code)  # counted once: a long page is the costly one to count
+            if tokens > v.max_tokens:
+                reject(AugmentReason.TOO_LONG, f"{tokens} > {v.max_tokens} tokens")
                 continue
             try:
                 got = _node_texts(fmt, code)
@@ -253,6 +254,8 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
             return
         v = self.params.augment.variation
         raster = self.params.render.raster
+        if self.params.augment.webp_effort is not None:  # this stage's own point
+            raster = raster.model_copy(update={"webp_effort": self.params.augment.webp_effort})
         pictures: dict[str, Picture] = {}
         why: dict[str, str] = {}
         drawn: set[str] = set()

@@ -10,15 +10,16 @@ import random
 import numpy as np
 from PIL import Image
 
-from diagramforge.formats.encoding import kind
+from diagramforge.formats.encoding import kind, stored_image
 from diagramforge.formats.mxgraph.augment import mxgraph_sketch
+from diagramforge.formats.picture import Picture
 from diagramforge.formats.registry import instantiate
 from diagramforge.formats.svg import augment as svg_augment
 from diagramforge.formats.svg.augment import svg_sketch
 from diagramforge.formats.tikz import augment as tikz_augment
 from diagramforge.formats.tikz.augment import tikz_sketch
 from diagramforge.store.records import empty_record, make_id
-from diagramforge.synth.augment.degrade import degrade, jpeg_quality
+from diagramforge.synth.augment.degrade import degrade, jpeg_quality, paper
 from diagramforge.synth.augment.stage import AUGMENT_SCHEMA, AugmentStage
 from diagramforge.synth.augment.variation import request
 from diagramforge.synth.edit.pixels import changed_pixels
@@ -158,6 +159,49 @@ def test_degrade_is_seeded_and_scan_like(params):
     assert (clean == 255).mean() > 0.5 and (img == 255).mean() < 0.05
     assert img.mean() > 180
 
+
+
+def test_paper_texture_is_its_formula_bit_for_bit():
+    # computed in place for speed: the same float32 values as the formula it documents,
+    # or every stored scan would change bytes
+    for shape, strength in (((130, 257), 0.08), ((64, 64), 1.0), ((3, 700), 0.3)):
+        rng = np.random.default_rng(5)
+        h, w = shape
+        coarse = rng.normal(0, 1, (max(2, h // 64), max(2, w // 64))).astype(np.float32)
+        big = np.asarray(Image.fromarray(coarse).resize((w, h), Image.BICUBIC))
+        grain = rng.normal(0, 0.3, (h, w)).astype(np.float32)
+        want = 1.0 - strength * (0.5 + 0.5 * np.tanh(big)) * 0.6 \
+            - strength * 0.2 * np.abs(grain)
+        got = paper(shape, strength, np.random.default_rng(5))
+        assert got.dtype == want.dtype == np.float32
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_augment_effort_changes_bytes_not_pixels(tmp_path):
+    # sketches and variations at augment.webp_effort; null: the renders' own effort
+    own = make_params(tmp_path / "a", augment={"llm": {"cache_dir": str(tmp_path / "llm")},
+                                               "webp_effort": 0})
+    same = make_params(tmp_path / "b", augment={"llm": {"cache_dir": str(tmp_path / "llm")},
+                                                "webp_effort": None})
+    row = _rendered(own, "svg", SVG_RICH)
+    outs = []
+    for params in (own, same):
+        stage = AugmentStage(params)
+        outs.append({r["id"]: r for r in stage.process(stage.units([row])[0]).records})
+    assert outs[0].keys() == outs[1].keys()
+    raster = own.render.raster
+    for rid, a in outs[0].items():
+        b = outs[1][rid]
+        if a["config"] == "degraded":
+            assert a["image"] == b["image"]
+            continue
+        pixels = np.asarray(Image.open(io.BytesIO(a["image"])).convert("RGBA"))
+        assert np.array_equal(pixels, np.asarray(Image.open(io.BytesIO(b["image"]))
+                                                 .convert("RGBA")))
+        assert b["image"] == stored_image(Picture.of_pixels(pixels), raster)
+        assert a["image"] == stored_image(Picture.of_pixels(pixels),
+                                          raster.model_copy(update={"webp_effort": 0}))
+        assert a["image"] != b["image"]
 
 @needs_tex
 def test_tikz_sketch_and_near_duplicates(tmp_path):
