@@ -101,7 +101,7 @@ public class DfPlantUML {
                  .append(", \"d1\": ").append(q(String.valueOf(t.getDecor1())))
                  .append(", \"d2\": ").append(q(String.valueOf(t.getDecor2())))
                  .append(", \"style\": ").append(q(String.valueOf(t.getStyle())))
-                 .append(", \"invis\": ").append(k.isInvis() || t.isInvisible())
+                 .append(", \"invis\": ").append(k.isInvis() || k.isHidden() || t.isInvisible())
                  .append(", \"inverted\": ").append(k.isInverted()).append("}");
                 sep = ", ";
             }

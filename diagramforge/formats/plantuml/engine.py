@@ -146,6 +146,9 @@ def _env(job: Path) -> dict[str, str]:
             "PLANTUML_LIMIT_SIZE": "4096"}
 
 
+START_S = 5.0
+"""CPU seconds allowed for a JVM's start and the driver's compilation, on top of the first
+diagram's own budget (both happen before its start mark)."""
 _MARK = re.compile(r"^@@DF-(START|DONE) (.*)$", re.M)
 
 
@@ -158,10 +161,11 @@ def _run(job: Path, names: list[str], timeout_s: float, memory_mb: int
     assert java is not None
     argv = [java, *JVM_FLAGS, f"-Xmx{max(64, memory_mb // 3)}m",
             f"-Djava.io.tmpdir={job / 'tmp'}", "-cp", JAR, str(job / "DfPlantUML.java"), str(job)]
-    # the budget: one diagram's, plus the JVM's start and the driver's compilation
-    res = run_sandboxed(argv, job, _env(job), timeout_s * len(names) + 20,
-                        memory_mb=memory_mb, fsize_mb=64, access=_access(job),
-                        step=(driver.START.encode(), timeout_s + 20))
+    # each diagram's budget runs from its start mark; the first one's also pays for the
+    # JVM's start and the driver's compilation (~1.5 CPU-s: START_S allows for it)
+    budget, step = timeout_s * len(names) + START_S, timeout_s + START_S
+    res = run_sandboxed(argv, job, _env(job), budget, memory_mb=memory_mb, fsize_mb=64,
+                        access=_access(job), step=(driver.START.encode(), step))
     done: dict[str, dict] = {}
     current = None
     for kind, rest in _MARK.findall(res.stdout):
@@ -175,7 +179,7 @@ def _run(job: Path, names: list[str], timeout_s: float, memory_mb: int
             done[ans["name"]] = ans
             current = None
     killed = current if res.timed_out or res.returncode != 0 else None
-    detail = timeout_detail(res, timeout_s * len(names) + 20, timeout_s + 20) \
+    detail = timeout_detail(res, budget, step) \
         if res.timed_out else f"exit {res.returncode}: {res.stdout[-300:]}"
     return done, killed, detail
 
