@@ -132,17 +132,19 @@ def check(code: str, caps: Caps = Caps()) -> None:
     lines = code.count("\n") + 1
     if lines > caps.max_lines:
         raise PumlError(PumlReason.TOO_LARGE, f"{lines} lines > {caps.max_lines}")
-    for pattern, why in _RULES:
-        for m in pattern.finditer(code):
-            if why == "include":
-                arg = m.group("arg").strip()
-                directive = m.group(0).strip().split()[0]
-                if directive.lower() == "!include" and _STDLIB.match(arg) and ".." not in arg:
-                    continue  # the standard library inside the jar
-                raise PumlError(PumlReason.UNSAFE, f"{directive} {arg[:80]!r} (line "
-                                f"{_line(code, m.start())}): reads a file or URL")
-            raise PumlError(PumlReason.UNSAFE, f"{why} (line {_line(code, m.start())}: "
-                            f"{_excerpt(code, m.start())!r})")
+    hits = sorted(((m.start(), k, m) for k, (pattern, _) in enumerate(_RULES)
+                   for m in pattern.finditer(code)), key=lambda h: (h[0], h[1]))
+    for _, k, m in hits:  # the first construct in the text is the one named
+        why = _RULES[k][1]
+        if why == "include":
+            arg = m.group("arg").strip()
+            directive = m.group(0).strip().split()[0]
+            if directive.lower() == "!include" and _STDLIB.match(arg) and ".." not in arg:
+                continue  # the standard library inside the jar
+            raise PumlError(PumlReason.UNSAFE, f"{directive} {arg[:80]!r} (line "
+                            f"{_line(code, m.start())}): reads a file or URL")
+        raise PumlError(PumlReason.UNSAFE, f"{why} (line {_line(code, m.start())}: "
+                        f"{_excerpt(code, m.start())!r})")
     for m in _SPRITE.finditer(code):
         rest = m.group("rest").strip()
         if _URL.search(rest) or not _SPRITE_INLINE.match(rest):
