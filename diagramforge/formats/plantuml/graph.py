@@ -54,6 +54,7 @@ SYMBOL_SHAPES = {
     "USymbolBoundary": "ellipse", "USymbolControl": "ellipse", "USymbolEntityDomain":
     "ellipse", "USymbolCollections": "rectangle", "USymbolAgent": "rectangle",
     "USymbolStack": "rectangle", "USymbolFile": "note", "USymbolPackage": "container",
+    "USymbolLabel": "text",
 }
 """A described entity's drawing (``database``, ``actor``, ``cloud``…) as a graph shape."""
 PSEUDO = frozenset({"CIRCLE_START", "CIRCLE_END"})
