@@ -61,6 +61,55 @@ public class DfPlantUML {
         return g == null || g == root ? null : g.getCodeGetName();
     }
 
+    static final String[] FIELDS = {"all", "label", "thens", "elseBranch", "repeatList",
+        "test", "yes", "out", "backward", "forks", "splits", "branches", "labelTest",
+        "labelPositive", "list", "name", "killed", "specialOut"};
+
+    static Object field(Object o, String name) {
+        for (Class<?> c = o.getClass(); c != null; c = c.getSuperclass()) {
+            try {
+                java.lang.reflect.Field f = c.getDeclaredField(name);
+                f.setAccessible(true);
+                return f.get(o);
+            } catch (NoSuchFieldException e) {
+                continue;
+            } catch (IllegalAccessException e) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    // the activity diagram's instruction tree (PlantUML keeps it in private fields: read
+    // by reflection, the class path's jar being an unnamed module)
+    static void tree(Object o, StringBuilder b, int depth) {
+        if (o == null || depth > 200) {
+            b.append("null");
+        } else if (o instanceof Display) {
+            b.append(q(text((Display) o)));
+        } else if (o instanceof String || o instanceof Boolean) {
+            b.append(o instanceof String ? q((String) o) : o.toString());
+        } else if (o instanceof List) {
+            b.append("[");
+            String sep = "";
+            for (Object x : (List<?>) o) {
+                b.append(sep);
+                tree(x, b, depth + 1);
+                sep = ", ";
+            }
+            b.append("]");
+        } else {
+            b.append("{\"type\": ").append(q(o.getClass().getSimpleName()));
+            for (String name : FIELDS) {
+                Object v = field(o, name);
+                if (v == null) continue;
+                b.append(", ").append(q(name)).append(": ");
+                tree(v, b, depth + 1);
+            }
+            b.append("}");
+        }
+    }
+
     // PlantUML's own model of the diagram as parsed, read before drawing (drawing a
     // composite state folds its inner states into an image)
     static String model(Diagram d) {
@@ -106,6 +155,10 @@ public class DfPlantUML {
                 sep = ", ";
             }
             b.append("]");
+        } else if (d instanceof net.sourceforge.plantuml.activitydiagram3.ActivityDiagram3) {
+            Object lanes = field(d, "swinlanes");
+            b.append("\"activity\": ");
+            tree(lanes == null ? null : field(lanes, "root"), b, 0);
         } else if (d instanceof SequenceDiagram) {
             SequenceDiagram s = (SequenceDiagram) d;
             b.append("\"participants\": [");

@@ -19,7 +19,9 @@ edge path) do not apply, nor do those its text cannot say without rewriting decl
 * ``edge_arrow`` — the head of a one-headed link taken off (``-->`` becomes ``--``);
 * ``delete_edge``/``redirect_edge`` — the link's line removed, or its far end renamed.
 
-A link is edited only when it is the one line between its two ends and its ends are plain
+An activity diagram of the new syntax gets no edits: its graph is the flow PlantUML draws
+from its instructions, with no entity a line of text could name.  A link is edited only
+when it is the one line between its two ends and its ends are plain
 names (``A``, ``[Business Logic]``, ``(Login)``, ``:Actor:``); a link line that is the
 only mention of an end is not deleted or redirected (in PlantUML a link declares its ends:
 the node would go too).  Verification (``edit/sampler.py``) reads the graph from
@@ -203,6 +205,8 @@ def candidates(code: str, rng: random.Random) -> Iterator[dict]:
     """Applicable edits, one per (operation, target); preconditions that need the text
     (one plain link line between two ends, ends mentioned elsewhere) are checked here."""
     parsed = _parse(code)
+    if "activity" in parsed.model:  # a flow drawn from instructions: no entity to address
+        return
     g = parsed.graph
     nodes = [n for n in g.nodes if n.shape != "container"]
     seq = parsed.kind == "SEQUENCE"

@@ -24,8 +24,11 @@ Boxes: PlantUML 1.2020 opens the drawing of most entities with a comment naming 
 name as ``id``; the first shape after the comment is the entity's box.  Entities drawn
 without a comment (use cases inside a rectangle, states) get the frame their first line is
 drawn in; where none is found, no box (``None``: "anywhere", as in Mermaid's
-non-flowchart graphs).  Activity diagrams of the new syntax (``:action;``) have
-no model PlantUML exposes as entities and links: they render without a graph.
+non-flowchart graphs).
+
+Activity diagrams of the new syntax (``:action;``) are no entities and links in PlantUML
+but a tree of instructions (``if``, ``while``, ``fork``…): their graph is the flow PlantUML
+draws from it (:class:`_Flow`).
 """
 
 from __future__ import annotations
@@ -245,4 +248,136 @@ def model_graph(kind: str, model: dict | None, svg: str = "") -> Graph | None:
         return sequence_graph(model)
     if "nodes" in model:
         return cuca_graph(model, svg)
+    if isinstance(model.get("activity"), dict):
+        return activity_graph(model["activity"], svg)
     return None
+
+
+# -- activity diagrams (new syntax): the flow of PlantUML's instruction tree ----------------
+class _Flow:
+    """Build the drawn flow of an activity diagram from PlantUML's instruction tree: an
+    action is a ``rounded`` node, ``start`` and ``stop``/``end`` empty ellipses, an ``if``,
+    ``while``, ``repeat`` or ``switch`` test a ``hexagon`` with its test as text (as PlantUML
+    draws it; an empty merge diamond where branches meet a ``rhombus``), a ``fork`` and its
+    join black bars (``rectangle`` without text); edges carry the branch labels PlantUML draws
+    (``yes``/``no``, a while's ``is``/``out``).  ``split`` branches start and meet without a
+    bar; partitions and groups are their contents."""
+
+    def __init__(self) -> None:
+        self.nodes: list[Node] = []
+        self.edges: list[Edge] = []
+
+    def node(self, text: str, shape: str) -> str:
+        nid = f"a{len(self.nodes)}"
+        self.nodes.append(Node(id=nid, text=_plain(text), shape=shape))
+        return nid
+
+    def link(self, preds: list[tuple[str, str]], target: str) -> None:
+        for src, label in preds:
+            self.edges.append(Edge(source=src, target=target, label=_plain(label)))
+
+    def seq(self, ins: dict | None, preds: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        for item in (ins or {}).get("all") or []:
+            preds = self.one(item, preds)
+        return preds
+
+    def test(self, text: str) -> str:
+        """A test: PlantUML draws it as a hexagon around its text (an empty merge or a
+        repeat's start as a small diamond)."""
+        return self.node(text, "hexagon" if text.strip() else "rhombus")
+
+    def branches(self, test: str, branches: list[dict], preds: list[tuple[str, str]],
+                 label_key: str) -> list[tuple[str, str]]:
+        diamond = self.test(test)
+        self.link(preds, diamond)
+        out: list[tuple[str, str]] = []
+        for b in branches:
+            out += self.seq(b.get("list"), [(diamond, str(b.get(label_key) or ""))])
+        if len(out) > 1:
+            merge = self.node("", "rhombus")
+            self.link(out, merge)
+            return [(merge, "")]
+        return out
+
+    def one(self, ins: dict, preds: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        kind = ins.get("type")
+        if kind == "InstructionStart":
+            nid = self.node("", "ellipse")
+            self.link(preds, nid)
+            return [(nid, "")]
+        if kind in ("InstructionStop", "InstructionEnd"):
+            nid = self.node("", "ellipse")
+            self.link(preds, nid)
+            return []
+        if kind == "InstructionSimple":
+            nid = self.node(str(ins.get("label") or ""), "rounded")
+            self.link(preds, nid)
+            return [] if ins.get("killed") else [(nid, "")]
+        if kind == "InstructionIf":
+            thens = list(ins.get("thens") or [])
+            first = thens[0] if thens else {}
+            rest = [*thens[1:], *([ins["elseBranch"]] if ins.get("elseBranch") else [])]
+            diamond = self.test(str(first.get("labelTest") or ""))
+            self.link(preds, diamond)
+            out = self.seq(first.get("list"), [(diamond, str(first.get("labelPositive") or ""))])
+            for b in rest:  # an elseif is a diamond on the no branch
+                if b.get("labelTest"):
+                    inner = self.test(str(b["labelTest"]))
+                    self.edges.append(Edge(source=diamond, target=inner))
+                    diamond = inner
+                out += self.seq(b.get("list"), [(diamond, str(b.get("labelPositive") or ""))])
+            if len(out) > 1:
+                merge = self.node("", "rhombus")
+                self.link(out, merge)
+                return [(merge, "")]
+            return out
+        if kind == "InstructionSwitch":
+            return self.branches(str(ins.get("labelTest") or ""),
+                                 list(ins.get("branches") or []), preds, "labelTest")
+        if kind == "InstructionWhile":
+            diamond = self.test(str(ins.get("test") or ""))
+            self.link(preds, diamond)
+            ends = self.seq(ins.get("repeatList"), [(diamond, str(ins.get("yes") or ""))])
+            self.link(ends, diamond)
+            after = [(diamond, str(ins.get("out") or ""))]
+            special = ins.get("specialOut")
+            return self.one(special, after) if isinstance(special, dict) else after
+        if kind == "InstructionRepeat":
+            start = self.node("", "rhombus")
+            self.link(preds, start)
+            ends = self.seq(ins.get("repeatList"), [(start, "")])
+            diamond = self.test(str(ins.get("test") or ""))
+            self.link(ends, diamond)
+            self.edges.append(Edge(source=diamond, target=start,
+                                   label=_plain(str(ins.get("yes") or ""))))
+            return [(diamond, str(ins.get("out") or ""))]
+        if kind in ("InstructionFork", "InstructionSplit"):
+            parts = ins.get("forks") or ins.get("splits") or []
+            if kind == "InstructionFork":
+                bar = self.node("", "rectangle")
+                self.link(preds, bar)
+                preds = [(bar, "")]
+            out = []
+            for part in parts:
+                out += self.seq(part, preds)
+            if kind == "InstructionFork" and out:
+                join = self.node("", "rectangle")
+                self.link(out, join)
+                return [(join, "")]
+            return out
+        if kind in ("InstructionGroup", "InstructionPartition", "InstructionList"):
+            return self.seq(ins.get("list") if kind != "InstructionList" else ins, preds)
+        return preds  # notes, labels, gotos, spots: not part of the drawn flow
+
+
+def activity_graph(tree: dict, svg: str = "") -> Graph:
+    """The flow of a new-syntax activity diagram, boxes of its actions and tests from the
+    SVG where their first line is drawn inside a shape."""
+    flow = _Flow()
+    flow.seq(tree, [])
+    nodes = flow.nodes
+    if svg:
+        found = text_boxes(svg, {n.id: n.text.split("\n", 1)[0] for n in nodes if n.text})
+        nodes = [n.model_copy(update={"bbox": found[n.id]}) if n.id in found else n
+                 for n in nodes]
+    return Graph(nodes=nodes, edges=flow.edges)

@@ -131,3 +131,43 @@ def test_an_endless_diagram_is_killed_alone_and_the_rest_still_drawn():
     assert "CPU-s" in out[1].error.detail
     assert [d.kind for d in (out[0], out[2])] == ["SEQUENCE", "SEQUENCE"]
     assert "after" in out[2].svg
+
+
+def test_an_activity_is_the_flow_plantuml_draws_from_its_instructions():
+    code = """@startuml
+start
+:read input;
+if (valid?) then (yes)
+  fork
+    :log;
+  fork again
+    :store;
+  end fork
+else (no)
+  :report error;
+  stop
+endif
+while (more?) is (yes)
+  :next;
+endwhile (done)
+stop
+@enduml
+"""
+    d = engine.draw_many([code])[0]
+    g = graph.model_graph(d.kind, d.model, d.svg)
+    text = {n.id: n.text for n in g.nodes}
+    edges = {(text[e.source] or e.source, text[e.target] or e.target, e.label)
+             for e in g.edges}
+    shapes = {n.text: n.shape for n in g.nodes if n.text}
+    assert shapes == {"read input": "rounded", "valid?": "hexagon", "log": "rounded",
+                      "store": "rounded", "report error": "rounded", "more?": "hexagon",
+                      "next": "rounded"}
+    assert {("valid?", "report error", "no"), ("more?", "next", "yes"),
+            ("next", "more?", "")} <= edges
+    bars = [n.id for n in g.nodes if n.shape == "rectangle" and not n.text]
+    assert len(bars) == 2  # the fork and its join
+    assert ("log", bars[1], "") in edges and ("store", bars[1], "") in edges
+    # the error branch stops: it never reaches the loop; the loop's exit reaches the end
+    assert not any(s == "report error" and t == "more?" for s, t, _ in edges)
+    ends = [n.id for n in g.nodes if n.shape == "ellipse"]
+    assert len(ends) == 3 and ("more?", ends[-1], "done") in edges
