@@ -115,7 +115,8 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
      "skinparam that names a program"),
     (re.compile(r"^\s*@startdot\b|^\s*@startuml[^\n]*\n(?:\s*(?:'[^\n]*)?\n)*\s*"
                 r"(?:strict\s+)?(?:di)?graph\b[^\n{]*\{", re.M | re.I),
-     "raw Graphviz DOT (its image and shapefile attributes read files): the dot format's"),
+     "raw Graphviz DOT (its image and shapefile attributes read files): Graphviz's "
+     "language, not PlantUML's"),
 ]
 _SPRITE = re.compile(r"^\s*sprite\s+\$?[\w-]+\s+(?P<rest>[^\n]*)$", re.M | re.I)
 _SPRITE_INLINE = re.compile(r"^(?:\[\d+x\d+(?:/\d+z?)?\]\s*)?(?:\{.*|[A-Za-z0-9_$\-]+)?\s*$")
