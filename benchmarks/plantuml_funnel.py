@@ -71,6 +71,56 @@ def funnel(corpus: Path) -> None:
     print("  types:", dict(sorted(labels.items(), key=str)))
     nodes = sum(Graph.from_json(r["graph"]).nodes.__len__() for r in graphs)
     print(f"  graph nodes: {nodes}")
+    _twins([r for r in graphs if evidence.evidence(r)["graph_like"] is not False])
+
+
+def _bare(g: Graph) -> Graph:
+    return Graph(nodes=[n.model_copy(update={"bbox": None}) for n in g.nodes], edges=g.edges)
+
+
+def _twins(rows: list[dict]) -> None:
+    """Graph-like diagrams written back as PlantUML (``twin.to_plantuml``) and as DOT
+    (the twin stage's DOT writer), each drawn by its own engine and its graph compared
+    with the source's (ids and boxes aside): the twins' yield both ways."""
+    from diagramforge.edit.base import graph_diff
+    from diagramforge.formats import dot
+    from diagramforge.formats.plantuml import graph as pgraph
+    from diagramforge.formats.plantuml import twin
+    from diagramforge.twin.writers import to_dot
+
+    why: Counter = Counter()
+    codes, sources = [], []
+    for r in rows:
+        g = Graph.from_json(r["graph"])
+        try:
+            codes.append(twin.to_plantuml(g))
+            sources.append(g)
+        except twin.TwinRefusal as exc:
+            why[f"plantuml twin: {exc.reason}"] += 1
+    same = 0
+    for g, d in zip(sources, engine.draw_many(codes), strict=True):
+        back = pgraph.model_graph(d.kind, d.model, d.svg) if d.error is None else None
+        ok = back is not None and not graph_diff(_bare(g), _bare(back))
+        same += ok
+        if not ok:
+            why["plantuml twin: graph differs" if back else "plantuml twin: not drawn"] += 1
+    dots = 0
+    for r in rows:
+        g = Graph.from_json(r["graph"])
+        try:
+            got = dot.render(to_dot(g), dot.Caps()).graph
+        except Exception as exc:  # noqa: BLE001 - a writer's or engine's refusal is a count
+            why[f"dot twin: {getattr(exc, 'reason', type(exc).__name__)}"] += 1
+            continue
+        texts = sorted(n.text for n in got.nodes if n.shape != "container")
+        if texts == sorted(n.text for n in g.nodes if n.shape != "container") \
+                and len(got.edges) == len(g.edges):
+            dots += 1
+        else:
+            why["dot twin: graph differs"] += 1
+    print(f"  twins of {len(rows)} graph-like diagrams: PlantUML→PlantUML {same} same graph; "
+          f"PlantUML→DOT {dots} same texts and edge count")
+    print("  twins lost:", dict(sorted(why.items())))
 
 
 def _edits(graphs: list[dict]) -> tuple[int, int]:

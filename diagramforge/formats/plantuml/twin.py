@@ -42,6 +42,8 @@ class TwinRefusal(Refusal):
 
 
 def _text(s: str) -> str:
+    if not s.strip():
+        return '" "'  # an empty entity (a pseudo-state, a bar) still draws, without words
     lines = s.split("\n")
     for ln in lines:
         if ln and _MARKUP.search(ln):
@@ -103,6 +105,4 @@ def _keyword(n: Node) -> str:
     word = SHAPES.get(n.shape)
     if word is None:
         raise TwinRefusal(UNDRAWABLE, f"PlantUML's description diagrams have no {n.shape!r}")
-    if not n.text.strip():
-        raise TwinRefusal(UNEXPRESSIBLE, "an entity without text")
     return word
