@@ -125,7 +125,7 @@ def _twins(rows: list[dict]) -> None:
 
 def _edits(graphs: list[dict]) -> tuple[int, int]:
     try:
-        from diagramforge.formats.plantuml import edits
+        from diagramforge.formats.plantuml import edit as edits
     except ImportError:
         return 0, 0
     rng = random.Random(0)

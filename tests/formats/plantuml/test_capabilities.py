@@ -10,7 +10,8 @@ import pytest
 
 from diagramforge.edit import sampler
 from diagramforge.edit.base import graph_diff
-from diagramforge.formats.plantuml import edits, engine, evidence, graph, measures, twin
+from diagramforge.formats.plantuml import edit as edits
+from diagramforge.formats.plantuml import engine, evidence, graph, measures, twin
 from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.vocabulary import kind
 
