@@ -13,9 +13,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from diagramforge.extract.settings import ExtractParams  # noqa: E402
-from diagramforge.formats.tikz import Standalone  # noqa: E402
-from diagramforge.formats.tikz_extract import extract_paper  # noqa: E402
+from diagramforge.builders.extract.settings import ExtractParams  # noqa: E402
+from diagramforge.formats.tikz.extract import extract_paper  # noqa: E402
+from diagramforge.formats.tikz.pictures import Standalone  # noqa: E402
 
 KNOWN_BAD = ("2401.00108", "2401.00109")  # the corpus's deliberately broken papers
 

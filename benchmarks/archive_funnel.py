@@ -4,10 +4,10 @@
 Runs the pipeline from ``crawl`` to ``publish`` (no task stages) with ``params.yaml`` as
 it is (the samples' arXiv papers, PDFs and pinned repositories) plus the two code-archive
 kinds the tests use: the local archive in The Stack's layout
-(``tests/builders/test_stack.py``: diagrams, a file with no licence, an unknown licence,
+(``tests/builders/crawl/test_stack.py``: diagrams, a file with no licence, an unknown licence,
 one too large, non-diagram XML and TeX, Graphviz and Markdown) and repository search
 against the loopback GitHub API over real git repositories
-(``tests/builders/test_repo_search.py``: a repository without a licence, one out of the
+(``tests/builders/crawl/test_repo_search.py``: a repository without a licence, one out of the
 star range, one that cannot be cloned).  Prints the overall audit and the funnel per source
 kind — what ``diagramforge audit`` prints —, the card's table of each kind's share of rows
 and licences, and one published row of each code-archive kind with its provenance.
@@ -32,13 +32,13 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
+from diagramforge.cards.publish.audit import format_funnel, load_audit  # noqa: E402
+from diagramforge.cards.publish.source_funnel import format_source_funnel, source_funnel  # noqa: E402
 from diagramforge.config import parse_params  # noqa: E402
-from diagramforge.publish.audit import format_funnel, load_audit  # noqa: E402
-from diagramforge.publish.source_funnel import format_source_funnel, source_funnel  # noqa: E402
 from diagramforge.runner import run_named  # noqa: E402
 from tests.builders import test_repo_search as search  # noqa: E402
 from tests.builders import test_stack as stack  # noqa: E402
-from tests.builders.github_server import GitHubLoopback, Repo  # noqa: E402
+from tests.builders.crawl.github_server import GitHubLoopback, Repo  # noqa: E402
 
 STAGES = ("crawl", "extract", "render", "classifier-train", "filter", "split", "validate",
           "publish")

@@ -6,7 +6,8 @@ them with pdflatex (one multi-page standalone document per kind, as the render s
 rasterises each page with PyMuPDF and writes render-stage-shaped records
 (``records/part-00000.parquet`` with ``id, format, code, image``).  Labels are *not* taken from
 the generator: the classifier's weak labels read them off the code, exactly as on real data.
-Then trains (``diagramforge.classifier.train``), and optionally scores the trained checkpoint
+Then trains (``diagramforge.filters.classifier.train``), and optionally scores the trained
+checkpoint
 on a second render directory (the sample corpus) whose weak labels serve as truth.
 
     python benchmarks/classifier_corpus.py --per-kind 40 --out /tmp/clfbench \
@@ -142,7 +143,7 @@ def compile_kind(pictures: list[str], dpis: list[int]) -> list[bytes]:
     """One pdflatex run for all pictures of a kind; one PNG per page."""
     import pymupdf as fitz
 
-    from diagramforge.formats.texcompile import tex_env
+    from diagramforge.formats.tikz.texcompile import tex_env
 
     doc = PREAMBLE + "\\begin{document}\n" + "\n".join(pictures) + "\n\\end{document}\n"
     with tempfile.TemporaryDirectory() as tmp:
@@ -178,9 +179,9 @@ def build(per_kind: int, seed: int, out: Path) -> Path:
 
 def evaluate(render_dir: str, params, fallback: str) -> dict:  # noqa: ANN001
     """Score the trained checkpoint on another render dir, weak labels (folded) as truth."""
-    from diagramforge.classifier.dataset import load_records
-    from diagramforge.classifier.evidence import code_label
-    from diagramforge.classifier.model import Classifier
+    from diagramforge.filters.classifier.dataset import load_records
+    from diagramforge.filters.classifier.evidence import code_label
+    from diagramforge.filters.classifier.model import Classifier
     from diagramforge.vocabulary import family
 
     clf = Classifier.load(params)
@@ -207,8 +208,8 @@ def main() -> None:
                     help="only score this checkpoint (e.g. data/classifier-train/checkpoint) "
                          "on the generated corpus: compiled TikZ it never saw")
     a = ap.parse_args()
-    from diagramforge.classifier.settings import ClassifierParams, TrainParams
-    from diagramforge.classifier.train import train
+    from diagramforge.filters.classifier.settings import ClassifierParams, TrainParams
+    from diagramforge.filters.classifier.train import train
 
     t = time.perf_counter()
     corpus = build(a.per_kind, a.seed, a.out / "render")

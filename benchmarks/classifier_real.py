@@ -37,13 +37,13 @@ import pyarrow.parquet as pq
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from diagramforge.classifier.contact import grid_sheet  # noqa: E402
-from diagramforge.classifier.decide import decide  # noqa: E402
-from diagramforge.classifier.evidence import code_evidence  # noqa: E402
-from diagramforge.classifier.model import Classifier  # noqa: E402
-from diagramforge.classifier.settings import ClassifierParams  # noqa: E402
-from diagramforge.classifier.shipped import SHIPPED, manifest  # noqa: E402
-from diagramforge.filter.diagram_type import verdict  # noqa: E402
+from diagramforge.filters.classifier.contact import grid_sheet  # noqa: E402
+from diagramforge.filters.classifier.decide import decide  # noqa: E402
+from diagramforge.filters.classifier.evidence import code_evidence  # noqa: E402
+from diagramforge.filters.classifier.model import Classifier  # noqa: E402
+from diagramforge.filters.classifier.settings import ClassifierParams  # noqa: E402
+from diagramforge.filters.classifier.shipped import SHIPPED, manifest  # noqa: E402
+from diagramforge.filters.filter.diagram_type import verdict  # noqa: E402
 from diagramforge.vocabulary import KINDS, LABELS, Family, family  # noqa: E402
 
 DATA = Path.home() / ".cache" / "diagramforge" / "classifier-data"

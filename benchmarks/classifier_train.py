@@ -24,10 +24,10 @@ def main() -> None:
     ap.add_argument("--params", default="params.yaml")
     ap.add_argument("--repeat", type=int, default=4, help="images = renders × repeat")
     a = ap.parse_args()
-    from diagramforge.classifier.dataset import load_records
-    from diagramforge.classifier.model import Classifier
-    from diagramforge.classifier.train import train
     from diagramforge.config import load_params
+    from diagramforge.filters.classifier.dataset import load_records
+    from diagramforge.filters.classifier.model import Classifier
+    from diagramforge.filters.classifier.train import train
 
     p = load_params(a.params)
     with tempfile.TemporaryDirectory() as tmp:

@@ -35,7 +35,7 @@ import pyarrow.parquet as pq
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from diagramforge.crawl.stack_layout import STACK_V1, v1_row  # noqa: E402
+from diagramforge.builders.crawl.stack_layout import STACK_V1, v1_row  # noqa: E402
 
 SUBSETS = ["data/svg", "data/xml", "data/tex", "data/graphviz-(dot)", "data/markdown"]
 LICENCES = [["MIT"], ["Apache-2.0"], ["BSD-3-Clause"], ["MIT", "Apache-2.0"]]
@@ -159,8 +159,8 @@ class WorkerPeak:
 
 def child(archive: Path, data: Path, workers: int, shard_size: int) -> dict:
     """Crawl + extract in this (fresh) process; peak RSS of it and its workers."""
+    from diagramforge.builders.extract.stage import ExtractStage
     from diagramforge.config import parse_params
-    from diagramforge.extract.stage import ExtractStage
     from diagramforge.runner import run_named, run_stage
 
     params = parse_params({

@@ -44,19 +44,19 @@ from PIL import Image
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from diagramforge.extract.settings import ExtractParams  # noqa: E402
-from diagramforge.formats.handlers.tikz import attempts, rungs  # noqa: E402
-from diagramforge.formats.raster import rasterize_pdf  # noqa: E402
+from diagramforge.builders.extract.settings import ExtractParams  # noqa: E402
+from diagramforge.formats.rasterize import rasterize_pdf  # noqa: E402
 from diagramforge.formats.settings import RasterParams  # noqa: E402
-from diagramforge.formats.texcompile import (  # noqa: E402
+from diagramforge.formats.tikz.extract import extract_paper  # noqa: E402
+from diagramforge.formats.tikz.handler import attempts, rungs  # noqa: E402
+from diagramforge.formats.tikz.pictures import Standalone  # noqa: E402
+from diagramforge.formats.tikz.texcompile import (  # noqa: E402
     TexCompiler,
     batch_key,
     classify,
     tex_env,
 )
-from diagramforge.formats.texengines import DEFAULT_ORDER, Engine, allowed  # noqa: E402
-from diagramforge.formats.tikz import Standalone  # noqa: E402
-from diagramforge.formats.tikz_extract import extract_paper  # noqa: E402
+from diagramforge.formats.tikz.texengines import DEFAULT_ORDER, Engine, allowed  # noqa: E402
 
 # ../shared from the main checkout, ../../shared from a worktree under wt/
 _SHARED = next((p for p in (REPO.parent / "shared", REPO.parent.parent / "shared")

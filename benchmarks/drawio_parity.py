@@ -41,13 +41,13 @@ import psutil  # noqa: E402
 from lxml import etree  # noqa: E402
 
 from diagramforge.config import load_params  # noqa: E402
-from diagramforge.formats import drawio_render  # noqa: E402
-from diagramforge.formats.drawio_render import DrawioRenderer, find_drawio  # noqa: E402
-from diagramforge.formats.handlers import mxgraph as render_mod  # noqa: E402
-from diagramforge.formats.handlers.mxgraph import MxGraphFormat, mxgraph_records  # noqa: E402
-from diagramforge.notation import mxgraph  # noqa: E402
-from diagramforge.records import Unit  # noqa: E402
+from diagramforge.formats.mxgraph import engine as drawio_render  # noqa: E402
+from diagramforge.formats.mxgraph import handler as render_mod  # noqa: E402
+from diagramforge.formats.mxgraph import notation as mxgraph  # noqa: E402
+from diagramforge.formats.mxgraph.engine import DrawioRenderer, find_drawio  # noqa: E402
+from diagramforge.formats.mxgraph.handler import MxGraphFormat, mxgraph_records  # noqa: E402
 from diagramforge.stage import Outcome  # noqa: E402
+from diagramforge.store.records import Unit  # noqa: E402
 
 VIEWER_JS = """xml => {
   try {

@@ -14,7 +14,7 @@ For every diagram, the edit stage's compositions are redone with its seeds and t
 (``edit`` params: per_diagram × easy/medium/hard): **before** — the sampler as it was
 (no naming), its elements named as the instructions named them (``the node "X"``, ``the
 unlabelled node``, ``the connection from … to …``); **after** — the sampler with the
-referent filter, elements named by ``diagramforge.referents``. Each element a kept step acts
+referent filter, elements named by ``diagramforge.synth.referents``. Each element a kept step acts
 on is resolved against the diagram as it is at that step: does its description mean it
 alone? After, the whole instruction text is checked as ``synth`` checks it (replayed
 states, ``unresolved``).
@@ -47,18 +47,18 @@ sys.path.insert(0, str(REPO))
 from lxml import etree  # noqa: E402
 
 from diagramforge.config import load_params  # noqa: E402
-from diagramforge.edit.sampler import FORMATS, compose, replay  # noqa: E402
-from diagramforge.edit.stage import TIERS  # noqa: E402
+from diagramforge.formats.mxgraph import notation as mxgraph  # noqa: E402
 from diagramforge.graphs.model import Graph  # noqa: E402
-from diagramforge.notation import mxgraph  # noqa: E402
-from diagramforge.records import derived_seed, make_id  # noqa: E402
-from diagramforge.referents.grammar import Query, parse  # noqa: E402
-from diagramforge.referents.naming import Namer, roles, scenes, unresolved  # noqa: E402
-from diagramforge.referents.resolve import resolve  # noqa: E402
-from diagramforge.referents.steps import instruction  # noqa: E402
-from diagramforge.synth import editing  # noqa: E402
-from diagramforge.synth.facts import facts_of  # noqa: E402
-from diagramforge.synth.settings import SynthParams  # noqa: E402
+from diagramforge.store.records import derived_seed, make_id  # noqa: E402
+from diagramforge.synth.edit.sampler import FORMATS, compose, replay  # noqa: E402
+from diagramforge.synth.edit.stage import TIERS  # noqa: E402
+from diagramforge.synth.referents.grammar import Query, parse  # noqa: E402
+from diagramforge.synth.referents.naming import Namer, roles, scenes, unresolved  # noqa: E402
+from diagramforge.synth.referents.resolve import resolve  # noqa: E402
+from diagramforge.synth.referents.steps import instruction  # noqa: E402
+from diagramforge.synth.synth import editing  # noqa: E402
+from diagramforge.synth.synth.facts import facts_of  # noqa: E402
+from diagramforge.synth.synth.settings import SynthParams  # noqa: E402
 
 CORPORA = REPO.parent.parent / "shared" / "corpora"
 
@@ -80,8 +80,8 @@ def drawio_pages(root: Path) -> list[tuple[str, str]]:
 
 
 def drawio_svgs(pages: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    from diagramforge.formats import svg
-    from diagramforge.formats.drawio_render import DrawioRenderer
+    from diagramforge.formats.mxgraph.engine import DrawioRenderer
+    from diagramforge.formats.svg import document as svg
 
     r = DrawioRenderer()
     try:

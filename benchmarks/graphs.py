@@ -29,12 +29,12 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from benchmarks.render_mxgraph_svg import ordinary_mxgraph  # noqa: E402
-from diagramforge.formats.texcompile import compile_tikz  # noqa: E402
+from diagramforge.formats.mxgraph.graph import mxgraph_graph  # noqa: E402
+from diagramforge.formats.svg.graph import svg_graph  # noqa: E402
+from diagramforge.formats.tikz.graph import tikz_graph  # noqa: E402
+from diagramforge.formats.tikz.texcompile import compile_tikz  # noqa: E402
 from diagramforge.graphs.model import Graph  # noqa: E402
-from diagramforge.graphs.mxgraph import mxgraph_graph  # noqa: E402
 from diagramforge.graphs.score import score_graphs  # noqa: E402
-from diagramforge.graphs.svg import svg_graph  # noqa: E402
-from diagramforge.graphs.tikz import tikz_graph  # noqa: E402
 
 FIXTURES = REPO / "tests" / "fixtures" / "graphs"
 
@@ -56,9 +56,9 @@ def flow_svg(k: int, rng: random.Random) -> str:
 
 
 def sample_mx_pages() -> list[str]:
-    from diagramforge.crawl.repos import checkout, list_files
-    from diagramforge.crawl.settings import RepoCrawlParams, RepoSpec
-    from diagramforge.notation import mxgraph
+    from diagramforge.builders.crawl.repos import checkout, list_files
+    from diagramforge.builders.crawl.settings import RepoCrawlParams, RepoSpec
+    from diagramforge.formats.mxgraph import notation as mxgraph
 
     pages = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -123,8 +123,8 @@ def main(argv: list[str] | None = None) -> None:
     if not args.no_ocr:
         from rapidocr import RapidOCR
 
-        from diagramforge.formats.handlers.raster import ocr_graph
-        from diagramforge.formats.raster import rasterize_pdf
+        from diagramforge.formats.raster.handler import ocr_graph
+        from diagramforge.formats.rasterize import rasterize_pdf
         from diagramforge.graphs.settings import GraphParams
 
         pngs = [rasterize_pdf(pdfs[n], dpi=150, margin_pt=2, min_side=1, max_side=4096,

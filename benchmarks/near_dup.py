@@ -31,8 +31,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from diagramforge.split import near_dup  # noqa: E402
-from diagramforge.split.settings import NearDupParams  # noqa: E402
+from diagramforge.filters.split import near_dup  # noqa: E402
+from diagramforge.filters.split.settings import NearDupParams  # noqa: E402
 
 CFG = NearDupParams()
 SHAPES = ["draw", "draw, circle", "draw, rounded corners", "fill=blue!20, draw",

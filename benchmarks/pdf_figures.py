@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Figures from PDFs: detection quality on ground-truth PDFs and throughput in pages/s.
 
-1. ``diagramforge.pdffigures.evaluate``: the synthetic PDFs whose figure boxes and captions
+1. ``diagramforge.builders.pdffigures.evaluate``: the synthetic PDFs whose figure boxes and captions
    are known (``pdffigures.synthetic``: vector and raster figures, one and two columns,
    captions above and below, sub-figures, a plot, a text-only figure) — precision and
    recall at IoU ≥ 0.8, caption accuracy (label and text exact after normalisation), kind
@@ -25,9 +25,9 @@ sys.path.insert(0, str(REPO))
 
 import pymupdf  # noqa: E402
 
-from diagramforge.pdffigures.evaluate import main as evaluate  # noqa: E402
-from diagramforge.pdffigures.extract import extract_figures  # noqa: E402
-from diagramforge.pdffigures.settings import PdfFigureParams  # noqa: E402
+from diagramforge.builders.pdffigures.evaluate import main as evaluate  # noqa: E402
+from diagramforge.builders.pdffigures.extract import extract_figures  # noqa: E402
+from diagramforge.builders.pdffigures.settings import PdfFigureParams  # noqa: E402
 
 
 def pages_per_s(pdfs: list[Path], params: PdfFigureParams) -> tuple[float, int, int]:

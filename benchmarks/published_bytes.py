@@ -53,7 +53,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from diagramforge.realdata import shared_corpora  # noqa: E402
+from diagramforge.tools.realdata import shared_corpora  # noqa: E402
 
 FULL = ("crawl", "extract", "render", "classifier-train", "filter", "split", "edit",
         "augment", "repair", "twin", "synth", "validate", "publish")
@@ -81,7 +81,7 @@ def _params(name: str, folder: Path, root: Path, workers: int, tex_cache: Path |
     import yaml
 
     from diagramforge.config import parse_params
-    from diagramforge.realdata import (
+    from diagramforge.tools.realdata import (
         documents,
         git_repository,
         merge,

@@ -4,7 +4,7 @@ and why the rest is not.
 
 Runs the toolkit's stages — crawl → extract → render → classifier-train → filter → split, the
 code ``dvc repro`` runs, with the repository's ``params.yaml`` — on real corpora laid out as
-local sources (``diagramforge/realdata.py``):
+local sources (``diagramforge/tools/realdata.py``):
 
 * ``latex-examples`` — ``../shared/corpora/latex-examples/tikz``: ~400 standalone TikZ
   figures (MIT), one e-print each;
@@ -37,17 +37,17 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from diagramforge.paths import stage_paths  # noqa: E402
-from diagramforge.realdata import (  # noqa: E402
+from diagramforge.runner import run_named  # noqa: E402
+from diagramforge.store.paths import stage_paths  # noqa: E402
+from diagramforge.store.records import RECORD_SCHEMA, REJECTION_SCHEMA  # noqa: E402
+from diagramforge.store.shards import ShardSet  # noqa: E402
+from diagramforge.tools.realdata import (  # noqa: E402
     documents,
     git_repository,
     project_params,
     shared_corpora,
     write_arxiv_layout,
 )
-from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA  # noqa: E402
-from diagramforge.runner import run_named  # noqa: E402
-from diagramforge.shards import ShardSet  # noqa: E402
 
 SHARED = shared_corpora(REPO)
 CORPORA = {"latex-examples": SHARED / "latex-examples" / "tikz",

@@ -5,7 +5,7 @@ chart questions from the chart's data, sequence questions from the messages (iss
 Runs the toolkit's own stages — crawl → extract → render → classifier-train → filter → split →
 synth (offline language) → validate → publish, the code ``dvc repro`` runs with the
 repository's ``params.yaml`` — on real corpora laid out as local sources
-(``diagramforge/realdata.py``), one throw-away project each:
+(``diagramforge/tools/realdata.py``), one throw-away project each:
 
 * ``latex-examples`` — ``../shared/corpora/latex-examples/tikz`` (standalone TikZ, MIT);
 * ``alextsagkas`` — ``../shared/corpora/tikz-alextsagkas+Tikz-Graphics`` (physics and
@@ -44,18 +44,18 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from diagramforge.paths import read_state, stage_paths  # noqa: E402
-from diagramforge.realdata import (  # noqa: E402
+from diagramforge.runner import run_named  # noqa: E402
+from diagramforge.store.paths import read_state, stage_paths  # noqa: E402
+from diagramforge.store.records import RECORD_SCHEMA, REJECTION_SCHEMA  # noqa: E402
+from diagramforge.store.shards import ShardSet  # noqa: E402
+from diagramforge.synth.synth.stage import SYNTH_SCHEMA  # noqa: E402
+from diagramforge.tools.realdata import (  # noqa: E402
     documents,
     git_repository,
     project_params,
     shared_corpora,
     write_arxiv_layout,
 )
-from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA  # noqa: E402
-from diagramforge.runner import run_named  # noqa: E402
-from diagramforge.shards import ShardSet  # noqa: E402
-from diagramforge.synth.stage import SYNTH_SCHEMA  # noqa: E402
 
 SHARED = shared_corpora(REPO)
 """``../shared/corpora`` from the main checkout, ``../../shared`` from a worktree

@@ -38,9 +38,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from diagramforge.formats import svg  # noqa: E402
-from diagramforge.formats.drawio_render import DrawioRenderer  # noqa: E402
-from diagramforge.notation import mxgraph  # noqa: E402
+from diagramforge.formats.mxgraph import notation as mxgraph  # noqa: E402
+from diagramforge.formats.mxgraph.engine import DrawioRenderer  # noqa: E402
+from diagramforge.formats.svg import document as svg  # noqa: E402
 
 SHAPES = ["rounded=1;whiteSpace=wrap;html=1;", "shape=cylinder3;whiteSpace=wrap;size=15;",
           "shape=hexagon;perimeter=hexagonPerimeter2;", "ellipse;shape=cloud;",

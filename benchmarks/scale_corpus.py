@@ -76,7 +76,7 @@ def tikz_templates() -> list[Path]:
 
 def drawio_pages() -> list[tuple[str, str]]:
     """``(template name, mxGraphModel XML)`` of every page of every draw.io template."""
-    from diagramforge.notation import mxgraph
+    from diagramforge.formats.mxgraph import notation as mxgraph
 
     out = []
     for p in sorted(DRAWIO.rglob("*.xml")):
@@ -98,8 +98,8 @@ def svg_exports(cache: Path, pages: list[tuple[str, str]]) -> list[tuple[str, st
     dest = cache / "drawio-svg.json"
     if dest.exists():
         return [tuple(x) for x in json.loads(dest.read_text())]
-    from diagramforge.formats.drawio_render import DrawioRenderer
-    from diagramforge.notation import mxgraph
+    from diagramforge.formats.mxgraph import notation as mxgraph
+    from diagramforge.formats.mxgraph.engine import DrawioRenderer
 
     r = DrawioRenderer()
     try:

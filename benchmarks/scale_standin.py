@@ -23,10 +23,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from PIL import Image, ImageDraw
 
-from diagramforge import atomic
-from diagramforge.records import RECORD_SCHEMA
-from diagramforge.shards import ShardSet
-from diagramforge.stats import StageStats
+from diagramforge.measure.stats import StageStats
+from diagramforge.store import atomic
+from diagramforge.store.records import RECORD_SCHEMA
+from diagramforge.store.shards import ShardSet
 
 RENDER_COLS = ("image", "width", "height", "render_status", "render_engine", "render_error",
                "graph", "graph_nodes", "graph_edges", "graph_components",

@@ -11,7 +11,7 @@ bounding box), so each copy renders to the same pixels.
 The figures are :data:`FIGURES` documents of ``../shared/corpora/latex-examples/tikz`` (MIT),
 a seeded sample of those whose pictures are all ``tikzpicture``/``circuitikz`` environments
 (where the node can go); the e-prints are laid out as ``published_yield.py`` lays out real
-corpora (``realdata.py``: an OAI-PMH listing and one ``.tar.gz`` per document, read
+corpora (``tools/realdata.py``: an OAI-PMH listing and one ``.tar.gz`` per document, read
 by the crawl as a local arXiv).
 
 Two orders (``order``): ``interleaved`` (the default) lists copy *k* of every figure before
@@ -34,7 +34,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from diagramforge.realdata import LocalDoc, documents, write_arxiv_layout  # noqa: E402
+from diagramforge.tools.realdata import LocalDoc, documents, write_arxiv_layout  # noqa: E402
 
 LATEX = next((p / "shared" / "corpora" / "latex-examples" / "tikz" for p in REPO.parents
               if (p / "shared" / "corpora" / "latex-examples" / "tikz").is_dir()),
@@ -104,7 +104,7 @@ def params(run: Path, corpus: dict, workers: int) -> dict:
     gets every copy as render did — the copies are near-duplicates by construction."""
     import yaml
 
-    from diagramforge.realdata import project_dict
+    from diagramforge.tools.realdata import project_dict
 
     base = yaml.safe_load((REPO / "params.yaml").read_text())
     cache = run / "cache"

@@ -43,7 +43,7 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from diagramforge.realdata import (  # noqa: E402
+from diagramforge.tools.realdata import (  # noqa: E402
     git_repository,
     merge,
     project_dict,

@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from code_archives import WorkerPeak, peak_rss_mb  # noqa: E402
 
-from diagramforge.crawl.se_layout import pack_7z, write_xml  # noqa: E402
+from diagramforge.builders.crawl.se_layout import pack_7z, write_xml  # noqa: E402
 
 WORDS = ["node", "draw", "path", "arrow", "matrix", "the", "a", "of", "to", "picture", "label",
          "anchor", "style", "scope", "coordinate", "between", "above", "below", "left", "right",
@@ -148,8 +148,8 @@ def _cpu() -> tuple[float, float]:
 
 def child(dump: Path, data: Path, workers: int, shard_size: int) -> dict:
     """Crawl + extract in this (fresh) process; peak RSS of it and its workers."""
+    from diagramforge.builders.extract.stage import ExtractStage
     from diagramforge.config import parse_params
-    from diagramforge.extract.stage import ExtractStage
     from diagramforge.runner import run_named, run_stage
 
     params = parse_params({

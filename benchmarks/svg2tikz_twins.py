@@ -13,7 +13,7 @@ e.g.::
 For every draw.io template page (and ``--dot DIR`` graphs) that renders with a structure
 graph: the source engine's own SVG (what the ``svg`` twin is) → ``svg2tikz --codeoutput
 standalone --markings arrows`` → compiled by the TikZ handler → its graph compared with the
-source's exactly as a twin is (:func:`diagramforge.twin.compare.differences`).  Prints
+source's exactly as a twin is (:func:`diagramforge.builders.twin.compare.differences`).  Prints
 verified / attempted for both methods and why svg2tikz's twins fail.
 
 Usage: .venv/bin/python benchmarks/svg2tikz_twins.py --svg2tikz /tmp/s2t/bin/svg2tikz
@@ -35,12 +35,12 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from twins import file_sources, render  # noqa: E402
 
+from diagramforge.builders.twin.compare import differences  # noqa: E402
+from diagramforge.builders.twin.make import Twins  # noqa: E402
 from diagramforge.config import parse_params  # noqa: E402
-from diagramforge.formats.drawio_render import find_drawio  # noqa: E402
+from diagramforge.formats.mxgraph.engine import find_drawio  # noqa: E402
 from diagramforge.formats.registry import instantiate  # noqa: E402
 from diagramforge.graphs.model import Graph  # noqa: E402
-from diagramforge.twin.compare import differences  # noqa: E402
-from diagramforge.twin.make import Twins  # noqa: E402
 
 
 def svg2tikz(exe: str, svg: str, timeout_s: float = 60) -> str | None:

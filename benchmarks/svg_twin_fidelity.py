@@ -44,16 +44,16 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from corpus_latex import DEFAULT_CORPUS, agreement, documents, extract  # noqa: E402
 
-from diagramforge.formats import svg as svgfmt  # noqa: E402
+from diagramforge.builders.twin.compare import differences  # noqa: E402
 from diagramforge.formats.pdf_svg import pdf_svg  # noqa: E402
-from diagramforge.formats.raster import drawn_clip, rasterize_pdf  # noqa: E402
-from diagramforge.formats.texcompile import TexCompiler, tex_env  # noqa: E402
-from diagramforge.formats.tikz import Standalone  # noqa: E402
+from diagramforge.formats.rasterize import drawn_clip, rasterize_pdf  # noqa: E402
+from diagramforge.formats.svg import document as svgfmt  # noqa: E402
+from diagramforge.formats.svg.graph import svg_graph  # noqa: E402
+from diagramforge.formats.tikz.graph import pdf_graph, tikz_graph  # noqa: E402
+from diagramforge.formats.tikz.pictures import Standalone  # noqa: E402
+from diagramforge.formats.tikz.texcompile import TexCompiler, tex_env  # noqa: E402
 from diagramforge.graphs.settings import GraphParams  # noqa: E402
-from diagramforge.graphs.svg import svg_graph  # noqa: E402
-from diagramforge.graphs.tikz import pdf_graph, tikz_graph  # noqa: E402
-from diagramforge.sandbox import run_sandboxed  # noqa: E402
-from diagramforge.twin.compare import differences  # noqa: E402
+from diagramforge.sandbox.process import run_sandboxed  # noqa: E402
 
 DPI = 150
 BIG = svgfmt.Caps(max_bytes=20_000_000, max_elements=200_000, max_path_chars=5_000_000)

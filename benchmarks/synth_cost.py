@@ -26,12 +26,12 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from diagramforge.config import load_params  # noqa: E402
-from diagramforge.llm.offline import OfflineBackend  # noqa: E402
-from diagramforge.llm.tokens import count_tokens, text_tokens  # noqa: E402
-from diagramforge.llm.types import BackendCall  # noqa: E402
-from diagramforge.paths import stage_paths  # noqa: E402
-from diagramforge.shards import ShardSet  # noqa: E402
-from diagramforge.synth.stage import SynthStage  # noqa: E402
+from diagramforge.store.paths import stage_paths  # noqa: E402
+from diagramforge.store.shards import ShardSet  # noqa: E402
+from diagramforge.synth.llm.offline import OfflineBackend  # noqa: E402
+from diagramforge.synth.llm.tokens import count_tokens, text_tokens  # noqa: E402
+from diagramforge.synth.llm.types import BackendCall  # noqa: E402
+from diagramforge.synth.synth.stage import SynthStage  # noqa: E402
 
 MODELS = ("gpt-5.4-mini:0.75:4.50", "gpt-4o-mini:0.15:0.60", "gemini-2.5-flash:0.30:2.50",
           "gemini-2.5-flash-lite:0.10:0.40")

@@ -26,14 +26,14 @@ from pathlib import Path
 
 from _figures import figure_set
 
-from diagramforge.formats.texcompile import (
+from diagramforge.formats.tikz.pictures import Standalone
+from diagramforge.formats.tikz.texcompile import (
     TexCompiler,
     batch_key,
     split_preloadable,
     tex_env,
     union_blocks,
 )
-from diagramforge.formats.tikz import Standalone
 
 
 def plain_one(doc: Standalone) -> bool:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Does the source-derived TikZ layout agree with the compiled picture?
 
-``diagramforge.graphs.tikz.layout`` places nodes from the code alone (positioning offsets,
+``diagramforge.formats.tikz.graph.layout`` places nodes from the code alone (positioning offsets,
 path points, chains, matrices) so that referring expressions can say "the leftmost
 circle" or "the box below 'Input'". This checks those places against the truth: each
 figure of the shared TikZ corpus is compiled with real pdfLaTeX, its page read into a
@@ -29,14 +29,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from diagramforge.formats.texcompile import compile_tikz  # noqa: E402
-from diagramforge.graphs.settings import GraphParams  # noqa: E402
-from diagramforge.graphs.tikz import (  # noqa: E402
+from diagramforge.formats.tikz.graph import (  # noqa: E402
     match_by_text_and_structure,
     pdf_graphs,
     tikz_source_graphs,
     tikz_source_layout,
 )
+from diagramforge.formats.tikz.texcompile import compile_tikz  # noqa: E402
+from diagramforge.graphs.settings import GraphParams  # noqa: E402
 
 CORPUS = REPO.parent.parent / "shared" / "corpora" / "latex-examples" / "tikz"
 PT_PER_CM = 28.4527

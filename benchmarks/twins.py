@@ -15,7 +15,8 @@ mermaid  ``--markdown FILE…`` / ``--mermaid DIR``: Mermaid blocks of Markdown 
 
 Each rendered diagram, typed as the ``diagram_type`` filter types it (the pipeline's
 classifier checkpoint, ``data/classifier-train/checkpoint`` after ``dvc repro``; untyped
-without it, or with ``--no-type``), goes through :class:`diagramforge.twin.make.Twins` — the
+without it, or with ``--no-type``), goes through :class:`diagramforge.builders.twin.make.Twins` —
+the
 twin stage's own code, its gate included, with renders batched across diagrams — for every
 target language.  Prints the coverage matrix (verified / attempted), the reasons per source
 and target, and the mismatch kinds (texts, edge count, edges).
@@ -58,14 +59,14 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from corpus_latex import _DOCCLASS, DEFAULT_CORPUS, documents, extract  # noqa: E402
 
-from diagramforge.augment.contact import contact_sheet  # noqa: E402
+from diagramforge.builders.twin.make import TwinReason, Twins  # noqa: E402
 from diagramforge.config import parse_params  # noqa: E402
-from diagramforge.formats.drawio_render import find_drawio  # noqa: E402
+from diagramforge.formats.mxgraph.engine import find_drawio  # noqa: E402
 from diagramforge.formats.registry import instantiate  # noqa: E402
 from diagramforge.graphs.record import graph_columns  # noqa: E402
-from diagramforge.records import Unit  # noqa: E402
 from diagramforge.stage import Outcome  # noqa: E402
-from diagramforge.twin.make import TwinReason, Twins  # noqa: E402
+from diagramforge.store.records import Unit  # noqa: E402
+from diagramforge.synth.augment.contact import contact_sheet  # noqa: E402
 
 TARGETS = ["svg", "dot", "mermaid", "tikz", "mxgraph"]
 
@@ -123,8 +124,8 @@ def render(handlers: dict, rows: list[dict], fmt: str) -> tuple[list[dict], Coun
 def type_rows(params, rows: list[dict]) -> str:  # noqa: ANN001
     """Type ``rows`` in place as the ``diagram_type`` filter does (code first, the image
     where code is silent); returns what was used."""
-    from diagramforge.classifier.model import resolve_checkpoint
-    from diagramforge.filter.diagram_type import make_diagram_type_filter
+    from diagramforge.filters.classifier.model import resolve_checkpoint
+    from diagramforge.filters.filter.diagram_type import make_diagram_type_filter
 
     cfg = params.filter.section("diagram_type").resolved(params)
     try:

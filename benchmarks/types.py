@@ -373,11 +373,11 @@ def misses(scored: dict[str, tuple[Label, Published]]) -> list[dict]:
 def decision(checkpoint: str | None):  # noqa: ANN201 - the filter function
     """The ``diagram_type`` filter as the filter stage builds it, from ``params.yaml``; its
     checkpoint the shipped one unless told (what ``classifier-train`` copies by default)."""
-    from diagramforge.classifier.shipped import SHIPPED
     from diagramforge.config import parse_params
-    from diagramforge.filter.base import build
+    from diagramforge.filters.classifier.shipped import SHIPPED
+    from diagramforge.filters.filter.base import build
     from diagramforge.params import read
-    from diagramforge.realdata import merge
+    from diagramforge.tools.realdata import merge
 
     data = merge(read(REPO / "params.yaml") or {},
                  {"filter": {"diagram_type": {"checkpoint": checkpoint or str(SHIPPED)}}})
@@ -398,7 +398,7 @@ def run_filter(fn, records: list[dict], batch: int = 32) -> list[Published]:  # 
                 try:
                     verdicts.append(fn(r))
                 except Exception as exc:  # noqa: BLE001
-                    from diagramforge.filter.base import Verdict
+                    from diagramforge.filters.filter.base import Verdict
                     verdicts.append(Verdict.reject("error", repr(exc)))
         out += [published(v.metrics, v.keep, v.reason) for v in verdicts]
     return out
@@ -408,7 +408,7 @@ def load_records(data: Path, keys: set[str]) -> dict[str, dict]:
     """The rendered records of ``keys`` as the filter stage reads them (image bytes in)."""
     import pyarrow.parquet as pq
 
-    from diagramforge.records import RECORD_COLUMNS
+    from diagramforge.store.records import RECORD_COLUMNS
 
     out = {}
     for row in pq.read_table(data / "index.parquet").to_pylist():

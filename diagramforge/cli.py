@@ -12,21 +12,21 @@ from typing import Annotated
 
 import typer
 
-from diagramforge import atomic
+from diagramforge.cards.evaluate.registry import help_text
+from diagramforge.cards.evaluate.report import markdown, write
+from diagramforge.cards.publish.audit import format_funnel, load_audit
+from diagramforge.cards.publish.source_funnel import format_source_funnel, source_funnel
+from diagramforge.cards.validate.empty import nothing_to_publish
 from diagramforge.config import Params, load_params
-from diagramforge.evaluate.registry import help_text
-from diagramforge.evaluate.report import markdown, write
 from diagramforge.formats.registry import format_titles
-from diagramforge.lockdiff import Verdict, compare_files, report
 from diagramforge.params import ParamsError
-from diagramforge.paths import stage_paths
 from diagramforge.pipeline import STAGES, defines, docstring, funnel, is_mapped, load, stage_name
 from diagramforge.pipeline import dvc_yaml as generate
-from diagramforge.publish.audit import format_funnel, load_audit
-from diagramforge.publish.source_funnel import format_source_funnel, source_funnel
-from diagramforge.records import REJECTION_SCHEMA
-from diagramforge.shards import ShardSet
-from diagramforge.validate.empty import nothing_to_publish
+from diagramforge.store import atomic
+from diagramforge.store.paths import stage_paths
+from diagramforge.store.records import REJECTION_SCHEMA
+from diagramforge.store.shards import ShardSet
+from diagramforge.tools.lockdiff import Verdict, compare_files, report
 
 
 def _top_help() -> str:
@@ -99,7 +99,7 @@ def _stage_command(name: str, spec: str, mapped: bool) -> None:
         except RuntimeError as exc:
             # only validate raises it: its module (pandas) is not imported for every stage,
             # whose forked workers would each carry it
-            validate = sys.modules.get("diagramforge.validate.stage")
+            validate = sys.modules.get("diagramforge.cards.validate.stage")
             if validate is None or not isinstance(exc, validate.ValidationFailed):
                 raise
             typer.secho(str(exc), fg="red", err=True)
@@ -134,7 +134,7 @@ app.add_typer(classifier_app, name="classifier")
 def classifier_train() -> None:
     """Train the diagram-type classifier: `diagramforge classifier-train`, the DVC stage."""
     # lazy: loads matplotlib, skimage, torch, transformers
-    from diagramforge.classifier.stage import ClassifierTrainStage
+    from diagramforge.filters.classifier.stage import ClassifierTrainStage
 
     # lazy: loads distributed
     from diagramforge.runner import run_stage
@@ -196,7 +196,7 @@ def score(pred: Annotated[Path, typer.Argument(help="Predicted graph JSON or dia
     import json
 
     # lazy: loads pymupdf, scipy
-    from diagramforge.graph_files import score_files
+    from diagramforge.tools.graph_files import score_files
 
     try:
         row = score_files(pred, ref, threshold=threshold, params=_params(),
@@ -240,16 +240,16 @@ def evaluate(
             "judge-requests.jsonl in the output dir with their estimated cost; send "
             "nothing.")] = False) -> None:
     # lazy: loads datasets
-    from diagramforge.evaluate.inputs import InputError
+    from diagramforge.cards.evaluate.inputs import InputError
 
     # lazy: loads datasets, google, openai, tiktoken, torch, transformers
-    from diagramforge.evaluate.run import evaluate as run_evaluate
+    from diagramforge.cards.evaluate.run import evaluate as run_evaluate
 
     out_dir = out or predictions.with_name(f"{predictions.stem}.eval-{config}-{split}")
     requests = None
     if judge_dry_run:
         # lazy: loads datasets, google, openai, tiktoken
-        from diagramforge.evaluate.judge import REQUESTS_FILE
+        from diagramforge.cards.evaluate.judge import REQUESTS_FILE
 
         out_dir.mkdir(parents=True, exist_ok=True)
         requests = out_dir / REQUESTS_FILE
@@ -285,7 +285,8 @@ def dvc_yaml(check: Annotated[bool, typer.Option(
 @app.command(name="tikz-table")
 def tikz_table(
         out: Annotated[Path | None, typer.Option(
-            help="Where to write it (default: the shipped formats/tikz_libraries.json).")] = None,
+            help="Where to write it (default: the shipped formats/tikz/tikz_libraries.json).")] =
+            None,
         workers: Annotated[int, typer.Option(help="LuaLaTeX runs at once.")] = 2,
         cache: Annotated[bool, typer.Option(
             help="Reuse scans of an earlier run under the same TeX Live (kept in the temp "
@@ -295,7 +296,7 @@ def tikz_table(
     Live's files here and reading what it defined; a posted picture that lacks a load gets
     it from this table."""
     # lazy: loads pymupdf
-    from diagramforge.formats.tikz_table import SCAN_CACHE, TABLE_PATH, generate, write_table
+    from diagramforge.formats.tikz.table import SCAN_CACHE, TABLE_PATH, generate, write_table
 
     table = generate(workers, progress=typer.echo, cache=SCAN_CACHE if cache else None)
     write_table(table, out or TABLE_PATH)

@@ -24,7 +24,7 @@ def previous_stats(params: Params, ref: str) -> dict:
     """Statistics of version ``ref`` (``0.1.0`` or ``v0.1.0``): from this machine's release
     history, else from the Hub repository at tag ``v<ref>``."""
     # lazy: loads datasets, huggingface_hub, licensedcode, matplotlib, pandas
-    from diagramforge.publish.stage import history_dir
+    from diagramforge.cards.publish.stage import history_dir
 
     version = ref.removeprefix("v")
     local = history_dir(params, version) / "stats.json"
@@ -32,7 +32,7 @@ def previous_stats(params: Params, ref: str) -> dict:
         return json.loads(local.read_text())
     if params.publish.repo_id:
         # lazy: loads huggingface_hub, pandas
-        from diagramforge.hub.push import download_json
+        from diagramforge.cards.hub.push import download_json
 
         data = download_json(params, "stats.json", f"v{version}")
         if data is not None:
@@ -51,7 +51,7 @@ def register(app: typer.Typer, audit_app: typer.Typer, params_fn: Callable[[], P
         the crawl ledgered.  Exits 1 on a licence outside the allow list or a row without
         attribution."""
         # lazy: loads huggingface_hub, licensedcode, pandas
-        from diagramforge.publish.licence_audit import (
+        from diagramforge.cards.publish.licence_audit import (
             audit_frames,
             format_audit,
             format_evidence,
@@ -76,10 +76,10 @@ def register(app: typer.Typer, audit_app: typer.Typer, params_fn: Callable[[], P
         """Statistics of the published version per config × split × format: rows, tokens,
         difficulty tiers, colour entropy, graph sizes, diagram types, licences."""
         # lazy: loads matplotlib, pandas
-        from diagramforge.publish.statistics import compare as diff
+        from diagramforge.cards.publish.statistics import compare as diff
 
         # lazy: loads matplotlib, pandas
-        from diagramforge.publish.statistics import format_compare, format_stats
+        from diagramforge.cards.publish.statistics import format_compare, format_stats
 
         p = params_fn()
         path = published_dir(p) / "stats.json"
@@ -107,7 +107,7 @@ def register(app: typer.Typer, audit_app: typer.Typer, params_fn: Callable[[], P
         moved. `dvc repro` does the same upload in its hub-push stage when publish.push is
         true."""
         # lazy: loads huggingface_hub, pandas
-        from diagramforge.hub.push import PushError, format_plan, push_version
+        from diagramforge.cards.hub.push import PushError, format_plan, push_version
 
         p = params_fn()
         try:

@@ -3,8 +3,9 @@ in one step, every section a plug-in owns checked by the registry that owns it.
 
 Every number that changes what the dataset contains lives in a section model, not in code.
 Each stage's section is beside its stage (``diagramforge/<stage>/settings.py``), a section a
-lower package reads beside that package (``formats/``, ``graphs/``, ``llm/``,
-``pdffigures/``, ``referents/``, ``selection.py``), the cross-cutting ones and the base types
+lower package reads beside that package (``formats/``, ``graphs/``, ``synth/llm/``,
+``builders/pdffigures/``, ``synth/referents/``, ``selection.py``), the cross-cutting ones and the
+base types
 in ``params.py`` (docs/ARCHITECTURE.md, "Settings").  This module, above every stage, is the
 only one that imports them all at run time; stage code that names the whole ``Params`` in an
 annotation imports it under ``TYPE_CHECKING`` and is handed the loaded value.
@@ -22,14 +23,17 @@ from pathlib import Path
 
 from pydantic import ConfigDict, Field, field_validator
 
-from diagramforge.augment.settings import AugmentParams
-from diagramforge.classifier.settings import ClassifierTrainParams
-from diagramforge.crawl.settings import CrawlParams
-from diagramforge.edit.settings import EditParams
-from diagramforge.evaluate.settings import EvaluateParams
-from diagramforge.extract.settings import ExtractParams
-from diagramforge.filter.base import check_sections as check_filters
-from diagramforge.filter.settings import FilterParams
+from diagramforge.builders.crawl.settings import CrawlParams
+from diagramforge.builders.extract.settings import ExtractParams
+from diagramforge.builders.render.settings import RenderParams
+from diagramforge.builders.twin.settings import TwinParams
+from diagramforge.cards.evaluate.settings import EvaluateParams
+from diagramforge.cards.publish.settings import PublishParams
+from diagramforge.cards.validate.settings import ValidateParams
+from diagramforge.filters.classifier.settings import ClassifierTrainParams
+from diagramforge.filters.filter.base import check_sections as check_filters
+from diagramforge.filters.filter.settings import FilterParams
+from diagramforge.filters.split.settings import SplitParams
 from diagramforge.formats.registry import check_sections as check_formats
 from diagramforge.formats.registry import names
 from diagramforge.formats.settings import FormatsParams
@@ -43,14 +47,11 @@ from diagramforge.params import (
     parse,
     read,
 )
-from diagramforge.publish.settings import PublishParams
-from diagramforge.referents.settings import ReferentParams
-from diagramforge.render.settings import RenderParams
 from diagramforge.selection import DEFAULT_SELECT, ConfigSelection
-from diagramforge.split.settings import SplitParams
-from diagramforge.synth.settings import SynthParams
-from diagramforge.twin.settings import TwinParams
-from diagramforge.validate.settings import ValidateParams
+from diagramforge.synth.augment.settings import AugmentParams
+from diagramforge.synth.edit.settings import EditParams
+from diagramforge.synth.referents.settings import ReferentParams
+from diagramforge.synth.synth.settings import SynthParams
 
 __all__ = ["Params", "ParamsError", "check", "load_params", "parse_params"]
 

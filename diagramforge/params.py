@@ -3,7 +3,7 @@ no one stage owns, and the parsing helpers that turn a bad key into a message na
 
 Each stage's section lives beside its stage (``diagramforge/<stage>/settings.py``), a section
 read by a lower package beside that package (``formats/settings.py``, ``graphs/settings.py``,
-``llm/settings.py``…), and ``config.py`` composes them all into :class:`Params` — the only
+``synth/llm/settings.py``…), and ``config.py`` composes them all into :class:`Params` — the only
 module that imports every stage's settings at run time (docs/ARCHITECTURE.md, "Settings").
 What stays here is what sits below every one of them:
 
@@ -43,14 +43,14 @@ class PluginSection(BaseModel):
 
 
 class FilterSection(PluginSection):
-    """Base of every filter's params section (``filter.<name>``; see ``filter/base.py``)."""
+    """Base of every filter's params section (``filter.<name>``; see ``filters/filter/base.py``)."""
 
     enabled: bool = True
 
 
 class FormatSection(PluginSection):
     """Base of a format's own params section (``formats.<name>``), declared by its handler
-    (``formats/handlers/<name>.py``: ``params_model = ...``)."""
+    (``formats/<name>/handler.py``: ``params_model = ...``)."""
 
 
 class PluginSections(BaseModel):

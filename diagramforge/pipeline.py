@@ -23,30 +23,32 @@ from diagramforge.stage import Stage
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 STAGES: tuple[str, ...] = (
-    "diagramforge.crawl.stage:CrawlStage",
-    "diagramforge.extract.stage:ExtractStage",
-    "diagramforge.render.stage:RenderStage",
-    "diagramforge.classifier.stage:ClassifierTrainStage",
-    "diagramforge.filter.stage:FilterStage",
-    "diagramforge.split.stage:SplitStage",
-    "diagramforge.edit.stage:EditStage",
-    "diagramforge.augment.stage:AugmentStage",
-    "diagramforge.repair.stage:RepairStage",
-    "diagramforge.twin.stage:TwinStage",
-    "diagramforge.synth.stage:SynthStage",
-    "diagramforge.validate.stage:ValidateStage",
-    "diagramforge.publish.stage:PublishStage",
-    "diagramforge.hub.stage:PushStage",
+    "diagramforge.builders.crawl.stage:CrawlStage",
+    "diagramforge.builders.extract.stage:ExtractStage",
+    "diagramforge.builders.render.stage:RenderStage",
+    "diagramforge.filters.classifier.stage:ClassifierTrainStage",
+    "diagramforge.filters.filter.stage:FilterStage",
+    "diagramforge.filters.split.stage:SplitStage",
+    "diagramforge.synth.edit.stage:EditStage",
+    "diagramforge.synth.augment.stage:AugmentStage",
+    "diagramforge.synth.repair.stage:RepairStage",
+    "diagramforge.builders.twin.stage:TwinStage",
+    "diagramforge.synth.synth.stage:SynthStage",
+    "diagramforge.cards.validate.stage:ValidateStage",
+    "diagramforge.cards.publish.stage:PublishStage",
+    "diagramforge.cards.hub.stage:PushStage",
 )
 """``module:Class`` of every stage, in pipeline order (imported lazily: the CLI stays fast)."""
 
-SPINE: tuple[str, ...] = ("runner.py", "stage.py", "paths.py", "params.py", "config.py",
-                          "records.py", "shards.py", "stats.py", "atomic.py", "cache.py",
-                          "pipeline.py", "executors", "filter/base.py", "formats/registry.py",
-                          "graphs/model.py", "vocabulary.py", "hostfacts.py",
-                          "timing.py")
+SPINE: tuple[str, ...] = ("runner.py", "stage.py", "store/paths.py", "params.py", "config.py",
+                          "store/records.py", "store/shards.py", "measure/stats.py",
+                          "store/atomic.py", "store/cache.py",
+                          "pipeline.py", "executors", "filters/filter/base.py",
+                          "formats/registry.py",
+                          "graphs/model.py", "vocabulary.py", "measure/hostfacts.py",
+                          "measure/timing.py")
 """Modules every stage's output depends on (package-relative). ``config.py``,
-``filter/base.py`` and ``formats/registry.py`` (with the graph model its protocol names) are
+``filters/filter/base.py`` and ``formats/registry.py`` (with the graph model its protocol names) are
 here because loading params checks the filters' and the format handlers' sections through
 them, and ``vocabulary.py`` because it checks the diagram types params name.  The modules
 defining the sections a stage reads are its deps too (:func:`settings_files`)."""
@@ -55,18 +57,28 @@ SECTION_HOMES: dict[str, str] = {"project": "params.py", "runner": "params.py",
                                  "licences": "params.py", "graph": "graphs/settings.py",
                                  "select": "selection.py"}
 """Where a top-level section of ``params.yaml`` is defined, where that is not
-``<section>/settings.py`` (docs/ARCHITECTURE.md, "Settings")."""
+``<section>/settings.py`` of the package of that name, at the top or in one of the four areas
+(docs/ARCHITECTURE.md, "Settings")."""
+
+AREAS: tuple[str, ...] = ("builders", "filters", "synth", "cards")
+"""The toolkit's four areas, each a package of stage packages (docs/ARCHITECTURE.md)."""
 
 
 def _settings_file(section: str) -> Path:
     top = section.partition(".")[0]
-    return PACKAGE_DIR / SECTION_HOMES.get(top, f"{top}/settings.py")
+    if top in SECTION_HOMES:
+        return PACKAGE_DIR / SECTION_HOMES[top]
+    for home in ("", *AREAS):
+        p = PACKAGE_DIR / home / top / "settings.py"
+        if p.is_file():
+            return p
+    return PACKAGE_DIR / top / "settings.py"  # does not exist: settings_files says so
 
 
 def settings_files(sections: tuple[str, ...]) -> set[Path]:
     """The modules defining the params ``sections`` (``render``, ``extract.tikz``): each
     section's own settings module and, read from its source, the settings modules it
-    composes its sub-sections from (``render/settings.py`` → ``formats/settings.py`` →
+    composes its sub-sections from (``builders/render/settings.py`` → ``formats/settings.py`` →
     ``params.py``).  A default changed there changes what a stage that reads the section is
     given, so they are its code deps; another stage's section is not."""
     todo = [_settings_file(s) for s in sections]

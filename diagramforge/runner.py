@@ -27,22 +27,22 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
-from diagramforge import atomic
 from diagramforge.config import Params
 from diagramforge.executors import Failure, make_executor, unit_timeouts
-from diagramforge.paths import done_path, environment_path, metrics_path, stage_paths
+from diagramforge.measure.stats import StageStats, metrics_only
+from diagramforge.measure.timing import DRIVER, SETUP, WAIT, PhaseTotals, cpu_now
 from diagramforge.pipeline import code_fingerprint, stage_classes
-from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection
-from diagramforge.shards import (
+from diagramforge.stage import Outcome, Stage, StageLog, TableStage, WorkUnit, check_contract
+from diagramforge.store import atomic
+from diagramforge.store.paths import done_path, environment_path, metrics_path, stage_paths
+from diagramforge.store.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection
+from diagramforge.store.shards import (
     ShardSet,
     ShardWriter,
     Upstream,
     clear_dir,
     remove_temporaries,
 )
-from diagramforge.stage import Outcome, Stage, StageLog, TableStage, WorkUnit, check_contract
-from diagramforge.stats import StageStats, metrics_only
-from diagramforge.timing import DRIVER, SETUP, WAIT, PhaseTotals, cpu_now
 
 log = logging.getLogger(__name__)
 

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, ClassVar
 
 import pyarrow as pa
 
-from diagramforge.paths import read_state
-from diagramforge.records import RECORD_SCHEMA, Rejection, Unit
-from diagramforge.stats import StageStats
+from diagramforge.measure.stats import StageStats
+from diagramforge.store.paths import read_state
+from diagramforge.store.records import RECORD_SCHEMA, Rejection, Unit
 
 if TYPE_CHECKING:
     from diagramforge.config import Params
@@ -185,7 +185,7 @@ class TableStage(_Declared, ABC):
     ``None``: every column."""
 
     streams_input: ClassVar[bool] = False
-    """True: ``run_table`` gets a :class:`diagramforge.shards.Upstream` (shards read on
+    """True: ``run_table`` gets a :class:`diagramforge.store.shards.Upstream` (shards read on
     demand) instead of one ``pa.Table`` holding every upstream row — the stage then keeps
     in memory only what it chooses to (issue 26: no stage holds the corpus)."""
 

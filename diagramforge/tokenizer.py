@@ -15,7 +15,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from diagramforge import atomic
+from diagramforge.store import atomic
 
 _URLS = {
     "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",

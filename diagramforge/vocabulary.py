@@ -121,7 +121,7 @@ GRAPH_LIKE: tuple[str, ...] = (
     "neural_network")
 """The kinds whose drawing *is* a structure graph — labelled boxes joined by connectors — so
 the same diagram can be written in another diagram language from its nodes and edges (the
-``translation`` config's twins, ``twin/gate.py``).  Left out, though some sit under a
+``translation`` config's twins, ``builders/twin/gate.py``).  Left out, though some sit under a
 graph-like ACL-Fig parent: ``circuit`` (components on wires: the wires are the drawing, the
 components no boxes), ``feynman_diagram`` (the particles are the lines, vertices unnamed),
 ``chemical_structure`` and ``geometry`` (bonds, angles and lengths carry the meaning),

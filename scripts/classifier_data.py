@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Build the diagram-type classifier's real-figure set: renders of real figures by many
-authors, each labelled by what its code says (``diagramforge/classifier/evidence``).
+authors, each labelled by what its code says (``diagramforge/filters/classifier/evidence``).
 
 Sources (all offline, all fetched or read by this script, nothing committed):
 
@@ -12,7 +12,7 @@ Sources (all offline, all fetched or read by this script, nothing committed):
   (CC BY 4.0).
 
 Each is run through the toolkit's own stages (crawl → extract → render, the same code as
-``dvc repro``; see ``diagramforge/realdata.py``), at most ``--per-source`` pictures
+``dvc repro``; see ``diagramforge/tools/realdata.py``), at most ``--per-source`` pictures
 per TeX Live package (a manual of 500 pictures must not drown the rest).  Output under
 ``--cache`` (default ``~/.cache/diagramforge/classifier-data``): ``images/<sha>.png`` and
 ``index.parquet`` (one row per render: corpus, source, format, code, code label, rule, image
@@ -39,17 +39,17 @@ import pyarrow.parquet as pq
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from diagramforge.classifier.evidence import code_evidence  # noqa: E402
-from diagramforge.paths import stage_paths  # noqa: E402
-from diagramforge.realdata import (  # noqa: E402
+from diagramforge.filters.classifier.evidence import code_evidence  # noqa: E402
+from diagramforge.runner import run_named  # noqa: E402
+from diagramforge.store.paths import stage_paths  # noqa: E402
+from diagramforge.store.records import RECORD_SCHEMA  # noqa: E402
+from diagramforge.store.shards import ShardSet  # noqa: E402
+from diagramforge.tools.realdata import (  # noqa: E402
     documents,
     git_repository,
     project_params,
     write_arxiv_layout,
 )
-from diagramforge.records import RECORD_SCHEMA  # noqa: E402
-from diagramforge.runner import run_named  # noqa: E402
-from diagramforge.shards import ShardSet  # noqa: E402
 
 TEXLIVE_DOCS = ("texlive-pictures-doc", "texlive-latex-extra-doc", "texlive-science-doc")
 LATEX_EXAMPLES = next((p / "shared" / "corpora" / "latex-examples" / "tikz"

@@ -4,10 +4,10 @@
 Reads the real-figure set of ``scripts/classifier_data.py`` (``--data``), holds out whole
 sources (``HELD_OUT`` below plus a seeded share of the other TeX Live packages), trains a
 small ResNet from scratch (no weights can be downloaded) on the rest — each render labelled
-by its code (``classifier/evidence``), corrected by the eye-checked labels in
+by its code (``filters/classifier/evidence``), corrected by the eye-checked labels in
 ``benchmarks/classifier_truth.csv`` — plus generated charts, tables, photographs and
-screenshots (``classifier/negatives.py``), then scores it on the held-out sources with
-``benchmarks/classifier_real.py`` and writes ``diagramforge/classifier/checkpoint/`` with a
+screenshots (``filters/classifier/negatives.py``), then scores it on the held-out sources with
+``benchmarks/classifier_real.py`` and writes ``diagramforge/filters/classifier/checkpoint/`` with a
 manifest: version, training data by source and label, settings, held-out metrics.
 
     .venv/bin/python scripts/classifier_ship.py [--data DIR] [--epochs 24] [--version 1.0.0]
@@ -32,11 +32,11 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 import classifier_real as bench  # noqa: E402
 
-from diagramforge.classifier.dataset import Sample, expand, fold  # noqa: E402
-from diagramforge.classifier.negatives import negatives  # noqa: E402
-from diagramforge.classifier.settings import TrainParams  # noqa: E402
-from diagramforge.classifier.shipped import write_shipped  # noqa: E402
-from diagramforge.classifier.train import build_model, fit  # noqa: E402
+from diagramforge.filters.classifier.dataset import Sample, expand, fold  # noqa: E402
+from diagramforge.filters.classifier.negatives import negatives  # noqa: E402
+from diagramforge.filters.classifier.settings import TrainParams  # noqa: E402
+from diagramforge.filters.classifier.shipped import write_shipped  # noqa: E402
+from diagramforge.filters.classifier.train import build_model, fit  # noqa: E402
 
 HELD_OUT = (
     "latex-examples",  # one author's 400 standalone figures: the issue's own yardstick

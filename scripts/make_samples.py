@@ -27,7 +27,7 @@ from stackexchange import SITE  # noqa: E402
 from stackexchange import tables as se_tables  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from diagramforge.crawl.se_layout import write_dump  # noqa: E402
+from diagramforge.builders.crawl.se_layout import write_dump  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent / "samples"
 EPOCH = 1704067200  # 2024-01-01T00:00:00Z

@@ -4,7 +4,7 @@
 ``benchmarks/types.py`` scores the toolkit's type decision against labels made by eye
 (``benchmarks/labels/GUIDE.md``); this script makes what it scores: every picture of five
 real corpora, crawled, extracted and rendered by the same code as ``dvc repro``
-(``diagramforge/realdata.py``; the repository's ``params.yaml`` for every setting but the
+(``diagramforge/tools/realdata.py``; the repository's ``params.yaml`` for every setting but the
 sources), so the records carry what the ``diagram_type`` filter reads (code, source, meta,
 the ``graph`` the render stage builds, the render itself).
 
@@ -67,17 +67,17 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from diagramforge.params import read  # noqa: E402
-from diagramforge.paths import stage_paths  # noqa: E402
-from diagramforge.realdata import (  # noqa: E402
+from diagramforge.runner import run_named  # noqa: E402
+from diagramforge.store.paths import stage_paths  # noqa: E402
+from diagramforge.store.records import RECORD_SCHEMA, REJECTION_SCHEMA, SOURCE_SCHEMA  # noqa: E402
+from diagramforge.store.shards import ShardSet  # noqa: E402
+from diagramforge.tools.realdata import (  # noqa: E402
     LocalDoc,
     documents,
     git_repository,
     project_params,
     write_arxiv_layout,
 )
-from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, SOURCE_SCHEMA  # noqa: E402
-from diagramforge.runner import run_named  # noqa: E402
-from diagramforge.shards import ShardSet  # noqa: E402
 
 CORPORA = next((p / "shared" / "corpora" for p in REPO.parents
                 if (p / "shared" / "corpora").is_dir()), REPO.parent / "shared" / "corpora")

@@ -36,7 +36,7 @@ needs_tex = pytest.mark.skipif(shutil.which("pdflatex") is None,
 # starts after a worker has finished the classifier or the benchmarks, by when the clones'
 # cold TeX cache is made (:class:`ColdTexCache`) or nearly. xdist's own order (most tests
 # first) put the two-test clone file last, and the suite waited ≈ 4 min on it (issue 41).
-HEAVY_FIRST = ("test_reproducible.py", "classifier/test_train.py", "test_benchmarks.py",
+HEAVY_FIRST = ("test_reproducible.py", "filters/classifier/test_train.py", "test_benchmarks.py",
                "test_pipeline.py")
 
 
@@ -184,7 +184,7 @@ needs_xelatex = pytest.mark.skipif(shutil.which("xelatex") is None,
 
 
 def _landlock() -> int:
-    from diagramforge.landlock import abi_version
+    from diagramforge.sandbox.landlock import abi_version
 
     return abi_version()
 
@@ -194,7 +194,7 @@ needs_landlock = pytest.mark.skipif(_landlock() < 1,
 
 
 def _browser_missing() -> str | None:
-    from diagramforge.formats.drawio_render import DrawioRenderer
+    from diagramforge.formats.mxgraph.engine import DrawioRenderer
 
     return DrawioRenderer().available()
 
@@ -239,10 +239,10 @@ def params(tmp_path: Path) -> Params:
 def seed_stage(params: Params, name: str, rows: list[dict], schema=None,  # noqa: ANN001
                provides=None, shard_size: int | None = None) -> None:  # noqa: ANN001
     """Write ``rows`` as the completed output of stage ``name`` (a fake upstream)."""
-    from diagramforge import atomic
-    from diagramforge.paths import stage_paths
-    from diagramforge.records import RECORD_SCHEMA
-    from diagramforge.shards import ShardSet
+    from diagramforge.store import atomic
+    from diagramforge.store.paths import stage_paths
+    from diagramforge.store.records import RECORD_SCHEMA
+    from diagramforge.store.shards import ShardSet
 
     schema = schema or RECORD_SCHEMA
     paths = stage_paths(params, name)

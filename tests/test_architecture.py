@@ -45,18 +45,40 @@ def test_no_module_imports_itself_back():
     assert circles == []
 
 
+AREA_OF = {"crawl": "builders", "extract": "builders", "render": "builders", "twin": "builders",
+           "classifier-train": "filters", "filter": "filters", "split": "filters",
+           "synth": "synth", "edit": "synth", "augment": "synth", "repair": "synth",
+           "validate": "cards", "publish": "cards", "hub-push": "cards"}
+"""The brief's four areas and the stages each holds (issue 54)."""
+
+
 def test_each_stage_has_its_package_and_stage_module():
-    """``diagramforge.<stage>.stage`` holds the stage class (``classifier-train`` →
-    ``classifier``, ``hub-push`` → ``hub``): where a newcomer looks for a stage is where it is."""
+    """``diagramforge.<area>.<stage>.stage`` holds the stage class (``classifier-train`` →
+    ``filters.classifier``, ``hub-push`` → ``cards.hub``): where a newcomer looks for a stage
+    — under the area the brief names it in — is where it is."""
     wrong = []
     for spec in STAGES:
         module = spec.partition(":")[0]
         name = stage_name(spec)
-        want = f"diagramforge.{PACKAGE_OF.get(name, name)}.stage"
+        want = f"diagramforge.{AREA_OF[name]}.{PACKAGE_OF.get(name, name)}.stage"
         if module != want:
             wrong.append((name, module, want))
     assert wrong == []
-    assert len(STAGES) == 14
+    assert len(STAGES) == 14 == len(AREA_OF)
+
+
+def test_the_root_holds_the_areas_formats_and_a_small_core():
+    """The package's top level is the four areas, ``formats`` and the core packages, and a
+    few modules that hold them together; a new loose module at the root needs a reason
+    here."""
+    top = {p.stem for p in (REPO / "diagramforge").glob("*.py")}
+    packages = {p.name for p in (REPO / "diagramforge").iterdir()
+                if (p / "__init__.py").is_file()}
+    assert packages == {"builders", "filters", "synth", "cards", "formats", "graphs",
+                        "notation", "executors", "store", "measure", "licensing", "sandbox",
+                        "tools"}
+    assert top == {"__init__", "__main__", "cli", "commands", "config", "params", "pipeline",
+                   "runner", "stage", "selection", "tokenizer", "vocabulary"}
 
 
 def test_params_imports_no_plugin_registry():

@@ -90,8 +90,8 @@ def test_classifier_real_runs_on_a_tiny_index(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from diagramforge.classifier.negatives import negatives
-    from tests.classifier.conftest import diagram_records
+    from diagramforge.filters.classifier.negatives import negatives
+    from tests.filters.classifier.conftest import diagram_records
 
     rows = []
     (tmp_path / "images").mkdir()
@@ -230,9 +230,9 @@ def test_scale_variants_copies_render_the_same_picture_and_are_measured(tmp_path
     sys.path.insert(0, str(REPO / "benchmarks"))
     import scale_variants
 
-    from diagramforge.formats.raster import rasterize_pdf
-    from diagramforge.formats.texcompile import TexCompiler
-    from diagramforge.formats.tikz import Standalone
+    from diagramforge.formats.rasterize import rasterize_pdf
+    from diagramforge.formats.tikz.pictures import Standalone
+    from diagramforge.formats.tikz.texcompile import TexCompiler
 
     docs = scale_variants.figures(2)
     a, b = docs[0].id, docs[1].id

@@ -138,7 +138,7 @@ def test_a_failed_validation_exits_1_and_other_errors_propagate(tmp_path, monkey
     """The validate module (pandas) is no longer imported for every stage; its failure is
     still a clean exit 1 with the report's message, and any other error still raises."""
     import diagramforge.runner
-    from diagramforge.validate.stage import ValidationFailed
+    from diagramforge.cards.validate.stage import ValidationFailed
 
     good = tmp_path / "params.yaml"
     good.write_text("split:\n  seed: 7\n")

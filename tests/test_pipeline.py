@@ -16,15 +16,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from diagramforge.crawl.arxiv import parse_listing
-from diagramforge.extract.stage import ExtractStage
-from diagramforge.filter.stage import FilterStage
-from diagramforge.paths import metrics_path, stage_paths
-from diagramforge.publish.audit import load_audit
-from diagramforge.records import REJECTION_SCHEMA
-from diagramforge.render.stage import RenderStage
+from diagramforge.builders.crawl.arxiv import parse_listing
+from diagramforge.builders.extract.stage import ExtractStage
+from diagramforge.builders.render.stage import RenderStage
+from diagramforge.cards.publish.audit import load_audit
+from diagramforge.filters.filter.stage import FilterStage
 from diagramforge.runner import run_named, run_stage
-from diagramforge.shards import ShardSet
+from diagramforge.store.paths import metrics_path, stage_paths
+from diagramforge.store.records import REJECTION_SCHEMA
+from diagramforge.store.shards import ShardSet
 from tests.conftest import (
     SAMPLE_REPOS,
     SAMPLES,
@@ -240,7 +240,7 @@ def _one_figure_one_cluster(params, ledger: list[dict]) -> None:  # noqa: ANN001
     """Every figure cut from a sample PDF whose TikZ source was extracted joins that code's
     cluster (2401.00105's constituency parse once published twice): no published cut-out
     shares its paper and caption with a published code record."""
-    from diagramforge.records import RECORD_SCHEMA
+    from diagramforge.store.records import RECORD_SCHEMA
 
     rows = ShardSet(stage_paths(params, "split").records, RECORD_SCHEMA).read_all().to_pylist()
     code = {(r["group"], r["caption"]) for r in rows if r["source"] != "pdf" and r["caption"]}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 from pathlib import Path
 
 import pytest
@@ -89,9 +90,10 @@ def test_every_module_a_stage_imports_is_a_declared_code_dep(name):
 
 def test_unrelated_modules_do_not_rebuild_a_stage():
     render = {p.relative_to(PACKAGE_DIR).as_posix() for p in code_files(stage_classes()["render"])}
-    assert not any(p.startswith(("publish/", "validate/", "filter/", "synth/")) for p in render
-                   if p != "filter/base.py")  # the spine finds filters through it
-    assert "publish/card.py" in {p.relative_to(PACKAGE_DIR).as_posix()
+    assert not any(p.startswith(("cards/publish/", "cards/validate/", "filters/filter/",
+    "synth/synth/")) for p in render
+                   if p != "filters/filter/base.py")  # the spine finds filters through it
+    assert "cards/publish/card.py" in {p.relative_to(PACKAGE_DIR).as_posix()
                                for p in code_files(stage_classes()["publish"])}
 
 
@@ -124,7 +126,7 @@ def test_task_configs_read_from_source_are_the_classes_own():
         cls = classes[next(n for n, c in classes.items()
                            if f"{c.__module__}:{c.__name__}" == spec)]
         assert task_configs(spec) == tuple(getattr(cls, "task_configs", ())), spec
-    assert task_configs("diagramforge.synth.stage:SynthStage") == ("captioning", "qa",
+    assert task_configs("diagramforge.synth.synth.stage:SynthStage") == ("captioning", "qa",
                                                                    "editing")
 
 
@@ -155,8 +157,9 @@ def test_every_params_section_a_stage_reads_is_declared(name):
     cls = stage_classes()[name]
     declared = {s.split(".")[0] for s in cls.param_sections} | _FRAMEWORK
     reads = {}
+    own = Path(inspect.getfile(cls)).resolve().parent  # the stage's own package
     for f in code_files(cls):
-        if f.is_relative_to(PACKAGE_DIR / name.split("-")[0]):  # the stage's own package
+        if f.is_relative_to(own):
             for section in _section_reads(f):
                 reads.setdefault(section, f.relative_to(PACKAGE_DIR).as_posix())
     known = set(importlib.import_module("diagramforge.config").Params.model_fields) | {"validate"}

@@ -108,7 +108,7 @@ def test_two_clones_build_the_same_bytes_with_1_and_2_workers(clones):
     data/ output with the same hash in dvc.lock and publish byte-identical files; against
     the committed dvc.lock, every stage whose inputs are unchanged has the same outputs in
     the cold clone (a stage changed since that lock is reported stale)."""
-    from diagramforge.lockdiff import Verdict, compare_files, report
+    from diagramforge.tools.lockdiff import Verdict, compare_files, report
 
     a, b = clones["a"], clones["b"]
     diffs = compare_files(a / "dvc.lock", b / "dvc.lock")
@@ -212,7 +212,7 @@ def _push_and_read_back(work: Path, env: dict, tmp_path: Path, monkeypatch) -> N
     import huggingface_hub.constants as hf_constants
     from huggingface_hub import snapshot_download
 
-    from tests.hub.loopback_hub import LoopbackHub
+    from tests.cards.hub.loopback_hub import LoopbackHub
 
     monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", False)
     conf = yaml.safe_load((work / "params.yaml").read_text())

@@ -11,11 +11,11 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from diagramforge.paths import metrics_path, stage_paths
-from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection, empty_record
 from diagramforge.runner import run_stage
-from diagramforge.shards import ShardSet, Upstream
 from diagramforge.stage import ContractError, Outcome, Stage, TableStage, WorkUnit
+from diagramforge.store.paths import metrics_path, stage_paths
+from diagramforge.store.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection, empty_record
+from diagramforge.store.shards import ShardSet, Upstream
 from tests.conftest import make_params, seed_stage
 
 
@@ -153,7 +153,7 @@ class Fanout(Stage):
 def test_a_shard_is_streamed_to_disk_in_unit_order(tmp_path, monkeypatch, workers):
     """The driver hands each unit's records to the shard writer as the unit finishes, so
     an output shard is written in row groups: same rows, in unit order, as one table."""
-    from diagramforge import shards
+    from diagramforge.store import shards
 
     tables = {}
     for budget in (1 << 30, 2000):

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from diagramforge.records import Rejection, empty_record
-from diagramforge.render.stage import RenderStage
+from diagramforge.builders.render.stage import RenderStage
 from diagramforge.runner import run_stage
 from diagramforge.stage import Outcome, WorkUnit
+from diagramforge.store.records import Rejection, empty_record
 from tests.conftest import make_params, seed_stage
 
 TEMPLATES = 37

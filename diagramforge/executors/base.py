@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
+from diagramforge.measure.timing import timed
 from diagramforge.stage import Outcome, Stage, WorkUnit
-from diagramforge.timing import timed
 
 F = TypeVar("F")
 U = TypeVar("U")

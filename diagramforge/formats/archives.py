@@ -17,7 +17,7 @@ import zlib
 from dataclasses import dataclass
 from enum import StrEnum
 
-from diagramforge.records import Refusal
+from diagramforge.store.records import Refusal
 
 
 class ArchiveReason(StrEnum):

@@ -23,8 +23,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from diagramforge.formats import svg as svgfmt
-from diagramforge.records import Refusal
+from diagramforge.formats.svg import document as svgfmt
+from diagramforge.store.records import Refusal
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",

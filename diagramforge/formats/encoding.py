@@ -50,7 +50,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from diagramforge.timing import ENCODE, in_phase
+from diagramforge.measure.timing import ENCODE, in_phase
 
 if TYPE_CHECKING:
     import numpy as np

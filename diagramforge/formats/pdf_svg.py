@@ -18,9 +18,9 @@ import re
 import pymupdf
 from lxml import etree
 
-from diagramforge.formats import svg as svgfmt
-from diagramforge.formats.raster import drawn_clip
-from diagramforge.graphs.svg import apply, parse_transform
+from diagramforge.formats.rasterize import drawn_clip
+from diagramforge.formats.svg import document as svgfmt
+from diagramforge.formats.svg.graph import apply, parse_transform
 
 
 def pdf_svg(pdf: bytes, margin_pt: float = 2.0, caps: svgfmt.Caps | None = None) -> str:

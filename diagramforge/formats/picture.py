@@ -22,7 +22,7 @@ import io
 
 import numpy as np
 
-from diagramforge.timing import COMPARE, in_phase
+from diagramforge.measure.timing import COMPARE, in_phase
 
 COMPARE_BLOCK_PX = 1 << 21
 """Pixels per block of rows when comparing: the comparison's temporaries stay a few MB

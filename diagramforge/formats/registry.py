@@ -1,8 +1,8 @@
 """The format protocol: what the pipeline needs from a diagram format, and the registry.
 
 Extract and render never branch on a format name: they ask the registry for the handler of a
-record's ``format`` (or of a file's name) and call the protocol. Adding a format = one handler
-module under ``formats/handlers/`` that calls :func:`register` (found by package scan) and
+record's ``format`` (or of a file's name) and call the protocol. Adding a format = one folder
+``formats/<name>/`` whose ``handler.py`` calls :func:`register` (found by package scan) and
 declares its params model (``params_model``: validated as ``formats.<name>`` of
 ``params.yaml``) + that section in ``params.yaml`` + tests + samples.
 """
@@ -13,13 +13,15 @@ import importlib
 import pkgutil
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, ClassVar
 
-from diagramforge.formats import handlers as pkg
+from diagramforge import formats as pkg
 from diagramforge.formats.picture import Picture
 from diagramforge.formats.settings import FormatsParams
 from diagramforge.params import FormatSection, validate_sections
-from diagramforge.records import Format, Refusal, Rejection, Unit
+from diagramforge.store.records import Format, Refusal, Rejection, Unit
 
 if TYPE_CHECKING:
     from diagramforge.config import Params
@@ -145,22 +147,39 @@ class DiagramFormat(ABC):
 
     def export_svg(self, rows: list[dict]) -> list[str | Refusal]:
         """Each rendered diagram as SVG drawn by the format's own engine (sanitised), or why
-        not: the *SVG twin* of a diagram (``diagramforge.twin``).  Rows are records that
+        not: the *SVG twin* of a diagram (``diagramforge.builders.twin``).  Rows are records that
         rendered; one answer per row, in order."""
         raise NotImplementedError(f"{self.name} has no SVG export")
 
-    def apply_edit(self, code: str, edit: dict) -> str:
-        """One atomic edit, by ``diagramforge.edit.<format>``: looked up when called, so
-        extract and render (which never edit) do not depend on the edit code."""
-        import importlib
-
-        name = f"diagramforge.edit.{self.name}"
+    @classmethod
+    def capability(cls, name: str) -> ModuleType | None:
+        """The format's ``name`` capability — the module ``formats/<format>/<name>.py`` (its
+        atomic edits ``edit``, its twin writer ``twin``, its type evidence ``evidence``) — or
+        ``None`` when the format has none: a capability is declared absent by its module
+        being absent, and a stage loops over the formats that have it instead of naming
+        them. Imported when asked, so extract and render (which never edit) load no edit
+        code. A module that is there but fails to import raises."""
+        package = cls.__module__.rpartition(".")[0]
+        module = f"{package}.{name}"
         try:
-            module = importlib.import_module(name)
+            return importlib.import_module(module)
         except ModuleNotFoundError as exc:
-            if exc.name != name:  # the edit module is there; something it imports is not
+            if exc.name != module:  # the module is there; something it imports is not
                 raise
-            raise NotImplementedError(f"{self.name} does not support edits yet") from exc
+            return None
+
+    def apply_edit(self, code: str, edit: dict) -> str:
+        """One atomic edit, by the format's ``edit`` capability (``formats/<format>/edit.py``;
+        until every format's edits live in its folder, ``diagramforge.synth.edit.<format>``)."""
+        module = self.capability("edit")
+        if module is None:
+            name = f"diagramforge.synth.edit.{self.name}"
+            try:
+                module = importlib.import_module(name)
+            except ModuleNotFoundError as exc:
+                if exc.name != name:
+                    raise
+                raise NotImplementedError(f"{self.name} does not support edits yet") from exc
         return module.apply_edit(code, edit)
 
 
@@ -177,10 +196,23 @@ def handlers() -> dict[str, type[DiagramFormat]]:
     """Every registered format (handler modules are found by scanning the package)."""
     global _scanned
     if not _scanned:
-        for mod in pkgutil.iter_modules(pkg.__path__):
-            importlib.import_module(f"{pkg.__name__}.{mod.name}")
+        for module, _path in handler_modules():
+            importlib.import_module(module)
         _scanned = True
     return REGISTRY
+
+
+def handler_modules() -> list[tuple[str, Path]]:
+    """Every format's handler module and its source file: ``formats/<name>/handler.py`` of
+    each format folder (a subpackage of ``diagramforge.formats`` with a ``handler``
+    module), sorted by name. A format is found by being there: nothing lists them."""
+    root = Path(pkg.__path__[0])
+    out = []
+    for mod in pkgutil.iter_modules([str(root)]):
+        source = root / mod.name / "handler.py"
+        if mod.ispkg and source.is_file():
+            out.append((f"{pkg.__name__}.{mod.name}.handler", source))
+    return sorted(out)
 
 
 def check_sections(written: FormatsParams, twin_targets: list[str] = ()
@@ -217,7 +249,6 @@ def format_titles(code_only: bool = False) -> dict[str, str]:
     the same modules :func:`handlers` imports, the same ``@register`` classes.
     ``code_only`` leaves out formats whose diagrams are not code (raster figures)."""
     import ast
-    from pathlib import Path
 
     def value(node: ast.expr) -> object:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
@@ -226,8 +257,8 @@ def format_titles(code_only: bool = False) -> dict[str, str]:
         return ast.literal_eval(node)
 
     out: dict[str, str] = {}
-    for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-        tree = ast.parse((Path(pkg.__path__[0]) / f"{mod.name}.py").read_text("utf-8"))
+    for _module, source in handler_modules():
+        tree = ast.parse(source.read_text("utf-8"))
         for cls in tree.body:
             if not isinstance(cls, ast.ClassDef) or not any(
                     isinstance(d, ast.Name) and d.id == "register"

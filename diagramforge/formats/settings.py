@@ -3,7 +3,8 @@ archive caps (``extract.archive``, ``extract.tikz``, ``extract.svg``), the rende
 (``render.tikz``, ``render.mxgraph``, ``render.svg``, ``render.raster``), and the ``formats``
 section that holds one sub-section per handler declaring its own model (checked by the format
 registry after loading).  They live in ``formats`` because a handler is handed them and sits
-below the extract and render stages; ``extract/settings.py`` and ``render/settings.py``
+below the extract and render stages; ``builders/extract/settings.py`` and
+``builders/render/settings.py``
 compose them into their sections.
 """
 

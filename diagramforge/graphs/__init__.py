@@ -9,10 +9,10 @@ single set of scorers serves them all:
 * :mod:`.tikz` — TikZ source (:func:`~.tikz.tikz_source_graph`), compiled-page geometry
   (:func:`~.tikz.pdf_graph`) and their merge (:func:`~.tikz.tikz_graph`);
 * :mod:`.score` — SciFlow node/edge P/R/F1, DiagramEval node and path alignment, VCG-Bench
-  execution success (two files of any of these formats: ``graph_files.py``);
+  execution success (two files of any of these formats: ``tools/graph_files.py``);
 * :mod:`.record` — the record's ``graph`` and ``graph_*`` columns, filled by the render stage
   through each format handler's ``to_graph`` (raster figures: OCR text nodes,
-  ``formats/handlers/raster.py``), null with a counted reason when a graph cannot be built.
+  ``formats/raster/handler.py``), null with a counted reason when a graph cannot be built.
 
 Tunable numbers live in :class:`~.settings.GraphParams` (extraction) and
 :class:`~.settings.GraphScoreParams` (the scorers).

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from diagramforge.graphs.model import Graph, graph_stats
-from diagramforge.timing import GRAPH, in_phase
+from diagramforge.measure.timing import GRAPH, in_phase
 
 GRAPH_COLUMNS: tuple[str, ...] = ("graph", "graph_nodes", "graph_edges", "graph_components",
                                   "graph_longest_path")

@@ -1,7 +1,7 @@
 """The ``graph`` section and the scorers' ``evaluate.scores``: the tunable numbers of
 structure-graph extraction (read by the graph readers, the formats' ``to_graph`` in render,
 the edit checks) and of the reference scorers (``graphs/score.py``).  Here, in the lowest
-package that reads them; ``evaluate/settings.py`` composes the scorers' part into its
+package that reads them; ``cards/evaluate/settings.py`` composes the scorers' part into its
 section.
 """
 

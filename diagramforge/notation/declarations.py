@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from diagramforge.records import Refusal
+from diagramforge.store.records import Refusal
 
 UNSAFE_XML = "xml_doctype_forbidden"
 _ENTITY = re.compile(rb"<!ENTITY\b", re.I)
@@ -49,7 +49,7 @@ def declaration(data: bytes | str) -> str | None:
 
 
 def refuse_declarations(data: bytes | str) -> None:
-    """Raise a :class:`~diagramforge.records.Refusal` with :data:`UNSAFE_XML` when ``data``
+    """Raise a :class:`~diagramforge.store.records.Refusal` with :data:`UNSAFE_XML` when ``data``
     declares a DTD subset or an entity."""
     why = declaration(data)
     if why is not None:

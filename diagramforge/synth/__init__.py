@@ -1,3 +1,2 @@
-"""Synthesis (captions, edit instructions, atomic edits, QA, augmentation) with LLM or
-offline backends.  No stage uses it yet: the TikZ, mxGraph and SVG paths come first, and
-everything here must be verifiable by code before a model is trusted with it."""
+"""Synthesis: captions and QA, atomic edits, augmentations and repairs, with every verifiable claim
+computed by code."""

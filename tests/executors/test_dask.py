@@ -11,11 +11,11 @@ import threading
 
 import pytest
 
-from diagramforge.paths import stage_paths
-from diagramforge.records import RECORD_SCHEMA, REJECTION_SCHEMA
 from diagramforge.runner import run_stage
-from diagramforge.shards import ShardSet
 from diagramforge.stage import Outcome, Stage, WorkUnit
+from diagramforge.store.paths import stage_paths
+from diagramforge.store.records import RECORD_SCHEMA, REJECTION_SCHEMA
+from diagramforge.store.shards import ShardSet
 from tests.conftest import make_params
 from tests.test_runner import Upper, _digest, seed
 

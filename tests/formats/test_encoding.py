@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from diagramforge.classifier.images import to_rgb
+from diagramforge.filters.classifier.images import to_rgb
 from diagramforge.formats.encoding import (
     kind,
     line_art_png,
@@ -20,9 +20,9 @@ from diagramforge.formats.encoding import (
     render_stored,
 )
 from diagramforge.formats.registry import instantiate
-from diagramforge.records import empty_record, make_id
+from diagramforge.store.records import empty_record, make_id
 from tests.conftest import make_params
-from tests.edits.conftest import SVG_RICH
+from tests.synth.conftest import SVG_RICH
 
 
 def _png(arr: np.ndarray, **save: object) -> bytes:

@@ -6,12 +6,12 @@ import re
 
 import pymupdf
 
-from diagramforge.formats import svg as svgfmt
 from diagramforge.formats.pdf_svg import pdf_svg
-from diagramforge.formats.raster import drawn_clip, rasterize_pdf
-from diagramforge.formats.texcompile import TexCompiler
-from diagramforge.formats.tikz import Standalone
-from diagramforge.graphs.svg import svg_graph
+from diagramforge.formats.rasterize import drawn_clip, rasterize_pdf
+from diagramforge.formats.svg import document as svgfmt
+from diagramforge.formats.svg.graph import svg_graph
+from diagramforge.formats.tikz.pictures import Standalone
+from diagramforge.formats.tikz.texcompile import TexCompiler
 from tests.conftest import needs_tex
 
 pytestmark = needs_tex

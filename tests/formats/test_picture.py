@@ -16,9 +16,9 @@ from diagramforge.formats import picture as picture_mod
 from diagramforge.formats.encoding import kind, photo_jpeg, render_stored, stored_image
 from diagramforge.formats.picture import Picture
 from diagramforge.formats.registry import instantiate
-from diagramforge.records import empty_record, make_id
+from diagramforge.store.records import empty_record, make_id
 from tests.conftest import make_params, needs_tex
-from tests.edits.conftest import SVG_RICH, TIKZ_RICH
+from tests.synth.conftest import SVG_RICH, TIKZ_RICH
 
 
 def _encoded(arr: np.ndarray, fmt: str = "PNG", mode: str | None = None, **save) -> bytes:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 
-from diagramforge.formats.handlers.svg import SvgFormat
+from diagramforge.builders.render.stage import RenderStage
+from diagramforge.formats.svg.handler import SvgFormat
 from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.graphs.record import GRAPH_COLUMNS, graph_columns
-from diagramforge.paths import stage_paths
-from diagramforge.records import RECORD_SCHEMA, empty_record, make_id
-from diagramforge.render.stage import RenderStage
 from diagramforge.runner import run_stage
-from diagramforge.shards import ShardSet
+from diagramforge.store.paths import stage_paths
+from diagramforge.store.records import RECORD_SCHEMA, empty_record, make_id
+from diagramforge.store.shards import ShardSet
 from tests.conftest import make_params, needs_tex, seed_stage
 
 # two labelled boxes and an arrow from the first to the second (marker at the end)

@@ -16,15 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from diagramforge.crawl.repos import checkout, list_files
-from diagramforge.crawl.settings import RepoCrawlParams, RepoSpec
-from diagramforge.formats.texcompile import compile_tikz
+from diagramforge.builders.crawl.repos import checkout, list_files
+from diagramforge.builders.crawl.settings import RepoCrawlParams, RepoSpec
+from diagramforge.formats.mxgraph import notation as mxgraph
+from diagramforge.formats.mxgraph.graph import mxgraph_graph
+from diagramforge.formats.svg.graph import svg_graph
+from diagramforge.formats.tikz.graph import tikz_graph
+from diagramforge.formats.tikz.texcompile import compile_tikz
 from diagramforge.graphs.model import Graph
-from diagramforge.graphs.mxgraph import mxgraph_graph
 from diagramforge.graphs.score import score_graphs
-from diagramforge.graphs.svg import svg_graph
-from diagramforge.graphs.tikz import tikz_graph
-from diagramforge.notation import mxgraph
 from tests.conftest import SAMPLE_REPOS, needs_tex
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "graphs"
@@ -167,7 +167,7 @@ IN_PDFS = {("2401.00101v1", "Figure 1"): "pipeline", ("2401.00101v1", "Figure 2"
 
 
 def test_figures_cut_from_the_sample_pdfs_give_the_hand_labelled_graphs():
-    from diagramforge.pdffigures.extract import extract_figures
+    from diagramforge.builders.pdffigures.extract import extract_figures
 
     pdfs = Path(__file__).resolve().parents[2] / "samples" / "arxiv" / "pdf"
     scores = {}

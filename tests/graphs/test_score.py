@@ -5,15 +5,15 @@ from pathlib import Path
 
 import pytest
 
-from diagramforge.graph_files import main, score_files
+from diagramforge.formats.mxgraph.graph import mxgraph_graph
 from diagramforge.graphs.model import Edge, Graph, Node
-from diagramforge.graphs.mxgraph import mxgraph_graph
 from diagramforge.graphs.score import (
     execution_success,
     match_nodes,
     normalise_text,
     score_graphs,
 )
+from diagramforge.tools.graph_files import main, score_files
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "mxgraph"
 
@@ -139,7 +139,7 @@ def test_execution_success() -> None:
 
 def test_score_files_json_and_drawio(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     drawio = FIXTURES / "large_diagram.drawio"
-    from diagramforge.notation.mxgraph import decode, normalise
+    from diagramforge.formats.mxgraph.notation import decode, normalise
 
     [page] = decode(drawio.read_bytes())
     ref = mxgraph_graph(normalise(page.model))
@@ -222,7 +222,7 @@ def test_execution_success_with_a_checker() -> None:
 
 
 def test_detect_format() -> None:
-    from diagramforge.graph_files import detect_format
+    from diagramforge.tools.graph_files import detect_format
 
     assert detect_format(b'{"nodes": []}', "g.json") == "json"
     assert detect_format(b"<mxfile><diagram/></mxfile>", "x.xml") == "mxgraph"
@@ -237,7 +237,7 @@ def test_detect_format() -> None:
 def test_score_files_drawio_svg_is_read_exactly(tmp_path: Path) -> None:
     from html import escape
 
-    from diagramforge.notation.mxgraph import decode, normalise
+    from diagramforge.formats.mxgraph.notation import decode, normalise
 
     drawio = (FIXTURES / "large_diagram.drawio").read_bytes()
     svg = ("<svg xmlns='http://www.w3.org/2000/svg' content='"
@@ -250,7 +250,7 @@ def test_score_files_drawio_svg_is_read_exactly(tmp_path: Path) -> None:
 
 
 def test_detect_format_dot_and_mermaid() -> None:
-    from diagramforge.graph_files import detect_format
+    from diagramforge.tools.graph_files import detect_format
 
     assert detect_format(b"digraph { a -> b }", "x.gv") == "dot"
     assert detect_format(b"// pipeline\nstrict digraph G { a -> b }", "pred") == "dot"

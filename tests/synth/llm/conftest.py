@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from diagramforge.llm.types import Request
+from diagramforge.synth.llm.types import Request
 
 SECRET = "sk-loopback-S3CR3T-0123456789abcdefXYZW"
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import diskcache
 import pytest
 
-from diagramforge.llm.client import LLM
-from diagramforge.llm.gemini_backend import GeminiBackend
-from diagramforge.llm.settings import LLMParams
+from diagramforge.synth.llm.client import LLM
+from diagramforge.synth.llm.gemini_backend import GeminiBackend
+from diagramforge.synth.llm.settings import LLMParams
 from tests.synth.llm.conftest import GOOD, SCHEMA, Sleeps, make_request
 from tests.synth.llm.loopback import Loopback, Reply, gemini_error, gemini_reply
 

@@ -8,12 +8,12 @@ import jsonschema
 import pytest
 from pydantic import ValidationError
 
-from diagramforge.llm.client import LLM
-from diagramforge.llm.limits import RateLimiter
-from diagramforge.llm.offline import fill
-from diagramforge.llm.retry import retry_after_s
-from diagramforge.llm.settings import LLMParams
-from diagramforge.llm.types import Completion, LLMCallError, Request
+from diagramforge.synth.llm.client import LLM
+from diagramforge.synth.llm.limits import RateLimiter
+from diagramforge.synth.llm.offline import fill
+from diagramforge.synth.llm.retry import retry_after_s
+from diagramforge.synth.llm.settings import LLMParams
+from diagramforge.synth.llm.types import Completion, LLMCallError, Request
 from tests.synth.llm.conftest import SCHEMA, make_request
 
 RICH = {
@@ -356,7 +356,7 @@ def test_from_params_cache_dir_override(tmp_path):
 
 
 def test_keys_come_from_the_environment_only(monkeypatch):
-    from diagramforge.llm.keys import read_key, scrub
+    from diagramforge.synth.llm.keys import read_key, scrub
 
     for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.delenv(name, raising=False)

@@ -9,9 +9,9 @@ from pathlib import Path
 import diskcache
 import pytest
 
-from diagramforge.llm.client import LLM
-from diagramforge.llm.openai_backend import OpenAIBackend
-from diagramforge.llm.settings import LLMParams
+from diagramforge.synth.llm.client import LLM
+from diagramforge.synth.llm.openai_backend import OpenAIBackend
+from diagramforge.synth.llm.settings import LLMParams
 from tests.synth.llm.conftest import GOOD, SCHEMA, Sleeps, make_request
 from tests.synth.llm.loopback import Loopback, Reply, openai_error, openai_reply
 
@@ -167,7 +167,7 @@ def test_key_never_leaks(tmp_path, server, sleeps, key_env, caplog):
 
 
 def test_missing_key_names_the_variable_not_a_value(tmp_path, monkeypatch):
-    from diagramforge.llm.types import LLMCallError
+    from diagramforge.synth.llm.types import LLMCallError
 
     monkeypatch.delenv("MY_KEY", raising=False)
     with pytest.raises(LLMCallError, match="MY_KEY is not set"):
@@ -207,7 +207,7 @@ def test_key_absent_from_exceptions_tracebacks_logs_and_cache_files(
         tmp_path, server, sleeps, key_env, caplog):
     import traceback
 
-    from diagramforge.llm.types import BackendCall, LLMCallError
+    from diagramforge.synth.llm.types import BackendCall, LLMCallError
 
     caplog.set_level(logging.DEBUG)
     leak = f"Incorrect API key provided: {key_env}"
@@ -241,7 +241,7 @@ def test_concurrent_calls_through_the_real_client(tmp_path, server, sleeps, key_
 
 
 def test_schema_not_fit_for_strict_mode_is_sent_non_strict(tmp_path, server, sleeps, key_env):
-    from diagramforge.llm.openai_backend import strict_compatible
+    from diagramforge.synth.llm.openai_backend import strict_compatible
 
     loose = {"type": "object", "properties": {"caption": {"type": "string"}}}
     assert strict_compatible(SCHEMA) and not strict_compatible(loose)

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from diagramforge.llm.client import LLM
-from diagramforge.llm.openai_backend import OpenAIBackend
-from diagramforge.llm.settings import LLMParams
+from diagramforge.synth.llm.client import LLM
+from diagramforge.synth.llm.openai_backend import OpenAIBackend
+from diagramforge.synth.llm.settings import LLMParams
 from tests.synth.llm.conftest import GOOD, SCHEMA, Sleeps, make_request
 from tests.synth.llm.loopback import OpenAIBatchServer, openai_error, openai_reply
 

@@ -1,0 +1,163 @@
+"""The ``extract`` stage: each crawled source → its diagram candidates.
+
+arXiv papers give TikZ pictures (as standalone documents) and their .svg files; repository
+files give mxGraph pages and SVG documents.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import ClassVar
+
+from diagramforge.builders.extract.pdf_extract import extract_pdf, pdf_locator
+from diagramforge.builders.extract.se_extract import post_records
+from diagramforge.formats.registry import UsesFormats, claim
+from diagramforge.formats.tikz.extract import extract_paper
+from diagramforge.formats.tikz.needs import table
+from diagramforge.formats.tikz.texcompile import tex_version
+from diagramforge.stage import Outcome, Reason, Stage, WorkUnit
+from diagramforge.store.records import (
+    FILE_KINDS,
+    SOURCE_SCHEMA,
+    Format,
+    Rejection,
+    SourceKind,
+    Unit,
+)
+
+log = logging.getLogger(__name__)
+
+SMALL_KINDS = FILE_KINDS | {SourceKind.STACKEXCHANGE}
+"""Sources small enough to go in runs of ``extract.files_per_unit``: files and posts."""
+
+
+class ExtractStage(Stage, UsesFormats):
+    """Unpack each e-print safely, flatten its LaTeX and turn every TikZ picture into a
+    standalone document with the preamble definitions it uses, caption and context; split
+    repository files into draw.io/mxGraph pages, SVG documents, Graphviz DOT graphs and
+    Mermaid diagrams (files and Markdown blocks); find captioned figures in PDFs (vector →
+    SVG, raster → raster figures from PDFs, with the paragraphs that cite them); take the
+    pictures from Stack Exchange posts' code blocks."""
+
+    name = "extract"
+    upstream = "crawl"
+    input_schema = SOURCE_SCHEMA
+    reads = ("id", "kind", "path", "licence", "licence_url", "title", "authors", "url",
+             "meta", "content")
+    writes = ("id", "format", "code", "source", "source_id", "source_url", "group", "licence",
+              "licence_url", "attribution", "title", "caption", "label", "context", "meta")
+    expands = True
+    param_sections: ClassVar[tuple[str, ...]] = ("extract", "formats")
+    # the format handlers it dispatches to also build graphs (in render): "graphs" comes along
+    # the generated table of what TikZ libraries define is data, not a module: named here so
+    # a regenerated table rebuilds the stage
+    code = ("formats", "formats/tikz/tikz_libraries.json", "notation", "sandbox/process.py",
+            "sandbox/landlock.py",
+            "graphs", "builders/extract/pdf_extract.py", "builders/pdffigures",
+            "builders/extract/se_extract.py",
+            "builders/crawl/se_posts.py")
+
+    def environment(self) -> dict:
+        # which packages exist (and so are kept in standalone documents) is TeX Live's call;
+        # so is what the shipped table of library names says (it records its TeX Live, and
+        # its file is part of the code above): both in the key
+        tex, made_from = tex_version(), table().tex
+        if made_from != tex:
+            log.warning("formats/tikz/tikz_libraries.json was generated from %r, TeX Live here "
+                        "is %r: regenerate it with `diagramforge tikz-table`", made_from, tex)
+        return {"tex": tex, "tikz_table": made_from}
+
+    def locator(self, row: dict) -> str:
+        if row.get("kind") in SMALL_KINDS:
+            return row["id"]
+        if row.get("kind") == SourceKind.PDF:
+            return pdf_locator(row)
+        return f"arxiv:{row['id']}v{row.get('version')}"
+
+    def units(self, rows: list[dict]) -> list[WorkUnit]:
+        """One unit per paper or PDF; repository files and Stack Exchange posts — small, and
+        by the hundred thousand from an archive — in runs of ``extract.files_per_unit``, so
+        the workers are not kept waiting on a round trip per file (a run that times out is
+        ledgered whole)."""
+        size = self.params.extract.files_per_unit
+        out: list[WorkUnit] = []
+        run: list[dict] = []
+        for r in rows:
+            if r.get("kind") in SMALL_KINDS:
+                run.append(r)
+                if len(run) < size:
+                    continue
+            if run:
+                out.append(WorkUnit(run, str(run[0].get("id"))))
+                run = []
+            if r.get("kind") not in SMALL_KINDS:
+                out.append(WorkUnit([r], str(r.get("id"))))
+        if run:
+            out.append(WorkUnit(run, str(run[0].get("id"))))
+        return out
+
+    def process(self, unit: WorkUnit) -> Outcome:
+        out = Outcome(inputs_with_output=0)
+        for src in unit.rows:
+            if len(unit.rows) == 1:
+                one = self._source(src)  # the runner ledgers what escapes
+            else:
+                try:
+                    one = self._source(src)
+                except Exception as exc:  # noqa: BLE001 - one file must not sink its run
+                    one = Outcome(rejections=[Rejection(self.locator(src), Reason.ERROR,
+                                                        repr(exc)[:500])])
+            out.records += one.records
+            out.inputs_with_output += bool(one.records)
+            out.rejections += one.rejections
+            for k, v in one.extra.items():
+                out.extra[k] = out.extra.get(k, 0) + v
+        return out
+
+    def _source(self, src: dict) -> Outcome:
+        loc = self.locator(src)
+        if src.get("kind") == SourceKind.PDF:  # read page by page by PyMuPDF, not slurped
+            recs, rejs = extract_pdf(src, self.params.extract.pdf)
+            return Outcome(records=recs, rejections=rejs)
+        if src.get("kind") == SourceKind.STACKEXCHANGE:  # the HTML body came along
+            tikz = self.formats()[Format.TIKZ]
+            recs, rejs = post_records(src, self.params.extract,
+                                      lambda code: tikz.claims_file("post.tex", code))
+            return Outcome(records=recs, rejections=rejs)
+        if src.get("content") is not None:  # streamed from an archive: the bytes came along
+            data = src["content"]
+        else:
+            try:
+                data = Path(src["path"]).read_bytes()
+            except OSError as exc:
+                return Outcome(rejections=[Rejection(loc, "source_unreadable", str(exc))])
+        if src.get("kind") in FILE_KINDS:
+            return self._repo_file(src, data, loc)
+        ex = extract_paper(data, src, self.params.extract)
+        return Outcome(records=ex.records, rejections=ex.rejections)
+
+    def _repo_file(self, src: dict, data: bytes, loc: str) -> Outcome:
+        """A repository file (pinned, found by search, or streamed from The Stack): the
+        format that claims it (by name and content) extracts it; its records are grouped
+        by repository and carry the file's licence and whom to credit."""
+        meta = json.loads(src.get("meta") or "{}")
+        rel = meta.get("file") or src["title"]
+        base = {
+            "source": src["kind"], "source_id": loc,
+            "source_url": meta.get("file_url")
+            or f"{src['url']}@{meta.get('commit', src.get('version'))}:{rel}",
+            "group": f"repo:{meta.get('repo', src['url'])}", "licence": src.get("licence"),
+            "licence_url": src.get("licence_url"),
+            "attribution": meta.get("attribution")
+            or f"{meta.get('repo')} contributors ({src['url']} @ "
+               f"{str(meta.get('commit', ''))[:12]})",
+            "title": rel,
+        }
+        fmt, why = claim(self.formats(), rel, data)
+        if fmt is None:
+            return Outcome(rejections=[Rejection(loc, why, rel)])
+        recs, rejs = fmt.extract_file(data, rel, base, loc, Unit.INPUT)
+        return Outcome(records=recs, rejections=rejs)
+

@@ -1,0 +1,1 @@
+"""Filters: type every diagram, keep what passes the filters, split without leakage."""

@@ -1,0 +1,2 @@
+"""The Graphviz DOT format: what the toolkit knows about it, in one folder (its handler registers
+it)."""

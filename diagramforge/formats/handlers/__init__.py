@@ -1,1 +1,0 @@
-"""Format handlers: one module per format, each registering a ``DiagramFormat``."""

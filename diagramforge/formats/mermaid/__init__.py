@@ -1,0 +1,1 @@
+"""The Mermaid format: what the toolkit knows about it, in one folder (its handler registers it)."""

@@ -1,0 +1,2 @@
+"""The draw.io/mxGraph format: what the toolkit knows about it, in one folder (its handler
+registers it)."""

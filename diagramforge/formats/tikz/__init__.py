@@ -1,0 +1,1 @@
+"""The TikZ format: what the toolkit knows about it, in one folder (its handler registers it)."""

@@ -1,0 +1,1 @@
+"""Measurements of a run: statistics, timing, and the facts of the host."""

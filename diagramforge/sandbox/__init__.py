@@ -1,0 +1,1 @@
+"""The sandbox every outside tool runs in (Landlock, limits, no network)."""

@@ -1,0 +1,1 @@
+"""Storage: records and their schema, shards, atomic writes, the cache and the data paths."""

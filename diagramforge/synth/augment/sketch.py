@@ -1,0 +1,172 @@
+"""Sketch versions of a diagram, drawn by the format's own engine (SKETikZ's sketch → code).
+
+* mxGraph: draw.io's built-in ``sketch=1`` style (rough.js inside the viewer), added to every
+  vertex and edge; the renderer is the one the render stage uses.
+* TikZ: every drawn path decorated with ``random steps`` (seeded by ``\\pgfmathsetseed``),
+  round joins and caps, node text in a handwriting-like font (Zapf Chancery, ``pzc``, which
+  TeX Live's base fonts carry) — compiled by the same sandboxed pdflatex.
+* SVG: every shape redrawn as a jittered polyline sampled along its outline (seeded), twice,
+  like rough.js's double stroke; text slanted. Rendered by resvg like any SVG.
+
+Each function returns new *code*; rendering is the caller's (the format handler's) job, so a
+sketch that fails to render is ledgered like any diagram.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+
+from lxml import etree
+
+from diagramforge.formats.mxgraph.notation import cells, parse_xml
+
+SVG_NS = "http://www.w3.org/2000/svg"
+_SHAPES = {"rect", "circle", "ellipse", "line", "polyline", "polygon", "path"}
+_PRESENTATION = ("fill", "stroke", "stroke-width", "stroke-dasharray", "stroke-opacity",
+                 "fill-opacity", "opacity", "style", "transform", "class", "marker-start",
+                 "marker-end", "marker-mid", "marker", "clip-path", "id")
+
+
+def mxgraph_sketch(code: str, style: str) -> str:
+    """Every vertex and edge cell drawn with draw.io's sketch style ``style``."""
+    model = parse_xml(code)
+    extra = [p for p in style.split(";") if p]
+    keys = {p.split("=")[0] for p in extra}
+    for c in cells(model):
+        if c.get("vertex") != "1" and c.get("edge") != "1":
+            continue
+        kept = [p for p in (c.get("style") or "").split(";") if p and p.split("=")[0] not in keys]
+        c.set("style", ";".join(kept + extra) + ";")
+    return etree.tostring(model, encoding="unicode")
+
+
+def tikz_sketch(code: str, seed: int, segment_pt: float, amplitude_pt: float, font: str
+                ) -> str:
+    r"""The document with hand-drawn settings in its preamble: ``draw`` itself decorates (so
+    only drawn paths are roughened: an undrawn node's empty path cannot be decorated)."""
+    setup = (
+        "\\usetikzlibrary{decorations.pathmorphing}\n"
+        "\\tikzset{draw/.append code={\\tikzset{decorate, decoration={random steps, "
+        f"segment length={segment_pt:g}pt, amplitude={amplitude_pt:g}pt}}}}}}, "
+        "every path/.append style={line join=round, line cap=round}, "
+        f"every node/.append style={{font={font}}}}}\n"
+        f"\\pgfmathsetseed{{{seed % 2_000_000_000}}}\n")
+    if "\\begin{document}" in code:
+        return code.replace("\\begin{document}", setup + "\\begin{document}", 1)
+    return setup + code
+
+
+# -- SVG --------------------------------------------------------------------------------
+
+def _f(el: etree._Element, k: str) -> float:
+    try:
+        return float(el.get(k) or 0)
+    except ValueError:
+        return 0.0
+
+
+def _outline(el: etree._Element, step: float) -> list[tuple[list[tuple[float, float]], bool]]:
+    """Sampled sub-paths ``(points, closed)`` of a shape in its own coordinates."""
+    t = etree.QName(el).localname
+    if t == "rect":
+        x, y, w, h = (_f(el, k) for k in ("x", "y", "width", "height"))
+        return [([(x, y), (x + w, y), (x + w, y + h), (x, y + h)], True)] if w and h else []
+    if t in ("circle", "ellipse"):
+        rx = _f(el, "r") if t == "circle" else _f(el, "rx")
+        ry = _f(el, "r") if t == "circle" else _f(el, "ry")
+        cx, cy = _f(el, "cx"), _f(el, "cy")
+        n = max(12, int(2 * math.pi * max(rx, ry) / step))
+        return [([(cx + rx * math.cos(2 * math.pi * k / n), cy + ry * math.sin(2 * math.pi * k / n))
+                  for k in range(n)], True)] if rx and ry else []
+    if t == "line":
+        return [([(_f(el, "x1"), _f(el, "y1")), (_f(el, "x2"), _f(el, "y2"))], False)]
+    if t in ("polyline", "polygon"):
+        nums = [float(v) for v in re.findall(r"-?\d*\.?\d+(?:e-?\d+)?", el.get("points") or "")]
+        pts = list(zip(nums[::2], nums[1::2], strict=False))
+        return [(pts, t == "polygon")] if len(pts) > 1 else []
+    import svgelements
+
+    try:
+        path = svgelements.Path(el.get("d") or "")
+    except Exception:  # noqa: BLE001 - unreadable path data: leave the element as it is
+        return []
+    out = []
+    for sub in path.as_subpaths():
+        sp = svgelements.Path(sub)
+        length = sp.length(error=1e-2) if len(sp) else 0
+        if not length:
+            continue
+        n = max(2, int(length / step))
+        pts = [sp.point(k / n) for k in range(n + 1)]
+        closed = bool(sp) and isinstance(sp[-1], svgelements.Close)
+        out.append(([(p.x, p.y) for p in pts], closed))
+    return out
+
+
+def _densify(pts: list[tuple[float, float]], closed: bool, step: float
+             ) -> list[tuple[float, float]]:
+    ring = pts + [pts[0]] if closed else pts
+    out = []
+    for (x0, y0), (x1, y1) in zip(ring, ring[1:], strict=False):
+        n = max(1, int(math.hypot(x1 - x0, y1 - y0) / step))
+        out += [(x0 + (x1 - x0) * k / n, y0 + (y1 - y0) * k / n) for k in range(n)]
+    out.append(ring[-1])
+    return out
+
+
+def _rough_d(subpaths: list, rng: random.Random, amp: float, step: float) -> str:
+    parts = []
+    for pts, closed in subpaths:
+        dense = _densify(pts, closed, step)
+        jit = [(x + rng.gauss(0, amp), y + rng.gauss(0, amp)) for x, y in dense]
+        if closed:  # a hand closes a shape a little past where it started
+            jit.append((dense[1][0] + rng.gauss(0, amp), dense[1][1] + rng.gauss(0, amp))
+                       if len(dense) > 1 else jit[0])
+        parts.append("M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in jit))
+    return " ".join(parts)
+
+
+def svg_sketch(code: str, seed: int, roughness: float, step: float, double: bool) -> str:
+    """Every shape replaced by its jittered outline (fill kept on the first pass)."""
+    parser = etree.XMLParser(resolve_entities=False, no_network=True)
+    root = etree.fromstring(code.encode(), parser)
+    rng = random.Random(seed)
+    skip = {"defs", "marker", "symbol", "clipPath", "mask", "pattern"}
+    for el in list(root.iter()):
+        if not isinstance(el.tag, str):
+            continue
+        name = etree.QName(el).localname
+        if name == "text":
+            el.set("font-style", "italic")
+            continue
+        if name not in _SHAPES or any(isinstance(a.tag, str) and etree.QName(a).localname
+                                      in skip for a in el.iterancestors()):
+            continue
+        subpaths = _outline(el, step)
+        if not subpaths:
+            continue
+        g = etree.Element(f"{{{SVG_NS}}}g")
+        for k in ("transform", "class", "id", "opacity", "clip-path"):
+            if el.get(k) is not None:
+                g.set(k, el.get(k))
+        first = etree.SubElement(g, f"{{{SVG_NS}}}path", d=_rough_d(subpaths, rng, roughness,
+                                                                     step))
+        for k in _PRESENTATION:
+            if k not in ("transform", "class", "id", "opacity", "clip-path") and \
+                    el.get(k) is not None:
+                first.set(k, el.get(k))
+        if name in ("line", "polyline") and first.get("fill") is None:
+            first.set("fill", "none")
+        if double:
+            second = etree.SubElement(g, f"{{{SVG_NS}}}path",
+                                      d=_rough_d(subpaths, rng, roughness, step), fill="none")
+            for k in ("stroke", "stroke-width", "style"):
+                if el.get(k) is not None:
+                    second.set(k, el.get(k))
+            if second.get("style"):  # the second pass only strokes
+                second.set("style", re.sub(r"fill\s*:[^;]*;?", "", second.get("style")))
+            second.set("fill", "none")
+        el.getparent().replace(el, g)
+    return etree.tostring(root, encoding="unicode")

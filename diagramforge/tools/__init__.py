@@ -1,0 +1,1 @@
+"""Commands beside the pipeline: graph files scored, lock diffs, real corpora for benchmarks."""

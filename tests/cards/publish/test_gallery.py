@@ -1,0 +1,180 @@
+"""The published gallery in Debian's Chromium (Playwright, no network): it loads without
+console errors, filters change what is shown, a card opens the detail view with the code,
+the render and the diagram's task items; the test saves a screenshot."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from diagramforge.runner import run_named
+from tests.cards.publish.test_publish import FIXED, rows
+from tests.cards.validate.test_tasks import QA_SCHEMA, task_rows, with_fake_stage  # noqa: F401
+from tests.conftest import make_params, seed_stage
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+needs_chromium = pytest.mark.skipif(not shutil.which("chromium"),
+                                    reason="Debian chromium not installed (./dev setup)")
+
+
+@needs_chromium
+def test_gallery_filters_and_detail_in_chromium(tmp_path, with_fake_stage):  # noqa: F811
+    from playwright.sync_api import sync_playwright
+
+    from diagramforge.formats.mxgraph.engine import CHROMIUM_ARGS
+
+    table = rows(["MIT", "CC-BY-4.0", "MIT", "MIT", "CC-BY-SA-4.0", "MIT"])
+    for r, tier in zip(table, ["easy", "hard", "easy", "medium", None, "hard"], strict=True):
+        r["difficulty"] = tier
+    table[0]["code"] = "<script>window.PWNED=1</script>" + table[0]["code"]
+    params = make_params(tmp_path, **FIXED)
+    seed_stage(params, "split", table)
+    seed_stage(params, "fakesynth", task_rows(), schema=QA_SCHEMA)
+    run_named("validate", params)
+    run_named("publish", params)
+    index = tmp_path / "published" / params.publish.name / "gallery" / "index.html"
+
+    errors, requests = [], []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                     headless=True)
+        page = browser.new_page(viewport={"width": 1100, "height": 800})
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(index.as_uri())
+        page.wait_for_selector(".card")
+        cards = page.locator("#grid .card")
+        assert cards.count() == 6
+
+        page.select_option("#filter-format", "tikz")
+        tikz = cards.count()
+        assert tikz == 2  # rows(): format i % 3 → id0, id3
+        page.select_option("#filter-difficulty", "hard")
+        assert cards.count() == 0 or cards.count() < tikz
+        page.select_option("#filter-format", "all")
+        assert cards.count() == 2  # id1, id5
+        page.select_option("#filter-difficulty", "all")
+        page.select_option("#filter-licence", "CC-BY-4.0")
+        assert [cards.nth(i).get_attribute("data-id") for i in range(cards.count())] == ["id1"]
+        page.select_option("#filter-licence", "all")
+
+        page.click("#configs button[data-config=qa]")
+        assert sorted(cards.nth(i).get_attribute("data-id")
+                      for i in range(cards.count())) == ["id0", "id1", "id2"]
+        page.click("#grid .card[data-id=id0]")
+        assert page.locator("#detail").is_visible()
+        assert "<script>window.PWNED=1</script>" in page.locator("#d-code").inner_text()
+        assert page.evaluate("window.PWNED") is None  # code shown as text, never run
+        assert "how many boxes in id0?" in page.locator("#d-tasks").inner_text()
+        assert page.evaluate("document.getElementById('d-img').naturalWidth") == 40
+        page.screenshot(path=str(tmp_path / "gallery.png"), full_page=True)
+        browser.close()
+    assert errors == []
+    assert all(u.startswith("file://") for u in requests)
+    assert (tmp_path / "gallery.png").stat().st_size > 1000
+
+
+def test_the_gallery_shows_at_most_gallery_max_diagrams(tmp_path, with_fake_stage):  # noqa: F811
+    """Two files per diagram in two folders: the cap keeps each under the Hub's 10k
+    entries per folder; the first ids are shown, with their task items only."""
+    import json
+
+    params = make_params(tmp_path, **FIXED, publish={"gallery_max_diagrams": 2})
+    seed_stage(params, "split", rows(["MIT", "CC-BY-4.0", "MIT", "MIT"]))
+    seed_stage(params, "fakesynth", task_rows(), schema=QA_SCHEMA)
+    run_named("validate", params)
+    run_named("publish", params)
+    root = tmp_path / "published" / params.publish.name / "gallery"
+    assert sorted(p.name for p in (root / "img").iterdir()) == ["id0.png", "id1.png"]
+    assert sorted(p.name for p in (root / "thumb").iterdir()) == ["id0.png", "id1.png"]
+    text = (root / "data.js").read_text()
+    data = json.loads(text[text.index("{"):text.rindex("}") + 1])
+    assert sorted(data["diagrams"]) == ["id0", "id1"]
+    assert data["configs"]["qa"] == ["id0", "id1"]  # qa2 (on id2) is not shown
+    assert data["configs"]["captioning"] == []  # its one item is on id3
+
+
+def test_the_gallery_names_each_render_by_what_its_bytes_are(tmp_path):
+    """A render stored as lossless WebP is written as ``.webp`` and the detail view loads
+    that name (a WebP called ``.png`` would lie about itself); a PNG stays ``.png``; the
+    thumbnails are PNGs the gallery makes."""
+    import io
+    import json
+
+    import pandas as pd
+    from PIL import Image
+
+    from diagramforge.cards.publish.gallery import write_gallery
+    from diagramforge.formats.encoding import kind
+
+    def picture(fmt: str) -> bytes:
+        buf = io.BytesIO()
+        Image.new("RGB", (60, 40), "navy").save(buf, fmt, **({"lossless": True}
+                                                             if fmt == "WEBP" else {}))
+        return buf.getvalue()
+
+    df = pd.DataFrame([{"id": "a", "format": "mxgraph", "code": "<x/>", "image": picture("WEBP")},
+                       {"id": "b", "format": "tikz", "code": "\\draw;", "image": picture("PNG")}])
+    index = write_gallery(df, {}, tmp_path, "t")
+    root = index.parent
+    assert sorted(p.name for p in (root / "img").iterdir()) == ["a.webp", "b.png"]
+    assert kind((root / "img" / "a.webp").read_bytes()) == "webp"
+    assert all(kind(p.read_bytes()) == "png" for p in (root / "thumb").iterdir())
+    text = (root / "data.js").read_text()
+    data = json.loads(text[text.index("{"):text.rindex("}") + 1])
+    assert data["diagrams"]["a"]["img"] == "a.webp" and data["diagrams"]["b"]["img"] == "b.png"
+    assert '"img/" + (d.img' in index.read_text()
+
+
+@needs_chromium
+def test_the_detail_view_draws_the_graph_over_the_render_with_type_evidence_and_twins(
+        tmp_path):
+    """The structure graph is laid over the render (a box per node, a line per edge, its
+    label on it), the type shows the evidence that decided it, a twin shows its render."""
+    import pandas as pd
+    from playwright.sync_api import sync_playwright
+
+    from diagramforge.cards.publish.gallery import write_gallery
+    from diagramforge.formats.mxgraph.engine import CHROMIUM_ARGS
+    from tests.cards.publish.test_overlay import GRAPH, render
+
+    png = render(GRAPH, 150 / 96, 23, 17)  # draw.io units (px) at 150 dpi
+    df = pd.DataFrame([{"id": "d1", "format": "mxgraph", "code": "<mxGraphModel/>",
+                        "image": png, "graph": GRAPH.to_json(), "diagram_type": "flowchart",
+                        "diagram_type_source": "code",
+                        "diagram_type_evidence": "draw.io shapes: rhombus, process"},
+                       {"id": "d2", "format": "mxgraph", "code": "<x/>", "image": png}])
+    twins = pd.DataFrame([{"id": "t1", "diagram_id": "d1", "pair": "mxgraph->dot",
+                           "method": "graph-to-dot", "target_code": "digraph {}",
+                           "target_image": png}])
+    index = write_gallery(df, {"translation": twins}, tmp_path, "t", dpi=150)
+    errors = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                     headless=True)
+        page = browser.new_page(viewport={"width": 1100, "height": 900})
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(index.as_uri())
+        page.click("#grid .card[data-id=d1]")
+        assert page.locator("#d-graph rect").count() == 3
+        assert page.locator("#d-graph line").count() == 2  # the free-ended edge is not drawn
+        assert page.locator("#d-graph text").all_text_contents() == ["next"]
+        assert page.locator("#d-graph rect title").all_text_contents() == ["Load", "Train",
+                                                                            "Test"]
+        assert "3 nodes, 2 edges" in page.locator("#d-graph-count").inner_text()
+        kind = page.locator("#d-type").inner_text()
+        assert "flowchart" in kind and "code" in kind and "rhombus, process" in kind
+        twin = page.locator("#d-tasks .task img")
+        assert twin.count() == 1 and twin.evaluate("e => e.naturalWidth") > 0
+        page.screenshot(path=str(tmp_path / "detail.png"), full_page=True)
+        page.uncheck("#d-show-graph")
+        assert not page.locator("#d-graph").is_visible()
+        page.click("#close")
+        page.click("#grid .card[data-id=d2]")  # no graph: nothing drawn, said so
+        assert page.locator("#d-graph").count() == 0
+        assert "none" in page.locator("#d-graph-count").inner_text()
+        browser.close()
+    assert errors == []
