@@ -22,7 +22,7 @@ sys.path.insert(0, str(REPO))
 from diagramforge.formats.plantuml import engine, evidence  # noqa: E402
 from diagramforge.formats.plantuml.handler import PlantUmlFormat  # noqa: E402
 from diagramforge.graphs.model import Graph  # noqa: E402
-from diagramforge.records import Unit  # noqa: E402
+from diagramforge.store.records import Unit  # noqa: E402
 from tests.conftest import make_params  # noqa: E402
 
 SUFFIXES = (".puml", ".plantuml", ".pu", ".md", ".markdown")
@@ -82,11 +82,11 @@ def _twins(rows: list[dict]) -> None:
     """Graph-like diagrams written back as PlantUML (``twin.to_plantuml``) and as DOT
     (the twin stage's DOT writer), each drawn by its own engine and its graph compared
     with the source's (ids and boxes aside): the twins' yield both ways."""
-    from diagramforge.edit.base import graph_diff
-    from diagramforge.formats import dot
+    from diagramforge.builders.twin.writers import to_dot
+    from diagramforge.formats.dot import engine as dot
     from diagramforge.formats.plantuml import graph as pgraph
     from diagramforge.formats.plantuml import twin
-    from diagramforge.twin.writers import to_dot
+    from diagramforge.synth.edit.base import graph_diff
 
     why: Counter = Counter()
     codes, sources = [], []

@@ -37,10 +37,18 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from diagramforge.edit.base import PALETTE, WORDS, EditError, Op, edit
 from diagramforge.formats.plantuml import engine, source
 from diagramforge.formats.plantuml.graph import model_graph
 from diagramforge.graphs.model import Graph
+from diagramforge.synth.edit.base import (
+    PALETTE,
+    WORDS,
+    EditError,
+    Op,
+    edit,
+    expected_graph,
+    graph_diff,
+)
 
 STYLES = ["dashed", "dotted", "bold"]
 DECLARE = {"CLASS": "class", "ABSTRACT_CLASS": "abstract class", "INTERFACE": "interface",
@@ -251,8 +259,6 @@ def candidates(code: str, rng: random.Random) -> Iterator[dict]:
 def verified_edits(code: str, rng: random.Random, limit: int = 3) -> list[dict]:
     """Up to ``limit`` single edits that PlantUML confirms (the graph after is what the
     operation means): the funnel's count of editable diagrams."""
-    from diagramforge.edit.base import expected_graph, graph_diff
-
     try:
         before = graph(code)
         cands = list(candidates(code, rng))

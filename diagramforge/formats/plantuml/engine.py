@@ -27,9 +27,9 @@ from enum import StrEnum
 from pathlib import Path
 
 from diagramforge.formats.plantuml import driver
-from diagramforge.landlock import FileAccess, abi_version
-from diagramforge.records import Refusal
-from diagramforge.sandbox import run_sandboxed, timeout_detail
+from diagramforge.sandbox.landlock import FileAccess, abi_version
+from diagramforge.sandbox.process import run_sandboxed, timeout_detail
+from diagramforge.store.records import Refusal
 
 JAR = "/usr/share/plantuml/plantuml.jar"
 """Debian's ``plantuml`` package puts the jar here (its ``Class-Path`` names Batik and FOP

@@ -11,15 +11,16 @@ from typing import TYPE_CHECKING, Annotated, ClassVar
 
 from pydantic import Field
 
-from diagramforge.formats import svg as svgfmt
 from diagramforge.formats.plantuml import engine, source
 from diagramforge.formats.plantuml.engine import PumlError, PumlReason
+from diagramforge.formats.plantuml.graph import model_graph
 from diagramforge.formats.registry import DiagramFormat, register
+from diagramforge.formats.svg import document as svgfmt
 from diagramforge.graphs.record import graph_columns
 from diagramforge.notation.declarations import UNSAFE_XML, declaration
 from diagramforge.params import FormatSection
-from diagramforge.records import Refusal, Rejection, Unit, empty_record, make_id
 from diagramforge.stage import Outcome
+from diagramforge.store.records import Refusal, Rejection, Unit, empty_record, make_id
 
 if TYPE_CHECKING:
     from diagramforge.graphs.model import Graph
@@ -133,8 +134,8 @@ class PlantUmlFormat(DiagramFormat):
     def render(self, rows: list[dict]) -> Outcome:
         """PlantUML's SVG rasterised (the pipeline's dpi, shrunk to fit ``max_side``); the
         graph from PlantUML's model of the same run."""
-        from diagramforge.formats.handlers.svg import png_record  # lazy: loads pymupdf
-        from diagramforge.formats.plantuml.graph import model_graph
+        # lazy: loads pymupdf
+        from diagramforge.formats.svg.handler import png_record
 
         out = Outcome()
         for row, d in zip(rows, self._draw(rows), strict=True):
@@ -173,8 +174,6 @@ class PlantUmlFormat(DiagramFormat):
 
     def to_graph(self, record: dict, rendered: bytes | None = None) -> Graph | None:
         """From PlantUML's own model of the code."""
-        from diagramforge.formats.plantuml.graph import model_graph
-
         d = self._draw([record])[0]
         if d.error is not None:
             raise d.error

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from diagramforge.graphs.model import Graph, Node
-from diagramforge.records import Refusal
+from diagramforge.store.records import Refusal
 
 UNEXPRESSIBLE = "twin_text_unexpressible"
 UNDRAWABLE = "twin_undrawable"

@@ -8,11 +8,11 @@ import random
 
 import pytest
 
-from diagramforge.edit import sampler
-from diagramforge.edit.base import graph_diff
 from diagramforge.formats.plantuml import edit as edits
 from diagramforge.formats.plantuml import engine, evidence, graph, measures, twin
 from diagramforge.graphs.model import Edge, Graph, Node
+from diagramforge.synth.edit import sampler
+from diagramforge.synth.edit.base import graph_diff
 from diagramforge.vocabulary import kind
 
 needs_plantuml = pytest.mark.skipif(engine.find_java() is None, reason="plantuml not installed")
@@ -84,7 +84,7 @@ def test_each_edit_is_one_line_of_plantuml(op, params, line):
 
 
 def test_an_edit_plantuml_cannot_say_is_refused():
-    from diagramforge.edit.base import EditError
+    from diagramforge.synth.edit.base import EditError
 
     with pytest.raises(EditError):
         edits.apply_edit(CLASSES, {"op": "move_node", "params": {"node": "House"}})
@@ -124,8 +124,8 @@ def test_what_plantuml_would_draw_differently_is_refused(node, reason):
 
 
 def test_the_numbers_fit_the_stages_settings():
-    from diagramforge.filter.extremes import ElementCaps
-    from diagramforge.split.settings import TierParams
+    from diagramforge.filters.filter.extremes import ElementCaps
+    from diagramforge.filters.split.settings import TierParams
 
     assert TierParams(**measures.TIERS).structure
     assert ElementCaps(**measures.CAPS).max_nodes == 300

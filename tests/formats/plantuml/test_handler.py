@@ -11,7 +11,7 @@ import pytest
 from diagramforge.formats.plantuml import engine
 from diagramforge.formats.plantuml.handler import PlantUmlFormat
 from diagramforge.graphs.model import Graph
-from diagramforge.records import Unit
+from diagramforge.store.records import Unit
 from tests.conftest import make_params
 
 BASE = {"source": "repo", "source_id": "r@c:d.puml", "group": "repo:r"}
@@ -42,7 +42,7 @@ def test_a_file_with_nothing_usable_is_one_input_rejection(handler):
 
 
 def test_markdown_is_claimed_by_fence_and_shared_with_mermaid(handler, tmp_path):
-    from diagramforge.formats.handlers.mermaid import MermaidFormat
+    from diagramforge.formats.mermaid.handler import MermaidFormat
 
     mermaid = MermaidFormat(make_params(tmp_path), lambda r: r["id"])
     both = b"# x\n```mermaid\ngraph TD; a-->b\n```\n```plantuml\nA -> B\n```\n"

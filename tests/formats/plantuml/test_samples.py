@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from diagramforge.crawl.repos import checkout, find_licence
-from diagramforge.crawl.settings import RepoSpec
+from diagramforge.builders.crawl.repos import checkout, find_licence
+from diagramforge.builders.crawl.settings import RepoSpec
 from diagramforge.formats.plantuml import engine
 from diagramforge.formats.plantuml.handler import PlantUmlFormat
-from diagramforge.records import Unit
+from diagramforge.store.records import Unit
 from tests.conftest import SAMPLES, make_params
 
 BUNDLE = SAMPLES / "repos" / "plantuml-diagrams.bundle"
