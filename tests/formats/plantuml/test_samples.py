@@ -46,3 +46,31 @@ def test_the_sample_is_apache_licensed_real_plantuml(repo, tmp_path):
         ["plantuml:sequence"] * 3 + ["plantuml:class"] * 3 + ["plantuml:activity",
          "plantuml:description", "plantuml:description", "plantuml:state"])
     assert all(r["graph"] for r in out.records)  # the new-syntax activity too: its flow
+
+
+def test_the_sample_goes_through_crawl_extract_and_render(tmp_path):
+    """The registry finds the format by its folder: the real stages crawl, extract and
+    render the sample repository with nothing else configured."""
+    if engine.find_java() is None:
+        pytest.skip("plantuml not installed")
+    from diagramforge.runner import run_named
+    from diagramforge.store.paths import stage_paths
+    from diagramforge.store.records import RECORD_SCHEMA, REJECTION_SCHEMA
+    from diagramforge.store.shards import ShardSet
+
+    params = make_params(tmp_path, crawl={"arxiv": {"source": ""}, "repos": {
+        "repositories": [{"url": str(BUNDLE), "ref": "v0.1.0"}],
+        "cache_dir": str(tmp_path / "repos")}})
+    assert run_named("crawl", params).n_out == 12  # 11 PlantUML files and SOURCES.md
+    ex = run_named("extract", params)
+    assert (ex.n_in, ex.n_out) == (12, 10)
+    ledger = ShardSet(stage_paths(params, "extract").rejections,
+                      REJECTION_SCHEMA).read_all().to_pylist()
+    assert sorted(r["reason"] for r in ledger) == ["not_a_diagram", "plantuml_unsafe",
+                                                   "plantuml_unsafe"]
+    rd = run_named("render", params)
+    assert (rd.n_in, rd.n_out) == (10, 10)
+    recs = ShardSet(stage_paths(params, "render").records, RECORD_SCHEMA).read_all()
+    rows = recs.to_pylist()
+    assert all(r["graph"] and r["licence"] == "Apache-2.0" for r in rows)
+    assert all(r["render_engine"].startswith("plantuml:") for r in rows)
