@@ -47,6 +47,16 @@ def test_out_of_range_and_cross_field_checks():
         parse_params({"filter": {"order": ["tokens", "vibes"]}})
 
 
+def test_twin_targets_are_formats_that_take_twins():
+    """A twin target is a format with a twin capability (``formats/<name>/twin.py``): raster
+    has none, so ``twin.targets`` naming it is refused when params load, like a name no
+    format has."""
+    assert parse_params({"twin": {"targets": ["dot", "svg"]}}).twin.targets == ["dot", "svg"]
+    for target in ("raster", "visio"):
+        with pytest.raises(ParamsError, match=rf"twin\.targets.*'{target}'.*take no twins"):
+            parse_params({"twin": {"targets": ["dot", target]}})
+
+
 def test_validate_section_uses_its_yaml_name():
     p = parse_params({"validate": {"min_rows": 7}})
     assert p.validate_.min_rows == 7

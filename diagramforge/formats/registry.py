@@ -10,6 +10,7 @@ declares its params model (``params_model``: validated as ``formats.<name>`` of
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -152,6 +153,13 @@ class DiagramFormat(ABC):
         raise NotImplementedError(f"{self.name} has no SVG export")
 
     @classmethod
+    def has_capability(cls, name: str) -> bool:
+        """Whether the format has the ``name`` capability, without importing it (checking
+        params names twin targets before any writer loads)."""
+        package = cls.__module__.rpartition(".")[0]
+        return importlib.util.find_spec(f"{package}.{name}") is not None
+
+    @classmethod
     def capability(cls, name: str) -> ModuleType | None:
         """The format's ``name`` capability — the module ``formats/<format>/<name>.py`` (its
         atomic edits ``edit``, its twin writer ``twin``, its type evidence ``evidence``) — or
@@ -169,17 +177,11 @@ class DiagramFormat(ABC):
             return None
 
     def apply_edit(self, code: str, edit: dict) -> str:
-        """One atomic edit, by the format's ``edit`` capability (``formats/<format>/edit.py``;
-        until every format's edits live in its folder, ``diagramforge.synth.edit.<format>``)."""
+        """One atomic edit, by the format's ``edit`` capability (``formats/<format>/edit.py``,
+        the contract in :mod:`diagramforge.formats.edits`)."""
         module = self.capability("edit")
         if module is None:
-            name = f"diagramforge.synth.edit.{self.name}"
-            try:
-                module = importlib.import_module(name)
-            except ModuleNotFoundError as exc:
-                if exc.name != name:
-                    raise
-                raise NotImplementedError(f"{self.name} does not support edits yet") from exc
+            raise NotImplementedError(f"{self.name} does not support edits")
         return module.apply_edit(code, edit)
 
 
@@ -219,8 +221,9 @@ def check_sections(written: FormatsParams, twin_targets: list[str] = ()
                    ) -> tuple[FormatsParams, list[str]]:
     """The ``formats`` section with each handler's sub-section parsed by its
     :attr:`~DiagramFormat.params_model`, and every problem found (keys no format declares,
-    bad values, ``twin.targets`` naming no registered format), each with its full key: the
-    registry's half of loading params (``diagramforge.config.check``)."""
+    bad values, ``twin.targets`` naming a format with no twin capability: unregistered, or
+    without a ``twin.py``), each with its full key: the registry's half of loading params
+    (``diagramforge.config.check``)."""
     registered = handlers()
     models = {n: h.params_model for n, h in registered.items() if h.params_model}
     sections = written.written()
@@ -231,11 +234,24 @@ def check_sections(written: FormatsParams, twin_targets: list[str] = ()
                         f"format declares them); formats with params: {sorted(models)}")
     parsed, bad = validate_sections(sections, models, "formats")
     sections.update(parsed)
-    unknown = sorted(set(twin_targets) - {str(n) for n in registered})
+    takes = {str(n) for n, h in registered.items() if h.has_capability("twin")}
+    unknown = sorted(set(twin_targets) - takes)
     if unknown:
-        bad.append(f"twin.targets: unknown target format(s) {unknown}; known: "
-                   f"{sorted(map(str, registered))}")
+        bad.append(f"twin.targets: format(s) {unknown} take no twins; formats with a twin "
+                   f"writer (formats/<name>/twin.py): {sorted(takes)}")
     return FormatsParams(**sections), problems + bad
+
+
+def with_capability(name: str) -> dict[str, ModuleType]:
+    """Format name → its ``name`` capability module (:meth:`DiagramFormat.capability`), for
+    every registered format that has one, by name: what a stage loops over instead of
+    naming formats."""
+    out = {}
+    for fmt, cls in sorted(handlers().items()):
+        module = cls.capability(name)
+        if module is not None:
+            out[str(fmt)] = module
+    return out
 
 
 def names() -> list[str]:

@@ -4,10 +4,10 @@
   all between nodes, and explains the text of the source's own drawing;
 * :mod:`.compare` — when two structure graphs are the same diagram (node texts, edge count
   and direction);
-* :mod:`.writers` — a structure graph (and its layout) written as DOT, Mermaid, TikZ or
-  mxGraph;
-* :mod:`.methods` — how each target language is reached from each source format (the
-  source engine's own SVG export, or a writer) and what each method preserves;
+* :mod:`.make` — each diagram's attempts, one per target format with a twin capability
+  (``formats/<name>/twin.py``: a writer from the structure graph, or — SVG — the source
+  engine's own drawing; what each keeps), rendered by the target's engine and verified;
+* :mod:`.readable` — whether a verified twin can be read at its published size;
 * :mod:`.stage` — the ``twin`` stage: every attempt becomes a verified twin or a ledger row,
   published as the ``translation`` config.
 """

@@ -42,8 +42,9 @@ when:
    within the picture (a B-tree whose every node is a row of keys drawn as a small picture)
    leaves the reader the outer nodes and their edges only, and pictures side by side (the
    steps of an algorithm) are several diagrams merged into one graph — else
-   :data:`INCOMPLETE`; nor are fractions in its labels (:func:`math_check`: the reader
-   spells ``\\nicefrac{8}{10}`` "810").
+   :data:`INCOMPLETE`; and whatever else the source's format says against its graph
+   (:func:`source_check`, its twin capability's ``source_check``: TikZ's fractions, which
+   the reader spells ``\\nicefrac{8}{10}`` "810").
 
 Texts are compared by their letters and digits only (:func:`letters`): how a renderer splits
 and spaces runs ("Expert1", "q" + "0"), and punctuation or operators drawn as glyphs of their
@@ -53,10 +54,8 @@ letter or digit is not counted.
 
 from __future__ import annotations
 
-import re
+from types import ModuleType
 
-from diagramforge.builders.twin.layout import FRAME_SHAPES, containers
-from diagramforge.builders.twin.writers import DRAWN_SHAPES, shape_of
 from diagramforge.formats import grounding
 from diagramforge.formats.grounding import (
     MAX_BLANK_SHARE,
@@ -68,12 +67,14 @@ from diagramforge.formats.grounding import (
     drawn_texts,
     letters,
 )
+from diagramforge.formats.twin_base import DRAWN_SHAPES, shape_of
+from diagramforge.formats.twin_layout import FRAME_SHAPES, containers
 from diagramforge.graphs.model import Graph
 from diagramforge.vocabulary import picture_graph_like
 
 __all__ = ["INCOMPLETE", "MAX_BLANK_SHARE", "MAX_LOOSE_SHARE", "MIN_TEXT_SHARE", "NOT_A_GRAPH",
            "SEQUENCE_SHAPES", "UNTYPED", "Verdict", "_on_render", "code_check", "drawn_texts",
-           "icon_check", "label_check", "letters", "math_check", "picture_check",
+           "icon_check", "label_check", "letters", "picture_check", "source_check",
            "stroke_check", "structure_check", "text_check"]
 
 NOT_A_GRAPH = "twin_not_a_graph"
@@ -185,7 +186,7 @@ def icon_check(graph: Graph) -> Verdict | None:
     """``None`` unless more than :data:`MAX_BLANK_ICON_SHARE` of the nodes are pictures or
     symbols without text — a library shape (``mxgraph.citrix.firewall``), an image, a UML
     start or end state, a fork bar: any shape the writers do not draw as itself
-    (:data:`~.writers.DRAWN_SHAPES`) — which every twin draws as an empty box
+    (:data:`~diagramforge.formats.twin_base.DRAWN_SHAPES`) — which every twin draws as an empty box
     (:data:`INCOMPLETE`).  Point 3 counts every blank node against a half; these are the
     blank nodes that were drawn to be recognised."""
     icons = [n.shape for n in graph.nodes if not n.text.strip()
@@ -197,18 +198,15 @@ def icon_check(graph: Graph) -> Verdict | None:
     return None
 
 
-STROKED = frozenset({"tikz", "svg"})
-"""Formats whose edges are read from drawn strokes (the TikZ page, an SVG's paths), where one
-line drawn twice reads as two edges; draw.io, Graphviz and Mermaid state their edges."""
-
-
-def stroke_check(graph: Graph, fmt: str) -> Verdict | None:
-    """``None`` unless, in a drawing read from its strokes (:data:`STROKED`), two undirected,
-    unlabelled edges join the same two nodes: a line stroked twice in place (a highlighted
-    path drawn over the plain one, a casing under a line), which the picture shows as one
-    line and a twin would draw as two curves bent apart (:data:`INCOMPLETE`).  Parallel
-    arrows, or labelled lines, are told apart by the picture and stay."""
-    if fmt not in STROKED:
+def stroke_check(graph: Graph, stroked: bool) -> Verdict | None:
+    """``None`` unless, in a drawing read from its strokes (``stroked``: the source format's
+    twin capability says ``EDGES_FROM_STROKES`` — the TikZ page, an SVG's paths; draw.io,
+    Graphviz and Mermaid state their edges), two undirected, unlabelled edges join the same
+    two nodes: a line stroked twice in place (a highlighted path drawn over the plain one, a
+    casing under a line), which the picture shows as one line and a twin would draw as two
+    curves bent apart (:data:`INCOMPLETE`).  Parallel arrows, or labelled lines, are told
+    apart by the picture and stay."""
+    if not stroked:
         return None
     seen: dict[frozenset, int] = {}
     for e in graph.edges:
@@ -225,19 +223,8 @@ def stroke_check(graph: Graph, fmt: str) -> Verdict | None:
     return None
 
 
-_STACKED = re.compile(r"\\(?:[dtc]?frac|nicefrac|sfrac|[dt]?binom|over|choose)(?![A-Za-z@])")
-
-
-def math_check(fmt: str, code: str | None) -> Verdict | None:
-    """``None`` unless a TikZ picture typesets fractions or binomials (``\\\\frac``,
-    ``\\\\nicefrac``, ``\\\\binom``…): the graph reader spells their parts run together
-    ("⅛₁₀" reads "810"), so every twin would write a label the picture does not show
-    (:data:`INCOMPLETE`)."""
-    if fmt != "tikz" or not code:
-        return None
-    body = grounding._COMMENT.sub("", code.split("\\begin{document}", 1)[-1])
-    found = sorted(set(_STACKED.findall(body)))
-    if found:
-        return Verdict(INCOMPLETE, f"labels typeset with {', '.join(found[:3])}: the reader "
-                       "spells a fraction's parts run together, not as drawn")
-    return None
+def source_check(twin: ModuleType | None, code: str | None) -> Verdict | None:
+    """``None`` unless the source format's twin capability (``formats/<name>/twin.py``)
+    finds something in the code against its graph being the diagram (TikZ: fractions its
+    reader spells run together); a format with none says nothing."""
+    return None if twin is None else _twin(twin.source_check(code))

@@ -3,11 +3,13 @@ that language's real engine, kept only when the twin's structure graph equals th
 
 Two ways to a target (:func:`plan`):
 
-* **the source engine's own SVG** (target ``svg``): pdflatex's page through PyMuPDF for
-  TikZ, draw.io's ``getSvg`` for mxGraph, Graphviz's and Mermaid's own SVG — the drawing
-  itself, so it keeps ``layout+style``;
-* **a writer** (:mod:`.writers`) from the source's structure graph: DOT and Mermaid keep the
-  ``structure``; TikZ and mxGraph keep the ``layout`` too (positions, sizes, shapes).
+* **the source engine's own SVG** (a target whose code is a drawing, ``DRAWING``: SVG):
+  pdflatex's page through PyMuPDF for TikZ, draw.io's ``getSvg`` for mxGraph, Graphviz's and
+  Mermaid's own SVG — the drawing itself, so it keeps ``layout+style``;
+* **a writer** from the source's structure graph: the target format's twin capability
+  (``formats/<name>/twin.py``, :mod:`diagramforge.formats.twin_base`), which says what it
+  keeps — DOT and Mermaid the ``structure``, TikZ and mxGraph the ``layout`` too (positions,
+  sizes, shapes).  A format with no ``twin.py`` (raster) is no target.
 
 Only diagrams whose structure graph is the diagram get attempts (:mod:`.gate`: a graph-like
 picture, edges all between nodes, labels that explain the text of the source's own drawing
@@ -35,30 +37,17 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from types import ModuleType
 
 from diagramforge.builders.twin import gate, readable
 from diagramforge.builders.twin.compare import as_text_nodes, differences
-from diagramforge.builders.twin.layout import WriteError
-from diagramforge.builders.twin.writers import (
-    MX_SCALE,
-    TIKZ_SCALE,
-    WRITERS,
-    preserves,
-    to_mxgraph,
-    to_tikz,
-)
 from diagramforge.formats.encoding import stored_image
 from diagramforge.formats.registry import DiagramFormat
+from diagramforge.formats.twin_layout import WriteError
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.record import graph_columns
 from diagramforge.stage import Outcome
 from diagramforge.store.records import Refusal, Rejection, Unit, item_id
-
-SVG = "svg"
-LAYOUT_STYLE = "layout+style"
-EXPORT_METHODS = {"tikz": "pdflatex-pymupdf-svg", "mxgraph": "drawio-getsvg",
-                  "dot": "graphviz-svg", "mermaid": "mermaid-svg"}
-"""The method name of each source engine's own SVG export."""
 
 
 class TwinReason(StrEnum):
@@ -82,6 +71,15 @@ class TwinReason(StrEnum):
 
 def writer_method(target: str) -> str:
     return f"graph-to-{target}"
+
+
+def twin_unit(source: DiagramFormat | type[DiagramFormat],
+              target: DiagramFormat | type[DiagramFormat]) -> float:
+    """The source graph's box unit in the target writer's own: what the writers that keep
+    positions scale the source's boxes by, so a twin's text fits boxes made for the
+    source's (draw.io's, Mermaid's and SVG's boxes are in px, TikZ's and Graphviz's in pt:
+    :attr:`~diagramforge.formats.registry.DiagramFormat.graph_unit_pt`)."""
+    return source.graph_unit_pt / target.graph_unit_pt
 
 
 @dataclass
@@ -110,11 +108,26 @@ class Twins:
                  min_text_share: float = gate.MIN_TEXT_SHARE,
                  min_text_px: float = readable.MIN_TEXT_PX):
         self.handlers = handlers
-        self.targets = [t for t in targets if t in handlers]
+        self._twins: dict[str, ModuleType | None] = {}
+        self.targets = [t for t in targets if t in handlers and self.twin(t) is not None]
         self.max_nodes = max_nodes
         self.locator = locator
         self.min_text_share = min_text_share
         self.min_text_px = min_text_px
+
+    def twin(self, fmt: str) -> ModuleType | None:
+        """The format's twin capability (``formats/<fmt>/twin.py``), ``None`` when it has
+        none (raster: no twins into it; as a source it is neither a drawing, nor read from
+        strokes, nor checked further)."""
+        if fmt not in self._twins:
+            h = self.handlers.get(fmt)
+            self._twins[fmt] = h.capability("twin") if h is not None else None
+        return self._twins[fmt]
+
+    def _drawing(self, fmt: str) -> bool:
+        """Whether the format's code is a drawing (SVG): see :mod:`~.formats.twin_base`."""
+        m = self.twin(fmt)
+        return m is not None and m.DRAWING
 
     # -- bookkeeping -------------------------------------------------------------------
     @staticmethod
@@ -148,10 +161,11 @@ class Twins:
             return None
         graph = Graph.from_json(row["graph"])
         fmt = row.get("format") or ""
+        src = self.twin(fmt)
         verdict = gate.picture_check(row) or gate.structure_check(graph, None) or \
             gate.label_check(graph) or gate.icon_check(graph) or \
-            gate.stroke_check(graph, fmt) or gate.code_check(fmt, row.get("code")) or \
-            gate.math_check(fmt, row.get("code"))
+            gate.stroke_check(graph, src is not None and src.EDGES_FROM_STROKES) or \
+            gate.code_check(fmt, row.get("code")) or gate.source_check(src, row.get("code"))
         if verdict is not None:
             self._refuse(out, row, verdict.reason, verdict.detail)
             return None
@@ -163,12 +177,12 @@ class Twins:
 
     def drawn(self, rows: list[dict]) -> list[str | Refusal]:
         """Each diagram as its own engine draws it, as SVG: the text the gate reads, and
-        the ``svg`` twin itself.  An SVG diagram is its own drawing; the others are exported
-        batched per format."""
+        the ``svg`` twin itself.  A diagram whose code is a drawing (SVG) is its own; the
+        others are exported batched per format."""
         out: list[str | Refusal] = [""] * len(rows)
         by_fmt: dict[str, list[int]] = defaultdict(list)
         for k, row in enumerate(rows):
-            if row["format"] == SVG:
+            if self._drawing(row["format"]):
                 out[k] = row["code"]
             else:
                 by_fmt[row["format"]].append(k)
@@ -186,20 +200,22 @@ class Twins:
         """This diagram's attempts, one per target language other than its own; those that
         cannot even be written are ledgered here."""
         fmt = row["format"]
+        src = self.twin(fmt)
         todo = []
         for target in self.targets:
             if target == fmt:
                 continue
-            if target == SVG:
-                a = Attempt(row, graph, target, EXPORT_METHODS.get(fmt, f"{fmt}-engine-svg"),
-                            LAYOUT_STYLE, drawing)
+            twin = self.twin(target)
+            assert twin is not None  # self.targets holds formats with a twin capability
+            if twin.DRAWING:  # the source engine's own drawing is the twin
+                method = (src.EXPORT_METHOD if src is not None else None) \
+                    or f"{fmt}-engine-svg"
+                a = Attempt(row, graph, target, method, twin.preserves(graph), drawing)
             else:
-                a = Attempt(row, graph, target, writer_method(target),
-                            preserves(target, graph))
+                a = Attempt(row, graph, target, writer_method(target), twin.preserves(graph))
                 try:
-                    a.code = (to_mxgraph(graph, MX_SCALE.get(fmt, 1.0)) if target == "mxgraph"
-                              else to_tikz(graph, TIKZ_SCALE.get(fmt, 1.0)) if target == "tikz"
-                              else WRITERS[target](graph))
+                    a.code = twin.write(graph, twin_unit(self.handlers[fmt],
+                                                         self.handlers[target]))
                 except WriteError as exc:
                     self._count(out, f"attempted.{fmt}.{target}")
                     self._fail(out, a, exc.reason, exc.detail)
@@ -240,8 +256,8 @@ class Twins:
     def _render(self, handler: DiagramFormat, group: list[Attempt], out: Outcome) -> None:
         """Each twin's graph checked against the source's before it is drawn when the code
         gives it (a twin that cannot verify never reaches the engine), after when the
-        engine does (TikZ, DOT, Mermaid); drawn a batch at a time, and only a verified
-        twin's picture encoded."""
+        engine does (``graphs_in_render``: TikZ, DOT, Mermaid); drawn a batch at a time, and
+        only a verified twin's picture encoded."""
         step = handler.batch_size()
         for k in range(0, len(group), step):
             chunk = group[k:k + step]
@@ -283,7 +299,7 @@ class Twins:
         if not same:
             return
         raster = handler.params.render.raster
-        if handler.name == SVG:  # the source engine's drawing is the twin's code
+        if self._drawing(handler.name):  # the source engine's drawing is the twin's code
             drawings: list[str | Refusal] = [a.code or "" for a, _ in same]
         else:
             try:
@@ -314,7 +330,9 @@ class Twins:
             return False
         twin_graph = Graph.from_json(cols["graph"])
         assert a.source_graph is not None
-        expected = as_text_nodes(a.source_graph) if a.target == SVG else a.source_graph
+        # a drawing has no nodes, only text: compared as a reader of a drawing sees it
+        expected = as_text_nodes(a.source_graph) if self._drawing(a.target) \
+            else a.source_graph
         diff = differences(expected, twin_graph)
         if diff:
             self._fail(out, a, TwinReason.MISMATCH, "; ".join(diff))

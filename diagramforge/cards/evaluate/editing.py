@@ -3,11 +3,11 @@ verified by code.
 
 ``edit_verified`` is the deterministic form of what VCG-Bench's decomposed-requirements
 metric asks an LLM: the prediction's structure graph equals the graph the operations
-produce, nothing else changed (:func:`~diagramforge.synth.edit.base.graph_diff`, ids ignored,
+produce, nothing else changed (:func:`~diagramforge.formats.edits.graph_diff`, ids ignored,
 node boxes within ``edit.bbox_tolerance``).  The graph the operations produce is the
-reference target's, read by the edit layer's readers (``edit.sampler.FORMATS``): the edit
+reference target's, read by the formats' edit readers (``edit.sampler.FORMATS``): the edit
 stage kept that target only after checking each step against
-:func:`~diagramforge.synth.edit.base.expected_graph` on the graph *of the previous step's code*.
+:func:`~diagramforge.formats.edits.expected_graph` on the graph *of the previous step's code*.
 Folding ``expected_graph`` over the source graph alone is right only where node ids are
 names (DOT, mxGraph, TikZ); SVG numbers nodes by position, so a step's ids name the
 previous step's nodes (measured: 3 of 7 published SVG edits fail the fold).  The fold is
@@ -31,8 +31,8 @@ from diagramforge.cards.evaluate.compile import Compiler
 from diagramforge.cards.evaluate.images import same_picture, similarity
 from diagramforge.cards.evaluate.registry import EDITING
 from diagramforge.cards.evaluate.styles import style_preserved
+from diagramforge.formats.edits import expected_graph, graph_diff
 from diagramforge.graphs.model import Graph
-from diagramforge.synth.edit.base import expected_graph, graph_diff
 from diagramforge.synth.edit.sampler import FORMATS
 
 if TYPE_CHECKING:

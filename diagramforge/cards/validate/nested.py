@@ -33,7 +33,7 @@ GRAPH = {"nodes": List(NODE), "edges": List(EDGE)}
 
 OPERATION = {"op": _S, "target": {"id": _S, "text": _S, "kind": _S},
              "params": _S, "refs": List({"role": _S, "text": _S, "kind": _S})}
-"""One atomic edit (:func:`diagramforge.synth.edit.base.edit`); ``refs`` are the referring
+"""One atomic edit (:func:`diagramforge.formats.edits.edit`); ``refs`` are the referring
 expressions naming each element it acts on (role → text, kind), as a list by role."""
 
 

@@ -11,21 +11,22 @@ failed candidate is ledgered with its reason; a diagram that yields nothing is r
 
 from __future__ import annotations
 
+import functools
 import json
 import random
+from types import ModuleType
 from typing import ClassVar
 
 import pyarrow as pa
 
 from diagramforge.formats.encoding import carried_meta, stored_image
 from diagramforge.formats.picture import Picture
-from diagramforge.formats.registry import RendersFormats
+from diagramforge.formats.registry import RendersFormats, with_capability
 from diagramforge.measure.timing import GRAPH, LLM, RENDER, in_phase, phase
 from diagramforge.selection import SelectsRows
 from diagramforge.stage import Outcome, Stage, WorkUnit
 from diagramforge.store.records import Rejection, Unit, derived_seed, item_id
 from diagramforge.synth.augment.degrade import degrade, jpeg_quality
-from diagramforge.synth.augment.sketch import mxgraph_sketch, svg_sketch, tikz_sketch
 from diagramforge.synth.augment.variation import KINDS, request
 from diagramforge.synth.edit.sampler import FORMATS
 
@@ -48,7 +49,12 @@ AUGMENT_SCHEMA = pa.schema([
 degraded image, the variation's code for a variation. ``render_code`` is what was drawn
 (the sketch's own code), ``source_image`` the clean render of the original."""
 
-SKETCH_KIND = {"mxgraph": "drawio-sketch", "tikz": "tikz-random-steps", "svg": "svg-rough"}
+
+@functools.cache
+def augmenters() -> dict[str, ModuleType]:
+    """Format name → its ``augment`` capability (``formats/<name>/augment.py``, the contract
+    in :mod:`diagramforge.formats.augments`): the formats this stage augments."""
+    return with_capability("augment")
 
 
 class AugmentReason:
@@ -130,7 +136,7 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
         if wanted and not takes:
             out.not_selected = 1  # none of its configs takes this diagram: nothing drawn
             return out
-        handler = self.handler_for(row, SKETCH_KIND, AugmentReason.UNSUPPORTED,
+        handler = self.handler_for(row, augmenters(), AugmentReason.UNSUPPORTED,
                                    "augmentation", out)
         if handler is None:
             return out
@@ -151,17 +157,11 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
         return out
 
     def _sketch(self, row: dict, base: dict, to_render: list, out: Outcome) -> None:
-        s, fmt = self.params.augment.sketch, row["format"]
+        fmt = row["format"]
+        aug = augmenters()[fmt]
         seed = self._seed(row["id"], "sketch")
         try:
-            if fmt == "mxgraph":
-                code = mxgraph_sketch(row["code"], s.mxgraph_style)
-            elif fmt == "tikz":
-                code = tikz_sketch(row["code"], seed, s.tikz_segment_pt, s.tikz_amplitude_pt,
-                                   s.tikz_font)
-            else:
-                code = svg_sketch(row["code"], seed, s.svg_roughness, s.svg_step,
-                                  s.svg_double_stroke)
+            code = aug.sketch(row["code"], seed, self.params.augment.sketch)
         except Exception as exc:  # noqa: BLE001 - a file the sketcher cannot read
             out.rejections.append(Rejection(f"{self.locator(row)}#sketch",
                                             AugmentReason.SKETCH_FAILED, repr(exc)[:300],
@@ -171,7 +171,7 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
         to_render.append(("sketch", {"id": rid, "format": fmt, "code": code,
                                      "source_id": f"{self.locator(row)}#sketch",
                                      "meta": carried_meta(row), "group": None},
-                          {**base, "id": rid, "config": "sketch", "kind": SKETCH_KIND[fmt],
+                          {**base, "id": rid, "config": "sketch", "kind": aug.SKETCH_KIND,
                            "code": row["code"], "render_code": code,
                            "transform": json.dumps({"seed": seed})}))
 
@@ -198,7 +198,8 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
         from diagramforge.synth.llm.tokens import text_tokens
 
         rng = random.Random(self._seed(row["id"], "variation"))
-        kinds = [k for k in KINDS if not (fmt == "svg" and k == "layout")]
+        aug = augmenters()[fmt]
+        kinds = [k for k in KINDS if k in aug.VARIATIONS]
         rng.shuffle(kinds)
         try:
             texts = _node_texts(fmt, row["code"])
@@ -212,7 +213,7 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
                                                 unit=Unit.CANDIDATE))
 
             with phase(LLM):
-                res = self.llm().complete(request(row["code"], fmt, kind, rng,
+                res = self.llm().complete(request(row["code"], aug, kind, rng,
                                                   v.prompt_version))
             out.extra["llm_calls"] = out.extra.get("llm_calls", 0) + res.calls
             if not res.ok or not res.data:

@@ -1,7 +1,7 @@
 """Verified atomic edits (VCG-Bench's fourteen operations) for every diagram format.
 
-One module per format (:mod:`.mxgraph`, :mod:`.svg`, :mod:`.tikz`) applies edits and
-proposes applicable ones; :mod:`.base` says what each operation does to the structure graph;
-:mod:`.verify` checks a target against that; :mod:`.sampler` composes them by difficulty;
-:mod:`.stage` is the ``edit`` DVC stage.
+Each format's edits live in its folder (``formats/<name>/edit.py``, the contract and what
+each operation does to the structure graph in :mod:`diagramforge.formats.edits`); here
+:mod:`.sampler` composes them by difficulty, verifying each step, and :mod:`.stage` is the
+``edit`` DVC stage.
 """

@@ -1,89 +1,66 @@
 """Compose verified edits: a seeded sampler by difficulty, each step checked on the code.
 
-VCG-Bench grades an editing task by how many atomic operations it composes (Easy 1–2,
-Medium 3–4, Hard 5+; the counts are params). Each step draws an operation type not used yet
-(then a target), among the edits the format proposes for the *current* code, so every
-precondition holds where the edit is applied. A step is kept only if the code still parses,
-passes the format's validation, and its extracted graph equals what the operation means
-(:func:`~.base.expected_graph`), nothing else changed. A format whose graph is a reading of
-the geometry (SVG) may first *settle* the drawn edit's parameters (where to move, which word)
-on a choice its reading confirms (``module.settle``). The first step that fails ends the
-composition, reported with the operation that broke — the caller ledgers it. Rendering is
-checked later, in batches (:mod:`.stage`).
+VCG-Bench grades an editing task by how many atomic operations it composes (Easy 1–2, Medium
+3–4, Hard 5+; the counts are params). Each step draws an operation type not used yet (then a
+target), among the edits the format proposes for the *current* code, so every precondition
+holds where the edit is applied. A step is kept only if the code still parses, passes the
+format's validation, and its extracted graph equals what the operation means
+(:func:`~diagramforge.formats.edits.expected_graph`), nothing else changed. A format whose
+graph is a reading of the geometry (SVG) may first *settle* the drawn edit's parameters
+(where to move, which word) on a choice its reading confirms (``module.settle``). The first
+step that fails ends the composition, reported with the operation that broke — the caller
+ledgers it. Rendering is checked later, in batches (:mod:`.stage`).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-from diagramforge.formats.mxgraph.graph import mxgraph_graph
-from diagramforge.formats.mxgraph.notation import parse_xml, validate
-from diagramforge.formats.svg import document as svg
-from diagramforge.formats.svg.graph import svg_graph
+from diagramforge.formats.edits import EditError, expected_graph, graph_diff
+from diagramforge.formats.registry import with_capability
 from diagramforge.graphs.model import Graph
-from diagramforge.synth.edit import dot as dot_edits
-from diagramforge.synth.edit import mxgraph as mx_edits
-from diagramforge.synth.edit import svg as svg_edits
-from diagramforge.synth.edit import tikz as tikz_edits
-from diagramforge.synth.edit.base import EditError, expected_graph, graph_diff
-
-
-def _mx_graph(code: str) -> Graph:
-    return mxgraph_graph(code)
-
-
-def _mx_valid(code: str) -> list[str]:
-    return validate(parse_xml(code))
-
-
-def _svg_graph(code: str) -> Graph:
-    return svg_graph(code)
-
-
-def _svg_valid(code: str) -> list[str]:
-    """The extractor's sanitiser is SVG's validation: what it refuses would be refused at
-    extraction."""
-    try:
-        svg.clean(code)
-    except svg.SvgError as exc:
-        return [f"{exc.reason}: {exc.detail}"]
-    return []
-
-
-def _tikz_graph(code: str) -> Graph:
-    # lazy: loads pymupdf, scipy
-    from diagramforge.formats.tikz.graph import tikz_source_graph
-
-    return tikz_source_graph(code)
-
-
-def _tikz_valid(code: str) -> list[str]:
-    """Balanced picture environments; compiling is the render check."""
-    errs = []
-    if code.count(r"\begin{tikzpicture}") != code.count(r"\end{tikzpicture}"):
-        errs.append("unbalanced tikzpicture")
-    if code.count("{") != code.count("}"):
-        errs.append("unbalanced braces")
-    return errs
 
 
 @dataclass(frozen=True)
 class FormatEdits:
+    """A format's ``edit`` capability (``formats/<name>/edit.py``, the contract in
+    :mod:`diagramforge.formats.edits`) with the reader and validation verification uses."""
+
     module: ModuleType
     graph: Callable[[str], Graph]
     validate: Callable[[str], list[str]]
 
 
-FORMATS: dict[str, FormatEdits] = {
-    "mxgraph": FormatEdits(mx_edits, _mx_graph, _mx_valid),
-    "svg": FormatEdits(svg_edits, _svg_graph, _svg_valid),
-    "tikz": FormatEdits(tikz_edits, _tikz_graph, _tikz_valid),
-    "dot": FormatEdits(dot_edits, dot_edits.graph, dot_edits.validate),
-}
+class _EditFormats(Mapping[str, FormatEdits]):
+    """Format name → :class:`FormatEdits` for every registered format whose folder holds an
+    ``edit`` module (a format without one offers no edits: it is not here). Looked up on
+    first use, so importing the sampler loads no format's code."""
+
+    def __init__(self) -> None:
+        self._table: dict[str, FormatEdits] | None = None
+
+    def _formats(self) -> dict[str, FormatEdits]:
+        if self._table is None:
+            self._table = {name: FormatEdits(module, module.graph, module.validate)
+                           for name, module in with_capability("edit").items()}
+        return self._table
+
+    def __getitem__(self, fmt: str) -> FormatEdits:
+        return self._formats()[fmt]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._formats())
+
+    def __len__(self) -> int:
+        return len(self._formats())
+
+
+FORMATS: Mapping[str, FormatEdits] = _EditFormats()
+"""The formats that offer edits, found through the registry (nothing here names one)."""
 
 
 def replay(fmt: str, code: str, ops: list[dict[str, Any]]) -> list[tuple[str, Graph]]:

@@ -231,27 +231,31 @@ def test_stroke_check_finds_a_line_drawn_twice() -> None:
     path = g(["a", "b", "c"], [("n0", "n1"), ("n1", "n2"), ("n1", "n0")])
     lines = path.model_copy(update={"edges": [e.model_copy(update={"directed": False})
                                               for e in path.edges]})
-    v = stroke_check(lines, "tikz")
+    v = stroke_check(lines, _stroked("tikz"))
     assert v is not None and v.reason == INCOMPLETE and "'a'–'b'" in v.detail
-    assert stroke_check(path, "tikz") is None  # two arrows: a 2-cycle, drawn apart too
+    assert stroke_check(path, _stroked("tikz")) is None  # two arrows: a 2-cycle, drawn apart
     labelled = lines.model_copy(update={"edges": [*lines.edges[:2], lines.edges[2].model_copy(
         update={"label": "w"})]})
-    assert stroke_check(labelled, "tikz") is None
+    assert stroke_check(labelled, _stroked("svg")) is None
     # draw.io states its connectors: two between the same tables are two, routed apart
-    assert stroke_check(lines, "mxgraph") is None
+    assert stroke_check(lines, _stroked("mxgraph")) is None
 
 
-@pytest.mark.parametrize(("code", "refused"), [
-    (r"\begin{tikzpicture}\node (a) {$\nicefrac{8}{10}$};\end{tikzpicture}", True),
-    (r"\begin{tikzpicture}\node {$A~\frac{1}{3}$};\end{tikzpicture}", True),
-    (r"\begin{tikzpicture}\node {$\binom{n}{k}$};\end{tikzpicture}", True),
-    (r"\begin{tikzpicture}\node {$1/3$};\end{tikzpicture}", False),  # a slash is spelled
-    ("\\begin{tikzpicture}\\node {A}; % \\frac in a comment\n\\end{tikzpicture}", False),
-    (r"\frac{1}{2}\begin{document}\begin{tikzpicture}\node {A};\end{tikzpicture}", False),
-])
-def test_math_check_refuses_fractions_the_reader_cannot_spell(code: str, refused: bool) -> None:
-    from diagramforge.builders.twin.gate import math_check
+def test_source_check_asks_the_source_format_under_the_twin_s_reason() -> None:
+    """What a source's format says against its graph (TikZ's fractions: its own tests) is
+    ledgered as the twin's ``twin_graph_incomplete``; a format that says nothing, or has no
+    twin capability at all (raster), passes."""
+    from diagramforge.builders.twin.gate import source_check
+    from diagramforge.formats.registry import handlers
 
-    v = math_check("tikz", code)
-    assert (v is not None) == refused
-    assert math_check("mermaid", code) is None
+    code = r"\begin{tikzpicture}\node (a) {$\nicefrac{8}{10}$};\end{tikzpicture}"
+    v = source_check(handlers()["tikz"].capability("twin"), code)
+    assert v is not None and v.reason == INCOMPLETE
+    assert source_check(handlers()["mermaid"].capability("twin"), code) is None
+    assert source_check(handlers()["raster"].capability("twin"), code) is None
+
+
+def _stroked(fmt: str) -> bool:
+    from diagramforge.formats.registry import handlers
+
+    return handlers()[fmt].capability("twin").EDGES_FROM_STROKES

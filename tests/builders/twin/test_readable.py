@@ -8,7 +8,7 @@ import io
 from PIL import Image
 
 from diagramforge.builders.twin.readable import OVERLAP, TOO_SMALL, measure, unreadable, user_width
-from diagramforge.builders.twin.writers import to_mxgraph
+from diagramforge.formats.mxgraph.twin import write as to_mxgraph
 from diagramforge.formats.registry import instantiate
 from diagramforge.graphs.model import Edge, Graph, Node
 from tests.conftest import make_params, needs_browser

@@ -18,9 +18,9 @@ from diagramforge.cards.evaluate.compile import Compiler
 from diagramforge.cards.evaluate.generation import count_tokens
 from diagramforge.cards.publish.stage import GENERATION_COLUMNS, write_generation
 from diagramforge.cards.validate.tasks import write_task_config
-from diagramforge.synth.edit import dot as dot_edits
-from diagramforge.synth.edit.base import Op
-from diagramforge.synth.edit.base import edit as edit_op
+from diagramforge.formats.dot import edit as dot_edits
+from diagramforge.formats.edits import Op
+from diagramforge.formats.edits import edit as edit_op
 from diagramforge.synth.edit.sampler import compose
 from diagramforge.synth.synth.stage import SYNTH_SCHEMA
 from tests.conftest import make_params

@@ -7,7 +7,7 @@ import json
 import random
 
 from diagramforge.cards.evaluate.editing import expected
-from diagramforge.synth.edit.base import graph_diff
+from diagramforge.formats.edits import graph_diff
 from diagramforge.synth.edit.sampler import FORMATS, compose
 from tests.cards.evaluate.conftest import DOT_SOURCE, svg
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from diagramforge.cards.evaluate.styles import style_preserved
-from diagramforge.synth.edit import dot as dot_edits
-from diagramforge.synth.edit.base import Op, edit
+from diagramforge.formats.dot import edit as dot_edits
+from diagramforge.formats.edits import Op, edit
 from tests.cards.evaluate.conftest import DOT_SOURCE, GENERATION
 
 

@@ -11,12 +11,16 @@ import numpy as np
 from PIL import Image
 
 from diagramforge.formats.encoding import kind
+from diagramforge.formats.mxgraph.augment import mxgraph_sketch
 from diagramforge.formats.registry import instantiate
+from diagramforge.formats.svg import augment as svg_augment
+from diagramforge.formats.svg.augment import svg_sketch
+from diagramforge.formats.tikz import augment as tikz_augment
+from diagramforge.formats.tikz.augment import tikz_sketch
 from diagramforge.store.records import empty_record, make_id
 from diagramforge.synth.augment.degrade import degrade, jpeg_quality
-from diagramforge.synth.augment.sketch import mxgraph_sketch, svg_sketch, tikz_sketch
 from diagramforge.synth.augment.stage import AUGMENT_SCHEMA, AugmentStage
-from diagramforge.synth.augment.variation import RULES, request
+from diagramforge.synth.augment.variation import request
 from diagramforge.synth.edit.pixels import changed_pixels
 from diagramforge.synth.edit.sampler import FORMATS
 from tests.conftest import make_params, needs_browser, needs_tex
@@ -101,10 +105,8 @@ def test_a_surplus_variation_never_reaches_the_engine(tmp_path, monkeypatch):
 
 
 def test_variation_that_drops_a_label_is_ledgered(tmp_path, monkeypatch):
-    from diagramforge.synth.augment import variation
-
-    real = variation.svg_variation
-    monkeypatch.setitem(variation.RULES, "svg", lambda code, kind, rng: real(
+    real = svg_augment.variation
+    monkeypatch.setattr(svg_augment, "variation", lambda code, kind, rng: real(
         code, kind, rng).replace(">Eval<", "><"))
     params = _params(tmp_path)
     stage = AugmentStage(params)
@@ -120,8 +122,8 @@ def test_variation_request_carries_the_rule_answer():
     drops it as a near-duplicate, see test_tikz_sketch_and_near_duplicates)."""
     code = TIKZ_RICH
     rng = random.Random(0)
-    assert RULES["tikz"](code, "colour", rng) == code  # no xcolor names, no RGB colours
-    req = request(code, "tikz", "colour", random.Random(0), "v1")
+    assert tikz_augment.variation(code, "colour", rng) == code  # no xcolor names, no RGB
+    req = request(code, tikz_augment, "colour", random.Random(0), "v1")
     assert req.context["code"] == code and "Keep every node" in req.user
 
 

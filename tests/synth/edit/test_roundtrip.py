@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from diagramforge.synth.edit.base import EditError, Op, expected_graph, graph_diff
+from diagramforge.formats.edits import EditError, Op, expected_graph, graph_diff
 from diagramforge.synth.edit.sampler import FORMATS, compose, verify_step
 from tests.synth.conftest import MX_RICH, SVG_RICH, TIKZ_RICH, samples
 

@@ -7,8 +7,8 @@ import json
 
 from diagramforge.formats.encoding import kind
 from diagramforge.formats.registry import instantiate
+from diagramforge.formats.svg import edit as svg_edits
 from diagramforge.store.records import empty_record, make_id
-from diagramforge.synth.edit import svg as svg_edits
 from diagramforge.synth.edit.pixels import changed_pixels
 from diagramforge.synth.edit.sampler import replay
 from diagramforge.synth.edit.stage import EDIT_SCHEMA, EditStage

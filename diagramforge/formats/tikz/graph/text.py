@@ -31,7 +31,7 @@ SYMBOLS = {
 SYMBOLS.update({"textasciicircum": "^", "textasciitilde": "~", "^": "^", "~": "~",
                 "textminus": "\u2212"})
 """Control words (and escaped characters) → the character they typeset; the TikZ twin
-writer (``builders/twin/writers.py``) maps characters back to them."""
+writer (``formats/tikz/twin.py``) maps characters back to them."""
 _ESCAPED = {c: chr(0xE000 + k) for k, c in enumerate("_{}^~&$%#\\")}
 """Characters that are markup when bare and text when escaped (``\\_``, ``\\{``…), held
 as private-use marks while the markup is stripped."""

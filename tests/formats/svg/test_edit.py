@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from diagramforge.formats.edits import EditError, Op
 from diagramforge.formats.svg import document as svg
-from diagramforge.synth.edit.base import EditError, Op
+from diagramforge.formats.svg.edit import apply_edit, candidates, settle
 from diagramforge.synth.edit.sampler import FORMATS, compose, verify_step
-from diagramforge.synth.edit.svg import apply_edit, candidates, settle
 
 FIX = Path(__file__).resolve().parent.parent.parent / "fixtures" / "edits" / "svg"
 PAGES = {p.stem: svg.clean(p.read_bytes()).code for p in sorted(FIX.glob("*.svg"))}

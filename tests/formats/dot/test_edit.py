@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
-from diagramforge.synth.edit import dot as dot_edits
-from diagramforge.synth.edit.base import EditError, Op, edit, expected_graph, graph_diff
+from diagramforge.formats.dot import edit as dot_edits
+from diagramforge.formats.edits import EditError, Op, edit, expected_graph, graph_diff
 from diagramforge.synth.edit.sampler import compose
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz missing")

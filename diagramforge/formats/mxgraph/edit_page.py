@@ -16,11 +16,11 @@ from collections.abc import Iterable
 
 from lxml import etree
 
+from diagramforge.formats.edits import EditError
 from diagramforge.formats.mxgraph.graph import FloatingEnd, nearest, read_page
 from diagramforge.formats.mxgraph.notation import cell_id, cells, parse_xml
 from diagramforge.graphs.model import Node
 from diagramforge.graphs.settings import GraphParams
-from diagramforge.synth.edit.base import EditError
 
 WRAPPERS = ("object", "UserObject")
 POINTS = "mxPoint[@as='sourcePoint']|mxPoint[@as='targetPoint']|Array[@as='points']/mxPoint"

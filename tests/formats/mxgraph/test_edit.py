@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from diagramforge.formats.edits import EditError, Op
+from diagramforge.formats.mxgraph.edit import apply_edit, candidates
 from diagramforge.formats.mxgraph.graph import mxgraph_graph
 from diagramforge.formats.mxgraph.notation import cell_id, cells, parse_xml, validate
 from diagramforge.formats.registry import instantiate
 from diagramforge.store.records import empty_record, make_id
-from diagramforge.synth.edit.base import EditError, Op
-from diagramforge.synth.edit.mxgraph import apply_edit, candidates
 from diagramforge.synth.edit.pixels import changed_pixels
 from diagramforge.synth.edit.sampler import FORMATS, compose, verify_step
 from tests.conftest import needs_browser

@@ -1,6 +1,6 @@
 import pytest
 
-from diagramforge.builders.twin.layout import DANGLING, EMPTY, WriteError, check_expressible, place
+from diagramforge.formats.twin_layout import DANGLING, EMPTY, WriteError, check_expressible, place
 from diagramforge.graphs.model import Edge, Graph, Node
 
 
@@ -48,7 +48,7 @@ def test_a_cycle_side_by_side_leaves_room_for_its_labels():
 def test_an_edge_drawn_straight_through_another_node_is_found():
     """A return edge the source routed over a row of steps: drawn straight between box
     centres it strikes through every step on the way back; a lane's frame does not count."""
-    from diagramforge.builders.twin.layout import THROUGH, check_through, through_nodes
+    from diagramforge.formats.twin_layout import THROUGH, check_through, through_nodes
 
     row = Graph(nodes=[Node(id=k, text=k.upper(), bbox=[100 * i, 0, 60, 30])
                        for i, k in enumerate("abcd")],
@@ -70,7 +70,7 @@ def test_an_edge_label_gets_room_between_its_nodes_or_the_twin_is_refused():
     """A three-line legend read as the label of a short arrow: the layout spreads until
     it fits on the line between the two boxes; a label too long for any spread is refused
     (drawn, it would lie over the boxes it joins)."""
-    from diagramforge.builders.twin.layout import CROWDED, Font, fit_boxes
+    from diagramforge.formats.twin_layout import CROWDED, Font, fit_boxes
 
     font = Font(char=7.0, line=15.0, pad=10.0)
     g = Graph(nodes=[Node(id="x", text="x", bbox=[0, 0, 30, 15]),

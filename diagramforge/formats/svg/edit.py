@@ -3,12 +3,13 @@
 SVG has no nodes or edges, only shapes, text and strokes; the graph extractor
 (:func:`diagramforge.formats.svg.graph.svg_read`) finds them geometrically and says which elements
 it read each node and edge from, and the edits change exactly those elements
-(:mod:`.svgdoc`): a node's shape and label move, scale, recolour or go together with the
+(:mod:`.edit_doc`): a node's shape and label move, scale, recolour or go together with the
 ends (and arrowheads) of its connectors; a connector's strokes change paint, dash, arrow,
 route or target; new nodes and connectors are drawn where nothing else is.
-Preconditions (:class:`~.base.EditError`, the sampler draws another edit): the elements
-draw nothing else (a path holding several shapes, a label shared by two nodes), a
-connector is one connection (not a fork), new geometry lands clear of everything else.
+Preconditions (:class:`~diagramforge.formats.edits.EditError`, the sampler draws another
+edit): the elements draw nothing else (a path holding several shapes, a label shared by two
+nodes), a connector is one connection (not a fork), new geometry lands clear of everything
+else.
 """
 
 from __future__ import annotations
@@ -21,10 +22,7 @@ from collections.abc import Iterator
 
 from lxml import etree
 
-from diagramforge.formats.svg.graph import svg_graph
-from diagramforge.graphs.geometry import point_distance, union
-from diagramforge.graphs.settings import GraphParams
-from diagramforge.synth.edit.base import (
+from diagramforge.formats.edits import (
     PALETTE,
     WORDS,
     EditError,
@@ -35,7 +33,8 @@ from diagramforge.synth.edit.base import (
     graph_diff,
     remap,
 )
-from diagramforge.synth.edit.svgdoc import (
+from diagramforge.formats.svg import document
+from diagramforge.formats.svg.edit_doc import (
     SVG_NS,
     Drawing,
     ctm,
@@ -50,14 +49,33 @@ from diagramforge.synth.edit.svgdoc import (
     set_prop,
     translate,
 )
+from diagramforge.formats.svg.graph import svg_graph
+from diagramforge.graphs.geometry import point_distance, union
+from diagramforge.graphs.model import Graph
+from diagramforge.graphs.settings import GraphParams
 
 OPS: tuple[Op, ...] = tuple(Op)
 SHAPES = {"rectangle": "rect", "ellipse": "ellipse", "polygon": "polygon"}
 """Shapes a node may become (the graph's name → the element drawn): a diamond polygon."""
 SHORT = ["X", "Y", "Z", "Q", "K", "W"]
-"""Labels for a node too small for any of :data:`~.base.WORDS`."""
+"""Labels for a node too small for any of :data:`~diagramforge.formats.edits.WORDS`."""
 DASHES = ["6 4", "2 3", "8 3 2 3"]
 Box = list[float]
+
+
+def graph(code: str) -> Graph:
+    """The drawing's structure graph, as extraction reads it (what verification compares)."""
+    return svg_graph(code)
+
+
+def validate(code: str) -> list[str]:
+    """The extractor's sanitiser is SVG's validation: what it refuses would be refused at
+    extraction."""
+    try:
+        document.clean(code)
+    except document.SvgError as exc:
+        return [f"{exc.reason}: {exc.detail}"]
+    return []
 
 
 def _unit(d: Drawing) -> float:
@@ -547,7 +565,7 @@ def _options(d: Drawing, ed: dict) -> Iterator[dict]:
             yield with_(bbox=[box[0], box[1] + gap * box[3], box[2], box[3]])
 
 
-def settle(code: str, graph, ed: dict, tol: float = 1.0) -> dict:  # noqa: ANN001 - Graph
+def settle(code: str, graph: Graph, ed: dict, tol: float = 1.0) -> dict:
     """The edit with the first of its parameter choices (where to move, how much to grow,
     which word, which pair) whose result the graph reads as the operation says; the edit as
     drawn when none does (the sampler then verifies it and ledgers the failure).

@@ -1,15 +1,8 @@
-"""Sketch versions of a diagram, drawn by the format's own engine (SKETikZ's sketch → code).
-
-* mxGraph: draw.io's built-in ``sketch=1`` style (rough.js inside the viewer), added to every
-  vertex and edge; the renderer is the one the render stage uses.
-* TikZ: every drawn path decorated with ``random steps`` (seeded by ``\\pgfmathsetseed``),
-  round joins and caps, node text in a handwriting-like font (Zapf Chancery, ``pzc``, which
-  TeX Live's base fonts carry) — compiled by the same sandboxed pdflatex.
-* SVG: every shape redrawn as a jittered polyline sampled along its outline (seeded), twice,
-  like rough.js's double stroke; text slanted. Rendered by resvg like any SVG.
-
-Each function returns new *code*; rendering is the caller's (the format handler's) job, so a
-sketch that fails to render is ledgered like any diagram.
+"""SVG's augment capability (:mod:`diagramforge.formats.augments`): sketches with every
+shape redrawn as a jittered polyline sampled along its outline (seeded), twice, like
+rough.js's double stroke, and text slanted — rendered by resvg like any SVG; rule-based
+variations of its colours and stroke widths (an SVG's coordinates are its layout: no rule
+re-spaces it safely).
 """
 
 from __future__ import annotations
@@ -17,10 +10,18 @@ from __future__ import annotations
 import math
 import random
 import re
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
-from diagramforge.formats.mxgraph.notation import cells, parse_xml
+from diagramforge.formats.augments import HEX, rotate_hex
+
+if TYPE_CHECKING:
+    from diagramforge.synth.augment.settings import SketchParams
+
+SKETCH_KIND = "svg-rough"
+LANGUAGE = "SVG"
+VARIATIONS = ("colour", "style")
 
 SVG_NS = "http://www.w3.org/2000/svg"
 _SHAPES = {"rect", "circle", "ellipse", "line", "polyline", "polygon", "path"}
@@ -29,36 +30,11 @@ _PRESENTATION = ("fill", "stroke", "stroke-width", "stroke-dasharray", "stroke-o
                  "marker-end", "marker-mid", "marker", "clip-path", "id")
 
 
-def mxgraph_sketch(code: str, style: str) -> str:
-    """Every vertex and edge cell drawn with draw.io's sketch style ``style``."""
-    model = parse_xml(code)
-    extra = [p for p in style.split(";") if p]
-    keys = {p.split("=")[0] for p in extra}
-    for c in cells(model):
-        if c.get("vertex") != "1" and c.get("edge") != "1":
-            continue
-        kept = [p for p in (c.get("style") or "").split(";") if p and p.split("=")[0] not in keys]
-        c.set("style", ";".join(kept + extra) + ";")
-    return etree.tostring(model, encoding="unicode")
+def sketch(code: str, seed: int, settings: SketchParams) -> str:
+    """The drawing roughened (``augment.sketch.svg_*``)."""
+    return svg_sketch(code, seed, settings.svg_roughness, settings.svg_step,
+                      settings.svg_double_stroke)
 
-
-def tikz_sketch(code: str, seed: int, segment_pt: float, amplitude_pt: float, font: str
-                ) -> str:
-    r"""The document with hand-drawn settings in its preamble: ``draw`` itself decorates (so
-    only drawn paths are roughened: an undrawn node's empty path cannot be decorated)."""
-    setup = (
-        "\\usetikzlibrary{decorations.pathmorphing}\n"
-        "\\tikzset{draw/.append code={\\tikzset{decorate, decoration={random steps, "
-        f"segment length={segment_pt:g}pt, amplitude={amplitude_pt:g}pt}}}}}}, "
-        "every path/.append style={line join=round, line cap=round}, "
-        f"every node/.append style={{font={font}}}}}\n"
-        f"\\pgfmathsetseed{{{seed % 2_000_000_000}}}\n")
-    if "\\begin{document}" in code:
-        return code.replace("\\begin{document}", setup + "\\begin{document}", 1)
-    return setup + code
-
-
-# -- SVG --------------------------------------------------------------------------------
 
 def _f(el: etree._Element, k: str) -> float:
     try:
@@ -170,3 +146,16 @@ def svg_sketch(code: str, seed: int, roughness: float, step: float, double: bool
             second.set("fill", "none")
         el.getparent().replace(el, g)
     return etree.tostring(root, encoding="unicode")
+
+
+def variation(code: str, kind: str, rng: random.Random) -> str:
+    """The rule-based variation of ``kind`` (what the offline backend answers)."""
+    if kind == "colour":
+        shift = rng.choice([0.2, 0.35, 0.5, 0.65])
+        return HEX.sub(lambda m: rotate_hex(m, shift), code)
+    if kind == "style":
+        def widen(m: re.Match) -> str:
+            return f'{m.group(1)}"{float(m.group(2)) * 2:g}"'
+        out = re.sub(r'(stroke-width=)"(\d*\.?\d+)"', widen, code)
+        return out if out != code else code.replace("<svg ", '<svg stroke-width="2" ', 1)
+    return code  # an SVG's coordinates are its layout: no rule re-spaces it safely

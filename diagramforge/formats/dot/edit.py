@@ -8,8 +8,9 @@ node was declared); an edge is addressed by its ends and must be the only edge b
 written ``tail -> head`` (chains are split by pydot).  The result is pydot's serialisation
 of the graph (comments and layout of the text are not kept).
 
-Verification (``synth/edit/sampler.py``) reads the graph from Graphviz's own parse without
-layout (:func:`~diagramforge.formats.dot.engine.structure_graph`), so a changed node's position
+Verification (the edit stage's sampler, through :func:`graph`) reads the graph from
+Graphviz's own parse without layout
+(:func:`~diagramforge.formats.dot.engine.structure_graph`), so a changed node's position
 never counts against an edit.
 """
 
@@ -22,8 +23,8 @@ from collections.abc import Iterator
 import pydot
 
 from diagramforge.formats.dot import engine as dot
+from diagramforge.formats.edits import PALETTE, WORDS, EditError, Op, edit
 from diagramforge.graphs.model import Graph
-from diagramforge.synth.edit.base import PALETTE, WORDS, EditError, Op, edit
 
 DOT_SHAPE = {"rectangle": "box", "ellipse": "ellipse", "rhombus": "diamond",
              "hexagon": "hexagon", "cylinder": "cylinder", "note": "note"}

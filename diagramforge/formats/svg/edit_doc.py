@@ -18,9 +18,9 @@ import re
 import svgelements
 from lxml import etree
 
+from diagramforge.formats.edits import EditError
 from diagramforge.formats.svg.graph import IDENTITY, Matrix, mul, parse_transform, svg_read
 from diagramforge.graphs.geometry import PathItem, TextItem
-from diagramforge.synth.edit.base import EditError
 
 SVG_NS = "http://www.w3.org/2000/svg"
 MARKERS = {"end": "df-arrow", "start": "df-arrow-start"}

@@ -1,9 +1,21 @@
 """What an atomic edit is, and the graph it should leave behind.
 
 An edit is ``{"op": <name>, "target": {"id", "text", "kind"}, "params": {...}}`` (the edit
-table's ``operations`` items). The operations are VCG-Bench's fourteen; each format module
-(:mod:`.mxgraph`, :mod:`.svg`, :mod:`.tikz`) applies the ones that make sense for it and
-proposes applicable edits for a diagram (their preconditions checked there).
+table's ``operations`` items). The operations are VCG-Bench's fourteen; each format's
+``edit`` capability (``formats/<name>/edit.py``, found by
+:meth:`~diagramforge.formats.registry.DiagramFormat.capability`) applies the ones that make
+sense for it and proposes applicable edits for a diagram (their preconditions checked
+there). Such a module declares, with these signatures:
+
+* ``OPS: tuple[Op, ...]`` — the operations it offers;
+* ``apply_edit(code, edit) -> str`` — one edit applied, :class:`EditError` when its
+  precondition does not hold;
+* ``candidates(code, rng) -> Iterator[dict]`` — edits whose preconditions hold on ``code``;
+* ``graph(code) -> Graph`` — the structure graph verification reads (the format's own
+  reader, as extraction reads it);
+* ``validate(code) -> list[str]`` — what is wrong with the code for the format (empty: valid);
+* optionally ``settle(code, graph, edit, tol) -> dict`` — a drawn edit's parameters settled
+  on a choice the format's reading confirms (SVG, whose graph is a reading of geometry).
 
 Verification does not trust the format module: :func:`expected_graph` states, independently
 of any format, what each operation does to the structure graph (``diagramforge.graphs``), and

@@ -3,10 +3,10 @@
 Targets are cells by id (the graph's node ids are cell ids). :func:`candidates` proposes
 edits whose preconditions hold (a redirect needs a third vertex, a move a place where no
 floating edge end changes hands, …); :func:`apply_edit` applies one and raises
-:class:`~.base.EditError` when the code does not allow it.
+:class:`~diagramforge.formats.edits.EditError` when the code does not allow it.
 
 Each operation does exactly what it says to the structure graph on real pages too
-(:mod:`.mxpage` keeps the page's geometry consistent): moving a container moves what it
+(:mod:`.edit_page` keeps the page's geometry consistent): moving a container moves what it
 contains (``params.carried`` names those nodes); deleting a container keeps its children
 where they are, lifted to its parent; a floating edge end attached to a node moves with the
 node and goes with it; an edge is addressed by its graph ends, whichever cell end and arrow
@@ -20,10 +20,12 @@ from collections.abc import Iterator
 
 from lxml import etree
 
-from diagramforge.formats.mxgraph.graph import parse_style
+from diagramforge.formats.edits import PALETTE, WORDS, EditError, Op, edit, remap
+from diagramforge.formats.mxgraph import notation
+from diagramforge.formats.mxgraph.edit_page import Page, fmt, set_style, shift, style_key
+from diagramforge.formats.mxgraph.graph import mxgraph_graph, parse_style
 from diagramforge.formats.mxgraph.notation import cell_id, set_label
-from diagramforge.synth.edit.base import PALETTE, WORDS, EditError, Op, edit, remap
-from diagramforge.synth.edit.mxpage import Page, fmt, set_style, shift, style_key
+from diagramforge.graphs.model import Graph
 
 OPS: tuple[Op, ...] = tuple(Op)
 SHAPES = ["ellipse", "rhombus", "hexagon", "triangle", "cylinder3", "parallelogram",
@@ -38,6 +40,16 @@ ARROWS = [("block", "none", True), ("open", "none", True), ("none", "none", Fals
 STROKES = [(True, 2), (True, 3), (True, 1), (False, 2), (False, 3)]
 """(dashed, width) an edge may get; never the one it has."""
 Box = list[float]
+
+
+def graph(code: str) -> Graph:
+    """The page's structure graph, as extraction reads it (what verification compares)."""
+    return mxgraph_graph(code)
+
+
+def validate(code: str) -> list[str]:
+    """What draw.io's reader would refuse in the page (empty: a valid page)."""
+    return notation.validate(notation.parse_xml(code))
 
 
 def _width(v: str) -> float:

@@ -1,27 +1,24 @@
 """Each writer's code, compiled by its language's real engine, has the source's graph —
-including text that is syntax in that language — and the layout writers keep positions."""
+including text that is syntax in that language — and the layout writers keep positions.
+The writers are every format's twin capability (``formats/<name>/twin.py``) that writes
+code; what is one format's own is in ``tests/formats/<name>/test_twin.py``."""
 
 from __future__ import annotations
-
-import shutil
 
 import pytest
 
 from diagramforge.builders.twin.compare import differences
-from diagramforge.builders.twin.layout import WriteError
-from diagramforge.builders.twin.writers import (
-    LAYOUT,
-    STRUCTURE,
-    WRITERS,
-    preserves,
-    to_mermaid,
-    to_tikz,
-)
+from diagramforge.formats.registry import handlers as registered
 from diagramforge.formats.registry import instantiate
+from diagramforge.formats.twin_base import LAYOUT, LAYOUT_STYLE, STRUCTURE
+from diagramforge.formats.twin_layout import WriteError
 from diagramforge.graphs.model import Edge, Graph, Node
-from diagramforge.graphs.record import graph_columns
 from diagramforge.graphs.score import normalise_text
 from tests.conftest import make_params, needs_browser, needs_tex
+from tests.formats.twins import ENGINES, rendered_graph, writers
+
+WRITERS = writers()
+_rendered_graph = rendered_graph
 
 GRAPH = Graph(
     nodes=[Node(id="a", text="Load data", shape="rectangle", bbox=[0, 0, 120, 40]),
@@ -34,27 +31,12 @@ GRAPH = Graph(
            Edge(source="c", target="a"), Edge(source="a", target="c"),
            Edge(source="d", target="d"), Edge(source="b", target="d", label="yes|no")])
 
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz not installed")
-ENGINES = {"dot": needs_dot, "mermaid": needs_browser, "tikz": needs_tex,
-           "mxgraph": needs_browser}
-
-
 @pytest.fixture(scope="module")
 def handlers(tmp_path_factory):
     hs = instantiate(make_params(tmp_path_factory.mktemp("w")), lambda r: r["id"])
     yield hs
     for h in hs.values():
         h.close()
-
-
-def _rendered_graph(handler, code: str) -> tuple[Graph, dict]:  # noqa: ANN001
-    out = handler.render([{"id": "t", "code": code, "format": handler.name, "meta": None,
-                           "group": None, "source_id": "t"}])
-    assert not out.rejections, out.rejections
-    rec = out.records[0]
-    if not handler.graphs_in_render:
-        rec.update(graph_columns(lambda: handler.to_graph(rec), {}))
-    return Graph.from_json(rec["graph"]), rec
 
 
 @pytest.mark.parametrize("target", [pytest.param(t, marks=m) for t, m in ENGINES.items()])
@@ -72,32 +54,12 @@ def test_layout_writers_keep_where_things_are(handlers, target):
     box = {normalise_text(n.text): n.bbox for n in twin.nodes}
     assert box["load data"][0] < box["two lines"][0]  # left of
     assert box["load data"][1] < box[normalise_text("Is x > 5 & y_1?")][1]  # above
-    assert preserves(target, GRAPH) == LAYOUT
+    twin_of = registered()[target].capability("twin")
+    assert twin_of.preserves(GRAPH) == LAYOUT
     no_layout = GRAPH.model_copy(update={"nodes": [n.model_copy(update={"bbox": None})
                                                    for n in GRAPH.nodes]})
-    assert preserves(target, no_layout) == STRUCTURE
-    assert preserves("dot", GRAPH) == STRUCTURE
-
-
-def test_what_a_language_cannot_draw_is_refused_not_altered():
-    for text in ['say "hi"', "x #35; y", "`code` first"]:
-        with pytest.raises(WriteError) as e:
-            to_mermaid(Graph(nodes=[Node(id="a", text=text)]))
-        assert e.value.reason == "twin_text_unexpressible"
-    with pytest.raises(WriteError) as e:  # no glyph in pdflatex's fonts, no math command
-        to_tikz(Graph(nodes=[Node(id="a", text="日本")]))
-    assert e.value.reason == "twin_text_unexpressible"
-
-
-@needs_tex
-def test_a_line_that_opens_with_a_bracket_is_text_in_tikz(handlers):
-    """"JWTAuthenticator / [Structured Authn]": after a bare ``\\\\`` the bracket would
-    open its optional length (PGF: "Unknown function `Structured'")."""
-    g = Graph(nodes=[Node(id="a", text="JWTAuthenticator\n[Structured Authn]"),
-                     Node(id="b", text="Issuer")],
-              edges=[Edge(source="a", target="b", label="calls\n[every 5 min]")])
-    twin, _ = _rendered_graph(handlers["tikz"], WRITERS["tikz"](g))
-    assert differences(g, twin) == []
+    assert twin_of.preserves(no_layout) == STRUCTURE
+    assert registered()["dot"].capability("twin").preserves(GRAPH) == STRUCTURE
 
 
 # -- readable twins: loops, parallel and opposite edges ------------------------------------
@@ -151,48 +113,6 @@ def test_dense_twins_keep_every_edge_label_apart(handlers, target, layout):
     clashes = [(a, b) for i, a in enumerate(labels) for b in list(boxes)[i + 1:]
                if _overlap(boxes[a], boxes[b])]
     assert clashes == [], (clashes, {k: [round(v) for v in b] for k, b in boxes.items()})
-
-
-@needs_dot
-@pytest.mark.parametrize("wide", [False, True], ids=["top-down", "left-right"])
-def test_dot_twin_keeps_a_two_cycle_s_edges_apart(wide):
-    """Graphviz alone draws a 2-cycle's two splines almost on top of each other (about 2 pt
-    apart when one is unlabelled); the writer gives each its own side of the nodes."""
-    import json
-    import subprocess
-
-    x = 300 if wide else 0
-    g = Graph(nodes=[Node(id="a", text="Train model", bbox=[0, 0, 90, 30]),
-                     Node(id="b", text="Evaluate", bbox=[x, 0 if wide else 100, 90, 30])],
-              edges=[Edge(source="a", target="b"),
-                     Edge(source="b", target="a", label="retrain")])
-    code = WRITERS["dot"](g)
-    assert ("rankdir=LR" in code) == wide
-    laid = json.loads(subprocess.run(["dot", "-Tjson"], input=code, capture_output=True,
-                                     text=True, check=True).stdout)
-
-    def middle(edge: dict) -> tuple[float, float]:
-        pts = [p for op in edge["_draw_"] if op["op"] in "bB" for p in op["points"]]
-        return pts[len(pts) // 2]
-
-    (ax, ay), (bx, by) = (middle(e) for e in laid["edges"])
-    assert ((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5 > 20  # pt
-
-
-@needs_dot
-def test_dot_twin_of_several_parts_draws_its_edge_labels(handlers):
-    """Graphviz drops the edge labels of a packed graph (its -Tjson still lists them, so the
-    twin's graph looked right): a labelled graph is not packed."""
-    from diagramforge.formats.svg.graph import svg_primitives
-
-    g = Graph(nodes=[Node(id=i, text=t) for i, t in
-                     (("a", "x0"), ("b", "x1"), ("s", "sum"), ("d", "dots"))],
-              edges=[Edge(source="a", target="s", label="w0"),
-                     Edge(source="b", target="s", label="w1")])  # "dots" stands apart
-    code = WRITERS["dot"](g)
-    svg = handlers["dot"].export_svg([{"id": "t", "code": code, "format": "dot"}])[0]
-    drawn = {t.text for t in svg_primitives(svg)[0]}
-    assert {"w0", "w1"} <= drawn, drawn
 
 
 LANES = Graph(
@@ -268,7 +188,7 @@ def test_lanes_that_cross_and_edges_through_nodes_are_refused():
     no writer can nest; a layout twin's straight edge through another node (the source
     routed it round): refused with a reason, never drawn wrong.  DOT and Mermaid route
     their own edges round nodes."""
-    from diagramforge.builders.twin.layout import THROUGH
+    from diagramforge.formats.twin_layout import THROUGH
 
     grid = LANES.model_copy(update={"nodes": [*LANES.nodes, Node(
         id="col", text="Phase 1", bbox=[105, -10, 90, 190])]})
@@ -318,28 +238,6 @@ def test_edge_labels_are_drawn_on_their_edges(handlers, target):
     assert differences(DECISION, twin) == []
 
 
-@needs_tex
-def test_a_wide_layout_twin_sizes_its_boxes_from_their_text(handlers):
-    """A draw.io row far wider than a page: the TikZ twin keeps the text at its size and
-    its boxes around it (scaling the picture to a page's width while the text kept its
-    size set labels over their neighbours)."""
-    from diagramforge.builders.twin.readable import image_width, measure
-
-    steps = [f"Process step no. {k}" for k in range(24)]  # rows of 8, 1040 px wide
-    row = Graph(nodes=[Node(id=f"s{k}", text=t, bbox=[k % 8 * 130, k // 8 * 60, 90, 30])
-                       for k, t in enumerate(steps)],
-                edges=[Edge(source=f"s{k}", target=f"s{k + 1}") for k in range(23)
-                       if k % 8 != 7])  # along each row
-    code = WRITERS["tikz"](row)
-    twin, rec = _rendered_graph(handlers["tikz"], code)
-    assert differences(row, twin) == []
-    svg = handlers["tikz"].export_svg([rec])[0]
-    reading = measure(svg, image_width(rec["image"]))
-    assert reading.overlaps == [] and reading.smallest_px >= 15
-    first = sorted(n.bbox for n in twin.nodes if n.text in steps[:8])  # apart, in order
-    assert all(a[0] + a[2] <= b[0] for a, b in zip(first, first[1:], strict=False))
-
-
 # -- double arrows: a line and an arrow with a head at each end are different pictures ------
 
 BOTH = Graph(
@@ -365,3 +263,21 @@ def test_a_double_arrow_stays_a_double_arrow(handlers, target, layout):
              if e.source in text and e.target in text}
     assert heads.get(("start", "end"), heads.get(("end", "start"))) is True, heads
     assert heads.get(("plain", "line"), heads.get(("line", "plain"))) is False, heads
+
+
+def test_every_format_says_whether_it_takes_twins():
+    """A format takes part in twins by its twin capability, which every such module states
+    with the same names; raster has none, which is how no twin goes into raster."""
+    caps = {name: h.capability("twin") for name, h in registered().items()}
+    assert caps["raster"] is None
+    assert {n for n, c in caps.items() if c is not None} >= {"tikz", "mxgraph", "svg", "dot",
+                                                             "mermaid"}
+    for name, cap in caps.items():
+        if cap is None:
+            continue
+        assert isinstance(cap.DRAWING, bool) and isinstance(cap.EDGES_FROM_STROKES, bool), name
+        assert cap.DRAWING or callable(cap.write), name
+        assert cap.preserves(GRAPH) in (STRUCTURE, LAYOUT, LAYOUT_STYLE), name
+        assert cap.source_check(None) is None, name
+    assert caps["svg"].DRAWING and caps["svg"].preserves(GRAPH) == LAYOUT_STYLE
+

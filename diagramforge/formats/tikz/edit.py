@@ -16,15 +16,32 @@ import random
 import re
 from collections.abc import Iterator
 
+from diagramforge.formats.edits import WORDS, EditError, Op, edit
 from diagramforge.formats.tikz.graph import tikz_source_graph
 from diagramforge.formats.tikz.graph.named_nodes import NAME as _NAME
 from diagramforge.formats.tikz.graph.named_nodes import node_statements
-from diagramforge.synth.edit.base import WORDS, EditError, Op, edit
+from diagramforge.graphs.model import Graph
 
 OPS: tuple[Op, ...] = (Op.NODE_COLOUR, Op.NODE_TEXT, Op.EDGE_STYLE, Op.EDGE_ARROW,
                        Op.EDGE_COLOUR, Op.DELETE_NODE, Op.ADD_EDGE, Op.MOVE_NODE)
 COLOURS = ["red!20", "blue!20", "green!25", "orange!30", "violet!20", "yellow!40", "cyan!25"]
 LINE_STYLES = ["dashed", "dotted", "very thick", "densely dashed", "ultra thick"]
+
+
+def graph(code: str) -> Graph:
+    """The picture's structure graph read from its source (what verification compares)."""
+    return tikz_source_graph(code)
+
+
+def validate(code: str) -> list[str]:
+    """Balanced picture environments; compiling is the render check."""
+    errs = []
+    if code.count(r"\begin{tikzpicture}") != code.count(r"\end{tikzpicture}"):
+        errs.append("unbalanced tikzpicture")
+    if code.count("{") != code.count("}"):
+        errs.append("unbalanced braces")
+    return errs
+
 
 _EDGE = re.compile(
     r"\\(?:draw|path)\s*(?P<opts>\[[^;]*?\])?\s*\((?P<a>" + _NAME + r")\)\s*"
