@@ -79,23 +79,24 @@ def _bare(g: Graph) -> Graph:
 
 
 def _twins(rows: list[dict]) -> None:
-    """Graph-like diagrams written back as PlantUML (``twin.to_plantuml``) and as DOT
+    """Graph-like diagrams written back as PlantUML (``twin.write``) and as DOT
     (the twin stage's DOT writer), each drawn by its own engine and its graph compared
     with the source's (ids and boxes aside): the twins' yield both ways."""
-    from diagramforge.builders.twin.writers import to_dot
     from diagramforge.formats.dot import engine as dot
+    from diagramforge.formats.dot.twin import write as to_dot
+    from diagramforge.formats.edits import graph_diff
     from diagramforge.formats.plantuml import graph as pgraph
     from diagramforge.formats.plantuml import twin
-    from diagramforge.synth.edit.base import graph_diff
+    from diagramforge.formats.twin_layout import WriteError
 
     why: Counter = Counter()
     codes, sources = [], []
     for r in rows:
         g = Graph.from_json(r["graph"])
         try:
-            codes.append(twin.to_plantuml(g))
+            codes.append(twin.write(g))
             sources.append(g)
-        except twin.TwinRefusal as exc:
+        except WriteError as exc:
             why[f"plantuml twin: {exc.reason}"] += 1
     same = 0
     for g, d in zip(sources, engine.draw_many(codes), strict=True):

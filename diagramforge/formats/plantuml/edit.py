@@ -37,10 +37,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from diagramforge.formats.plantuml import engine, source
-from diagramforge.formats.plantuml.graph import model_graph
-from diagramforge.graphs.model import Graph
-from diagramforge.synth.edit.base import (
+from diagramforge.formats.edits import (
     PALETTE,
     WORDS,
     EditError,
@@ -49,7 +46,15 @@ from diagramforge.synth.edit.base import (
     expected_graph,
     graph_diff,
 )
+from diagramforge.formats.plantuml import engine, source
+from diagramforge.formats.plantuml.graph import model_graph
+from diagramforge.graphs.model import Graph
 
+OPS: tuple[Op, ...] = (Op.NODE_COLOUR, Op.ADD_NODE, Op.DELETE_NODE, Op.ADD_EDGE,
+                       Op.EDGE_COLOUR, Op.EDGE_STYLE, Op.EDGE_ARROW, Op.DELETE_EDGE,
+                       Op.REDIRECT_EDGE)
+"""The operations PlantUML's text can say (the ``edit`` capability's protocol,
+:mod:`diagramforge.formats.edits`)."""
 STYLES = ["dashed", "dotted", "bold"]
 DECLARE = {"CLASS": "class", "ABSTRACT_CLASS": "abstract class", "INTERFACE": "interface",
            "ENUM": "enum", "ANNOTATION": "annotation", "OBJECT": "object", "STATE": "state",

@@ -5,29 +5,36 @@ entities are boxes of a chosen drawing joined by links, laid out by Graphviz —
 is drawn by PlantUML itself and read back through PlantUML's own model (``graph.py``).
 Shapes: a rectangle is a ``rectangle``, a rounded box ``storage``, an ellipse ``usecase``,
 a cylinder ``database``, a bare label ``label``, a note ``file``, a cloud ``cloud``, an
-actor ``actor``; a container is a ``rectangle`` around what its box holds (the smallest
-container box around a node's box); a diamond or a hexagon has no drawing in PlantUML's
+actor ``actor``; a container is a ``rectangle`` around what it holds (the shared
+``twin_layout.nesting``); a diamond or a hexagon has no drawing in PlantUML's
 description diagrams (1.2020) and is refused.  Links: ``-->`` directed, ``--`` plain,
 ``<-->`` headed both ways, the label after ``:``.  The layout is top-down, left to right
 when the source was drawn wider than tall.
 
 Text: a label is written quoted; what PlantUML would read as markup (creole ``**``, ``//``,
 ``__``, ``--``, ``~~``, ``""``, HTML-like tags, ``[[links]]``), a double quote or a
-backslash cannot be written as plain text and is refused (:class:`TwinRefusal`), never
-drawn differently.
+backslash cannot be written as plain text and is refused (``WriteError``), never drawn
+differently.  The protocol every ``twin.py`` follows: :mod:`diagramforge.formats.twin_base`.
 """
 
 from __future__ import annotations
 
 import re
 
+from diagramforge.formats.grounding import Verdict
+from diagramforge.formats.twin_base import STRUCTURE, UNEXPRESSIBLE, is_wide, node_ids, shape_of
+from diagramforge.formats.twin_layout import (
+    UNDRAWABLE,
+    WriteError,
+    check_expressible,
+    nesting,
+)
 from diagramforge.graphs.model import Graph, Node
-from diagramforge.store.records import Refusal
 
-UNEXPRESSIBLE = "twin_text_unexpressible"
-UNDRAWABLE = "twin_undrawable"
-SCALE = 0.75
-"""PlantUML's SVG is in CSS px (the default unit of the other px formats)."""
+DRAWING = False
+EXPORT_METHOD = "plantuml-svg"
+EDGES_FROM_STROKES = False
+"""PlantUML states its links (its model is read, not its strokes)."""
 
 SHAPES = {"rectangle": "rectangle", "rounded": "storage", "ellipse": "usecase",
           "cylinder": "database", "text": "label", "note": "file", "cloud": "cloud",
@@ -36,9 +43,13 @@ SHAPES = {"rectangle": "rectangle", "rounded": "storage", "ellipse": "usecase",
 _MARKUP = re.compile(r'\*\*|//|__|--|~~|""|<[a-zA-Z/][^>]*>|\[\[|\]\]|"|\\|^\s*$')
 
 
-class TwinRefusal(Refusal):
-    """A graph PlantUML cannot draw as it is (``twin_text_unexpressible`` /
-    ``twin_undrawable``)."""
+def preserves(g: Graph) -> str:
+    """PlantUML lays the twin out itself (through Graphviz): the structure only."""
+    return STRUCTURE
+
+
+def source_check(code: str | None) -> Verdict | None:
+    return None
 
 
 def _text(s: str) -> str:
@@ -47,47 +58,23 @@ def _text(s: str) -> str:
     lines = s.split("\n")
     for ln in lines:
         if ln and _MARKUP.search(ln):
-            raise TwinRefusal(UNEXPRESSIBLE, f"PlantUML reads {s[:40]!r} as markup")
+            raise WriteError(UNEXPRESSIBLE, f"PlantUML reads {s[:40]!r} as markup")
     return '"' + "\\n".join(lines) + '"'
 
 
-def _inside(a: list[float], b: list[float]) -> bool:
-    return a[0] >= b[0] and a[1] >= b[1] and a[0] + a[2] <= b[0] + b[2] \
-        and a[1] + a[3] <= b[1] + b[3]
-
-
-def _holders(g: Graph) -> dict[str, str | None]:
-    """Each node's container: the smallest container box around its box."""
-    boxes = [n for n in g.nodes if n.shape == "container" and n.bbox]
-    out: dict[str, str | None] = {}
-    for n in g.nodes:
-        around = [c for c in boxes if c.id != n.id and n.bbox and _inside(n.bbox, c.bbox)
-                  and c.bbox != n.bbox]
-        out[n.id] = min(around, key=lambda c: c.bbox[2] * c.bbox[3]).id if around else None
-    return out
-
-
-def to_plantuml(g: Graph) -> str:
-    """The graph as a PlantUML description diagram (:class:`TwinRefusal` if it cannot)."""
-    if not g.nodes:
-        raise TwinRefusal(UNDRAWABLE, "no nodes")
-    ids = {n.id: f"n{k}" for k, n in enumerate(g.nodes)}
-    for e in g.edges:
-        if e.source not in ids or e.target not in ids:
-            raise TwinRefusal(UNDRAWABLE, "an edge with a loose end")
-    holder = _holders(g)
-    boxes = [n.bbox for n in g.nodes if n.bbox]
-    wide = bool(boxes) and (max(b[0] + b[2] for b in boxes) - min(b[0] for b in boxes)
-                            > max(b[1] + b[3] for b in boxes) - min(b[1] for b in boxes))
-    lines = ["@startuml", *(["left to right direction"] if wide else []),
+def write(g: Graph, unit: float = 1.0) -> str:
+    """The graph as a PlantUML description diagram (:class:`WriteError` if it cannot be);
+    ``unit`` is unused: PlantUML places every entity itself."""
+    check_expressible(g)
+    nest = nesting(g, "PlantUML")
+    ids = node_ids(g)
+    lines = ["@startuml", *(["left to right direction"] if is_wide(g) else []),
              "skinparam shadowing false"]
 
-    def emit(parent: str | None, indent: str) -> None:
-        for n in g.nodes:
-            if holder.get(n.id) != parent:
-                continue
-            if n.shape == "container":
-                lines.append(f"{indent}rectangle {_text(n.text or ' ')} as {ids[n.id]} {{")
+    def emit(holder: str | None, indent: str) -> None:
+        for n in nest.children(g, holder):
+            if n.id in nest.holders:
+                lines.append(f"{indent}rectangle {_text(n.text)} as {ids[n.id]} {{")
                 emit(n.id, indent + "  ")
                 lines.append(f"{indent}}}")
                 continue
@@ -97,12 +84,12 @@ def to_plantuml(g: Graph) -> str:
     for e in g.edges:
         arrow = "-->" if e.directed else "<-->" if e.both_heads else "--"
         label = f" : {_text(e.label)[1:-1]}" if e.label.strip() else ""
-        lines.append(f"{ids[e.source]} {arrow} {ids[e.target]}{label}")
+        lines.append(f"{ids[e.source]} {arrow} {ids[e.target]}{label}")  # type: ignore[index]
     return "\n".join([*lines, "@enduml", ""])
 
 
 def _keyword(n: Node) -> str:
-    word = SHAPES.get(n.shape)
+    word = SHAPES.get(shape_of(n.shape))
     if word is None:
-        raise TwinRefusal(UNDRAWABLE, f"PlantUML's description diagrams have no {n.shape!r}")
+        raise WriteError(UNDRAWABLE, f"PlantUML's description diagrams have no {n.shape!r}")
     return word

@@ -8,11 +8,11 @@ import random
 
 import pytest
 
+from diagramforge.formats.edits import graph_diff
 from diagramforge.formats.plantuml import edit as edits
 from diagramforge.formats.plantuml import engine, evidence, graph, measures, twin
 from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.synth.edit import sampler
-from diagramforge.synth.edit.base import graph_diff
 from diagramforge.vocabulary import kind
 
 needs_plantuml = pytest.mark.skipif(engine.find_java() is None, reason="plantuml not installed")
@@ -57,9 +57,8 @@ def test_a_sequence_is_uml_but_not_graph_like_and_nothing_silent_guesses():
 
 
 @needs_plantuml
-def test_the_sampler_composes_verified_plantuml_edits(monkeypatch):
-    monkeypatch.setitem(sampler.FORMATS, "plantuml",
-                        sampler.FormatEdits(edits, edits.graph, edits.validate))
+def test_the_sampler_finds_and_composes_verified_plantuml_edits():
+    assert "plantuml" in sampler.FORMATS  # the registry found formats/plantuml/edit.py
     got = sampler.compose(CLASSES, "plantuml", 3, random.Random(1))
     assert got.ok, (got.reason, got.detail)
     assert len(got.edits) == 3 and got.target_code != CLASSES
@@ -84,7 +83,7 @@ def test_each_edit_is_one_line_of_plantuml(op, params, line):
 
 
 def test_an_edit_plantuml_cannot_say_is_refused():
-    from diagramforge.synth.edit.base import EditError
+    from diagramforge.formats.edits import EditError
 
     with pytest.raises(EditError):
         edits.apply_edit(CLASSES, {"op": "move_node", "params": {"node": "House"}})
@@ -100,7 +99,7 @@ def test_a_twin_written_as_plantuml_reads_back_as_the_same_graph():
               edges=[Edge(source="a", target="b", label="go"),
                      Edge(source="b", target="c", directed=False),
                      Edge(source="c", target="a", directed=False, both_heads=True)])
-    code = twin.to_plantuml(g)
+    code = twin.write(g)
     d = engine.draw_many([code])[0]
     assert d.error is None
     back = graph.model_graph(d.kind, d.model, d.svg)
@@ -113,14 +112,23 @@ def test_a_twin_written_as_plantuml_reads_back_as_the_same_graph():
 
 
 @pytest.mark.parametrize(("node", "reason"), [
-    (Node(id="a", text="**bold**"), twin.UNEXPRESSIBLE),
-    (Node(id="a", text='say "hi"'), twin.UNEXPRESSIBLE),
-    (Node(id="a", text="Choice", shape="rhombus"), twin.UNDRAWABLE),
+    (Node(id="a", text="**bold**"), "twin_text_unexpressible"),
+    (Node(id="a", text='say "hi"'), "twin_text_unexpressible"),
+    (Node(id="a", text="Choice", shape="rhombus"), "twin_structure_undrawable"),
 ])
 def test_what_plantuml_would_draw_differently_is_refused(node, reason):
-    with pytest.raises(twin.TwinRefusal) as e:
-        twin.to_plantuml(Graph(nodes=[node]))
+    from diagramforge.formats.twin_layout import WriteError
+
+    with pytest.raises(WriteError) as e:
+        twin.write(Graph(nodes=[node]))
     assert e.value.reason == reason
+
+
+def test_plantuml_is_a_twin_target_by_its_folder():
+    from diagramforge.formats.registry import handlers
+
+    assert handlers()["plantuml"].has_capability("twin")
+    assert twin.preserves(Graph()) == "structure" and twin.EXPORT_METHOD == "plantuml-svg"
 
 
 def test_the_numbers_fit_the_stages_settings():
