@@ -125,20 +125,30 @@ def _union(boxes: list[list[float]]) -> list[float]:
     return [round(x0, 2), round(y0, 2), round(x1 - x0, 2), round(y1 - y0, 2)]
 
 
-def svg_boxes(svg: str) -> dict[str, list[float]]:
+def svg_boxes(svg: str, labels: dict[str, str] | None = None) -> dict[str, list[float]]:
     """Entity or cluster name → the box of what PlantUML drew for it after the comment
-    naming it: a class's or cluster's frame (its first shape), an actor's or a
-    component's whole drawing with its label (everything up to the next comment)."""
+    naming it: a class's or cluster's frame (its first shape); an actor's or a component's
+    drawing with its label — its shapes up to the text that is its label's first line
+    (``labels``: name → that line), never past it (entities PlantUML draws without a comment
+    may follow in the same stretch); only its first shape when no such text is found."""
     out: dict[str, list[float]] = {}
     for m in _NAMED.finditer(svg):
-        body = m.group("body")
-        if m.group("kind") in ("class", "cluster"):
-            first = _SHAPE.search(body)
-            boxes = [b for b in [_el_box(first.group(0)) if first else None] if b]
-        else:
-            boxes = [b for b in (_el_box(e.group(0)) for e in _ELEMENT.finditer(body)) if b]
+        body, name = m.group("body"), m.group("name")
+        first = _SHAPE.search(body)
+        boxes = [b for b in [_el_box(first.group(0)) if first else None] if b]
+        want = (labels or {}).get(name)
+        if m.group("kind") == "entity" and want:
+            upto: list[list[float]] = []
+            for e in _ELEMENT.finditer(body):
+                box = _el_box(e.group(0))
+                if box:
+                    upto.append(box)
+                t = _TEXT.match(e.group(0))
+                if t and _unescape(t.group("text")).strip() == want:
+                    boxes = upto
+                    break
         if boxes:
-            out.setdefault(m.group("name"), _union(boxes))
+            out.setdefault(name, _union(boxes))
     return out
 
 
@@ -182,7 +192,9 @@ def _unescape(s: str) -> str:
 
 def cuca_graph(model: dict, svg: str = "") -> Graph:
     """Entities, groups and links (class, component, use-case, state, legacy activity)."""
-    boxes = svg_boxes(svg) if svg else {}
+    labels = {str(n["id"]): _plain(str(n.get("text") or "")).split("\n", 1)[0]
+              for n in model.get("nodes") or []}
+    boxes = svg_boxes(svg, labels) if svg else {}
     nodes: list[Node] = []
     drawn: set[str] = set()
     for leaf in model.get("nodes") or []:

@@ -5,9 +5,10 @@ entities are boxes of a chosen drawing joined by links, laid out by Graphviz —
 is drawn by PlantUML itself and read back through PlantUML's own model (``graph.py``).
 Shapes: a rectangle is a ``rectangle``, a rounded box ``storage``, an ellipse ``usecase``,
 a cylinder ``database``, a bare label ``label``, a note ``file``, a cloud ``cloud``, an
-actor ``actor``; a container is a ``rectangle`` around what it holds (the shared
-``twin_layout.nesting``); a diamond or a hexagon has no drawing in PlantUML's
-description diagrams (1.2020) and is refused.  Links: ``-->`` directed, ``--`` plain,
+actor ``actor``; a container is a ``rectangle`` around what it holds
+(``twin_layout.check_lanes``: links may end on it, as PlantUML draws them; crossing frames
+are refused); a diamond or a hexagon has no drawing in PlantUML's description diagrams
+(1.2020) and is refused.  Links: ``-->`` directed, ``--`` plain,
 ``<-->`` headed both ways, the label after ``:``.  The layout is top-down, left to right
 when the source was drawn wider than tall.
 
@@ -25,9 +26,10 @@ from diagramforge.formats.grounding import Verdict
 from diagramforge.formats.twin_base import STRUCTURE, UNEXPRESSIBLE, is_wide, node_ids, shape_of
 from diagramforge.formats.twin_layout import (
     UNDRAWABLE,
+    Nesting,
     WriteError,
     check_expressible,
-    nesting,
+    check_lanes,
 )
 from diagramforge.graphs.model import Graph, Node
 
@@ -66,14 +68,17 @@ def write(g: Graph, unit: float = 1.0) -> str:
     """The graph as a PlantUML description diagram (:class:`WriteError` if it cannot be);
     ``unit`` is unused: PlantUML places every entity itself."""
     check_expressible(g)
-    nest = nesting(g, "PlantUML")
+    # PlantUML draws a link to a group and a group without a title, which the shared
+    # ``nesting`` refuses for DOT and Mermaid: only crossing frames are refused here
+    parent = check_lanes(g, "PlantUML")
+    nest = Nesting(parent, set(parent.values()))
     ids = node_ids(g)
     lines = ["@startuml", *(["left to right direction"] if is_wide(g) else []),
              "skinparam shadowing false"]
 
     def emit(holder: str | None, indent: str) -> None:
         for n in nest.children(g, holder):
-            if n.id in nest.holders:
+            if n.id in nest.holders or shape_of(n.shape) == "container":
                 lines.append(f"{indent}rectangle {_text(n.text)} as {ids[n.id]} {{")
                 emit(n.id, indent + "  ")
                 lines.append(f"{indent}}}")
