@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import struct
 import zlib
+from pathlib import Path
 from urllib.parse import quote
 
 MIT = """MIT License
@@ -308,6 +309,8 @@ flowchart LR
 ~~~
 """
 
+PUML_CORPUS = Path(__file__).resolve().parent.parent / "tests/formats/plantuml/corpus"
+
 REPOS: list[dict] = [
     {
         "name": "flowchart-templates",
@@ -377,6 +380,32 @@ REPOS: list[dict] = [
                     "docs/states.mmd": MMD_STATES,
                     "docs/hostile.mmd": MMD_HOSTILE,
                     "docs/broken.mmd": MMD_BROKEN,
+                },
+            },
+        ],
+    },
+    {
+        # real PlantUML files (Apache-2.0), copied from the regression corpus: provenance in
+        # tests/formats/plantuml/corpus/SOURCES.md; two that reach outside (a URL include,
+        # raw DOT) stay in, as a real repository's do
+        "name": "plantuml-diagrams",
+        "commits": [
+            {
+                "message": "PlantUML diagrams from openshift/enhancements and plantuml-parser",
+                "tag": "v0.1.0",
+                "files": {
+                    "LICENSE": PUML_CORPUS.joinpath("openshift-enhancements/LICENSE").read_text(),
+                    "SOURCES.md": PUML_CORPUS.joinpath("SOURCES.md").read_text(),
+                    **{f"cert-manager/{n}": PUML_CORPUS.joinpath(
+                        f"openshift-enhancements/{n}").read_text()
+                       for n in ("istio-csr-create.puml", "istio-csr-delete.puml")},
+                    **{f"fixtures/{n}.plantuml": PUML_CORPUS.joinpath(
+                        f"plantuml-parser/{n}.plantuml").read_text()
+                       for n in ("activity-conditional", "class-relationships",
+                                 "class-multi-diagram", "component-packages",
+                                 "sequence-messages", "state-concurrent-state-C3PO",
+                                 "use-case-package", "preprocessor-includeurl",
+                                 "graphviz-world-dynamics")},
                 },
             },
         ],

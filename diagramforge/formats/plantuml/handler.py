@@ -1,0 +1,186 @@
+"""PlantUML (``.puml``, ``.plantuml``, ``.pu``, and ```` ```plantuml ````/```` ```puml ````
+blocks in Markdown): each ``@startuml … @enduml`` is a diagram, refused before the engine
+when it reaches outside its text (``source.py``), drawn by PlantUML itself on a headless
+JRE, sandboxed and offline, several per JVM (``engine.py``), its graph from PlantUML's own
+model (``graph.py``), its SVG rasterised like any SVG."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Annotated, ClassVar
+
+from pydantic import Field
+
+from diagramforge.formats.plantuml import engine, source
+from diagramforge.formats.plantuml.engine import PumlError, PumlReason
+from diagramforge.formats.plantuml.graph import model_graph
+from diagramforge.formats.registry import DiagramFormat, register
+from diagramforge.formats.svg import document as svgfmt
+from diagramforge.graphs.record import graph_columns
+from diagramforge.notation.declarations import UNSAFE_XML, declaration
+from diagramforge.params import FormatSection
+from diagramforge.stage import Outcome
+from diagramforge.store.records import Refusal, Rejection, Unit, empty_record, make_id
+
+if TYPE_CHECKING:
+    from diagramforge.graphs.model import Graph
+
+
+class PlantUmlParams(FormatSection):
+    """``formats.plantuml``: PlantUML's limits (hostile input: huge or endless diagrams)."""
+
+    max_bytes: Annotated[int, Field(ge=1)] = 200_000
+    max_lines: Annotated[int, Field(ge=1)] = 5_000
+    timeout_s: Annotated[float, Field(gt=0)] = 20.0
+    """CPU seconds per diagram; the JVM is killed past it and the rest of its batch is
+    drawn again in a new one."""
+    memory_mb: Annotated[int, Field(ge=256)] = 1536
+    """The JVM's address space (its heap is a third of it)."""
+    batch_size: Annotated[int, Field(ge=1)] = 32
+    """Diagrams per JVM: its start (~0.6 CPU-s) is paid once per batch."""
+
+
+def _decode(data: bytes) -> str | None:
+    if b"\0" in data[:4096]:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")  # PlantUML's -charset default on old systems
+
+
+@register
+class PlantUmlFormat(DiagramFormat):
+    name = "plantuml"
+    title = "PlantUML"
+    suffixes = (*source.SUFFIXES, *source.MARKDOWN)
+    params_model = PlantUmlParams
+    graphs_in_render: ClassVar[bool] = True  # the model comes from the run that drew it
+
+    @property
+    def caps(self) -> source.Caps:
+        s: PlantUmlParams = self.section  # type: ignore[assignment]
+        return source.Caps(s.max_bytes, s.max_lines)
+
+    def claims_file(self, path: str, data: bytes) -> bool:
+        """Markdown only with a ``plantuml``/``puml`` fence in it (Mermaid claims the same
+        suffixes by its own fences: a README with both gives records to both)."""
+        if not self.claims(path):
+            return False
+        if path.lower().endswith(source.MARKDOWN):
+            return source.has_fence(data.decode("utf-8", "replace"))
+        return True
+
+    def extract_file(self, data: bytes, path: str, base: dict, locator: str, unit: Unit
+                     ) -> tuple[list[dict], list[Rejection]]:
+        text = _decode(data)
+        if text is None:
+            return [], [Rejection(locator, PumlReason.NOT_TEXT, path, unit=unit)]
+        markdown = path.lower().endswith(source.MARKDOWN)
+        blocks = source.markdown_blocks(text) if markdown else source.split_diagrams(text)
+        if not blocks:
+            return [], [Rejection(locator, PumlReason.NO_BLOCKS, path, unit=unit)]
+        tag = "block" if markdown else "diagram"
+        many = len(blocks) > 1
+        out, rejections = [], []
+        for k, code in enumerate(blocks):
+            where = f"{locator}#{tag}{k + 1}" if many or markdown else locator
+            sub = Unit.CANDIDATE if many else unit
+            try:
+                source.check(code, self.caps)
+            except PumlError as exc:
+                rejections.append(Rejection(where, exc.reason, exc.detail, unit=sub))
+                continue
+            why = declaration(code)  # labels may hold markup: refused as in every format
+            if why is not None:
+                rejections.append(Rejection(where, UNSAFE_XML, why, unit=sub))
+                continue
+            out.append(empty_record(**{
+                **base, "id": make_id(self.name, code), "format": self.name, "code": code,
+                "source_id": f"{base['source_id']}#{tag}{k + 1}" if many or markdown
+                else base["source_id"],
+                "meta": json.dumps({"file": path, tag: k, f"{tag}s": len(blocks)}),
+            }))
+        if many and not out:  # the file as a whole yields nothing: one input
+            rejections.append(Rejection(locator, "no_diagrams", f"{len(blocks)} diagrams, "
+                                        "none usable", unit=unit))
+        return out, rejections
+
+    def batch_size(self) -> int:
+        return self.section.batch_size  # type: ignore[attr-defined]
+
+    def unit_timeout(self) -> float | None:
+        s: PlantUmlParams = self.section  # type: ignore[assignment]
+        return s.timeout_s * s.batch_size + 30
+
+    def _draw(self, rows: list[dict]) -> list[engine.Drawn]:
+        """Each row drawn (checked again: a row may come from elsewhere than extract)."""
+        s: PlantUmlParams = self.section  # type: ignore[assignment]
+        drawn: list[engine.Drawn | None] = []
+        todo: list[int] = []
+        for k, row in enumerate(rows):
+            try:
+                source.check(row["code"], self.caps)
+            except PumlError as exc:
+                drawn.append(engine.Drawn(error=exc))
+                continue
+            drawn.append(None)
+            todo.append(k)
+        done = engine.draw_many([rows[k]["code"] for k in todo], s.timeout_s, s.memory_mb)
+        for k, d in zip(todo, done, strict=True):
+            drawn[k] = d
+        return [d for d in drawn if d is not None]
+
+    def render(self, rows: list[dict]) -> Outcome:
+        """PlantUML's SVG rasterised (the pipeline's dpi, shrunk to fit ``max_side``); the
+        graph from PlantUML's model of the same run."""
+        # lazy: loads pymupdf
+        from diagramforge.formats.svg.handler import png_record
+
+        out = Outcome()
+        for row, d in zip(rows, self._draw(rows), strict=True):
+            try:
+                if d.error is not None:
+                    raise d.error
+                cleaned = svgfmt.clean(d.svg).code
+            except (PumlError, svgfmt.SvgError) as exc:
+                out.rejections.append(Rejection(self.locator(row), exc.reason, exc.detail,
+                                                id=row["id"]))
+                continue
+            rp, size = self.params.render.raster, svgfmt.declared_size(cleaned)
+            scale = rp.dpi / 96.0
+            if size and max(size) * scale > rp.max_side_px:
+                scale = rp.max_side_px / max(size) * 0.999
+            before = len(out.records)
+            png_record(row, cleaned, f"plantuml:{d.kind.lower()}", self.params, self.locator,
+                       out, scale=scale)
+            if len(out.records) > before:
+                out.records[-1].update(graph_columns(
+                    lambda d=d: model_graph(d.kind, d.model, d.svg), out.extra))
+        return out
+
+    def export_svg(self, rows: list[dict]) -> list[str | Refusal]:
+        """PlantUML's own SVG (sanitised)."""
+        out: list[str | Refusal] = []
+        for d in self._draw(rows):
+            if d.error is not None:
+                out.append(d.error)
+                continue
+            try:
+                out.append(svgfmt.clean(d.svg).code)
+            except svgfmt.SvgError as exc:
+                out.append(exc)
+        return out
+
+    def to_graph(self, record: dict, rendered: bytes | None = None) -> Graph | None:
+        """From PlantUML's own model of the code."""
+        d = self._draw([record])[0]
+        if d.error is not None:
+            raise d.error
+        return model_graph(d.kind, d.model, d.svg)
+
+    def environment(self) -> dict:
+        from importlib.metadata import version
+
+        return {**engine.versions(), "sandbox": engine.sandbox_level(),
+                "resvg": version("resvg")}

@@ -1,0 +1,173 @@
+"""PlantUML itself, several diagrams per JVM: each diagram's answer is its own (a broken or
+endless one fails alone), PlantUML's safe mode and the sandbox hold even for text the
+checks never saw, and the graph is PlantUML's own model of what it drew."""
+
+from __future__ import annotations
+
+import pytest
+
+from diagramforge.formats.plantuml import engine, graph
+
+pytestmark = pytest.mark.skipif(engine.find_java() is None,
+                                reason="plantuml not installed (./dev setup installs it)")
+
+CLASS = """@startuml
+package shapes {
+  abstract class Shape
+  class Circle
+  interface Drawable
+}
+Shape <|-- Circle
+Drawable <|.. Circle
+Circle "1" *-- "many" Point : center
+Point -- Line
+Point -[hidden]- Shape
+@enduml
+"""
+SEQUENCE = """@startuml
+actor User
+participant "Web Server" as W
+User -> W : login
+W --> User : page
+User <- W : again
+W <-> User : sync
+[-> W : found
+note right: not a message
+@enduml
+"""
+STATE = """@startuml
+[*] --> Idle
+Idle --> Running : start
+state Running {
+  [*] --> Fast
+  Fast --> Slow : tire
+}
+Running --> [*]
+@enduml
+"""
+USECASE = """@startuml
+actor "Bank Clerk" as Clerk
+rectangle Bank {
+  usecase "Withdraw" as UC1
+}
+Clerk --> UC1
+@enduml
+"""
+
+
+@pytest.fixture(scope="module")
+def drawn():
+    codes = [CLASS, SEQUENCE, "@startuml\nthis is { not plantuml\n@enduml\n", STATE, USECASE]
+    return engine.draw_many(codes)
+
+
+def test_each_diagram_of_a_batch_answers_for_itself(drawn):
+    assert [d.kind for d in drawn] == ["CLASS", "SEQUENCE", "", "STATE", "DESCRIPTION"]
+    bad = drawn[2].error
+    assert bad is not None and bad.reason == engine.PumlReason.MALFORMED
+    assert "line 2" in bad.detail
+    assert all(d.svg.startswith("<?xml") for k, d in enumerate(drawn) if k != 2)
+
+
+def test_class_relations_point_where_the_heads_are(drawn):
+    g = graph.model_graph("CLASS", drawn[0].model, drawn[0].svg)
+    assert {(n.id, n.text, n.shape) for n in g.nodes} >= {
+        ("Shape", "Shape", "rectangle"), ("shapes", "shapes", "container")}
+    got = {(e.source, e.target, e.label, e.directed) for e in g.edges}
+    # the triangle is at the parent, the diamond at the whole; a hidden link is not drawn
+    assert got == {("Circle", "Shape", "", True), ("Circle", "Drawable", "", True),
+                   ("Point", "Circle", "center", True), ("Point", "Line", "", False)}
+    circle = next(n for n in g.nodes if n.id == "Circle")
+    assert circle.bbox is not None and circle.bbox[2] > 20
+
+
+def test_a_sequence_is_its_participants_and_messages_in_order(drawn):
+    g = graph.model_graph("SEQUENCE", drawn[1].model)
+    assert [(n.id, n.text, n.shape) for n in g.nodes] == [
+        ("User", "User", "actor"), ("W", "Web Server", "actor")]
+    assert [(e.source, e.target, e.label, e.directed, e.both_heads) for e in g.edges] == [
+        ("User", "W", "login", True, False), ("W", "User", "page", True, False),
+        ("W", "User", "again", True, False), ("W", "User", "sync", False, True)]
+
+
+def test_nested_states_are_read_from_the_model_not_the_folded_drawing(drawn):
+    g = graph.model_graph("STATE", drawn[3].model, drawn[3].svg)
+    texts = {n.id: n.text for n in g.nodes}
+    assert texts["Fast"] == "Fast" and texts["Running"] == "Running"
+    assert texts["*start"] == "" and texts["*end"] == ""  # pseudo-states draw no text
+    assert ("Fast", "Slow", "tire") in {(e.source, e.target, e.label) for e in g.edges}
+    assert next(n for n in g.nodes if n.id == "Idle").bbox is not None
+
+
+def test_use_cases_and_actors_have_their_drawn_boxes(drawn):
+    g = graph.model_graph("DESCRIPTION", drawn[4].model, drawn[4].svg)
+    shapes = {n.text: (n.shape, n.bbox) for n in g.nodes}
+    assert shapes["Bank Clerk"][0] == "actor" and shapes["Withdraw"][0] == "ellipse"
+    assert all(box is not None for _, box in shapes.values())
+
+
+def test_the_engine_refuses_to_reach_outside_even_unchecked(tmp_path):
+    """The text checks are the first wall: PlantUML's own safe mode and the sandbox hold
+    for what slipped past them (a file, a URL, the environment)."""
+    secret = tmp_path / "secret.puml"
+    secret.write_text("A -> B : TOP SECRET\n")
+    codes = [f"@startuml\n!include {secret}\nA -> B\n@enduml\n",
+             "@startuml\n!includeurl http://127.0.0.1:9/x.puml\nA -> B\n@enduml\n",
+             '@startuml\nA -> B : [%getenv("PATH")]\n@enduml\n']
+    inc, url, env = engine.draw_many(codes)
+    assert inc.error is not None and "cannot include" in inc.error.detail
+    assert url.error is not None and "Cannot open URL" in url.error.detail
+    assert env.error is None and "/usr/bin" not in env.svg and "[]" in env.svg
+    assert all("TOP SECRET" not in d.svg for d in (inc, url, env))
+
+
+def test_an_endless_diagram_is_killed_alone_and_the_rest_still_drawn():
+    dense = "\n".join(["@startuml", "class C0"] + [
+        f"C{i} --> C{j}" for i in range(70) for j in range(i + 1, 70) if (i * j) % 3 == 0]
+        + ["@enduml", ""])
+    ok = "@startuml\nA -> B : {}\n@enduml\n"
+    out = engine.draw_many([ok.format("before"), dense, ok.format("after")], timeout_s=1)
+    assert out[1].error is not None and out[1].error.reason == engine.PumlReason.TIMEOUT
+    assert "CPU-s" in out[1].error.detail
+    assert [d.kind for d in (out[0], out[2])] == ["SEQUENCE", "SEQUENCE"]
+    assert "after" in out[2].svg
+
+
+def test_an_activity_is_the_flow_plantuml_draws_from_its_instructions():
+    code = """@startuml
+start
+:read input;
+if (valid?) then (yes)
+  fork
+    :log;
+  fork again
+    :store;
+  end fork
+else (no)
+  :report error;
+  stop
+endif
+while (more?) is (yes)
+  :next;
+endwhile (done)
+stop
+@enduml
+"""
+    d = engine.draw_many([code])[0]
+    g = graph.model_graph(d.kind, d.model, d.svg)
+    text = {n.id: n.text for n in g.nodes}
+    edges = {(text[e.source] or e.source, text[e.target] or e.target, e.label)
+             for e in g.edges}
+    shapes = {n.text: n.shape for n in g.nodes if n.text}
+    assert shapes == {"read input": "rounded", "valid?": "hexagon", "log": "rounded",
+                      "store": "rounded", "report error": "rounded", "more?": "hexagon",
+                      "next": "rounded"}
+    assert {("valid?", "report error", "no"), ("more?", "next", "yes"),
+            ("next", "more?", "")} <= edges
+    bars = [n.id for n in g.nodes if n.shape == "rectangle" and not n.text]
+    assert len(bars) == 2  # the fork and its join
+    assert ("log", bars[1], "") in edges and ("store", bars[1], "") in edges
+    # the error branch stops: it never reaches the loop; the loop's exit reaches the end
+    assert not any(s == "report error" and t == "more?" for s, t, _ in edges)
+    ends = [n.id for n in g.nodes if n.shape == "ellipse"]
+    assert len(ends) == 3 and ("more?", ends[-1], "done") in edges
