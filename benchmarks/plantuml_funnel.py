@@ -67,11 +67,11 @@ def funnel(corpus: Path) -> None:
         agree["agree" if said == r["render_engine"].split(":")[1].upper()
               else "silent" if said is None else "differ"] += 1
     print("  code rules vs PlantUML's kind:", dict(sorted(agree.items())))
-    labels = Counter(evidence.evidence(r)["label"] for r in out.records)
+    labels = Counter(evidence.evidence(r["code"], r).label for r in out.records)
     print("  types:", dict(sorted(labels.items(), key=str)))
     nodes = sum(Graph.from_json(r["graph"]).nodes.__len__() for r in graphs)
     print(f"  graph nodes: {nodes}")
-    _twins([r for r in graphs if evidence.evidence(r)["graph_like"] is not False])
+    _twins([r for r in graphs if evidence.evidence(r["code"], r).graph_like is not False])
 
 
 def _bare(g: Graph) -> Graph:

@@ -20,16 +20,16 @@ diagrams ``timing_diagram``, network diagrams ``network_diagram``, Salt wirefram
 No PlantUML diagram embeds a raster image once ``<img:…>`` and sprites from files are
 refused, so every one is drawn.
 
-The answer is a plain dict with the fields of ``classifier.evidence.base.Evidence``
-(``label``, ``rule``, ``drawn``, ``line``, ``family``, ``graph_like``): this folder sits in
-the ``formats`` layer, below the classifier, which makes the ``Evidence`` of it.
+The answer is an :class:`~diagramforge.formats.evidence.Evidence`, as every format's
+``evidence`` capability gives it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
-from diagramforge.vocabulary import kind as vocabulary_kind
+from diagramforge.formats.evidence import Evidence
 
 KINDS: dict[str, str | None] = {
     "CLASS": "uml", "OBJECT": "uml", "SEQUENCE": "uml", "STATE": "uml",
@@ -68,7 +68,7 @@ PlantUML's ``CLASS`` kind: it parses it as one)."""
 _START = R(r"^\s*@start(\w+)", re.M | re.I)
 
 
-def kind_of(record: dict) -> tuple[str | None, str]:
+def kind_of(record: Mapping) -> tuple[str | None, str]:
     """PlantUML's kind for the record and where it was read: ``engine`` (the render's) or
     ``code`` (the text's rules); ``(None, "")`` when neither says."""
     engine = str(record.get("render_engine") or "")
@@ -86,17 +86,15 @@ def kind_of(record: dict) -> tuple[str | None, str]:
 
 
 def _answer(label: str | None, rule: str, line: str | None = None,
-            family: str | None = None, graph_like: bool | None = None) -> dict:
-    if label is not None:
-        vocabulary_kind(label)  # a rule may only name vocabulary labels
-    return {"label": label, "rule": rule, "drawn": True, "line": line, "family": family,
-            "graph_like": graph_like}
+            family: str | None = None, graph_like: bool | None = None) -> Evidence:
+    return Evidence(label, rule, drawn=True, line=line, family=family, graph_like=graph_like)
 
 
-def evidence(record: dict) -> dict:
-    """The type of a PlantUML record (``plantuml.<kind>`` names the rule; ``plantuml.c4``
-    for a C4 model, whatever kind carries it; ``plantuml.silent`` when nothing does)."""
-    code = record.get("code") or ""
+def evidence(code: str, record: Mapping | None = None) -> Evidence:
+    """The type of a PlantUML diagram (``plantuml.<kind>`` names the rule; ``plantuml.c4``
+    for a C4 model, whatever kind carries it; ``plantuml.silent`` when nothing does): the
+    render's kind when ``record`` has one, else the text's."""
+    record = {**(record or {}), "code": code}
     head = next((ln.strip() for ln in code.splitlines()
                  if ln.strip() and not ln.strip().startswith(("@start", "'"))), "")[:160]
     if _C4.search(code):

@@ -9,8 +9,8 @@ import random
 import pytest
 
 from diagramforge.formats.edits import graph_diff
+from diagramforge.formats.plantuml import caps, difficulty, engine, evidence, graph, twin
 from diagramforge.formats.plantuml import edit as edits
-from diagramforge.formats.plantuml import engine, evidence, graph, measures, twin
 from diagramforge.graphs.model import Edge, Graph, Node
 from diagramforge.synth.edit import sampler
 from diagramforge.vocabulary import kind
@@ -44,16 +44,15 @@ Dwelling *-- Door : has
      "plantuml.class"),
 ])
 def test_evidence_names_a_vocabulary_label_and_its_rule(record, label, rule):
-    ev = evidence.evidence(record)
-    assert (ev["label"], ev["rule"]) == (label, rule) and ev["drawn"]
-    kind(ev["label"])
+    ev = evidence.evidence(record["code"], record)
+    assert (ev.label, ev.rule) == (label, rule) and ev.drawn
+    kind(ev.label)
 
 
 def test_a_sequence_is_uml_but_not_graph_like_and_nothing_silent_guesses():
-    assert evidence.evidence({"code": "@startuml\nparticipant A\n@enduml\n"})["graph_like"] \
-        is False
-    ev = evidence.evidence({"code": "@startuml\nskinparam x y\n@enduml\n"})
-    assert ev["label"] is None and ev["rule"] == "plantuml.silent"
+    assert evidence.evidence("@startuml\nparticipant A\n@enduml\n").graph_like is False
+    ev = evidence.evidence("@startuml\nskinparam x y\n@enduml\n")
+    assert ev.label is None and ev.rule == "plantuml.silent"
 
 
 @needs_plantuml
@@ -135,6 +134,5 @@ def test_the_numbers_fit_the_stages_settings():
     from diagramforge.filters.filter.extremes import ElementCaps
     from diagramforge.filters.split.settings import TierParams
 
-    assert TierParams(**measures.TIERS).structure
-    assert ElementCaps(**measures.CAPS).max_nodes == 300
-    assert measures.TOKENS["min"] < measures.TOKENS["max"]
+    assert TierParams(**difficulty.TIERS).structure
+    assert ElementCaps(**caps.CAPS).max_nodes == 300 and caps.counts("@startuml\nA -> B\n") == {}
