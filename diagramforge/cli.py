@@ -195,7 +195,7 @@ def score(pred: Annotated[Path, typer.Argument(help="Predicted graph JSON or dia
     (.mmd) or PDF. Prints the scores as JSON."""
     import json
 
-    # lazy: loads pymupdf, scipy
+    # lazy: loads scipy
     from diagramforge.tools.graph_files import score_files
 
     try:

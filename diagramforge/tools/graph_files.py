@@ -1,131 +1,91 @@
 """A structure graph from a diagram file of any format, and two such files scored
 (``diagramforge score``).
 
-The format is told by the file's name, else its content (:func:`detect_format`); each is
-read as the pipeline reads it: draw.io/mxGraph exactly from its first page, SVG and PDF by
-geometry, TikZ from the source (and the compiled page with ``compile_tikz``), DOT and
-Mermaid through their handler's extractor and engine.  It is the ``score`` command's
-engine and lives beside the commands, above ``config``: given no params it reads a file with
-every section's defaults, the whole ``Params`` that only the config layer composes.  The
-handlers it dispatches on are the formats'; the scorers it feeds are the graph layer's
-(:func:`diagramforge.graphs.score.score_graphs`).
+The file is told by its name, else its content (:func:`detect_format`), and read as the
+pipeline reads its format: each format says both in its ``file_graph`` capability
+(``formats/<name>/file_graph.py``, the contract in :mod:`diagramforge.formats.file_graphs`),
+and this module loops over the formats that have one. What is no format's stays here: graph
+JSON, the scorers' own serialisation. It is the ``score`` command's engine and lives beside
+the commands, above ``config``: given no params it reads a file with every section's
+defaults, the whole ``Params`` that only the config layer composes.  The scorers it feeds are
+the graph layer's (:func:`diagramforge.graphs.score.score_graphs`).
 """
 
 from __future__ import annotations
 
 import json
-import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from diagramforge.config import Params
-from diagramforge.formats.mxgraph.graph import model_graph
-from diagramforge.formats.mxgraph.notation import MxGraphError, decode, normalise, parse_xml
-from diagramforge.formats.registry import handlers
-from diagramforge.formats.svg.graph import svg_graph
-from diagramforge.formats.tikz.graph import pdf_graph, tikz_graph
-from diagramforge.formats.tikz.texcompile import compile_tikz as _compile
+from diagramforge.formats import capabilities
+from diagramforge.formats.file_graphs import Clue, FileReading, head
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.score import score_graphs
 from diagramforge.graphs.settings import GraphParams
-from diagramforge.store.records import Unit
 
-_DOT_HEAD = re.compile(rb"^(?:\s|//[^\n]*\n|/\*.*?\*/|#[^\n]*\n)*(?:strict\s+)?(?:di)?graph\b",
-                       re.I | re.S)
-_MERMAID_HEAD = re.compile(
-    rb"^(?:\s|%%[^\n]*\n)*(?:---\n.*?\n---\n\s*)?(?:flowchart|graph\s+(?:TB|TD|BT|RL|LR)\b|"
-    rb"sequenceDiagram|classDiagram|stateDiagram|erDiagram|journey|gantt|pie|mindmap|"
-    rb"timeline|gitGraph|quadrantChart|requirementDiagram|C4Context|block-beta)", re.S)
+JSON = "json"
+JSON_CLUES = (
+    Clue(10, lambda data, name: name.endswith(".json") or head(data).startswith(b"{"),
+         "a graph JSON (the scorers' own form) by name or its opening brace: no diagram "
+         "language opens with one, so it is tried first"),
+)
+"""How a graph JSON is recognised: the one kind of file that is no format's."""
+
+
+def clues() -> list[tuple[Clue, str, ModuleType | None]]:
+    """Every clue, with the kind it reports and the ``file_graph`` module that reads its
+    files (``None``: graph JSON), in rank order."""
+    out: list[tuple[Clue, str, ModuleType | None]] = [(c, JSON, None) for c in JSON_CLUES]
+    for fmt, module in capabilities.every("file_graph").items():
+        out += [(c, c.kind or fmt, module) for c in module.CLUES]
+    return sorted(out, key=lambda t: t[0].rank)
+
+
+def _matching(data: bytes, name: str) -> Iterator[tuple[str, ModuleType | None]]:
+    lower = name.lower()
+    for clue, kind, module in clues():
+        if clue.test(data, lower):
+            yield kind, module
 
 
 def detect_format(data: bytes, name: str = "") -> str:
-    """``json``, ``mxgraph``, ``svg``, ``tikz``, ``dot``, ``mermaid`` or ``pdf``, from the
-    extension, else the content."""
-    lower = name.lower()
-    head = data[:4096].lstrip()
-    if lower.endswith(".json") or head.startswith(b"{"):
-        return "json"
-    if data[:5] == b"%PDF-" or lower.endswith(".pdf"):
-        return "pdf"
-    if lower.endswith((".tex", ".tikz")):
-        return "tikz"
-    if lower.endswith((".dot", ".gv")):
-        return "dot"
-    if lower.endswith((".mmd", ".mermaid")):
-        return "mermaid"
-    if lower.endswith((".drawio", ".drawio.svg", ".drawio.png", ".drawio.xml")) \
-            or data[:8] == b"\x89PNG\r\n\x1a\n":
-        return "mxgraph"
-    if b"<mxfile" in data or b"<mxGraphModel" in data or b"&lt;mxfile" in data \
-            or b"&lt;mxGraphModel" in data:
-        return "mxgraph"
-    if lower.endswith(".svg") or b"<svg" in head:
-        return "svg"
-    if re.search(rb"\\(?:begin\{tikzpicture\}|tikz\b|node\b|draw\b)", data):
-        return "tikz"
-    if _MERMAID_HEAD.match(data[:4096]):
-        return "mermaid"
-    if _DOT_HEAD.match(data[:4096]):
-        return "dot"
-    if lower.endswith(".xml"):
-        return "mxgraph"
+    """What the file is — ``json``, a format's name, or what a format's clue calls a file
+    that is not its source (``pdf``) — from the lowest-ranked clue that holds: names and
+    magic numbers, else the content."""
+    for kind, _module in _matching(data, name):
+        return kind
     raise ValueError(f"cannot tell the diagram format of {name or 'the input'}")
-
-
-def _engine_graph(fmt: str, data: bytes, name: str, params: Any) -> Graph:  # noqa: ANN401
-    """A DOT or Mermaid file's graph as the pipeline builds it: the format's extractor (its
-    safety checks and limits), then its engine (Graphviz's layout; Mermaid's parse in the
-    browser).  ``params`` is the full :class:`~diagramforge.config.Params`."""
-    h = handlers()[fmt](params or Params(), lambda r: name)
-    try:
-        base = {"source": "file", "source_id": name, "group": name, "title": name}
-        recs, rejs = h.extract_file(data, name or f"input.{fmt}", base, name, Unit.INPUT)
-        if not recs:
-            why = f"{rejs[0].reason}: {rejs[0].detail}" if rejs else "nothing extracted"
-            raise ValueError(f"{name}: {why}")
-        g = h.to_graph(recs[0])
-    finally:
-        h.close()
-    if g is None:
-        raise ValueError(f"{name}: {fmt} gives no structure graph for this diagram")
-    return g
 
 
 def load_graph(path: str | Path, params: GraphParams | None = None,
                compile_tikz: bool = False, full: Any = None) -> Graph:  # noqa: ANN401
-    """A graph JSON file, or a diagram converted with the extractors: draw.io/mxGraph
+    """A graph JSON file, or a diagram read by its format's ``file_graph``: draw.io/mxGraph
     (``.drawio``, ``.xml``, ``.drawio.svg``, ``.drawio.png``: first page, exact), SVG
     (DiagramEval geometry), TikZ (``.tex``/``.tikz`` source; with ``compile_tikz`` also the
-    compiled page, see :func:`~.tikz.tikz_graph`), Graphviz DOT (``.dot``/``.gv``, Graphviz's
-    layout) and Mermaid (``.mmd``/``.mermaid``, Mermaid's own parse), PDF (page geometry).
-    ``full`` is the whole :class:`~diagramforge.config.Params` (DOT and Mermaid read their
-    format sections; defaults otherwise)."""
+    compiled page; a PDF as its page geometry), Graphviz DOT (``.dot``/``.gv``, Graphviz's
+    layout) and Mermaid (``.mmd``/``.mermaid``, Mermaid's own parse). ``full`` is the whole
+    :class:`~diagramforge.config.Params` (DOT and Mermaid read their format sections;
+    defaults otherwise). A format that declines the file (``read`` gives ``None``) hands it
+    to the next matching clue of another format."""
     path = Path(path)
     data = path.read_bytes()
     params = params or (full.graph if full is not None else GraphParams())
-    fmt = detect_format(data, path.name)
-    if fmt == "json":
-        return Graph.from_json(data)
-    if fmt in ("dot", "mermaid"):
-        return _engine_graph(fmt, data, path.name, full)
-    if fmt == "mxgraph":
-        try:
-            page = next(p for p in decode(data, path.name) if p.model is not None)
-        except MxGraphError:
-            if b"<svg" in data[:4096]:  # an SVG that only mentions draw.io
-                fmt = "svg"
-            else:
-                raise
-        else:
-            return model_graph(parse_xml(normalise(page.model)), params)
-    if fmt == "svg":
-        return svg_graph(data, params)
-    if fmt == "pdf":
-        return pdf_graph(data, params)
-    code = data.decode("utf-8", "replace")
-    return tikz_graph(code, _compile(code) if compile_tikz else None, params)
+    reading = FileReading(path.name, params, lambda: full or Params(), compile_tikz)
+    declined: set[int] = set()
+    for kind, module in _matching(data, path.name):
+        if module is None:
+            return Graph.from_json(data)
+        if id(module) in declined:
+            continue
+        graph = module.read(data, kind, reading)
+        if graph is not None:
+            return graph
+        declined.add(id(module))
+    raise ValueError(f"cannot tell the diagram format of {path.name or 'the input'}")
 
 
 def score_files(pred_path: str | Path, ref_path: str | Path, threshold: float | None = None,
