@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -18,9 +19,19 @@ from diagramforge.cards.publish.audit import format_funnel, load_audit
 from diagramforge.cards.publish.source_funnel import format_source_funnel, source_funnel
 from diagramforge.cards.validate.empty import nothing_to_publish
 from diagramforge.config import Params, load_params
+from diagramforge.formats import capabilities
 from diagramforge.formats.registry import format_titles
 from diagramforge.params import ParamsError
-from diagramforge.pipeline import STAGES, defines, docstring, funnel, is_mapped, load, stage_name
+from diagramforge.pipeline import (
+    STAGES,
+    defines,
+    docstring,
+    format_capability,
+    funnel,
+    is_mapped,
+    load,
+    stage_name,
+)
 from diagramforge.pipeline import dvc_yaml as generate
 from diagramforge.store import atomic
 from diagramforge.store.paths import stage_paths
@@ -114,8 +125,20 @@ def _stage_command(name: str, spec: str, mapped: bool) -> None:
     else:
         def command() -> None:
             run_it()
-    command.__doc__ = docstring(spec)
+    command.__doc__ = docstring(spec) + _formats_line(spec)
     app.command(name=name)(command)
+
+
+def _formats_line(spec: str) -> str:
+    """The formats a stage takes (its ``format_capability``: every format for extract and
+    render, those with an ``edit.py`` for edit…), from the folders, without importing a
+    handler: a format added as a folder is in the help with no line written for it."""
+    cap = format_capability(spec)
+    if cap is None:
+        return ""
+    titles = [t for n, t in format_titles().items()
+              if (capabilities.ROOT / n / f"{cap}.py").is_file()]
+    return " Formats: " + ", ".join(titles) + "."
 
 
 def _register_stages() -> None:
@@ -179,7 +202,17 @@ from diagramforge.commands import register as _register_cards  # noqa: E402
 _register_cards(app, audit_app, _params)
 
 
+def _score_help(fn: Callable) -> Callable:
+    """``score``'s help with the formats whose folder reads a file's graph (a
+    ``file_graph.py``; found without importing it)."""
+    titles = format_titles()
+    readers = [t for n, t in titles.items() if (capabilities.ROOT / n / "file_graph.py").is_file()]
+    fn.__doc__ = (fn.__doc__ or "") + " Formats: " + ", ".join(readers) + "."
+    return fn
+
+
 @app.command()
+@_score_help
 def score(pred: Annotated[Path, typer.Argument(help="Predicted graph JSON or diagram file.")],
           ref: Annotated[Path, typer.Argument(help="Reference graph JSON or diagram file.")],
           threshold: Annotated[float | None, typer.Option(
@@ -190,9 +223,9 @@ def score(pred: Annotated[Path, typer.Argument(help="Predicted graph JSON or dia
           ) -> None:
     """Score a predicted diagram against a reference: node, edge and path alignment
     (DiagramEval) and SciFlow-Bench's node/edge precision, recall and F1, with nodes matched
-    one-to-one. Either side may be graph JSON or a diagram file: draw.io/mxGraph (.drawio,
-    .xml, .drawio.svg, .drawio.png), SVG, TikZ (.tex), Graphviz DOT (.dot, .gv), Mermaid
-    (.mmd) or PDF. Prints the scores as JSON."""
+    one-to-one. Either side may be graph JSON, a compiled page (PDF) or a diagram file of a
+    format that reads one (told by its name, else its content). Prints the scores as
+    JSON."""
     import json
 
     # lazy: loads scipy

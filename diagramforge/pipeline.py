@@ -210,6 +210,17 @@ def _class_ast(spec: str) -> ast.ClassDef:
     raise LookupError(f"{spec}: no such class")
 
 
+def format_capability(spec: str) -> str | None:
+    """The stage's ``format_capability`` declaration, read from its source (``None`` when it
+    declares none): the CLI's help names formats without importing a stage or a handler."""
+    for node in _class_ast(spec).body:
+        target = node.target if isinstance(node, ast.AnnAssign) else \
+            node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        if isinstance(target, ast.Name) and target.id == "format_capability" and node.value:
+            return ast.literal_eval(node.value)
+    return None
+
+
 def stage_name(spec: str) -> str:
     for node in _class_ast(spec).body:
         if isinstance(node, ast.Assign) and any(

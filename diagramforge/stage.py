@@ -121,6 +121,10 @@ class _Declared:
     """Extra output paths (relative to the data dir), e.g. the published dataset."""
     funnel: ClassVar[bool] = True
     """Counted in the audit funnel (every input kept or rejected)."""
+    format_capability: ClassVar[str | None] = None
+    """What of a format the stage uses: ``"handler"`` (extract, render: every format), a
+    capability's name (``"edit"``: the formats with a ``formats/<name>/edit.py``), or
+    ``None``. The CLI's help lists the formats that have it, read from the folders."""
     extra_metrics: ClassVar[tuple[str, ...]] = ()
     """Metrics files the stage writes besides ``<name>.json`` (relative to the metrics dir)."""
     plots: ClassVar[tuple[tuple[str, dict], ...]] = ()

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 import typer.main
 
-from diagramforge.cli import app, user_text
+from diagramforge.cli import _formats_line, app, user_text
+from diagramforge.formats.registry import format_titles
 from diagramforge.pipeline import (
     PACKAGE_DIR,
     STAGES,
@@ -111,8 +112,13 @@ def test_cli_has_exactly_one_command_per_stage_plus_utilities():
                                            "stats", "push",
                                            "tikz-table"}  # the generated TikZ table
     for spec, name in zip(STAGES, stages, strict=True):
-        # the help is the docstring's first paragraph, reST literals as `x`
-        assert commands[name].help == user_text(docstring(spec)) != ""
+        # the help is the docstring's first paragraph, reST literals as `x`, and for a stage
+        # that dispatches to the formats, the formats the registry finds
+        assert commands[name].help == user_text(docstring(spec) + _formats_line(spec)) != ""
+    # every format for extract and render; for edit, those whose folder holds edits
+    for name in ("extract", "render"):
+        assert all(t in commands[name].help for t in format_titles().values()), name
+    assert "Formats: " in commands["edit"].help and "raster" not in commands["edit"].help
     assert ("workers" in [p.name for p in commands["render"].params]) is True
     assert ("workers" in [p.name for p in commands["split"].params]) is False
 

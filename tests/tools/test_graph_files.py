@@ -105,6 +105,11 @@ def _told(tell, data: bytes, name: str) -> str:  # noqa: ANN001
         return f"error: {exc}"
 
 
+ADDED = {"plantuml"}
+"""Formats added after the old detection was written: a file it could not tell — or only
+guessed, as draw.io, from an ``.xml`` name — may now be theirs; nothing else may change."""
+
+
 def test_detection_is_the_one_graph_files_had(sample_files: dict[str, bytes]) -> None:
     kinds = set()
     differ = []
@@ -112,7 +117,8 @@ def test_detection_is_the_one_graph_files_had(sample_files: dict[str, bytes]) ->
         for name in [key.rsplit("/", 1)[-1], *NAMES]:
             old, new = _told(_before, data, name), _told(detect_format, data, name)
             kinds.add(old)
-            if old != new:
+            guessed = old.startswith("error") or old == "mxgraph" and name.lower().endswith(".xml")
+            if old != new and not (guessed and new in ADDED):
                 differ.append((key, name, old, new))
     assert not differ, differ[:10]
     # the set is varied enough to mean something: every kind, and refusals, were seen

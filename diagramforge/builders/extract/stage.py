@@ -36,12 +36,13 @@ SMALL_KINDS = FILE_KINDS | {SourceKind.STACKEXCHANGE}
 class ExtractStage(Stage, UsesFormats):
     """Unpack each e-print safely, flatten its LaTeX and turn every TikZ picture into a
     standalone document with the preamble definitions it uses, caption and context; split
-    repository files into draw.io/mxGraph pages, SVG documents, Graphviz DOT graphs and
-    Mermaid diagrams (files and Markdown blocks); find captioned figures in PDFs (vector →
+    repository files into diagrams by their format's handler (a draw.io file into its pages,
+    a Markdown file into its diagram blocks); find captioned figures in PDFs (vector →
     SVG, raster → raster figures from PDFs, with the paragraphs that cite them); take the
     pictures from Stack Exchange posts' code blocks."""
 
     name = "extract"
+    format_capability = "handler"
     upstream = "crawl"
     input_schema = SOURCE_SCHEMA
     reads = ("id", "kind", "path", "licence", "licence_url", "title", "authors", "url",

@@ -20,15 +20,16 @@ from diagramforge.store.records import Rejection
 
 
 class RenderStage(RendersFormats, Stage):
-    """Compile every diagram with its real tool (sandboxed pdflatex, lualatex or xelatex
-    for TikZ, batched across sources; draw.io's own engine for draw.io/mxGraph and
-    Mermaid's own library for Mermaid, in headless Chromium; Graphviz for Graphviz DOT;
-    resvg for SVG; raster figures from PDFs are checked as cropped) and rasterize it,
+    """Compile every diagram with its format's real tool (e.g. sandboxed pdflatex, lualatex
+    or xelatex for TikZ, batched across sources; draw.io's own engine and Mermaid's own
+    library in headless Chromium; Graphviz; PlantUML on a headless JRE; resvg for SVG;
+    raster figures from PDFs are checked as cropped) and rasterize it,
     rejecting failures, blanks and extreme scales; build each kept diagram's structure
     graph (`graph` and the `graph_*` statistics; null, with the reason counted, when it
     cannot)."""
 
     name = "render"
+    format_capability = "handler"
     upstream = "extract"
     reads = ("id", "format", "code", "group")
     writes = ("image", "width", "height", "render_status", "render_engine", "render_error",

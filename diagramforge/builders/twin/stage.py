@@ -55,6 +55,7 @@ class TwinStage(RendersFormats, Stage):
     its real engine and keep it only when its structure graph equals the source's."""
 
     name = "twin"
+    format_capability = "twin"
     upstream = "split"
     output_schema: ClassVar[pa.Schema] = TWIN_SCHEMA
     reads = ("id", "format", "code", "image", "split", "graph", "group")

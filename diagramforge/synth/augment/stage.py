@@ -84,6 +84,7 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
     and are not near-duplicates."""
 
     name = "augment"
+    format_capability = "augment"
     upstream = "split"
     output_schema: ClassVar[pa.Schema] = AUGMENT_SCHEMA
     reads = ("id", "format", "code", "image", "split")

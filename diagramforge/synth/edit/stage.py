@@ -76,6 +76,7 @@ class EditStage(SelectsRows, RendersFormats, Stage):
     format's own engine and keep those that differ from the source render."""
 
     name = "edit"
+    format_capability = "edit"
     upstream = "split"
     output_schema: ClassVar[pa.Schema] = EDIT_SCHEMA
     reads = ("id", "format", "code", "image", "split", "graph")

@@ -193,6 +193,7 @@ class FixRender(RendersFormats, Stage):
     process it did not spread — at arXiv's ≈ 23k failures, 5.4 h on one core."""
 
     name = "repair"
+    format_capability = "repair"
 
     def units(self, rows: list[dict]) -> list[WorkUnit]:
         h = self.formats()["tikz"]
