@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from diagramforge.formats.svg.graph import svg_primitives
+from diagramforge.graphs.geometry import TextItem
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.score import normalise_text
 from diagramforge.vocabulary import graph_like, picture_graph_like
@@ -208,8 +209,15 @@ def _on_render(text: str, drawn: str) -> bool:
     return all(ln in drawn for ln in lines if ln)
 
 
+def drawn_runs(drawing: str) -> list[TextItem]:
+    """The text runs an engine's drawing (its SVG export) sets, each with its box and font
+    size (each ``<text>`` line; a ``<foreignObject>`` label), as the SVG graph reader sees
+    them: what the twin's readability is measured on (``builders/twin/readable.py``)."""
+    texts, _ = svg_primitives(drawing)
+    return texts
+
+
 def drawn_texts(svg: str) -> list[str]:
     """The text runs an SVG draws (each ``<text>`` line; a ``<foreignObject>`` label), as the
     SVG graph reader sees them."""
-    texts, _ = svg_primitives(svg)
-    return [t.text for t in texts]
+    return [t.text for t in drawn_runs(svg)]

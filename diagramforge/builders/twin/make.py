@@ -188,11 +188,11 @@ class Twins:
                 by_fmt[row["format"]].append(k)
         for fmt, idx in by_fmt.items():
             try:
-                svgs = self.handlers[fmt].export_svg([rows[k] for k in idx])
+                drawings = self.handlers[fmt].export_svg([rows[k] for k in idx])
             except NotImplementedError as exc:
-                svgs = [Refusal(TwinReason.NO_EXPORT, str(exc))] * len(idx)
-            for k, svg in zip(idx, svgs, strict=True):
-                out[k] = svg
+                drawings = [Refusal(TwinReason.NO_EXPORT, str(exc))] * len(idx)
+            for k, drawing in zip(idx, drawings, strict=True):
+                out[k] = drawing
         return out
 
     # -- planning ------------------------------------------------------------------------
@@ -298,7 +298,6 @@ class Twins:
         twin kept has its picture encoded (issue 53)."""
         if not same:
             return
-        raster = handler.params.render.raster
         if self._drawing(handler.name):  # the source engine's drawing is the twin's code
             drawings: list[str | Refusal] = [a.code or "" for a, _ in same]
         else:
@@ -318,7 +317,7 @@ class Twins:
             if why is not None:
                 self._fail(out, a, *why)
                 continue
-            rec["image"] = stored_image(rec["image"], raster)
+            rec["image"] = stored_image(rec["image"], handler.params.render.raster)
             self._count(out, f"verified.{a.row['format']}.{a.target}")
             out.records.append(self._record(a, rec))
 

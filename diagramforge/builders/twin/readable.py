@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 from PIL import Image
 
+from diagramforge.formats.grounding import drawn_runs
 from diagramforge.formats.picture import Picture
-from diagramforge.formats.svg.graph import svg_primitives
 from diagramforge.graphs.geometry import TextItem
 
 TOO_SMALL = "twin_text_too_small"
@@ -57,9 +57,9 @@ class Reading:
     overlaps: list[tuple[str, str, float]]
 
 
-def user_width(svg: str) -> float | None:
+def user_width(drawing: str) -> float | None:
     """The drawing's width in its own user units (the ``viewBox``'s, else ``width``)."""
-    head = re.search(r"<svg\b[^>]*>", svg)
+    head = re.search(r"<svg\b[^>]*>", drawing)
     if not head:
         return None
     box = re.search(r'viewBox\s*=\s*"([^"]+)"', head.group(0))
@@ -82,15 +82,16 @@ def _overlap(a: TextItem, b: TextItem) -> float:
     return w * h / smaller if smaller > 0 else 0.0
 
 
-def measure(svg: str, raster_width_px: int) -> Reading:
-    """The text of ``svg`` as drawn on a raster ``raster_width_px`` wide."""
-    units = user_width(svg)
-    texts = [t for t in svg_primitives(svg)[0] if any(c.isalnum() for c in t.text)]
+def measure(drawing: str, raster_width_px: int) -> Reading:
+    """The text of ``drawing`` (an engine's SVG) as set on a raster ``raster_width_px``
+    wide."""
+    units = user_width(drawing)
+    texts = [t for t in drawn_runs(drawing) if any(c.isalnum() for c in t.text)]
     if not texts or not units:
         return Reading(None, [])
     scale = raster_width_px / units
     smallest = min(t.size for t in texts) * scale
-    limit = MAX_OVERLAP if "textLength" in svg else MAX_OVERLAP_ESTIMATED
+    limit = MAX_OVERLAP if "textLength" in drawing else MAX_OVERLAP_ESTIMATED
     texts.sort(key=lambda t: t.box[0])
     overlaps = []
     for i, a in enumerate(texts):
@@ -116,12 +117,12 @@ def image_width(image: Picture | bytes) -> int:
         return im.width
 
 
-def unreadable(svg: str, image: Picture | bytes, min_px: float = MIN_TEXT_PX
+def unreadable(drawing: str, image: Picture | bytes, min_px: float = MIN_TEXT_PX
                ) -> tuple[str, str] | None:
-    """``(reason, detail)`` when the drawing ``svg``, published as ``image``, cannot be
-    read; ``None`` when it can."""
+    """``(reason, detail)`` when ``drawing`` (the twin engine's SVG), published as
+    ``image``, cannot be read; ``None`` when it can."""
     width = image_width(image)
-    r = measure(svg, width)
+    r = measure(drawing, width)
     if r.overlaps:
         show = "; ".join(f"{a!r} and {b!r} ({s:.0%})" for a, b, s in r.overlaps[:3])
         return OVERLAP, f"{len(r.overlaps)} pairs of text runs overlap: {show}"

@@ -1,13 +1,14 @@
-"""AugTikZ repair: TikZ pictures that failed to compile, fixed through the LLM layer.
+"""AugTikZ repair: diagrams whose code failed to compile, fixed through the LLM layer.
 
 Render ledgers every failed compile with its reason and first error line. The ``repair``
 stage reads those rejections with the extracted code, asks the model for a fix (the error
-line is in the prompt), and keeps a repair only if it compiles and renders (the TikZ handler,
-as render does) and keeps the original's node texts within ``augment.repair.min_text_overlap``
-(a repair that deletes the broken part is not a repair). The offline backend answers with the
-rule-based fix computed here for the common errors: an undefined macro (its package, or a
-harmless definition), a missing semicolon, an unknown key (its TikZ library, or the key
-dropped), an undefined environment or arrow tip (its package or library).
+line is in the prompt), and keeps a repair only if it compiles and renders (its format's
+handler, as render does) and keeps the original's node texts within
+``augment.repair.min_text_overlap`` (a repair that deletes the broken part is not a repair).
+Which failures are repairable, the question, the rule-based fix the offline backend answers
+with, and the texts a fix must keep are the format's ``repair`` capability
+(``formats/<name>/repair.py``, :mod:`diagramforge.formats.repairs`; TikZ's: packages,
+libraries, semicolons); the stage loops over the formats that have one.
 
 Published as config ``repair`` (broken code + error → fixed code). A repaired diagram takes
 the split of its paper's diagrams (leakage-safe: the same unit as its siblings), ``train``
@@ -17,7 +18,6 @@ when the paper has none.
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -29,13 +29,13 @@ import pyarrow.parquet as pq
 
 from diagramforge.executors import Executor, Failure, make_executor, unit_timeouts
 from diagramforge.formats.encoding import render_stored
-from diagramforge.formats.registry import RendersFormats, UsesFormats
+from diagramforge.formats.registry import RendersFormats, UsesFormats, with_capability
+from diagramforge.formats.repairs import Repair
 from diagramforge.selection import Selector
 from diagramforge.stage import Outcome, Stage, StageLog, TableStage, WorkUnit
 from diagramforge.store.paths import stage_paths
 from diagramforge.store.records import Rejection, item_id
 from diagramforge.store.shards import Upstream
-from diagramforge.synth.edit.sampler import FORMATS
 from diagramforge.synth.llm.types import Request
 
 if TYPE_CHECKING:
@@ -48,99 +48,12 @@ to the run's executor."""
 SCHEMA = {"type": "object", "properties": {"code": {"type": "string"}},
           "required": ["code"], "additionalProperties": False}
 
-MACRO_PACKAGES = {"SI": "siunitx", "si": "siunitx", "num": "siunitx", "mathbb": "amssymb",
-                  "text": "amsmath", "toprule": "booktabs", "midrule": "booktabs",
-                  "bottomrule": "booktabs", "textcolor": "xcolor", "colorlet": "xcolor",
-                  "includegraphics": "graphicx", "checkmark": "amssymb", "bm": "bm",
-                  "mathscr": "mathrsfs", "tikzmath": None, "qty": "siunitx"}
-KEY_LIBRARIES = {"Stealth": "arrows.meta", "Latex": "arrows.meta", "Triangle": "arrows.meta",
-                 "right": "positioning", "left": "positioning", "above": "positioning",
-                 "below": "positioning", "diamond": "shapes.geometric",
-                 "trapezium": "shapes.geometric", "ellipse": "shapes.geometric",
-                 "cylinder": "shapes.geometric", "star": "shapes.geometric",
-                 "decorate": "decorations.pathmorphing", "fit": "fit",
-                 "rounded rectangle": "shapes.misc", "cross out": "shapes.misc",
-                 "rectangle split": "shapes.multipart", "circle split": "shapes.multipart",
-                 "shadow": "shadows", "drop shadow": "shadows", "matrix of nodes": "matrix",
-                 "on background layer": "backgrounds", "mindmap": "mindmap",
-                 "pattern": "patterns", "single arrow": "shapes.arrows", "calc": "calc"}
-ENV_PACKAGES = {"tikzcd": "tikz-cd", "circuitikz": "circuitikz", "forest": "forest",
-                "axis": "pgfplots", "semilogyaxis": "pgfplots", "loglogaxis": "pgfplots"}
-_STMT = re.compile(r"^\s*\\(draw|node|path|fill|filldraw|shade|coordinate|clip|matrix)\b")
-
-
-def _preamble(code: str, line: str) -> str:
-    if line in code:
-        return code
-    if "\\begin{document}" in code:
-        return code.replace("\\begin{document}", line + "\n\\begin{document}", 1)
-    return line + "\n" + code
-
-
-def _semicolons(code: str) -> str:
-    """End every picture statement that runs into the next one with ``;``."""
-    lines = code.split("\n")
-    inside, last = False, None
-    for k, ln in enumerate(lines):
-        s = ln.split("%")[0].rstrip()
-        if "\\begin{tikzpicture}" in s:
-            inside, last = True, None
-            continue
-        if "\\end{tikzpicture}" in s:
-            if last is not None and not lines[last].split("%")[0].rstrip().endswith(";"):
-                lines[last] = lines[last].rstrip() + ";"
-            inside = False
-            continue
-        if not inside or not s.strip():
-            continue
-        if _STMT.match(s) and last is not None and \
-                not lines[last].split("%")[0].rstrip().endswith((";", "{", "[", ",")):
-            lines[last] = lines[last].rstrip() + ";"
-        last = k
-    return "\n".join(lines)
-
-
-def rule_repair(code: str, error: str) -> tuple[str, str]:
-    """``(fixed code, what was done)``; the code unchanged when no rule applies."""
-    m = re.search(r"Undefined control sequence.*?\\([A-Za-z@]+)\s*(?:\{|$|\W)", error + " ")
-    if "Undefined control sequence" in error:
-        names = re.findall(r"\\([A-Za-z@]+)", error.split("|", 1)[-1])
-        name = names[-1] if names else (m.group(1) if m else None)
-        if name:
-            pkg = MACRO_PACKAGES.get(name)
-            if pkg:
-                return _preamble(code, f"\\usepackage{{{pkg}}}"), f"package {pkg}"
-            return (_preamble(code, f"\\providecommand{{\\{name}}}[1]{{#1}}"),
-                    f"define \\{name}")
-    if "forget a semicolon" in error:
-        return _semicolons(code), "semicolon"
-    k = re.search(r"I do not know the key '/tikz/([^']+)'", error)
-    if k:
-        key = k.group(1).split("=")[0].strip()
-        lib = KEY_LIBRARIES.get(key)
-        if lib:
-            return _preamble(code, f"\\usetikzlibrary{{{lib}}}"), f"library {lib}"
-        pat = re.compile(r"(?<=[\[,])\s*" + re.escape(key) + r"\s*(=\s*[^,\]]*)?\s*(,|(?=\]))")
-        return pat.sub("", code), f"drop key {key}"
-    a = re.search(r"Unknown arrow tip kind '([^']+)'", error)
-    if a:
-        return _preamble(code, "\\usetikzlibrary{arrows.meta}"), "library arrows.meta"
-    e = re.search(r"Environment (\w+) undefined", error)
-    if e and e.group(1) in ENV_PACKAGES:
-        pkg = ENV_PACKAGES[e.group(1)]
-        return _preamble(code, f"\\usepackage{{{pkg}}}"), f"package {pkg}"
-    return code, ""
-
-
-def repair_request(code: str, error: str, prompt_version: str) -> Request:
-    fixed, _ = rule_repair(code, error)
-    return Request(
-        task="augment_repair",
-        system=f"You repair TikZ pictures that fail to compile. Prompt {prompt_version}.",
-        user=(f"This standalone LaTeX document fails with:\n{error}\n\nFix the error without "
-              "changing what the picture shows; keep every node and label. Answer with the "
-              f"complete corrected document.\n\n{code}"),
-        json_schema=SCHEMA, context={"code": fixed})
+def repair_request(repair: Repair, code: str, error: str, prompt_version: str) -> Request:
+    """The question for one broken diagram, in its format's words; the offline backend
+    answers with the format's rule-based fix (``context``)."""
+    fixed, _ = repair.fix(code, error)
+    return Request(task="augment_repair", system=f"{repair.SYSTEM} Prompt {prompt_version}.",
+                   user=repair.ask(code, error), json_schema=SCHEMA, context={"code": fixed})
 
 
 def text_overlap(a: list[str], b: list[str]) -> float:
@@ -187,28 +100,36 @@ class RepairReason:
 
 
 class FixRender(RendersFormats, Stage):
-    """Repair's candidate fixes rendered on the executor's workers, a TikZ batch
-    (``render.tikz.batch_size``) per unit: compiling the fixes is nearly all of repair's
-    cost (0.86 CPU-s per failed compile, docs/SCALE.md §3 phase 5), and in the stage's own
-    process it did not spread — at arXiv's ≈ 23k failures, 5.4 h on one core."""
+    """Repair's candidate fixes rendered on the executor's workers, a batch of their
+    format's (``render.<format>.batch_size``) per unit: compiling the fixes is nearly all
+    of repair's cost (0.86 CPU-s per failed compile, docs/SCALE.md §3 phase 5), and in the
+    stage's own process it did not spread — at arXiv's ≈ 23k failures, 5.4 h on one core."""
 
     name = "repair"
     format_capability = "repair"
 
     def units(self, rows: list[dict]) -> list[WorkUnit]:
-        h = self.formats()["tikz"]
-        step = h.batch_size()
-        return [WorkUnit(rows[k:k + step], f"fix:{k}", h.unit_timeout())
-                for k in range(0, len(rows), step)]
+        """The fixes in batches of one format each, named by their first fix's place."""
+        out: list[WorkUnit] = []
+        k = 0
+        for fmt in dict.fromkeys(r["format"] for r in rows):
+            h = self.formats()[fmt]
+            same = [r for r in rows if r["format"] == fmt]
+            step = h.batch_size()
+            out += [WorkUnit(same[j:j + step], f"fix:{k + j}", h.unit_timeout())
+                    for j in range(0, len(same), step)]
+            k += len(same)
+        return out
 
     def process(self, unit: WorkUnit) -> Outcome:
-        return render_stored(self.formats()["tikz"], unit.rows)
+        return render_stored(self.formats()[unit.rows[0]["format"]], unit.rows)
 
 
 class RepairStage(TableStage, UsesFormats):
-    """AugTikZ repair of TikZ pictures that failed to compile: render's ledger + the
-    extracted code → the LLM (offline: rule-based fixes) → kept if it compiles, renders and
-    keeps the node texts; config ``repair``."""
+    """AugTikZ repair of diagrams that failed to compile, in every format with a ``repair``
+    capability: render's ledger + the extracted code → the LLM (offline: the format's
+    rule-based fixes) → kept if it compiles, renders and keeps the node texts; config
+    ``repair``."""
 
     name = "repair"
     upstream = "split"
@@ -221,7 +142,7 @@ class RepairStage(TableStage, UsesFormats):
     expands = True
     funnel: ClassVar[bool] = False
     param_sections: ClassVar[tuple[str, ...]] = ("augment", "render", "licences", "select")
-    code = ("synth/augment", "synth/edit", "formats", "notation", "graphs", "sandbox/process.py",
+    code = ("synth/augment", "formats", "notation", "graphs", "sandbox/process.py",
             "sandbox/landlock.py",
             "synth/llm", "store/cache.py", "filters/filter/tokens.py", "tokenizer.py",
             "selection.py")
@@ -231,15 +152,29 @@ class RepairStage(TableStage, UsesFormats):
     """A repaired picture's original never rendered, so it is not among the published
     diagrams: the item carries its own licence, attribution and split (its paper's)."""
 
+    _repairs: dict[str, Repair] | None = None
+
+    def repairs(self) -> dict[str, Repair]:
+        """Format → its ``repair`` capability, for every format that has one."""
+        if self._repairs is None:
+            self._repairs = with_capability("repair")  # type: ignore[assignment]
+        assert self._repairs is not None
+        return self._repairs
+
     def environment(self) -> dict:
-        return {"tikz": self.formats()["tikz"].environment()}
+        return {name: self.formats()[name].environment() for name in self.repairs()}
+
+    def _claims(self, reason: str) -> list[Repair]:
+        """The repair capabilities whose formats' render failures ``reason`` is."""
+        return [m for m in self.repairs().values() if reason.startswith(m.FAILURES)]
 
     def _failures(self) -> Iterator[dict]:
-        """Render's compile failures, one ledger shard in memory at a time."""
+        """Render's failures a format's repair claims, one ledger shard in memory at a
+        time."""
         rej = stage_paths(self.params, "render").rejections
         for f in sorted(rej.glob("*.parquet")) if rej.exists() else []:
             t = pq.read_table(f, columns=["id", "locator", "reason", "detail"])
-            yield from (r for r in t.to_pylist() if str(r["reason"]).startswith("compile_"))
+            yield from (r for r in t.to_pylist() if self._claims(str(r["reason"])))
 
     def _index(self, ids: set[str]) -> tuple[dict[str, tuple[Path, int]], set[str | None]]:
         """Where the extracted rows of ``ids`` are (shard, row) and their paper groups, from
@@ -331,12 +266,16 @@ class RepairStage(TableStage, UsesFormats):
         for r in failed:
             rec = code.get(r["id"])
             where = r["locator"]
-            if r["reason"] in ("compile_timeout", "compile_forbidden_io"):
+            claims = self._claims(str(r["reason"]))
+            repair = self.repairs().get(rec["format"]) if rec is not None else None
+            if any(r["reason"] in m.UNFIXABLE for m in claims):
                 screened.append((r, None, Rejection(where, RepairReason.NOT_COMPILE,
                                                     r["reason"], id=r["id"])))
-            elif rec is None or rec["format"] != "tikz":
+            elif rec is None or repair is None or repair not in claims:
+                languages = " or ".join(m.LANGUAGE for m in claims)
                 screened.append((r, None, Rejection(where, RepairReason.NO_CODE,
-                                                    "no extracted TikZ code", id=r["id"])))
+                                                    f"no extracted {languages} code",
+                                                    id=r["id"])))
             elif rec["licence"] not in self.params.licences.allow:
                 screened.append((r, None, Rejection(where, RepairReason.LICENCE,
                                                     str(rec["licence"]), id=r["id"])))
@@ -346,7 +285,8 @@ class RepairStage(TableStage, UsesFormats):
                 log.stats.not_selected_inputs += 1  # outside the config's token window
             else:
                 screened.append((r, rec, None))
-                requests.append(repair_request(rec["code"], r["detail"] or "",
+                assert repair is not None
+                requests.append(repair_request(repair, rec["code"], r["detail"] or "",
                                                cfg.prompt_version))
         asked = [k for k, (_, _, rejection) in enumerate(screened) if rejection is None]
         answers = dict(zip(asked, llm.complete_many(requests) if requests else [], strict=True))
@@ -392,9 +332,10 @@ class RepairStage(TableStage, UsesFormats):
         kept: list[dict] = []
         ok: list[tuple[dict, dict]] = []
         for r, c in candidates:
+            repair = self.repairs()[c["format"]]
             try:
-                before = [n.text for n in FORMATS["tikz"].graph(c["code"]).nodes]
-                after = [n.text for n in FORMATS["tikz"].graph(c["fixed"]).nodes]
+                before = repair.texts(c["code"])
+                after = repair.texts(c["fixed"])
             except Exception as exc:  # noqa: BLE001 - an answer the reader cannot parse
                 log.reject(Rejection(r["locator"], RepairReason.TEXTS, repr(exc)[:300],
                                      id=r["id"]))
@@ -405,7 +346,7 @@ class RepairStage(TableStage, UsesFormats):
                                      f"node-text overlap {share:.2f}", id=r["id"]))
                 continue
             ok.append((r, c))
-        rows = [{"id": item_id(c["fixed"]), "format": "tikz",
+        rows = [{"id": item_id(c["fixed"]), "format": c["format"],
                  "code": c["fixed"], "source_id": r["locator"], "meta": None, "group": None}
                 for r, c in ok]
         images, why = render(rows) if rows else ({}, {})
@@ -416,8 +357,8 @@ class RepairStage(TableStage, UsesFormats):
                                      why.get(r["locator"], "")[:300], id=r["id"]))
                 continue
             split = splits.get(c["group"], Counter()).most_common(1)
-            _, fix = rule_repair(c["code"], r["detail"] or "")
-            kept.append({"id": row["id"], "diagram_id": r["id"], "format": "tikz",
+            _, fix = self.repairs()[c["format"]].fix(c["code"], r["detail"] or "")
+            kept.append({"id": row["id"], "diagram_id": r["id"], "format": c["format"],
                          "split": split[0][0] if split else "train", "config": CONFIG,
                          "broken_code": c["code"], "error": r["detail"], "code": c["fixed"],
                          "image": png, "licence": c["licence"],

@@ -1,5 +1,6 @@
-"""AugTikZ repair: rule-based fixes (the offline backend's answers) and the repair stage
-keeping only fixes that compile, render and keep the node texts."""
+"""AugTikZ repair: the repair stage keeping only fixes that compile, render and keep the
+node texts (TikZ's rule-based fixes, the offline backend's answers, are tested in
+``tests/formats/tikz/test_repair.py``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from diagramforge.stage import StageLog
 from diagramforge.store.paths import stage_paths
 from diagramforge.store.records import REJECTION_SCHEMA, empty_record
 from diagramforge.store.shards import ShardSet
-from diagramforge.synth.repair.stage import RepairStage, rule_repair, text_overlap
+from diagramforge.synth.repair.stage import RepairStage, text_overlap
 from tests.conftest import make_params, needs_tex, seed_stage
 
 DOC = ("\\documentclass{standalone}\n\\usepackage{tikz}\n\\begin{document}\n{body}\n"
@@ -19,27 +20,6 @@ DOC = ("\\documentclass{standalone}\n\\usepackage{tikz}\n\\begin{document}\n{bod
 
 def doc(body: str) -> str:
     return DOC.replace("{body}", body)
-
-
-def test_rules():
-    broken = doc("\\begin{tikzpicture}\n  \\draw (0,0) -- (1,1)\n  \\node at (1,0) {A};\n"
-                 "\\end{tikzpicture}")
-    fixed, what = rule_repair(broken, "! Package tikz Error: Giving up on this path. Did you "
-                                      "forget a semicolon?. | l.5 ")
-    assert what == "semicolon" and "(1,1);\n" in fixed and fixed.count(";") == 2
-    fixed, what = rule_repair(doc("\\node {\\SI{3}{m}};"),
-                              "! Undefined control sequence. | l.4 \\node {\\SI")
-    assert what == "package siunitx" and "\\usepackage{siunitx}\n\\begin{document}" in fixed
-    fixed, what = rule_repair(doc("\\node {\\foo{x}};"), "! Undefined control sequence. | "
-                                                        "l.4 \\node {\\foo")
-    assert "\\providecommand{\\foo}[1]{#1}" in fixed
-    fixed, what = rule_repair(doc("\\draw[-Stealth] (0,0) -- (1,0);"),
-                              "! Package pgfkeys Error: I do not know the key '/tikz/Stealth'")
-    assert what == "library arrows.meta"
-    fixed, what = rule_repair(doc("\\draw[wobbly=3, red] (0,0) -- (1,0);"),
-                              "! Package pgfkeys Error: I do not know the key '/tikz/wobbly'")
-    assert "\\draw[ red]" in fixed and what == "drop key wobbly"
-    assert rule_repair(doc("x"), "! Emergency stop.") == (doc("x"), "")
 
 
 def test_text_overlap():
