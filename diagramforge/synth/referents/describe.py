@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from diagramforge.formats.scenes import Element, Scene, noun_word, one_line
 from diagramforge.synth.referents.grammar import DIRECTIONS, Line, Query, Rank, parse, render
 from diagramforge.synth.referents.resolve import (
     DEFAULT,
@@ -36,7 +37,6 @@ from diagramforge.synth.referents.resolve import (
     resolve,
     side_gap,
 )
-from diagramforge.synth.referents.scene import Element, Scene, noun_word, one_line
 
 NODE_KINDS = ("label", "shape_colour", "container", "neighbour", "position")
 EDGE_KINDS = ("edge_label", "edge_ends")

@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from diagramforge.synth.referents.colours import MODIFIERS, colour_word
-from diagramforge.synth.referents.scene import EDGE_NOUNS, FRAMED, GENERIC_NODE, WORD_CLASS
+from diagramforge.formats.colours import MODIFIERS, colour_word
+from diagramforge.formats.scenes import EDGE_NOUNS, FRAMED, GENERIC_NODE, WORD_CLASS
 
 ELLIPSIS = "…"
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
@@ -69,8 +69,8 @@ class Query:
 
     kind: str = "node"  # "node" | "edge"
     noun: str | None = None
-    """Node class (:data:`~.scene.NOUNS`), or ``None`` for any node; for edges the
-    word ``arrow`` sets :attr:`arrow`."""
+    """Node class (:data:`~diagramforge.formats.scenes.NOUNS`), or ``None`` for any node;
+    for edges the word ``arrow`` sets :attr:`arrow`."""
     arrow: bool = False
     label: str | None = None
     prefix: bool = False

@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from diagramforge.formats import capabilities
 from diagramforge.formats.grounding import (
     INCOMPLETE,
     MIN_TEXT_SHARE,
@@ -34,14 +35,23 @@ NO_GRAPH = "no_graph"
 NO_DRAWING = "no_drawing"
 
 
+def _is_drawing(fmt: str) -> bool:
+    """Whether a format's code *is* its drawing (SVG), as its ``twin`` capability declares
+    (``DRAWING``, :mod:`diagramforge.formats.twin_base`): such a picture is read as written."""
+    twin = capabilities.of(fmt, "twin")
+    return twin is not None and bool(twin.DRAWING)
+
+
 def drawings(handlers: Mapping[str, DiagramFormat], rows: Sequence[Mapping]
              ) -> list[str | Refusal]:
-    """Each picture as its own engine draws it, as SVG (an SVG is its own drawing), exported
-    batched per format; a :class:`~diagramforge.store.records.Refusal` where it cannot be."""
+    """Each picture as its own engine draws it, as SVG (a picture whose code is a drawing is
+    its own), exported batched per format; a
+    :class:`~diagramforge.store.records.Refusal` where it cannot be."""
     out: list[str | Refusal] = [""] * len(rows)
     by_fmt: dict[str, list[int]] = defaultdict(list)
+    own = {fmt: _is_drawing(fmt) for fmt in {str(row.get("format")) for row in rows}}
     for k, row in enumerate(rows):
-        if row.get("format") == "svg" and row.get("code"):
+        if own[str(row.get("format"))] and row.get("code"):
             out[k] = str(row["code"])
         else:
             by_fmt[str(row.get("format"))].append(k)
@@ -55,8 +65,8 @@ def drawings(handlers: Mapping[str, DiagramFormat], rows: Sequence[Mapping]
             svgs = [Refusal(NO_DRAWING, str(exc))] * len(idx)
         except Exception as exc:  # noqa: BLE001 - an engine failing leaves these unread
             svgs = [Refusal(NO_DRAWING, repr(exc)[:300])] * len(idx)
-        for k, svg in zip(idx, svgs, strict=True):
-            out[k] = svg
+        for k, drawing in zip(idx, svgs, strict=True):
+            out[k] = drawing
     return out
 
 
@@ -79,11 +89,11 @@ def read_drawings(handlers: Mapping[str, DiagramFormat], rows: Sequence[Mapping]
                   ) -> list[Reading]:
     """Each picture's :class:`Reading` (its drawing exported and read for its text)."""
     out = []
-    for svg in drawings(handlers, rows):
+    for drawing in drawings(handlers, rows):
         runs = None
-        if isinstance(svg, str) and svg:
+        if isinstance(drawing, str) and drawing:
             try:
-                runs = drawn_texts(svg)
+                runs = drawn_texts(drawing)
             except Exception:  # noqa: BLE001, S110 - an unreadable drawing: no reading
                 runs = None
         out.append(Reading(runs))

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from diagramforge.formats import capabilities
+from diagramforge.formats.scenes import Element, Scene, edge_key, one_line
 from diagramforge.graphs.model import Graph
 from diagramforge.synth.referents.describe import Describer
-from diagramforge.synth.referents.formats import scene_of
 from diagramforge.synth.referents.grammar import maximal, phrases
 from diagramforge.synth.referents.resolve import DEFAULT, Rules, norm, resolve
-from diagramforge.synth.referents.scene import Scene, edge_key
 
 EDGE_OPS = frozenset({"edge_colour", "edge_style", "edge_arrow", "delete_edge",
                       "redirect_edge", "edge_path"})
@@ -45,6 +45,22 @@ def roles(op: dict[str, Any], graph: Graph) -> dict[str, str | None]:
 
 def _node(graph: Graph, nid: Any) -> str | None:
     return str(nid) if nid is not None and any(n.id == str(nid) for n in graph.nodes) else None
+
+
+def scene_of(fmt: str, code: str, graph: Graph, colour_margin: float = 3.0) -> Scene:
+    """The scene of ``code`` (format ``fmt``) whose structure graph is ``graph``: its nodes
+    as the format's ``scene`` capability reads them (``formats/<fmt>/scene.py``: colour,
+    shape, visibility), its edges the graph's, the same for every format.  A format without
+    the capability raises :class:`KeyError` (the edit stage ledgers its edits as
+    ``edit_error``)."""
+    module = capabilities.of(fmt, "scene")
+    if module is None:
+        raise KeyError(fmt)
+    scene = module.scene(code, graph, colour_margin)
+    for k, e in enumerate(graph.edges):
+        scene.edges[f"e{k}"] = Element(f"e{k}", "edge", one_line(e.label), "edge", None,
+                                       None, e.source, e.target, e.directed)
+    return scene
 
 
 def name_op(describer: Describer, op: dict[str, Any], graph: Graph

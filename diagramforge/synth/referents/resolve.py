@@ -25,8 +25,8 @@ candidates.
 
 from __future__ import annotations
 
+from diagramforge.formats.scenes import Element, Scene
 from diagramforge.synth.referents.grammar import Line, Query, Rank
-from diagramforge.synth.referents.scene import Element, Scene
 from diagramforge.synth.referents.settings import ReferentParams
 
 Rules = ReferentParams

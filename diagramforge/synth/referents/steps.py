@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from diagramforge.formats.colours import shade_of
 from diagramforge.graphs.model import Graph
-from diagramforge.synth.referents.colours import shade_of
 
 _ARROWS = {"block": "a filled arrowhead", "classic": "a filled arrowhead",
            "open": "an open arrowhead", "diamond": "a diamond arrowhead",

@@ -24,6 +24,7 @@ import json
 import re
 from typing import Any
 
+from diagramforge.formats.scenes import Scene
 from diagramforge.graphs.model import Graph
 from diagramforge.synth.edit.sampler import replay
 from diagramforge.synth.llm.types import Request
@@ -31,7 +32,6 @@ from diagramforge.synth.referents.describe import Describer
 from diagramforge.synth.referents.grammar import tokens
 from diagramforge.synth.referents.naming import EDGE_OPS, name_op, scenes, unresolved
 from diagramforge.synth.referents.resolve import DEFAULT, Rules
-from diagramforge.synth.referents.scene import Scene
 from diagramforge.synth.referents.steps import instruction, step
 from diagramforge.synth.synth.checks import forbidden_references, mentions
 from diagramforge.synth.synth.facts import Facts, norm

@@ -3,10 +3,10 @@ grids of identical empty boxes, repeated labels, nested containers, labelled nei
 
 from __future__ import annotations
 
+from diagramforge.formats.scenes import Scene
 from diagramforge.synth.edit.sampler import FORMATS
 from diagramforge.synth.referents.describe import Describer
-from diagramforge.synth.referents.formats import scene_of
-from diagramforge.synth.referents.scene import Scene
+from diagramforge.synth.referents.naming import scene_of
 
 
 def mx(vertices: list[tuple], edges: list[tuple] = ()) -> str:

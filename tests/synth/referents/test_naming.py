@@ -6,9 +6,19 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
+from diagramforge.formats import capabilities
 from diagramforge.synth.edit.sampler import compose, replay
 from diagramforge.synth.referents.describe import Describer
-from diagramforge.synth.referents.naming import Namer, name_op, roles, scenes, unresolved
+from diagramforge.synth.referents.naming import (
+    Namer,
+    name_op,
+    roles,
+    scene_of,
+    scenes,
+    unresolved,
+)
 from diagramforge.synth.referents.steps import instruction
 from tests.synth.referents.conftest import FORMATS, mx, storyboard
 
@@ -122,3 +132,17 @@ def test_sampler_on_a_storyboard_keeps_its_rows_and_names_every_panel():
         text = instruction(after.edits, after.graphs)
         assert "unlabelled" not in text
         assert unresolved(text, after.edits, states, scenes("mxgraph", states)) == []
+
+
+def test_a_scene_is_the_formats_scene_capability_with_the_graphs_edges():
+    code = mx([("a", "A", "", 0, 0, 80, 40), ("b", "B", "ellipse;", 200, 0, 80, 40)],
+              [("x", "a", "b", "calls")])
+    g = FORMATS["mxgraph"].graph(code)
+    scene = scene_of("mxgraph", code, g)
+    nodes = capabilities.of("mxgraph", "scene").scene(code, g, 3.0).nodes
+    assert scene.nodes == nodes and {n.cls for n in nodes.values()} == {"box", "circle"}
+    assert [(e.source, e.target, e.text) for e in scene.edges.values()] == [("a", "b", "calls")]
+    lacking = [f for f in capabilities.folders() if capabilities.of(f, "scene") is None]
+    for fmt in lacking:
+        with pytest.raises(KeyError):
+            scene_of(fmt, code, g)

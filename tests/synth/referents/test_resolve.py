@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from diagramforge.synth.referents.colours import UNKNOWN, shade_of
+from diagramforge.formats.colours import UNKNOWN, shade_of
+from diagramforge.formats.scenes import Element, Scene
 from diagramforge.synth.referents.grammar import parse
 from diagramforge.synth.referents.resolve import clusters, inside_box, resolve
-from diagramforge.synth.referents.scene import Element, Scene
 
 
 def node(i: str, x: float, y: float, w: float = 40, h: float = 40, text: str = "",

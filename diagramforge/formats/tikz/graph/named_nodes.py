@@ -1,7 +1,7 @@
 """Named ``\\node`` statements of TikZ source in their simple form
 (``\\node[opts] (name) [opts] at (x,y) {text};``), with the spans of their parts: what the
 TikZ edits change in place (``formats/tikz/edit.py``) and what referring expressions read a node's
-own options and position from (``synth/referents/formats.py``)."""
+own options and position from (``formats/tikz/scene.py``)."""
 
 from __future__ import annotations
 

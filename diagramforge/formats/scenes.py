@@ -10,15 +10,19 @@ named, and they never make a description ambiguous.
 Edges are identified by their index in the graph (``e0``, ``e1``, …), since the graph model
 gives edges no ids; :func:`edge_key` finds an edit's edge in it.
 
-Format specifics (colours, nouns, visibility) live in :mod:`.formats`.
+Format specifics (colours, nouns, visibility) live in each format's ``scene`` capability
+(``formats/<name>/scene.py``: ``scene(code, graph, margin) -> Scene``, its nodes; the
+edges are the graph's, added by ``synth.referents.naming.scene_of``); a format without one
+has no referring expressions. This module and :mod:`.colours` are the vocabulary they share,
+below the formats so their folders need nothing from ``synth``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from diagramforge.formats.colours import Shade
 from diagramforge.graphs.model import Graph
-from diagramforge.synth.referents.colours import Shade
 
 Box = tuple[float, float, float, float]
 
@@ -74,7 +78,8 @@ class Element:
     cls: str = "shape"
     """Node class (a key of :data:`NOUNS`, or ``shape`` when none fits)."""
     shade: Shade | None = None
-    """Fill colour (nodes); ``None`` = no fill, :data:`~.colours.UNKNOWN` = cannot tell."""
+    """Fill colour (nodes); ``None`` = no fill,
+    :data:`~diagramforge.formats.colours.UNKNOWN` = cannot tell."""
     bbox: Box | None = None
     source: str | None = None
     target: str | None = None

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from diagramforge.graphs.model import Edge, Graph, Node
-from diagramforge.synth.referents.scene import (
+from diagramforge.formats.scenes import (
     GENERIC_NODE,
     NOUNS,
     WORD_CLASS,
@@ -16,6 +15,7 @@ from diagramforge.synth.referents.scene import (
     noun_word,
     one_line,
 )
+from diagramforge.graphs.model import Edge, Graph, Node
 
 
 @pytest.mark.parametrize(("cls", "box", "word"), [

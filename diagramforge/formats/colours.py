@@ -234,6 +234,13 @@ def shade(rgb: RGB, margin: float = 3.0) -> Shade:
     return _shade(key, margin)  # type: ignore[arg-type]
 
 
+def unpainted(spec: str | None) -> bool:
+    """Whether a paint written in the code (a fill, a stroke) says *no paint*: ``none``,
+    ``transparent`` or empty (``None``, not written at all, is not: the format's default
+    paints)."""
+    return spec is not None and spec.strip().casefold() in ("none", "", "transparent")
+
+
 def shade_of(spec: str | None, margin: float = 3.0, tex: bool = False) -> Shade | None:
     """A specification's :class:`Shade`; ``None`` for no fill (none, transparent);
     :data:`UNKNOWN` for a colour the code names but we cannot read."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from diagramforge.synth.referents.colours import UNKNOWN, colour_word, parse, shade_of
+from diagramforge.formats.colours import UNKNOWN, colour_word, parse, shade_of
 
 
 @pytest.mark.parametrize(("spec", "name"), [

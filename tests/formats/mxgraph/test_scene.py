@@ -1,4 +1,5 @@
-"""What each format shows a reader: visibility, node classes and fill colours."""
+"""What a draw.io page shows a reader (its ``scene`` capability): visibility, node classes
+and fill colours."""
 
 from __future__ import annotations
 
@@ -42,36 +43,6 @@ def test_mxgraph_hidden_layer_hides_its_cells():
                         'id="b" value="Hidden" style="" vertex="1" parent="L2"')
     d, scene = describer("mxgraph", code)
     assert "b" in scene.hidden and d.describe("b") is None
-
-
-def test_svg_frames_nobody_sees_and_inherited_fills():
-    code = """<svg xmlns="http://www.w3.org/2000/svg" width="300" height="100">
-      <rect x="10" y="10" width="80" height="40" fill="none" stroke="none"/>
-      <text x="50" y="35" font-size="12" text-anchor="middle">Plain</text>
-      <g fill="#d5e8d4"><rect x="110" y="10" width="80" height="40" stroke="#000"/></g>
-      <text x="150" y="35" font-size="12" text-anchor="middle">Green</text>
-    </svg>"""
-    _, scene = describer("svg", code)
-    by_text = {n.text: n for n in scene.nodes.values()}
-    assert by_text["Plain"].cls == "text"
-    assert by_text["Green"].cls == "box" and by_text["Green"].shade.name == "light green"
-
-
-def test_tikz_drawn_filled_and_uncertain_nodes():
-    code = r"""\begin{tikzpicture}
-      \node[draw, circle, fill=blue!20] (a) at (0,0) {A};
-      \node (b) at (2,0) {B};
-      \node[draw, rounded corners] (c) at (4,0) {C};
-    \end{tikzpicture}"""
-    _, scene = describer("tikz", code)
-    a, b, c = (scene.nodes[k] for k in "abc")
-    assert (a.cls, a.shade.name) == ("circle", "light blue")
-    assert (b.cls, b.shade) == ("text", None)
-    assert c.cls == "box"
-    every = code.replace(r"\begin{tikzpicture}",
-                         r"\begin{tikzpicture}[every node/.style={fill=red}]")
-    _, scene = describer("tikz", every)
-    assert all(n.shade.unknown and n.cls == "shape" for n in scene.nodes.values())
 
 
 def test_mxgraph_table_rows_are_seen_but_never_named():
