@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from diagramforge.formats import capabilities
+from diagramforge.formats.colours import UNKNOWN
 from diagramforge.formats.scenes import Element, Scene, edge_key, one_line
 from diagramforge.graphs.model import Graph
 from diagramforge.synth.referents.describe import Describer
@@ -51,15 +52,27 @@ def scene_of(fmt: str, code: str, graph: Graph, colour_margin: float = 3.0) -> S
     """The scene of ``code`` (format ``fmt``) whose structure graph is ``graph``: its nodes
     as the format's ``scene`` capability reads them (``formats/<fmt>/scene.py``: colour,
     shape, visibility), its edges the graph's, the same for every format.  A format without
-    the capability raises :class:`KeyError` (the edit stage ledgers its edits as
-    ``edit_error``)."""
+    the capability (DOT, PlantUML: their code states no colour a reader could be sure of) is
+    read from its graph alone (:func:`graph_scene`)."""
     module = capabilities.of(fmt, "scene")
-    if module is None:
-        raise KeyError(fmt)
-    scene = module.scene(code, graph, colour_margin)
+    scene = graph_scene(graph) if module is None else module.scene(code, graph, colour_margin)
     for k, e in enumerate(graph.edges):
         scene.edges[f"e{k}"] = Element(f"e{k}", "edge", one_line(e.label), "edge", None,
                                        None, e.source, e.target, e.directed)
+    return scene
+
+
+def graph_scene(graph: Graph) -> Scene:
+    """The nodes of a graph as a reader of a format that says nothing of their look sees
+    them: each its text, its colour unknown (it matches every colour word) and its shape
+    generic — so a description names a node by its words or its place, never by a look no
+    code stated, and a doubtful fact can only make a description ambiguous, never wrongly
+    unique.  Before, such a format's every edit failed when its targets were named (the
+    samples' 12 Graphviz edits were ledgered ``edit_error: KeyError('dot')``)."""
+    scene = Scene()
+    for n in graph.nodes:
+        scene.nodes[n.id] = Element(n.id, "node", one_line(n.text), "shape", UNKNOWN,
+                                    tuple(n.bbox) if n.bbox else None)  # type: ignore[arg-type]
     return scene
 
 
