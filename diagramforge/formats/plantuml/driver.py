@@ -56,6 +56,32 @@ public class DfPlantUML {
 
     static IGroup root;
 
+    static String shown(net.sourceforge.plantuml.cucadiagram.DisplayPositionned p) {
+        return p == null || p.isNull() ? "" : text(p.getDisplay());
+    }
+
+    // a class-like box's member rows as drawn: fields then methods, each shown only when
+    // the diagram does not hide that portion (``hide members``, ``hide methods``…); the
+    // visibility is an icon, not text
+    static String members(CucaDiagram c, ILeaf l) {
+        StringBuilder b = new StringBuilder("[");
+        String sep = "";
+        try {
+            Bodier body = l.getBodier();
+            if (body == null) return "[]";
+            List<Member> all = new ArrayList<>();
+            if (c.showPortion(EntityPortion.FIELD, l)) all.addAll(body.getFieldsToDisplay());
+            if (c.showPortion(EntityPortion.METHOD, l)) all.addAll(body.getMethodsToDisplay());
+            for (Member m : all) {
+                b.append(sep).append(q(m.getDisplay(false)));
+                sep = ", ";
+            }
+        } catch (RuntimeException e) {
+            return "[]";
+        }
+        return b.append("]").toString();
+    }
+
     static String group(IEntity e) {
         IGroup g = e.getParentContainer();
         return g == null || g == root ? null : g.getCodeGetName();
@@ -63,7 +89,7 @@ public class DfPlantUML {
 
     static final String[] FIELDS = {"all", "label", "thens", "elseBranch", "repeatList",
         "test", "yes", "out", "backward", "forks", "splits", "branches", "labelTest",
-        "labelPositive", "list", "name", "killed", "specialOut"};
+        "labelPositive", "list", "name", "killed", "specialOut", "notes"};
 
     static Object field(Object o, String name) {
         for (Class<?> c = o.getClass(); c != null; c = c.getSuperclass()) {
@@ -89,10 +115,14 @@ public class DfPlantUML {
             b.append(q(text((Display) o)));
         } else if (o instanceof String || o instanceof Boolean) {
             b.append(o instanceof String ? q((String) o) : o.toString());
-        } else if (o instanceof List) {
+        } else if (o instanceof net.sourceforge.plantuml.activitydiagram3.PositionedNote) {
+            b.append("{\"type\": \"PositionedNote\", \"display\": ").append(q(text(
+                ((net.sourceforge.plantuml.activitydiagram3.PositionedNote) o).getDisplay())))
+             .append("}");
+        } else if (o instanceof Collection) {
             b.append("[");
             String sep = "";
-            for (Object x : (List<?>) o) {
+            for (Object x : (Collection<?>) o) {
                 b.append(sep);
                 tree(x, b, depth + 1);
                 sep = ", ";
@@ -114,6 +144,12 @@ public class DfPlantUML {
     // composite state folds its inner states into an image)
     static String model(Diagram d) {
         StringBuilder b = new StringBuilder("{");
+        if (d instanceof TitledDiagram) {  // the texts PlantUML draws around the diagram
+            TitledDiagram t = (TitledDiagram) d;
+            b.append("\"title\": ").append(q(shown(t.getTitle())))
+             .append(", \"caption\": ").append(q(shown(t.getCaption())))
+             .append(", \"legend\": ").append(q(shown(t.getLegend()))).append(", ");
+        }
         if (d instanceof CucaDiagram) {
             CucaDiagram c = (CucaDiagram) d;
             root = c.getRootGroup();
@@ -127,6 +163,7 @@ public class DfPlantUML {
                  .append(", \"symbol\": ").append(q(l.getUSymbol() == null ? null
                      : l.getUSymbol().getClass().getSimpleName()))
                  .append(", \"group\": ").append(q(group(l)))
+                 .append(", \"members\": ").append(members(c, l))
                  .append(", \"hidden\": ").append(l.isHidden()).append("}");
                 sep = ", ";
             }
@@ -147,6 +184,8 @@ public class DfPlantUML {
                 b.append(sep).append("{\"a\": ").append(q(k.getEntity1().getCodeGetName()))
                  .append(", \"b\": ").append(q(k.getEntity2().getCodeGetName()))
                  .append(", \"label\": ").append(q(text(k.getLabel())))
+                 .append(", \"q1\": ").append(q(k.getQualifier1()))
+                 .append(", \"q2\": ").append(q(k.getQualifier2()))
                  .append(", \"d1\": ").append(q(String.valueOf(t.getDecor1())))
                  .append(", \"d2\": ").append(q(String.valueOf(t.getDecor2())))
                  .append(", \"style\": ").append(q(String.valueOf(t.getStyle())))

@@ -221,7 +221,9 @@ def candidates(code: str, rng: random.Random) -> Iterator[dict]:
     if "activity" in parsed.model:  # a flow drawn from instructions: no entity to address
         return
     g = parsed.graph
-    nodes = [n for n in g.nodes if n.shape != "container"]
+    # containers and the texts around the diagram (title, caption, legend: ids ``@…``) are
+    # no entity a line could colour, remove or link
+    nodes = [n for n in g.nodes if n.shape != "container" and not n.id.startswith("@")]
     seq = parsed.kind == "SEQUENCE"
     for n in nodes:
         if not seq and n.text:

@@ -48,7 +48,7 @@ LEAF_SHAPES = {
 }
 """PlantUML's leaf types in the vocabulary the other formats' graphs use."""
 SYMBOL_SHAPES = {
-    "USymbolActor": "actor", "USymbolDatabase": "cylinder", "USymbolQueue": "cylinder",
+    "USymbolActor": "umlActor", "USymbolDatabase": "cylinder", "USymbolQueue": "cylinder",
     "USymbolInterface": "ellipse", "USymbolUsecase": "ellipse", "USymbolNode": "cube",
     "USymbolCloud": "cloud", "USymbolNote": "note", "USymbolFolder": "folder",
     "USymbolHexagon": "hexagon", "USymbolCard": "rectangle", "USymbolRect": "rectangle",
@@ -63,6 +63,14 @@ SYMBOL_SHAPES = {
 PSEUDO = frozenset({"CIRCLE_START", "CIRCLE_END"})
 NOT_DRAWN_LEAVES = frozenset({"POINT_FOR_ASSOCIATION"})
 """Leaves PlantUML adds for itself (the point of an association class): no entity."""
+MEMBER_LEAVES = frozenset({"CLASS", "ABSTRACT_CLASS", "INTERFACE", "ANNOTATION", "ENUM",
+                           "ENTITY", "OBJECT"})
+"""Leaves drawn as a box with member rows (fields, methods, an enum's values, an object's
+attributes) under the name: the rows are part of the node's text, as the other readers read
+a class box (draw.io's one-cell class, the SVG reader's lines inside one frame)."""
+AROUND = ("title", "caption", "legend")
+"""The texts PlantUML draws around a diagram (``title``, ``caption``, ``legend``): each a
+bare ``text`` node joined to nothing, as draw.io's reader reads a title cell."""
 
 
 def _plain(text: str) -> str:
@@ -202,8 +210,11 @@ def cuca_graph(model: dict, svg: str = "") -> Graph:
             continue
         nid = str(leaf["id"])
         pseudo = leaf.get("leaf") in PSEUDO
-        nodes.append(Node(id=nid, text="" if pseudo else _plain(str(leaf.get("text") or "")),
-                          shape=_shape(leaf), bbox=boxes.get(nid)))
+        text = "" if pseudo else _plain(str(leaf.get("text") or ""))
+        if leaf.get("leaf") in MEMBER_LEAVES:
+            text = "\n".join(t for t in [text, *(_plain(str(m)) for m in
+                                                 leaf.get("members") or [])] if t)
+        nodes.append(Node(id=nid, text=text, shape=_shape(leaf), bbox=boxes.get(nid)))
         drawn.add(nid)
     for g in model.get("groups") or []:
         gid = str(g["id"])
@@ -226,15 +237,38 @@ def cuca_graph(model: dict, svg: str = "") -> Graph:
             continue
         at_a, at_b = _heads(link)
         src, tgt = (b, a) if at_a and not at_b else (a, b)
-        edges.append(Edge(source=src, target=tgt, label=_plain(str(link.get("label") or "")),
+        # end labels (multiplicities, roles) after the middle one, as draw.io's reader joins
+        # an edge's own label and its label cells
+        label = "\n".join(t for t in (_plain(str(link.get(k) or ""))
+                                      for k in ("label", "q1", "q2")) if t)
+        edges.append(Edge(source=src, target=tgt, label=label,
                           directed=at_a != at_b, both_heads=at_a and at_b))
-    return Graph(nodes=nodes, edges=edges)
+    return Graph(nodes=nodes + around_nodes(model, svg), edges=edges)
+
+
+def around_nodes(model: dict, svg: str = "") -> list[Node]:
+    """The title, caption and legend PlantUML draws (:data:`AROUND`) as ``text`` nodes,
+    boxed by the run of their first line on the drawing (the last such run: PlantUML draws
+    them after the diagram)."""
+    out: list[Node] = []
+    for key in AROUND:
+        text = _plain(str(model.get(key) or ""))
+        if not text:
+            continue
+        first = text.split("\n", 1)[0]
+        runs = [m.group(0) for m in _TEXT.finditer(svg)
+                if _unescape(m.group("text")).strip() == first]
+        box = _el_box(runs[-1]) if runs else None
+        out.append(Node(id=f"@{key}", text=text, shape="text",
+                        bbox=[round(v, 2) for v in box] if box else None))
+    return out
 
 
 def sequence_graph(model: dict) -> Graph:
     """Participants and their messages in the order sent."""
     nodes = [Node(id=str(p["id"]), text=_plain(str(p.get("text") or p["id"])), shape="actor")
              for p in model.get("participants") or []]
+    around = around_nodes(model)
     ids = {n.id for n in nodes}
     edges: list[Edge] = []
     for m in model.get("messages") or []:
@@ -249,7 +283,7 @@ def sequence_graph(model: dict) -> Graph:
         src, tgt = (b, a) if rev else (a, b)
         edges.append(Edge(source=src, target=tgt, label=_plain(str(m.get("label") or "")),
                           directed=not both, both_heads=both))
-    return Graph(nodes=nodes, edges=edges)
+    return Graph(nodes=nodes + around, edges=edges)
 
 
 def model_graph(kind: str, model: dict | None, svg: str = "") -> Graph | None:
@@ -261,7 +295,8 @@ def model_graph(kind: str, model: dict | None, svg: str = "") -> Graph | None:
     if "nodes" in model:
         return cuca_graph(model, svg)
     if isinstance(model.get("activity"), dict):
-        return activity_graph(model["activity"], svg)
+        g = activity_graph(model["activity"], svg)
+        return Graph(nodes=g.nodes + around_nodes(model, svg), edges=g.edges)
     return None
 
 
@@ -290,8 +325,21 @@ class _Flow:
 
     def seq(self, ins: dict | None, preds: list[tuple[str, str]]) -> list[tuple[str, str]]:
         for item in (ins or {}).get("all") or []:
+            before = len(self.nodes)
             preds = self.one(item, preds)
+            if len(self.nodes) > before:
+                self.notes(item, self.nodes[before].id)
         return preds
+
+    def notes(self, ins: dict, at: str) -> None:
+        """An instruction's notes (``note right: …`` after an action): a ``note`` node
+        joined to what it is drawn beside by an undirected edge, as draw.io's reader reads
+        a note and its dashed link."""
+        for note in ins.get("notes") or []:
+            text = str(note.get("display") or "") if isinstance(note, dict) else ""
+            if text.strip():
+                nid = self.node(text, "note")
+                self.edges.append(Edge(source=nid, target=at, directed=False))
 
     def test(self, text: str) -> str:
         """A test: PlantUML draws it as a hexagon around its text (an empty merge or a

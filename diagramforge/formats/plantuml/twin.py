@@ -40,7 +40,7 @@ EDGES_FROM_STROKES = False
 
 SHAPES = {"rectangle": "rectangle", "rounded": "storage", "ellipse": "usecase",
           "cylinder": "database", "text": "label", "note": "file", "cloud": "cloud",
-          "actor": "actor", "cube": "node", "folder": "folder"}
+          "actor": "actor", "umlActor": "actor", "cube": "node", "folder": "folder"}
 """A graph shape → the PlantUML keyword whose drawing it is (read back by ``graph.py``)."""
 _MARKUP = re.compile(r'\*\*|//|__|--|~~|""|<[a-zA-Z/][^>]*>|\[\[|\]\]|"|\\|^\s*$')
 

@@ -74,9 +74,10 @@ def test_class_relations_point_where_the_heads_are(drawn):
     assert {(n.id, n.text, n.shape) for n in g.nodes} >= {
         ("Shape", "Shape", "rectangle"), ("shapes", "shapes", "container")}
     got = {(e.source, e.target, e.label, e.directed) for e in g.edges}
-    # the triangle is at the parent, the diamond at the whole; a hidden link is not drawn
+    # the triangle is at the parent, the diamond at the whole; a hidden link is not drawn;
+    # the end labels (multiplicities) follow the middle one
     assert got == {("Circle", "Shape", "", True), ("Circle", "Drawable", "", True),
-                   ("Point", "Circle", "center", True), ("Point", "Line", "", False)}
+                   ("Point", "Circle", "center\n1\nmany", True), ("Point", "Line", "", False)}
     circle = next(n for n in g.nodes if n.id == "Circle")
     assert circle.bbox is not None and circle.bbox[2] > 20
 
@@ -102,7 +103,8 @@ def test_nested_states_are_read_from_the_model_not_the_folded_drawing(drawn):
 def test_use_cases_and_actors_have_their_drawn_boxes(drawn):
     g = graph.model_graph("DESCRIPTION", drawn[4].model, drawn[4].svg)
     shapes = {n.text: (n.shape, n.bbox) for n in g.nodes}
-    assert shapes["Bank Clerk"][0] == "actor" and shapes["Withdraw"][0] == "ellipse"
+    # a use case's actor is draw.io's stick figure, not a sequence's lifeline
+    assert shapes["Bank Clerk"][0] == "umlActor" and shapes["Withdraw"][0] == "ellipse"
     assert all(box is not None for _, box in shapes.values())
 
 
