@@ -3,16 +3,21 @@ boxes from its own SVG.
 
 Class, object, component, deployment, use-case, state and legacy activity diagrams are
 PlantUML's "cuca" diagrams: entities (leaves), groups (packages, nodes, composite states)
-and links.  Each entity is a node with its display text (a class's name, not its members;
-an aliased entity's label), each group a ``container`` node (as a draw.io group or a
-Graphviz cluster), each link an edge.  A link's decorations say where its heads are —
-``decor1`` is drawn at the second entity, ``decor2`` at the first (``A --> B``: an arrow at
-``B``; ``A <|-- B``: a triangle at ``A``) — and direction follows the other readers'
-convention: a head at one end only, directed towards it (an inheritance triangle or a
-composition diamond points at the parent, the whole); heads at both ends or none,
-undirected.  Start and end pseudo-states (``[*]``, ``(*)``) are empty ellipses, as in
-Mermaid's reading.  Invisible links (``-[hidden]->``) and hidden or removed entities are
-not in the drawing, so not in the graph.
+and links. Each entity is a node with its display text (an aliased entity's label; a
+class-like box's name then its member rows as drawn, :data:`MEMBER_LEAVES`), each group a
+``container`` node (as a draw.io group or a Graphviz cluster), each link an edge. A link's
+decorations say where its heads are — ``decor1`` is drawn at the second entity, ``decor2``
+at the first (``A --> B``: an arrow at ``B``; ``A <|-- B``: a triangle at ``A``) — and
+direction follows the other readers' convention: a head at one end only, directed towards
+it (an inheritance triangle or a composition diamond points at the parent, the whole);
+heads at both ends or none, undirected. Start and end pseudo-states (``[*]``, ``(*)``) are
+empty ellipses, as in Mermaid's reading. Invisible links (``-[hidden]->``) and hidden or
+removed entities are not in the drawing, so not in the graph. A link's end labels
+(multiplicities, roles) follow its middle label, one per line; a note is a ``note`` node
+and its dashed link an undirected edge; the title, caption and legend are bare ``text``
+nodes (:data:`AROUND`): everything PlantUML draws is in the graph, as the grounding check
+(``formats/grounding.py``) asks. A use case's actor is ``umlActor`` (draw.io's stick
+figure), not a sequence's lifeline (``actor``).
 
 Sequence diagrams are their participants (``actor`` nodes, as in Mermaid's reading) and
 messages in the order sent (notes, groups, activations and dividers are not edges): a
