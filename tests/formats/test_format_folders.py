@@ -38,7 +38,7 @@ LEFT: dict[str, int] = {
     "builders/render/settings.py": 4,
     "builders/twin/make.py": 3,
     "builders/twin/readable.py": 1,
-    "builders/twin/settings.py": 5,
+    "builders/twin/settings.py": 6,
     "cards/evaluate/styles.py": 7,
     "cards/evaluate/translation.py": 1,
     "cards/publish/card.py": 8,

@@ -17,7 +17,7 @@ class TwinParams(Section):
     each twin compiled by its real engine and kept only when its structure graph equals
     the source's (the ``translation`` config; ``diagramforge/builders/twin/``)."""
 
-    targets: list[str] = ["svg", "dot", "mermaid", "tikz", "mxgraph"]
+    targets: list[str] = ["svg", "dot", "mermaid", "tikz", "mxgraph", "plantuml"]
     """Target languages (registered formats: the format registry checks the names after
     loading); a diagram's own format is skipped.  ``svg``
     is the source engine's own SVG export; the others are written from the structure

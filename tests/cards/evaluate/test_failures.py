@@ -141,6 +141,7 @@ HOSTILE = {
     "mermaid": f'flowchart LR\n  A["{ENTITY}"] --> B\n',
     "tikz": "\\documentclass{standalone}\\usepackage{tikz}\\begin{document}"
             f"\\begin{{tikzpicture}}\\node {{{ENTITY}}};\\end{{tikzpicture}}\\end{{document}}",
+    "plantuml": f"@startuml\nA -> B : {ENTITY}\n@enduml\n",
 }
 """A document declaring an external entity in each format with code; a format added
 later without a case here fails the test below."""

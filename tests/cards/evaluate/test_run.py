@@ -199,7 +199,7 @@ def test_evaluate_help_lists_every_evaluator(published: dict) -> None:
         for name in (*ev.configs, *ev.metrics):
             assert name in out, name
         assert ev.metrics == ev.module().METRICS and ev.group_by == ev.module().GROUP_BY
-    assert set(views()) == {"tikz", "mxgraph", "svg", "dot", "mermaid"}
+    assert set(views()) == {"tikz", "mxgraph", "svg", "dot", "mermaid", "plantuml"}
     for view in views():
         assert view in out
 
