@@ -5,12 +5,12 @@ graph from Mermaid's own parse."""
 from __future__ import annotations
 
 import json
-import re
 from typing import TYPE_CHECKING, Annotated, ClassVar
 
 from pydantic import Field
 
 from diagramforge.formats.browser import svg_export
+from diagramforge.formats.markdown import fence, fenced_blocks
 from diagramforge.formats.mermaid.engine import MermaidRenderer, find_mermaid, mermaid_version
 from diagramforge.formats.rasterize import check_render, keep_render
 from diagramforge.formats.registry import DiagramFormat, register
@@ -49,28 +49,12 @@ class MermaidParams(FormatSection):
 
 # a fence of 3+ backticks or tildes whose info string starts with "mermaid", up to a
 # closing fence of the same character at least as long (CommonMark)
-_FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})[ \t]*mermaid\b[^\n]*\n",
-                    re.M | re.I)
+_FENCE = fence("mermaid")
 
 
 def markdown_blocks(text: str) -> list[str]:
-    """The Mermaid fenced blocks of a Markdown document, in order."""
-    out, pos = [], 0
-    while True:
-        m = _FENCE.search(text, pos)
-        if not m:
-            return out
-        fence = m.group("fence")
-        close = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.M)
-        c = close.search(text, m.end())
-        end = c.start() if c else len(text)
-        indent = len(m.group("indent"))
-        lines = [ln[min(indent, len(ln) - len(ln.lstrip(" "))):]
-                 for ln in text[m.end():end].splitlines()]
-        block = "\n".join(lines).strip("\n")
-        if block.strip():
-            out.append(block + "\n")
-        pos = c.end() if c else len(text)
+    """The Mermaid fenced blocks of a Markdown document, in order (empty ones left out)."""
+    return [b + "\n" for b in fenced_blocks(text, _FENCE) if b.strip()]
 
 
 @register

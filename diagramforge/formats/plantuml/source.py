@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from diagramforge.formats.markdown import fence, fenced_blocks
 from diagramforge.formats.plantuml.engine import PumlError, PumlReason
 
 SUFFIXES = (".puml", ".plantuml", ".pu")
@@ -34,8 +35,7 @@ and are left out)."""
 MARKDOWN = (".md", ".markdown")
 
 _START = re.compile(r"^[ \t]*@start(?P<kind>[a-z]+)\b[^\n]*$", re.M | re.I)
-_FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})[ \t]*(?:plantuml|puml)\b"
-                    r"[^\n]*\n", re.M | re.I)
+_FENCE = fence("plantuml", "puml")
 
 
 def split_diagrams(text: str) -> list[str]:
@@ -63,24 +63,13 @@ def split_diagrams(text: str) -> list[str]:
 def markdown_blocks(text: str) -> list[str]:
     """The PlantUML fenced blocks of a Markdown document, in order, each a whole diagram
     (``@startuml``/``@enduml`` added when the block has no ``@start`` line)."""
-    out, pos = [], 0
-    while True:
-        m = _FENCE.search(text, pos)
-        if not m:
-            return out
-        fence = m.group("fence")
-        close = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.M)
-        c = close.search(text, m.end())
-        end = c.start() if c else len(text)
-        indent = len(m.group("indent"))
-        lines = [ln[min(indent, len(ln) - len(ln.lstrip(" "))):]
-                 for ln in text[m.end():end].splitlines()]
-        block = "\n".join(lines).strip("\n")
-        pos = c.end() if c else len(text)
+    out = []
+    for block in fenced_blocks(text, _FENCE):
         if not block.strip():
             continue
         inner = split_diagrams(block)
         out.extend(inner or [f"@startuml\n{block}\n@enduml\n"])
+    return out
 
 
 def has_fence(text: str) -> bool:
