@@ -136,8 +136,14 @@ def _formats_line(spec: str) -> str:
     cap = format_capability(spec)
     if cap is None:
         return ""
+    return _formats_with(cap)
+
+
+def _formats_with(capability: str) -> str:
+    """`` Formats: …`` — the titles of the formats whose folder holds ``capability``
+    (``handler``: every format), found by the file, without importing it."""
     titles = [t for n, t in format_titles().items()
-              if (capabilities.ROOT / n / f"{cap}.py").is_file()]
+              if (capabilities.ROOT / n / f"{capability}.py").is_file()]
     return " Formats: " + ", ".join(titles) + "."
 
 
@@ -205,9 +211,7 @@ _register_cards(app, audit_app, _params)
 def _score_help(fn: Callable) -> Callable:
     """``score``'s help with the formats whose folder reads a file's graph (a
     ``file_graph.py``; found without importing it)."""
-    titles = format_titles()
-    readers = [t for n, t in titles.items() if (capabilities.ROOT / n / "file_graph.py").is_file()]
-    fn.__doc__ = (fn.__doc__ or "") + " Formats: " + ", ".join(readers) + "."
+    fn.__doc__ = (fn.__doc__ or "") + _formats_with("file_graph")
     return fn
 
 
