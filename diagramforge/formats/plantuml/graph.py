@@ -11,8 +11,9 @@ at the first (``A --> B``: an arrow at ``B``; ``A <|-- B``: a triangle at ``A``)
 direction follows the other readers' convention: a head at one end only, directed towards
 it (an inheritance triangle or a composition diamond points at the parent, the whole);
 heads at both ends or none, undirected. Start and end pseudo-states (``[*]``, ``(*)``) are
-empty ellipses, as in Mermaid's reading. Invisible links (``-[hidden]->``) and hidden or
-removed entities are not in the drawing, so not in the graph. A link's end labels
+empty circles (PlantUML draws dots and rings, as its interface lollipops). Invisible
+links (``-[hidden]->``) and hidden or removed entities are not in the drawing, so not in
+the graph. A link's end labels
 (multiplicities, roles) follow its middle label, one per line; a note is a ``note`` node
 and its dashed link an undirected edge; the title, caption and legend are bare ``text``
 nodes (:data:`AROUND`): everything PlantUML draws is in the graph, as the grounding check
@@ -48,19 +49,19 @@ LEAF_SHAPES = {
     "OBJECT": "rectangle", "MAP": "rectangle", "NOTE": "note", "USECASE": "ellipse",
     "STATE": "rounded", "STATE_CHOICE": "rhombus", "STATE_FORK_JOIN": "rectangle",
     "ACTIVITY": "rounded", "BRANCH": "rhombus", "SYNCHRO_BAR": "rectangle",
-    "CIRCLE_START": "ellipse", "CIRCLE_END": "ellipse", "POINT_FOR_ASSOCIATION": "ellipse",
-    "LOLLIPOP_FULL": "ellipse", "LOLLIPOP_HALF": "ellipse", "DESCRIPTION": "rectangle",
+    "CIRCLE_START": "circle", "CIRCLE_END": "circle", "POINT_FOR_ASSOCIATION": "ellipse",
+    "LOLLIPOP_FULL": "circle", "LOLLIPOP_HALF": "circle", "DESCRIPTION": "rectangle",
 }
 """PlantUML's leaf types in the vocabulary the other formats' graphs use."""
 SYMBOL_SHAPES = {
     "USymbolActor": "umlActor", "USymbolDatabase": "cylinder", "USymbolQueue": "cylinder",
-    "USymbolInterface": "ellipse", "USymbolUsecase": "ellipse", "USymbolNode": "cube",
+    "USymbolInterface": "circle", "USymbolUsecase": "ellipse", "USymbolNode": "cube",
     "USymbolCloud": "cloud", "USymbolNote": "note", "USymbolFolder": "folder",
     "USymbolHexagon": "hexagon", "USymbolCard": "rectangle", "USymbolRect": "rectangle",
     "USymbolComponent1": "rectangle", "USymbolComponent2": "rectangle",
     "USymbolArtifact": "rectangle", "USymbolStorage": "rounded", "USymbolFrame": "container",
-    "USymbolBoundary": "ellipse", "USymbolControl": "ellipse", "USymbolEntityDomain":
-    "ellipse", "USymbolCollections": "rectangle", "USymbolAgent": "rectangle",
+    "USymbolBoundary": "circle", "USymbolControl": "circle", "USymbolEntityDomain":
+    "circle", "USymbolCollections": "rectangle", "USymbolAgent": "rectangle",
     "USymbolStack": "rectangle", "USymbolFile": "note", "USymbolPackage": "container",
     "USymbolLabel": "text",
 }
@@ -308,7 +309,7 @@ def model_graph(kind: str, model: dict | None, svg: str = "") -> Graph | None:
 # -- activity diagrams (new syntax): the flow of PlantUML's instruction tree ----------------
 class _Flow:
     """Build the drawn flow of an activity diagram from PlantUML's instruction tree: an
-    action is a ``rounded`` node, ``start`` and ``stop``/``end`` empty ellipses, an ``if``,
+    action is a ``rounded`` node, ``start`` and ``stop``/``end`` empty circles, an ``if``,
     ``while``, ``repeat`` or ``switch`` test a ``hexagon`` with its test as text (as PlantUML
     draws it; an empty merge diamond where branches meet a ``rhombus``), a ``fork`` and its
     join black bars (``rectangle`` without text); edges carry the branch labels PlantUML draws
@@ -367,11 +368,11 @@ class _Flow:
     def one(self, ins: dict, preds: list[tuple[str, str]]) -> list[tuple[str, str]]:
         kind = ins.get("type")
         if kind == "InstructionStart":
-            nid = self.node("", "ellipse")
+            nid = self.node("", "circle")
             self.link(preds, nid)
             return [(nid, "")]
         if kind in ("InstructionStop", "InstructionEnd"):
-            nid = self.node("", "ellipse")
+            nid = self.node("", "circle")
             self.link(preds, nid)
             return []
         if kind == "InstructionSimple":

@@ -66,13 +66,39 @@ class Facts:
         return list(seen.values())
 
     @cached_property
+    def annotations(self) -> set[str]:
+        """Ids of the texts written *on* the picture rather than drawn as its elements: a bare
+        ``text`` node joined to nothing — a title, a caption, a legend, a free remark (every
+        reader writes them so: draw.io's ``text`` cell, PlantUML's title, TikZ's undrawn
+        label). A person asked about the diagram's elements does not count the title, and a
+        question that names it as an element ("an arrow from the title…") makes no sense.
+        An undrawn text *with* an arrow (a tikz-cd object) is an element: it stays."""
+        joined = {x for e in self.attached for x in (e.source, e.target)}
+        return {n.id for n in self.nodes if n.shape == "text" and n.id not in joined}
+
+    @cached_property
+    def elements(self) -> list[FNode]:
+        """The nodes a question may treat as the diagram's elements (no annotation)."""
+        return [n for n in self.nodes if n.id not in self.annotations]
+
+    @cached_property
+    def element_labels(self) -> list[str]:
+        """Distinct texts of the elements (the pool of a multiple choice's other options)."""
+        seen: dict[str, str] = {}
+        for n in self.elements:
+            if n.text and norm(n.text) not in seen:
+                seen[norm(n.text)] = n.text
+        return list(seen.values())
+
+    @cached_property
     def unique_nodes(self) -> list[FNode]:
-        """Nodes whose text names them unambiguously (the only ones a question may name)."""
+        """Elements whose text names them unambiguously (the only ones a question may name;
+        an annotation's text is never one, even when unique)."""
         counts: dict[str, int] = {}
         for n in self.nodes:
             if n.text:
                 counts[norm(n.text)] = counts.get(norm(n.text), 0) + 1
-        return [n for n in self.nodes if n.text and counts[norm(n.text)] == 1]
+        return [n for n in self.elements if n.text and counts[norm(n.text)] == 1]
 
     @cached_property
     def edge_labels(self) -> list[str]:
@@ -96,6 +122,18 @@ class Facts:
             g.add_edge(e.source, e.target)
             if not e.directed:
                 g.add_edge(e.target, e.source)
+        return g
+
+    @cached_property
+    def arrows(self) -> nx.DiGraph:
+        """The arrows alone: a plain line (a note's tie, an interface's socket) is not an
+        arrow, so "following the arrows" never crosses one and "is there an arrow from A to
+        B" is not answered yes by one.  With :attr:`digraph` it splits a pair three ways:
+        joined by arrows, joined by nothing, or joined only through lines — the last a
+        question about arrows cannot answer either way and does not ask."""
+        g = nx.DiGraph()
+        g.add_nodes_from(n.id for n in self.nodes)
+        g.add_edges_from((e.source, e.target) for e in self.attached if e.directed)
         return g
 
     @property

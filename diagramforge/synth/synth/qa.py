@@ -49,6 +49,9 @@ MAX_TOKENS = 200
 """Output cap of a paraphrase call (the schema allows 400 characters)."""
 SHAPES = ("rectangle", "ellipse", "circle", "diamond", "triangle", "hexagon", "cylinder",
           "parallelogram")
+ALIKE = {"ellipse": {"circle"}, "circle": {"ellipse"}}
+"""Shapes one of which is the other (a circle is an ellipse): never each other's wrong option,
+and not counted apart — a reader looking at a round shape can rightly give either name."""
 YES, NO = "Yes", "No"
 OPTIONS = "ABCDEFGH"
 """Letters of the multiple-choice options (``answer_option`` is the answer's letter)."""
@@ -56,9 +59,13 @@ _CONN = "connection|connect|edge|link|arrow|line"
 
 
 def counting(f: Facts, rng: random.Random, n: int) -> list[Question]:
-    out = [Question("counting", "nodes", "How many elements does the diagram contain?",
-                    "count", str(len(f.nodes)), _numbers(len(f.nodes), rng, n),
-                    keywords=["element|node|box|shape|item|component"])]
+    out = []
+    if not any(x.shape == "container" for x in f.elements):
+        # a group's frame (a package, a cluster, a concurrent region) is an element to one
+        # reader and not to another: with one drawn, "how many elements" has no one answer
+        out.append(Question("counting", "nodes", "How many elements does the diagram contain?",
+                            "count", str(len(f.elements)), _numbers(len(f.elements), rng, n),
+                            keywords=["element|node|box|shape|item|component"]))
     if f.edges:
         out.append(Question("counting", "edges", "How many connections does the diagram have?",
                             "count", str(len(f.edges)), _numbers(len(f.edges), rng, n),
@@ -77,6 +84,8 @@ def counting(f: Facts, rng: random.Random, n: int) -> list[Question]:
     shapes = {n.shape for n in f.nodes if n.shape in SHAPES}
     if len(shapes) > 1:
         for shape in sorted(shapes):
+            if ALIKE.get(shape, set()) & shapes:
+                continue
             k = sum(1 for x in f.nodes if x.shape == shape)
             out.append(Question("counting", f"shape:{shape}",
                                 f"How many {shape} shapes are there in the diagram?", "count",
@@ -85,7 +94,7 @@ def counting(f: Facts, rng: random.Random, n: int) -> list[Question]:
 
 
 def _other_labels(f: Facts, exclude: set[str], rng: random.Random, n: int) -> list[str]:
-    pool = [t for t in f.labels if t not in exclude]
+    pool = [t for t in f.element_labels if t not in exclude]
     return rng.sample(pool, min(n, len(pool)))
 
 
@@ -118,10 +127,11 @@ def identification(f: Facts, rng: random.Random, n: int) -> list[Question]:
     if len({x.shape for x in f.nodes if x.shape in SHAPES}) > 1:
         for node in f.unique_nodes:
             if node.shape in SHAPES:
+                alike = ALIKE.get(node.shape, set())
+                wrong = [s for s in SHAPES if s != node.shape and s not in alike]
                 out.append(Question("identification", f"shape:{node.id}",
                                     f"What shape is the element {_q(node.text)}?", "which",
-                                    node.shape,
-                                    rng.sample([s for s in SHAPES if s != node.shape], n),
+                                    node.shape, rng.sample(wrong, min(n, len(wrong))),
                                     referents=[node.text], keywords=["shape|form"]))
     return out
 
@@ -137,7 +147,8 @@ def relationship(f: Facts, rng: random.Random, n: int) -> list[Question]:
     out: list[Question] = []
     yes = no = None
     for a, b in _pairs(f.unique_nodes, rng):
-        linked = g.has_edge(a.id, b.id)
+        # asked about arrows, only an arrow is a yes (a line between them is neither answer)
+        linked = (f.arrows if f.directed else g).has_edge(a.id, b.id)
         if linked and yes is None:
             yes = (a, b)
         if not linked and not g.has_edge(b.id, a.id) and no is None:
@@ -161,13 +172,14 @@ def relationship(f: Facts, rng: random.Random, n: int) -> list[Question]:
 def reachability(f: Facts, rng: random.Random, n: int) -> list[Question]:
     if not f.directed:
         return []
-    g = f.digraph
+    g, arrows = f.digraph, f.arrows
     yes = no = None
     for a, b in _pairs(f.unique_nodes, rng):
-        reach = nx.has_path(g, a.id, b.id)
-        if reach and not g.has_edge(a.id, b.id) and yes is None:
+        # yes along arrows alone; no when not even a line leads there; a way that needs a
+        # line (a note's tie, an interface's socket) answers neither, so is not asked
+        if yes is None and nx.has_path(arrows, a.id, b.id) and not g.has_edge(a.id, b.id):
             yes = (a, b)  # a path of two or more steps: the interesting case
-        if not reach and no is None:
+        if no is None and not nx.has_path(g, a.id, b.id):
             no = (a, b)
     out = []
     for pair, answer in ((yes, YES), (no, NO)):

@@ -171,5 +171,5 @@ stop
     assert ("log", bars[1], "") in edges and ("store", bars[1], "") in edges
     # the error branch stops: it never reaches the loop; the loop's exit reaches the end
     assert not any(s == "report error" and t == "more?" for s, t, _ in edges)
-    ends = [n.id for n in g.nodes if n.shape == "ellipse"]
+    ends = [n.id for n in g.nodes if n.shape == "circle"]
     assert len(ends) == 3 and ("more?", ends[-1], "done") in edges
