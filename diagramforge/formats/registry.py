@@ -10,7 +10,6 @@ declares its params model (``params_model``: validated as ``formats.<name>`` of
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -180,9 +179,8 @@ class DiagramFormat(ABC):
     @classmethod
     def has_capability(cls, name: str) -> bool:
         """Whether the format has the ``name`` capability, without importing it (checking
-        params names twin targets before any writer loads)."""
-        package = cls.__module__.rpartition(".")[0]
-        return importlib.util.find_spec(f"{package}.{name}") is not None
+        params names twin targets before any writer loads): :func:`capabilities.has`."""
+        return capabilities.has(cls.__module__.split(".")[-2], name)
 
     @classmethod
     def capability(cls, name: str) -> ModuleType | None:
