@@ -142,8 +142,7 @@ def _formats_line(spec: str) -> str:
 def _formats_with(capability: str) -> str:
     """`` Formats: …`` — the titles of the formats whose folder holds ``capability``
     (``handler``: every format), found by the file, without importing it."""
-    titles = [t for n, t in format_titles().items()
-              if (capabilities.ROOT / n / f"{capability}.py").is_file()]
+    titles = [t for n, t in format_titles().items() if capabilities.has(n, capability)]
     return " Formats: " + ", ".join(titles) + "."
 
 

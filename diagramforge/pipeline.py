@@ -213,11 +213,18 @@ def _class_ast(spec: str) -> ast.ClassDef:
 def format_capability(spec: str) -> str | None:
     """The stage's ``format_capability`` declaration, read from its source (``None`` when it
     declares none): the CLI's help names formats without importing a stage or a handler."""
+    value = _class_value(spec, "format_capability")
+    return None if value is None else ast.literal_eval(value)
+
+
+def _class_value(spec: str, attr: str) -> ast.expr | None:
+    """The value the stage class assigns to ``attr`` in its body (``attr = …`` or
+    ``attr: T = …``), unevaluated; ``None`` when it assigns none."""
     for node in _class_ast(spec).body:
         target = node.target if isinstance(node, ast.AnnAssign) else \
             node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
-        if isinstance(target, ast.Name) and target.id == "format_capability" and node.value:
-            return ast.literal_eval(node.value)
+        if isinstance(target, ast.Name) and target.id == attr and node.value:
+            return node.value
     return None
 
 
@@ -242,15 +249,12 @@ def task_configs(spec: str) -> tuple[str, ...]:
     torch (publish, validate) into that driver — and, forked, into each of its workers.
     The tuple's items are strings, or names bound to strings at module level in the stage's
     module or in a module it imports (``captioning.CONFIG``)."""
-    module = spec.partition(":")[0]
-    for node in _class_ast(spec).body:
-        target = node.target if isinstance(node, ast.AnnAssign) else \
-            node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
-        if isinstance(target, ast.Name) and target.id == "task_configs" and node.value:
-            if not isinstance(node.value, ast.Tuple):
-                raise LookupError(f"{spec}: task_configs is not a tuple literal")
-            return tuple(_constant(module, e) for e in node.value.elts)
-    return ()
+    value = _class_value(spec, "task_configs")
+    if value is None:
+        return ()
+    if not isinstance(value, ast.Tuple):
+        raise LookupError(f"{spec}: task_configs is not a tuple literal")
+    return tuple(_constant(spec.partition(":")[0], e) for e in value.elts)
 
 
 def _module_ast(module: str) -> ast.Module:

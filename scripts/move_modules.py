@@ -18,6 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from rewriting import rewrite_files
+
 ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "diagramforge"
 
@@ -271,15 +273,7 @@ def main() -> int:
         files = tracked_text_files()
     else:
         files = [Path(f) for f in args.rewrite_only] or tracked_text_files()
-    changed = 0
-    for f in files:
-        if not f.is_file():
-            continue
-        text = f.read_text("utf-8")
-        new = rewrite(text)
-        if new != text:
-            f.write_text(new, "utf-8")
-            changed += 1
+    changed = rewrite_files(files, rewrite)
     print(f"{len(moves)} moves, {changed} files rewritten", file=sys.stderr)
     return 0
 

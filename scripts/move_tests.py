@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from rewriting import rewrite_files
+
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
 
@@ -163,17 +165,9 @@ def main() -> int:
     files = subprocess.run(["git", "ls-files", "tests", "benchmarks", "scripts", "docs",
                             "README.md", "pyproject.toml", "dev", ".ci"], cwd=ROOT,
                            capture_output=True, text=True, check=True).stdout.split()
-    changed = 0
-    for rel in files:
-        p = ROOT / rel
-        if not p.is_file() or p.suffix not in (".py", ".md", ".toml", "") or \
-                rel.startswith("tests/fixtures/"):
-            continue
-        text = p.read_text("utf-8")
-        new = rewrite(text)
-        if new != text:
-            p.write_text(new, "utf-8")
-            changed += 1
+    changed = rewrite_files((ROOT / rel for rel in files
+                             if (ROOT / rel).suffix in (".py", ".md", ".toml", "")
+                             and not rel.startswith("tests/fixtures/")), rewrite)
     print(f"{len(moves)} test files moved, {changed} files rewritten", file=sys.stderr)
     return 0
 

@@ -7,8 +7,8 @@ knows of it is a module beside the handler, a *capability* (``evidence`` its typ
 Chromium, OCR); a stage that only reads code (the classifier, the filters, split) asks for a
 capability here, by the format's name — the folder is named as the format
 (``tests/formats/test_registry.py`` holds the registry to it) — and loads no engine, nor any
-other format's code.  :meth:`~diagramforge.formats.registry.DiagramFormat.capability` is the
-same lookup from a handler class.
+other format's code.  :meth:`~diagramforge.formats.registry.DiagramFormat.capability` and
+``has_capability`` are the same lookups from a handler class.
 
 Only the standard library is imported here, so a stage that looks a capability up depends on
 this module and on the capability modules it loads (declared with a glob in its ``code``,
@@ -18,6 +18,7 @@ this module and on the capability modules it loads (declared with a glob in its 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 from functools import cache
 from pathlib import Path
@@ -51,6 +52,14 @@ def of(fmt: str, name: str) -> ModuleType | None:
     """Format ``fmt``'s capability ``name`` (``formats/<fmt>/<name>.py``), or ``None`` when
     the format has none or no such format exists."""
     return load(f"{PACKAGE}.{fmt}", name) if fmt in folders() else None
+
+
+def has(fmt: str, name: str) -> bool:
+    """Whether format ``fmt`` has capability ``name``, without importing it (the CLI's help,
+    checking params' ``twin.targets``: no engine, no capability code loads) — the one test
+    of a capability's presence; :func:`of` loads it."""
+    return fmt in folders() and \
+        importlib.util.find_spec(f"{PACKAGE}.{fmt}.{name}") is not None
 
 
 def every(name: str) -> dict[str, ModuleType]:

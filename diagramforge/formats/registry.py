@@ -10,7 +10,7 @@ declares its params model (``params_model``: validated as ``formats.<name>`` of
 from __future__ import annotations
 
 import importlib
-import importlib.util
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from pathlib import Path
@@ -18,11 +18,11 @@ from types import ModuleType
 from typing import TYPE_CHECKING, ClassVar
 
 from diagramforge import formats as pkg
-from diagramforge.formats import capabilities
+from diagramforge.formats import capabilities, markdown
 from diagramforge.formats.picture import Picture
 from diagramforge.formats.settings import FormatsParams
 from diagramforge.params import FormatSection, validate_sections
-from diagramforge.store.records import Format, Refusal, Rejection, Unit
+from diagramforge.store.records import Format, Refusal, Rejection, Unit, empty_record, make_id
 
 if TYPE_CHECKING:
     from diagramforge.config import Params
@@ -46,6 +46,11 @@ class DiagramFormat(ABC):
     suffixes: ClassVar[tuple[str, ...]] = ()
     """File names this format extracts from repository files (lower-case suffixes)."""
     not_suffixes: ClassVar[tuple[str, ...]] = ()
+    fences: ClassVar[tuple[str, ...]] = ()
+    """The languages of the Markdown fenced blocks that hold this format's diagrams (the
+    info string's first word, lower-case: ``("mermaid",)``). Such a format claims a Markdown
+    file holding one of its blocks, and takes its blocks from one that holds other formats'
+    too (:func:`extract`)."""
     params_model: ClassVar[type[FormatSection] | None] = None
     """The format's own params section (``formats.<name>`` in ``params.yaml``), declared
     here by the handler and validated with the rest of the params."""
@@ -63,6 +68,8 @@ class DiagramFormat(ABC):
     @classmethod
     def claims(cls, path: str) -> bool:
         p = path.lower()
+        if cls.fences and markdown.named(p):
+            return True
         return bool(cls.suffixes) and p.endswith(cls.suffixes) \
             and not p.endswith(cls.not_suffixes)
 
@@ -73,13 +80,30 @@ class DiagramFormat(ABC):
         files under a generic suffix (every ``.xml`` of a code archive) than diagrams, so a
         format whose suffixes are shared overrides this with a cheap look at the content.
         A claimed file goes to :meth:`extract_file`; the others are ledgered by the caller.
+        Markdown is claimed only with a block of :attr:`fences` in it: code archives hold
+        millions of READMEs and almost none draws a diagram.
         """
+        if self.fences and markdown.named(path):
+            return markdown.holds(data, self.fences)
         return self.claims(path)
 
     def extract_file(self, data: bytes, path: str, base: dict, locator: str, unit: Unit
                      ) -> tuple[list[dict], list[Rejection]]:
-        """A file's candidate records (a multi-page file gives several)."""
+        """A file's candidate records (a multi-page file gives several); a Markdown file's
+        are :func:`extract`'s."""
+        if self.fences and markdown.named(path):
+            return extract([self], data, path, base, locator, unit)
         raise NotImplementedError(f"{self.name} has no file extractor")
+
+    def fence_diagrams(self, block: str) -> list[str]:
+        """The diagrams one of this format's fenced blocks holds, each as a record's code:
+        the block itself, none when it is blank."""
+        return [block + "\n"] if block.strip() else []
+
+    def vet(self, code: str) -> Refusal | None:
+        """Why a diagram's code is refused before any engine sees it (its limits, markup
+        that reaches outside the text), or ``None``."""
+        return None
 
     # -- render --------------------------------------------------------------------------
     def batch_key(self, record: dict) -> str:
@@ -155,9 +179,8 @@ class DiagramFormat(ABC):
     @classmethod
     def has_capability(cls, name: str) -> bool:
         """Whether the format has the ``name`` capability, without importing it (checking
-        params names twin targets before any writer loads)."""
-        package = cls.__module__.rpartition(".")[0]
-        return importlib.util.find_spec(f"{package}.{name}") is not None
+        params names twin targets before any writer loads): :func:`capabilities.has`."""
+        return capabilities.has(cls.__module__.split(".")[-2], name)
 
     @classmethod
     def capability(cls, name: str) -> ModuleType | None:
@@ -297,19 +320,63 @@ def named_by(formats: dict[str, DiagramFormat], path: str) -> list[DiagramFormat
 
 
 def claim(formats: dict[str, DiagramFormat], path: str, data: bytes
-          ) -> tuple[DiagramFormat | None, str]:
-    """The format that takes this file, or ``(None, reason)`` — ``no_handler`` when no
-    format claims the name, ``not_a_diagram`` when those that do refuse the content.
+          ) -> tuple[list[DiagramFormat], str]:
+    """The formats that take this file (for :func:`extract`), or ``([], reason)`` —
+    ``no_handler`` when no format claims the name, ``not_a_diagram`` when those that do
+    refuse the content. One format takes a file, the first that claims it; a Markdown file
+    is a container, taken by every format whose blocks it holds.
 
     Every registered handler is asked, so a format added later (Graphviz, Mermaid) is
     picked up without touching any source kind."""
     named = named_by(formats, path)
     if not named:
-        return None, ClaimReason.NO_HANDLER
-    for h in named:
-        if h.claims_file(path, data):
-            return h, ""
-    return None, ClaimReason.NOT_A_DIAGRAM
+        return [], ClaimReason.NO_HANDLER
+    takers = [h for h in named if h.claims_file(path, data)]
+    if not takers:
+        return [], ClaimReason.NOT_A_DIAGRAM
+    return (takers if markdown.named(path) else takers[:1]), ""
+
+
+class MarkdownReason:
+    NOT_TEXT = "markdown_not_text"
+    NO_BLOCKS = "markdown_no_blocks"
+    """Its diagram blocks are all blank."""
+
+
+def extract(takers: list[DiagramFormat], data: bytes, path: str, base: dict, locator: str,
+            unit: Unit) -> tuple[list[dict], list[Rejection]]:
+    """The candidate records of a file the ``takers`` took (:func:`claim`). A Markdown
+    file's diagrams are numbered in the document's order over every taker's blocks —
+    ``#block<k>`` of the locator and ``source_id`` — so a file holding one format's blocks
+    numbers them as that format alone did, and one holding several formats' gives each
+    diagram a place of its own; each diagram is vetted and made a record by its format."""
+    if not markdown.named(path):
+        return takers[0].extract_file(data, path, base, locator, unit)
+    text = markdown.decode(data)
+    if text is None:
+        return [], [Rejection(locator, MarkdownReason.NOT_TEXT, path, unit=unit)]
+    by_language = {lang: h for h in reversed(takers) for lang in h.fences}
+    diagrams = [(by_language[f.language], code) for f in markdown.fences(text)
+                if f.language in by_language
+                for code in by_language[f.language].fence_diagrams(f.code)]
+    if not diagrams:
+        return [], [Rejection(locator, MarkdownReason.NO_BLOCKS, path, unit=unit)]
+    sub = Unit.CANDIDATE if len(diagrams) > 1 else unit
+    out, rejections = [], []
+    for k, (h, code) in enumerate(diagrams):
+        refused = h.vet(code)
+        if refused is not None:
+            rejections.append(Rejection(f"{locator}#block{k + 1}", refused.reason,
+                                        refused.detail, unit=sub))
+            continue
+        out.append(empty_record(**{
+            **base, "id": make_id(h.name, code), "format": h.name, "code": code,
+            "source_id": f"{base['source_id']}#block{k + 1}",
+            "meta": json.dumps({"file": path, "block": k})}))
+    if len(diagrams) > 1 and not out:  # the file as a whole yields nothing: one input
+        rejections.append(Rejection(locator, "no_diagrams", f"{len(diagrams)} blocks, none "
+                                    "usable", unit=unit))
+    return out, rejections
 
 
 class UsesFormats:

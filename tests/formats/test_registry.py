@@ -36,13 +36,15 @@ def test_claims_by_name_and_content_say_why_not(tmp_path):
         ("prose.tex", rb"\section{Intro} words"): "not_a_diagram",
         ("g.dot", b"digraph { a -> b }"): "dot",
         ("README.md", b"```mermaid\ngraph TD; A-->B\n```"): "mermaid",
+        ("doc.md", b"```puml\nA -> B\n```\n```mermaid\ngraph TD; A-->B\n```"):
+            "mermaid+plantuml",
         ("NOTES.md", b"# Notes\n\n```python\nprint(1)\n```"): "not_a_diagram",
         ("data.csv", b"a,b\n1,2\n"): "no_handler",
     }
     got = {}
     for (path, data), _ in cases.items():
-        h, why = claim(fmts, path, data)
-        got[(path, data)] = h.name if h else why
+        takers, why = claim(fmts, path, data)
+        got[(path, data)] = "+".join(sorted(h.name for h in takers)) or why
     assert got == cases
 
 

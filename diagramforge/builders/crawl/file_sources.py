@@ -91,17 +91,18 @@ def licence_refusal(spdx: str, allow: list[str]) -> tuple[str, str] | None:
 
 def admit(f: RepoFile, data: bytes, formats: dict[str, DiagramFormat], max_bytes: int,
           allow: list[str] | None) -> tuple[str | None, Rejection | None]:
-    """The name of the format that takes the file, or the rejection that ledgers it.
+    """The name of the format that takes the file (of each, joined by ``+``, for a
+    Markdown file holding several formats' blocks), or the rejection that ledgers it.
 
     ``allow``: refuse here what the licence filter would drop (``None``: leave it to
     the filter)."""
     if len(data) > max_bytes:
         return None, Rejection(f.locator, FileReason.TOO_LARGE,
                                f"{len(data)} bytes > {max_bytes}", source=f.kind)
-    handler, why = claim(formats, f.path, data)
-    if handler is None:
+    takers, why = claim(formats, f.path, data)
+    if not takers:
         return None, Rejection(f.locator, why, f.path, source=f.kind)
     refusal = licence_refusal(f.licence, allow) if allow is not None else None
     if refusal:
         return None, Rejection(f.locator, refusal[0], refusal[1], source=f.kind)
-    return handler.name, None
+    return "+".join(h.name for h in takers), None

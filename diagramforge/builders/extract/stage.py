@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from diagramforge.builders.extract.pdf_extract import extract_pdf, pdf_locator
 from diagramforge.builders.extract.se_extract import post_records
-from diagramforge.formats.registry import UsesFormats, claim
+from diagramforge.formats.registry import UsesFormats, claim, extract
 from diagramforge.formats.tikz.extract import extract_paper
 from diagramforge.formats.tikz.needs import table
 from diagramforge.formats.tikz.texcompile import tex_version
@@ -141,8 +141,9 @@ class ExtractStage(Stage, UsesFormats):
 
     def _repo_file(self, src: dict, data: bytes, loc: str) -> Outcome:
         """A repository file (pinned, found by search, or streamed from The Stack): the
-        format that claims it (by name and content) extracts it; its records are grouped
-        by repository and carry the file's licence and whom to credit."""
+        format that claims it (by name and content) extracts it — a Markdown file, every
+        format whose blocks it holds; its records are grouped by repository and carry the
+        file's licence and whom to credit."""
         meta = json.loads(src.get("meta") or "{}")
         rel = meta.get("file") or src["title"]
         base = {
@@ -156,9 +157,9 @@ class ExtractStage(Stage, UsesFormats):
                f"{str(meta.get('commit', ''))[:12]})",
             "title": rel,
         }
-        fmt, why = claim(self.formats(), rel, data)
-        if fmt is None:
+        takers, why = claim(self.formats(), rel, data)
+        if not takers:
             return Outcome(rejections=[Rejection(loc, why, rel)])
-        recs, rejs = fmt.extract_file(data, rel, base, loc, Unit.INPUT)
+        recs, rejs = extract(takers, data, rel, base, loc, Unit.INPUT)
         return Outcome(records=recs, rejections=rejs)
 

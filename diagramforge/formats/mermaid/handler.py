@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated, ClassVar
 
 from pydantic import Field
 
+from diagramforge.formats import markdown
 from diagramforge.formats.browser import svg_export
-from diagramforge.formats.markdown import fence, fenced_blocks
 from diagramforge.formats.mermaid.engine import MermaidRenderer, find_mermaid, mermaid_version
 from diagramforge.formats.rasterize import check_render, keep_render
 from diagramforge.formats.registry import DiagramFormat, register
@@ -23,9 +23,6 @@ from diagramforge.store.records import Refusal, Rejection, Unit, empty_record, m
 
 if TYPE_CHECKING:
     from diagramforge.graphs.model import Graph
-
-MARKDOWN = (".md", ".markdown")
-
 
 class MermaidReason:
     NO_BLOCKS = "mermaid_no_blocks"
@@ -47,69 +44,40 @@ class MermaidParams(FormatSection):
     batch_size: Annotated[int, Field(ge=1)] = 32
 
 
-# a fence of 3+ backticks or tildes whose info string starts with "mermaid", up to a
-# closing fence of the same character at least as long (CommonMark)
-_FENCE = fence("mermaid")
-
-
-def markdown_blocks(text: str) -> list[str]:
-    """The Mermaid fenced blocks of a Markdown document, in order (empty ones left out)."""
-    return [b + "\n" for b in fenced_blocks(text, _FENCE) if b.strip()]
-
-
 @register
 class MermaidFormat(DiagramFormat):
     name = "mermaid"
     title = "Mermaid"
-    suffixes = (".mmd", ".mermaid", *MARKDOWN)
+    suffixes = (".mmd", ".mermaid")
+    fences = ("mermaid",)
     params_model = MermaidParams
     graphs_in_render: ClassVar[bool] = True  # the graph comes from the page that drew it
     _renderer: MermaidRenderer | None = None
 
-    def claims_file(self, path: str, data: bytes) -> bool:
-        """Markdown only with a mermaid fence in it: code archives hold millions of READMEs
-        and almost none draws a diagram (a ``.mmd`` file is claimed by its name)."""
-        if not self.claims(path):
-            return False
-        if path.lower().endswith(MARKDOWN):
-            return _FENCE.search(data.decode("utf-8", "replace")) is not None
-        return True
+    def vet(self, code: str) -> Refusal | None:
+        cap = self.section.max_text_size  # type: ignore[attr-defined]
+        if len(code) > cap:
+            return Refusal(MermaidReason.TOO_LARGE, f"{len(code)} characters > {cap}")
+        why = declaration(code)  # labels are markup: refused as in every format
+        return None if why is None else Refusal(UNSAFE_XML, why)
 
     def extract_file(self, data: bytes, path: str, base: dict, locator: str, unit: Unit
                      ) -> tuple[list[dict], list[Rejection]]:
+        """A ``.mmd`` file is one diagram (Markdown: the registry's ``extract``)."""
+        if markdown.named(path):
+            return super().extract_file(data, path, base, locator, unit)
         try:
-            text = data.decode("utf-8")
+            code = data.decode("utf-8")
         except UnicodeDecodeError:
             return [], [Rejection(locator, MermaidReason.NOT_TEXT, path, unit=unit)]
-        markdown = path.lower().endswith(MARKDOWN)
-        blocks = markdown_blocks(text) if markdown else ([text] if text.strip() else [])
-        if not blocks:
+        if not code.strip():
             return [], [Rejection(locator, MermaidReason.NO_BLOCKS, path, unit=unit)]
-        cap = self.section.max_text_size  # type: ignore[attr-defined]
-        out, rejections = [], []
-        for k, code in enumerate(blocks):
-            many = markdown and len(blocks) > 1
-            where = f"{locator}#block{k + 1}" if markdown else locator
-            if len(code) > cap:
-                rejections.append(Rejection(where, MermaidReason.TOO_LARGE,
-                                            f"{len(code)} characters > {cap}",
-                                            unit=Unit.CANDIDATE if many else unit))
-                continue
-            why = declaration(code)  # labels are markup: refused as in every format
-            if why is not None:
-                rejections.append(Rejection(where, UNSAFE_XML, why,
-                                            unit=Unit.CANDIDATE if many else unit))
-                continue
-            out.append(empty_record(**{
-                **base, "id": make_id(self.name, code), "format": self.name, "code": code,
-                "source_id": f"{base['source_id']}#block{k + 1}" if markdown
-                else base["source_id"],
-                "meta": json.dumps({"file": path, **({"block": k} if markdown else {})}),
-            }))
-        if markdown and len(blocks) > 1 and not out:
-            rejections.append(Rejection(locator, "no_diagrams", f"{len(blocks)} blocks, none "
-                                        "usable", unit=unit))
-        return out, rejections
+        refused = self.vet(code)
+        if refused is not None:
+            return [], [Rejection(locator, refused.reason, refused.detail, unit=unit)]
+        return [empty_record(**{
+            **base, "id": make_id(self.name, code), "format": self.name, "code": code,
+            "source_id": base["source_id"], "meta": json.dumps({"file": path})})], []
 
     def batch_size(self) -> int:
         return self.section.batch_size  # type: ignore[attr-defined]

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, ClassVar
 
 from pydantic import Field
 
+from diagramforge.formats import markdown
 from diagramforge.formats.plantuml import engine, source
 from diagramforge.formats.plantuml.engine import PumlError, PumlReason
 from diagramforge.formats.plantuml.graph import model_graph
@@ -53,7 +54,8 @@ def _decode(data: bytes) -> str | None:
 class PlantUmlFormat(DiagramFormat):
     name = "plantuml"
     title = "PlantUML"
-    suffixes = (*source.SUFFIXES, *source.MARKDOWN)
+    suffixes = source.SUFFIXES
+    fences = ("plantuml", "puml")
     params_model = PlantUmlParams
     graphs_in_render: ClassVar[bool] = True  # the model comes from the run that drew it
 
@@ -62,44 +64,43 @@ class PlantUmlFormat(DiagramFormat):
         s: PlantUmlParams = self.section  # type: ignore[assignment]
         return source.Caps(s.max_bytes, s.max_lines)
 
-    def claims_file(self, path: str, data: bytes) -> bool:
-        """Markdown only with a ``plantuml``/``puml`` fence in it (Mermaid claims the same
-        suffixes by its own fences: a README with both gives records to both)."""
-        if not self.claims(path):
-            return False
-        if path.lower().endswith(source.MARKDOWN):
-            return source.has_fence(data.decode("utf-8", "replace"))
-        return True
+    def fence_diagrams(self, block: str) -> list[str]:
+        return source.fence_diagrams(block)
+
+    def vet(self, code: str) -> Refusal | None:
+        try:
+            source.check(code, self.caps)
+        except PumlError as exc:
+            return Refusal(exc.reason, exc.detail)
+        why = declaration(code)  # labels may hold markup: refused as in every format
+        return None if why is None else Refusal(UNSAFE_XML, why)
 
     def extract_file(self, data: bytes, path: str, base: dict, locator: str, unit: Unit
                      ) -> tuple[list[dict], list[Rejection]]:
+        """Each ``@start … @end`` of a PlantUML file (Markdown: the registry's
+        ``extract``)."""
+        if markdown.named(path):
+            return super().extract_file(data, path, base, locator, unit)
         text = _decode(data)
         if text is None:
             return [], [Rejection(locator, PumlReason.NOT_TEXT, path, unit=unit)]
-        markdown = path.lower().endswith(source.MARKDOWN)
-        blocks = source.markdown_blocks(text) if markdown else source.split_diagrams(text)
+        blocks = source.split_diagrams(text)
         if not blocks:
             return [], [Rejection(locator, PumlReason.NO_BLOCKS, path, unit=unit)]
-        tag = "block" if markdown else "diagram"
         many = len(blocks) > 1
         out, rejections = [], []
         for k, code in enumerate(blocks):
-            where = f"{locator}#{tag}{k + 1}" if many or markdown else locator
-            sub = Unit.CANDIDATE if many else unit
-            try:
-                source.check(code, self.caps)
-            except PumlError as exc:
-                rejections.append(Rejection(where, exc.reason, exc.detail, unit=sub))
-                continue
-            why = declaration(code)  # labels may hold markup: refused as in every format
-            if why is not None:
-                rejections.append(Rejection(where, UNSAFE_XML, why, unit=sub))
+            where = f"{locator}#diagram{k + 1}" if many else locator
+            refused = self.vet(code)
+            if refused is not None:
+                rejections.append(Rejection(where, refused.reason, refused.detail,
+                                            unit=Unit.CANDIDATE if many else unit))
                 continue
             out.append(empty_record(**{
                 **base, "id": make_id(self.name, code), "format": self.name, "code": code,
-                "source_id": f"{base['source_id']}#{tag}{k + 1}" if many or markdown
+                "source_id": f"{base['source_id']}#diagram{k + 1}" if many
                 else base["source_id"],
-                "meta": json.dumps({"file": path, tag: k, f"{tag}s": len(blocks)}),
+                "meta": json.dumps({"file": path, "diagram": k, "diagrams": len(blocks)}),
             }))
         if many and not out:  # the file as a whole yields nothing: one input
             rejections.append(Rejection(locator, "no_diagrams", f"{len(blocks)} diagrams, "

@@ -26,16 +26,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from diagramforge.formats.markdown import fence, fenced_blocks
 from diagramforge.formats.plantuml.engine import PumlError, PumlReason
 
 SUFFIXES = (".puml", ".plantuml", ".pu")
 """The names PlantUML files go by (``.iuml`` include fragments hold no diagram of their own
 and are left out)."""
-MARKDOWN = (".md", ".markdown")
 
 _START = re.compile(r"^[ \t]*@start(?P<kind>[a-z]+)\b[^\n]*$", re.M | re.I)
-_FENCE = fence("plantuml", "puml")
 
 
 def split_diagrams(text: str) -> list[str]:
@@ -60,20 +57,13 @@ def split_diagrams(text: str) -> list[str]:
         out.append(body.lstrip(" \t"))
 
 
-def markdown_blocks(text: str) -> list[str]:
-    """The PlantUML fenced blocks of a Markdown document, in order, each a whole diagram
-    (``@startuml``/``@enduml`` added when the block has no ``@start`` line)."""
-    out = []
-    for block in fenced_blocks(text, _FENCE):
-        if not block.strip():
-            continue
-        inner = split_diagrams(block)
-        out.extend(inner or [f"@startuml\n{block}\n@enduml\n"])
-    return out
-
-
-def has_fence(text: str) -> bool:
-    return _FENCE.search(text) is not None
+def fence_diagrams(block: str) -> list[str]:
+    """The diagrams of one PlantUML fenced block of a Markdown document, each whole
+    (``@startuml``/``@enduml`` added when the block has no ``@start`` line); none when it
+    is blank."""
+    if not block.strip():
+        return []
+    return split_diagrams(block) or [f"@startuml\n{block}\n@enduml\n"]
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from diagramforge.formats.tikz.notation import read_balanced
+from diagramforge.formats.tikz.notation import read_balanced, split_top
 from diagramforge.formats.tikz.preamble import SKIP_PACKAGES
 
 TABLE_PATH = Path(__file__).with_name("tikz_libraries.json")
@@ -153,23 +153,6 @@ def table() -> Table:
                  tex=data.get("tex", ""), arrows=arrows, pgf=frozenset(data.get("pgf", ())),
                  others=data.get("others", {}),
                  base=frozenset(data.get("base", ())) | {"package:tikz"}, tip_end=tip_end)
-
-
-def split_top(text: str) -> list[str]:
-    """Split an option list on commas outside braces, brackets and parentheses."""
-    parts, depth, cur = [], 0, []
-    for ch in text:
-        if ch in "{[(":
-            depth += 1
-        elif ch in "}])":
-            depth = max(0, depth - 1)
-        if ch == "," and depth == 0:
-            parts.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    parts.append("".join(cur))
-    return [p.strip() for p in parts if p.strip()]
 
 
 def _split_key(part: str) -> tuple[str, str, str]:

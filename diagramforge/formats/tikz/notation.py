@@ -109,6 +109,25 @@ def read_group(text: str, pos: int, open_: str = "{", close: str = "}") -> tuple
     return read_balanced(text, i, open_, close)
 
 
+def split_top(text: str) -> list[str]:
+    """Split an option list (``\\tikzset``'s, a key's value) on commas outside braces,
+    brackets and parentheses, each part stripped (empty ones left out); an unmatched
+    closer does not take the depth below 0."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "{[(":
+            depth += 1
+        elif ch in "}])":
+            depth = max(0, depth - 1)
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return [p.strip() for p in parts if p.strip()]
+
+
 def read_optional(text: str, pos: int) -> tuple[str | None, int]:
     """Read an optional ``[...]`` argument if present."""
     g = read_group(text, pos, "[", "]")

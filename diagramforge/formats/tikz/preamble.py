@@ -14,7 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from diagramforge.formats.tikz.notation import control_sequences, read_group, read_optional, words
+from diagramforge.formats.tikz.notation import (
+    control_sequences,
+    read_group,
+    read_optional,
+    split_top,
+    words,
+)
 
 
 class Kind(StrEnum):
@@ -192,23 +198,6 @@ def skip_groups(text: str, pos: int, max_groups: int = 6) -> int:
     return pos
 
 
-def _split_top(text: str) -> list[str]:
-    """Split on commas at brace/bracket depth 0."""
-    parts, depth, cur = [], 0, []
-    for ch in text:
-        if ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    parts.append("".join(cur))
-    return [p for p in parts if p.strip()]
-
-
 def _uses(text: str) -> set[str]:
     return {"\\" + c for c in control_sequences(text)} | words(text)
 
@@ -295,7 +284,7 @@ def parse_preamble(preamble: str) -> list[Definition]:
                 defs.append(_make(Kind.SETTING, preamble[start:pos], set()))
                 i = max(pos, j + 1)
                 continue
-            for entry in _split_top(g[0]):
+            for entry in split_top(g[0]):
                 mk = _STYLE_KEY.match(entry)
                 if mk and not mk.group(1).strip().startswith("every "):
                     name = mk.group(1).strip()

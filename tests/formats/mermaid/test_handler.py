@@ -1,29 +1,16 @@
 """The Mermaid handler: ``.mmd`` files and Mermaid blocks in Markdown become records; the
-rendering itself is tested with the renderer (tests/formats/mermaid/test_engine.py)."""
+rendering itself is tested with the renderer (tests/formats/mermaid/test_engine.py); how
+Markdown's blocks are read, in tests/formats/test_markdown.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from diagramforge.formats.mermaid.handler import markdown_blocks
 from diagramforge.formats.registry import instantiate
 from diagramforge.store.records import Unit
 from tests.conftest import make_params
 
 BASE = {"source": "repo", "source_id": "r@c:README.md", "group": "repo:r"}
-
-
-def test_markdown_blocks_follow_commonmark_fences():
-    text = ("# Doc\n\n```mermaid\nflowchart LR\n  a --> b\n```\n\n"
-            "```python\nprint(1)\n```\n\n"
-            "  ~~~~ Mermaid {.diagram}\n  graph TD\n  x --> y\n  ~~~\n  ~~~~\n\n"
-            "````mermaid\nsequenceDiagram\n```\nnot the end\n````\n"
-            "```mermaid\n```\n")
-    assert markdown_blocks(text) == [
-        "flowchart LR\n  a --> b\n", "graph TD\nx --> y\n~~~\n",
-        "sequenceDiagram\n```\nnot the end\n"]
-    assert markdown_blocks("```mermaid\nflowchart LR\n  a --> b\n") == [
-        "flowchart LR\n  a --> b\n"]  # an unclosed fence runs to the end (CommonMark)
 
 
 @pytest.fixture
@@ -43,6 +30,8 @@ def test_markdown_gives_a_record_per_block(handler):
 
 def test_files_without_diagrams_are_ledgered(handler):
     _, rejs = handler.extract_file(b"# just prose\n", "README.md", BASE, "loc", Unit.INPUT)
+    assert [(r.reason, r.unit) for r in rejs] == [("markdown_no_blocks", Unit.INPUT)]
+    _, rejs = handler.extract_file(b"  \n", "a.mmd", BASE, "loc", Unit.INPUT)
     assert [(r.reason, r.unit) for r in rejs] == [("mermaid_no_blocks", Unit.INPUT)]
     _, rejs = handler.extract_file(b"\xff\xfe", "a.mmd", BASE, "loc", Unit.INPUT)
     assert [r.reason for r in rejs] == ["mermaid_not_text"]

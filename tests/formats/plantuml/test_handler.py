@@ -42,18 +42,19 @@ def test_a_file_with_nothing_usable_is_one_input_rejection(handler):
 
 
 def test_markdown_is_claimed_by_fence_and_shared_with_mermaid(handler, tmp_path):
-    from diagramforge.formats.mermaid.handler import MermaidFormat
+    from diagramforge.formats.registry import claim, extract, instantiate
 
-    mermaid = MermaidFormat(make_params(tmp_path), lambda r: r["id"])
     both = b"# x\n```mermaid\ngraph TD; a-->b\n```\n```plantuml\nA -> B\n```\n"
     only_mermaid = b"```mermaid\ngraph TD; a-->b\n```\n"
-    assert handler.claims_file("README.md", both) and mermaid.claims_file("README.md", both)
+    assert handler.claims_file("README.md", both)
     assert not handler.claims_file("README.md", only_mermaid)
     recs, _ = handler.extract_file(both, "README.md", BASE, "loc", Unit.INPUT)
     assert [r["code"] for r in recs] == ["@startuml\nA -> B\n@enduml\n"]
-    assert recs[0]["source_id"] == "r@c:d.puml#block1"
-    mrecs, _ = mermaid.extract_file(both, "README.md", BASE, "loc", Unit.INPUT)
-    assert [r["code"] for r in mrecs] == ["graph TD; a-->b\n"]
+    takers, _ = claim(instantiate(make_params(tmp_path), str), "README.md", both)
+    recs, rejs = extract(takers, both, "README.md", BASE, "loc", Unit.INPUT)
+    assert [(r["format"], r["code"], r["source_id"]) for r in recs] == [
+        ("mermaid", "graph TD; a-->b\n", "r@c:d.puml#block1"),
+        ("plantuml", "@startuml\nA -> B\n@enduml\n", "r@c:d.puml#block2")] and rejs == []
 
 
 @pytest.mark.skipif(engine.find_java() is None, reason="plantuml not installed")

@@ -21,14 +21,11 @@ def test_a_file_splits_into_its_diagrams_of_any_kind():
 
 
 def test_markdown_fences_with_or_without_their_start_line():
-    md = ("# Doc\n```plantuml\n@startuml\nA -> B\n@enduml\n```\n"
-          "text\n~~~puml\nclass X\n~~~\n"
-          "```mermaid\ngraph TD; a-->b\n```\n"
-          "  ```PlantUML title\n  A -> C\n  ```\n")
-    assert source.markdown_blocks(md) == [
-        "@startuml\nA -> B\n@enduml\n", "@startuml\nclass X\n@enduml\n",
-        "@startuml\nA -> C\n@enduml\n"]
-    assert source.has_fence(md) and not source.has_fence("```mermaid\nx\n```\n")
+    assert source.fence_diagrams("@startuml\nA -> B\n@enduml") == ["@startuml\nA -> B\n@enduml\n"]
+    assert source.fence_diagrams("class X") == ["@startuml\nclass X\n@enduml\n"]
+    assert source.fence_diagrams("@startuml\nA\n@enduml\n@startmindmap\n* r\n@endmindmap") == [
+        "@startuml\nA\n@enduml\n", "@startmindmap\n* r\n@endmindmap\n"]
+    assert source.fence_diagrams(" \n") == []
 
 
 @pytest.mark.parametrize(("code", "names"), [
