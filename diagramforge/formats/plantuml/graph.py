@@ -95,9 +95,22 @@ def _shape(leaf: dict) -> str:
     return LEAF_SHAPES.get(str(leaf.get("leaf")), "rectangle")
 
 
+NOT_HEADS = frozenset({
+    "NONE", "PARENTHESIS", "CIRCLE", "CIRCLE_FILL", "CIRCLE_CONNECT", "CIRCLE_CROSS", "PLUS",
+    "SQUARE", "NOT_NAVIGABLE", "CROWFOOT", "CIRCLE_CROWFOOT", "CIRCLE_LINE", "DOUBLE_LINE",
+    "LINE_CROWFOOT"})
+"""Link ends PlantUML decorates without pointing anywhere: an interface's socket ``-(`` and
+ball ``-0``, a nesting ``+``, a port square, ``x`` (not navigable), an entity's crow's feet
+and bars (``}o``, ``||``). Read by eye, a line ending in one is no arrow, so it does not
+make the link directed (a socket read as a head once made "following the arrows" cross an
+interface's plain line — judged on the samples' component diagram)."""
+
+
 def _heads(link: dict) -> tuple[bool, bool]:
-    """(head at ``a``, head at ``b``): ``decor2`` is drawn at the first entity."""
-    return link.get("d2", "NONE") != "NONE", link.get("d1", "NONE") != "NONE"
+    """(head at ``a``, head at ``b``): ``decor2`` is drawn at the first entity; only a
+    decoration that points (an arrow, a triangle, a diamond) is a head."""
+    return (str(link.get("d2", "NONE")) not in NOT_HEADS,
+            str(link.get("d1", "NONE")) not in NOT_HEADS)
 
 
 # -- boxes from the SVG ----------------------------------------------------------------------

@@ -173,3 +173,31 @@ stop
     assert not any(s == "report error" and t == "more?" for s, t, _ in edges)
     ends = [n.id for n in g.nodes if n.shape == "circle"]
     assert len(ends) == 3 and ("more?", ends[-1], "done") in edges
+
+
+def test_a_socket_a_ball_and_crows_feet_are_no_arrow_heads():
+    """A line ending in an interface's socket ``-(``, or an entity's crow's feet, points at
+    nothing a person would follow: undirected; a real arrow beside it stays directed."""
+    component = """@startuml
+interface IMath
+[Business Logic] --( IMath
+[Web] --> [Business Logic]
+@enduml
+"""
+    entities = """@startuml
+entity Customer
+entity Order
+Customer ||--o{ Order
+Order --> Customer : placed by
+@enduml
+"""
+    drawn = engine.draw_many([component, entities])
+    got = []
+    for d in drawn:
+        g = graph.model_graph(d.kind, d.model, d.svg)
+        text = {n.id: n.text.split("\n")[0] for n in g.nodes}
+        got.append({(text[e.source], text[e.target], e.directed) for e in g.edges})
+    assert ("Business Logic", "IMath", False) in got[0]
+    assert ("Web", "Business Logic", True) in got[0]
+    assert {d for *_, d in got[1]} == {False, True}
+    assert ("Order", "Customer", True) in got[1]
