@@ -235,7 +235,10 @@ def questions(ground: Ground, params: SynthParams, diagram_id: str) -> list[Ques
         kind, gen = GENERATORS[t]
         if kind != ground.kind:
             continue
-        cands = gen(ground, rng, params.choices - 1)
+        # a choice among one option is no question: "which element does the arrow from Hi
+        # point to? (Plain)" in a two-box diagram (7 of 214 sample questions were)
+        cands = [q for q in gen(ground, rng, params.choices - 1)
+                 if q.form != "which" or q.distractors]
         out += rng.sample(cands, min(params.qa_per_type, len(cands)))
     return out
 

@@ -94,3 +94,16 @@ def test_a_round_shape_is_never_offered_its_other_name():
         counted = {q.key for q in qa.counting(f, random.Random(seed), 3)}
         assert "shape:circle" not in counted and "shape:ellipse" not in counted
         assert "shape:rectangle" in counted
+
+
+def test_a_choice_among_one_option_is_not_asked():
+    """Two boxes and an arrow: "which element does the arrow from Hi point to?" has no wrong
+    option to offer, so it is not a multiple-choice question at all."""
+    from diagramforge.synth.synth.settings import SynthParams
+
+    f = Facts([FNode("a", "Hi", "rounded"), FNode("b", "Plain", "rounded")], [FEdge("a", "b")],
+              "graph")
+    ground = qa.Ground(qa.GRAPH, f)
+    asked = qa.questions(ground, SynthParams(), "two-boxes")
+    assert asked and all(q.form != "which" or q.distractors for q in asked)
+    assert any(q.key == "succ:a" for q in qa.identification(f, random.Random(0), 3))
