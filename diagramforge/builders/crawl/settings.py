@@ -86,13 +86,23 @@ class RepoSpec(Section):
 class RepoCrawlParams(Section):
     repositories: list[RepoSpec] = []
     cache_dir: str = "data/cache/repos"
-    include: list[str] = ["*.drawio", "*.drawio.xml", "*.xml", "*.svg", "*.drawio.png"]
+    include: list[str] = []
+    """Globs of files crawled besides those a format handler claims: none by default, as
+    every format's files are claimed by its own handler (its suffixes)."""
     include_claimed: bool = True
-    """Also every file a format handler claims (``.dot``, ``.mmd``, Markdown…): a new
-    format's files are crawled without being listed in ``include``."""
+    """Also every file a format handler claims by name (``.drawio``, ``.svg``, ``.dot``,
+    ``.mmd``, Markdown…): a new format's files are crawled without being listed in
+    ``include``."""
     exclude: list[str] = [".git/*", "node_modules/*"]
     max_file_bytes: Annotated[int, Field(ge=1)] = 5_000_000
     timeout_s: Annotated[float, Field(gt=0)] = 300.0
+
+    @model_validator(mode="after")
+    def _some_files(self) -> RepoCrawlParams:
+        if not self.include and not self.include_claimed:
+            raise ValueError("include is empty and include_claimed is false: no file of a "
+                             "repository would be crawled")
+        return self
 
 
 class PdfCrawlParams(Section):

@@ -147,9 +147,9 @@ class TikzFormat(DiagramFormat):
 
     def export_svg(self, rows: list[dict]) -> list[str | Refusal]:
         """The compiled page (from the compile cache when it rendered) as SVG with text as
-        ``<text>``, cropped as the render is (``formats/pdf_svg.py`` says why PyMuPDF)."""
+        ``<text>``, cropped as the render is (``formats/tikz/pdf_svg.py`` says why PyMuPDF)."""
         # lazy: loads pymupdf
-        from diagramforge.formats.pdf_svg import pdf_svg
+        from diagramforge.formats.tikz.pdf_svg import pdf_svg
 
         results = self.compiler().compile_many([standalone(r) for r in rows],
                                                self.batch_size())
