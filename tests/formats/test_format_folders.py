@@ -27,10 +27,6 @@ BUILT_INS = {"store/records.py"}
 """The registry's own list of built-in formats (the ``Format`` enum)."""
 
 LEFT: dict[str, int] = {
-    "builders/crawl/settings.py": 3,
-    "builders/crawl/stage.py": 3,
-    "builders/extract/se_extract.py": 5,
-    "builders/extract/stage.py": 9,
     "cards/evaluate/styles.py": 7,
     "cards/evaluate/translation.py": 1,
     "cards/publish/card.py": 8,
