@@ -56,13 +56,3 @@ def of(fmt: str, name: str) -> ModuleType | None:
 def every(name: str) -> dict[str, ModuleType]:
     """Format → its capability ``name``, for every format that has it, by name."""
     return {fmt: m for fmt in folders() if (m := of(fmt, name)) is not None}
-
-
-def having(name: str) -> tuple[str, ...]:
-    """The formats whose folder holds the capability ``name`` (a module ``<name>.py`` or a
-    package ``<name>/``), sorted, without importing it: what a settings default lists
-    (``twin.targets``: every format a twin can be written in) when composing the settings
-    must load no format's code."""
-    return tuple(fmt for fmt in folders()
-                 if (ROOT / fmt / f"{name}.py").is_file()
-                 or (ROOT / fmt / name / "__init__.py").is_file())

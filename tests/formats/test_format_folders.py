@@ -27,6 +27,7 @@ BUILT_INS = {"store/records.py"}
 """The registry's own list of built-in formats (the ``Format`` enum)."""
 
 LEFT: dict[str, int] = {
+    "builders/twin/settings.py": 6,
     "cards/evaluate/styles.py": 7,
     "cards/evaluate/translation.py": 1,
     "cards/publish/card.py": 8,
@@ -74,8 +75,9 @@ WORDS: dict[str, tuple[int, str]] = {
     "builders/pdffigures/settings.py": (
         1, "a setting's description: the image share that makes a figure a raster one"),
     "builders/pdffigures/synthetic.py": (
-        10, "the finder's ground-truth papers: LaTeX loading the TikZ package, compiled "
-            "in TeX's environment, and their figures' kinds (`raster_above`, `raster`)"),
+        10, "the finder's test papers: LaTeX documents drawing TikZ pictures, compiled in "
+            "the TeX environment of formats/tikz/texcompile (content, not how the toolkit "
+            "reads TikZ), and their figures' expected kinds (`raster_above`, `raster`)"),
     "builders/render/settings.py": (
         4, "the params.yaml keys `render.tikz`, `render.mxgraph`, `render.svg`, "
            "`render.raster` users have (their models are in formats/settings.py)"),

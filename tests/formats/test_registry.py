@@ -57,19 +57,6 @@ def test_every_format_folder_is_named_as_its_format():
     assert capabilities.of("raster", "evidence") is None  # absent: pixels carry no code
 
 
-def test_having_a_capability_is_its_module_in_the_folder_and_sets_twin_targets():
-    """``capabilities.having`` tells the formats with a capability from their folders
-    alone, as the registry's import of each does; ``twin.targets``' default is it."""
-    from diagramforge.config import parse_params
-    from diagramforge.formats import capabilities
-    from diagramforge.formats.registry import with_capability
-
-    for name in ("twin", "edit", "evidence", "grounding", "no_such_capability"):
-        assert capabilities.having(name) == tuple(with_capability(name)), name
-    assert "raster" not in capabilities.having("twin")  # no twins into raster
-    assert parse_params({}).twin.targets == list(capabilities.having("twin"))
-
-
 def test_the_crawl_defaults_are_every_formats_sources_and_its_handler_claims_them():
     """``crawl.stack.subsets`` and ``crawl.repo_search.extensions`` default to what each
     format's ``sources`` capability lists (each once); an extension searched for is one
