@@ -145,6 +145,17 @@ def test_counting_leaves_documentation_out():
     assert _names_in("x = export_svg(rows)\n", names) == 0
 
 
+def test_a_word_counts_as_knowledge_does_until_a_reason_lists_it():
+    """The counter does not guess which names are words: a literal, a ledger reason or a
+    settings attribute spelled like a format counts, and only :data:`WORDS`' reasons tell
+    it from a format's knowledge."""
+    names = {"raster", "svg"}
+    assert _names_in('kind = "raster"\n', names) == 1
+    assert _names_in("dpi = params.render.raster.dpi\n", names) == 1
+    assert _names_in('NO_EXPORT = "twin_no_svg_export"\n', names) == 1
+    assert _names_in('fmt = "rasterize"\n', names) == 0
+
+
 def test_format_knowledge_outside_the_folders_is_only_what_is_listed():
     found = format_names()
     listed = {**LEFT, **{m: n for m, (n, _why) in WORDS.items()}}
