@@ -45,11 +45,11 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from corpus_latex import DEFAULT_CORPUS, agreement, documents, extract  # noqa: E402
 
 from diagramforge.builders.twin.compare import differences  # noqa: E402
-from diagramforge.formats.pdf_svg import pdf_svg  # noqa: E402
 from diagramforge.formats.rasterize import drawn_clip, rasterize_pdf  # noqa: E402
 from diagramforge.formats.svg import document as svgfmt  # noqa: E402
 from diagramforge.formats.svg.graph import svg_graph  # noqa: E402
 from diagramforge.formats.tikz.graph import pdf_graph, tikz_graph  # noqa: E402
+from diagramforge.formats.tikz.pdf_svg import pdf_svg  # noqa: E402
 from diagramforge.formats.tikz.pictures import Standalone  # noqa: E402
 from diagramforge.formats.tikz.texcompile import TexCompiler, tex_env  # noqa: E402
 from diagramforge.graphs.settings import GraphParams  # noqa: E402

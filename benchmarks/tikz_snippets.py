@@ -11,7 +11,7 @@ it is written (comments and all).
 
 plain:    pdflatex, sandboxed, on the full file as its author wrote it, in a copy of its
           directory;
-toolkit:  each snippet as a Stack Exchange code block (``builders/extract/se_extract.as_document``:
+toolkit:  each snippet as a Stack Exchange code block (``formats/tikz/snippet.as_document``:
           the smallest document around it), with the data files beside the figure (a table
           a plot reads is not preamble), through :func:`extract_paper` and the render
           stage's ladder of documents and engines, batched, cold cache.
@@ -56,13 +56,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpus_latex  # noqa: E402
 
-from diagramforge.builders.extract.se_extract import as_document  # noqa: E402
 from diagramforge.builders.extract.settings import ExtractParams  # noqa: E402
 from diagramforge.formats.tikz import notation as latex  # noqa: E402
 from diagramforge.formats.tikz.extract import extract_paper  # noqa: E402
 from diagramforge.formats.tikz.ladder import class_head  # noqa: E402
 from diagramforge.formats.tikz.pictures import Standalone, find_pictures  # noqa: E402
 from diagramforge.formats.tikz.preamble import Kind, parse_preamble  # noqa: E402
+from diagramforge.formats.tikz.snippet import as_document  # noqa: E402
 from diagramforge.formats.tikz.texcompile import batch_key, classify, tex_env  # noqa: E402
 from diagramforge.sandbox.process import run_sandboxed  # noqa: E402
 

@@ -15,9 +15,11 @@ and its graph explains what was drawn:
    without text is drawn, not written — an icon, a picture, a blank circle —
    :data:`MAX_BLANK_SHARE`); every edge joins two nodes (an arrow the reader could not
    attribute — a free arrow, an axis — leaves the graph incomplete);
-2. **one picture** (:func:`code_check`): a TikZ source with a ``\\tikz`` or a
-   ``tikzpicture`` inside its picture, or pictures side by side, is read as one graph of the
-   outer nodes, or several diagrams merged into one;
+2. **one picture** (:func:`code_check`): what the source's format knows makes its graph
+   untrustworthy — its ``grounding`` capability (``formats/<name>/grounding.py``,
+   ``code_check(code) -> Verdict | None``; TikZ: a ``\\tikz`` or a ``tikzpicture`` inside
+   its picture, or pictures side by side, read as one graph of the outer nodes, or several
+   diagrams merged into one), none when the format has no such capability;
 3. **text** (:func:`text_check`): at least ``min_share`` of the text runs on the picture's
    own render (its engine's SVG, :func:`drawn_texts`) are part of a node text or an edge
    label, and every node text is on the render.
@@ -33,10 +35,10 @@ The twin gate (``builders/twin/gate.py``) is these checks with the twin's own re
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from diagramforge.formats import capabilities
 from diagramforge.formats.svg.graph import svg_primitives
 from diagramforge.graphs.geometry import TextItem
 from diagramforge.graphs.model import Graph
@@ -130,21 +132,13 @@ def structure_check(graph: Graph) -> Verdict | None:
     return None
 
 
-_PICTURE = re.compile(r"\\tikz(?![A-Za-z@])|\\begin\s*\{tikzpicture\}")
-_COMMENT = re.compile(r"(?<!\\)%[^\n]*")
-
-
 def code_check(fmt: str, code: str | None) -> Verdict | None:
-    """Point 2: ``None`` unless a TikZ source draws pictures inside its picture."""
-    if fmt != "tikz" or not code:
+    """Point 2: ``None`` unless the source's format, reading its ``code``, says the graph
+    cannot be a faithful reading of it (its ``grounding`` capability)."""
+    if not code:
         return None
-    body = _COMMENT.sub("", code.split("\\begin{document}", 1)[-1])
-    pictures = len(_PICTURE.findall(body))
-    if pictures > 1:
-        return Verdict(INCOMPLETE, f"{pictures} pictures in one source (a \\tikz or a "
-                       "tikzpicture in a node, or pictures side by side): one structure graph "
-                       "reads the outer nodes only, or merges what several pictures draw")
-    return None
+    module = capabilities.of(fmt, "grounding")
+    return None if module is None else module.code_check(code)
 
 
 def picture_check(record: Mapping, graph: Graph) -> Verdict | None:

@@ -57,3 +57,22 @@ def test_every_format_folder_is_named_as_its_format():
     assert folders == {f: f for f in capabilities.folders()}
     assert capabilities.of("no-such-format", "evidence") is None
     assert capabilities.of("raster", "evidence") is None  # absent: pixels carry no code
+
+
+def test_the_crawl_defaults_are_every_formats_sources_and_its_handler_claims_them():
+    """``crawl.stack.subsets`` and ``crawl.repo_search.extensions`` default to what each
+    format's ``sources`` capability lists (each once); an extension searched for is one
+    its own handler claims, so what the search finds is crawled."""
+    from diagramforge.config import parse_params
+    from diagramforge.formats import capabilities
+
+    crawl = parse_params({}).crawl
+    sources = capabilities.every("sources")
+    assert set(sources) == set(handlers()) - {"raster"}  # figures from PDFs: no files
+    subsets = [x for m in sources.values() for x in m.STACK_SUBSETS]
+    assert crawl.stack.subsets == list(dict.fromkeys(subsets))
+    assert crawl.repo_search.extensions == [x for m in sources.values()
+                                            for x in m.SEARCH_EXTENSIONS]
+    for fmt, m in sources.items():
+        for ext in m.SEARCH_EXTENSIONS:
+            assert handlers()[fmt].claims(f"diagram.{ext}"), (fmt, ext)

@@ -10,7 +10,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
+from diagramforge.formats import capabilities
 from diagramforge.params import Section
+
+
+def _sources(name: str) -> list[str]:
+    """Every format's ``sources`` capability's ``name`` list, in the formats' order, each
+    entry once: where a crawl default looks for diagram files (a new format brings its
+    own by its folder)."""
+    return list(dict.fromkeys(x for m in capabilities.every("sources").values()
+                              for x in getattr(m, name)))
 
 
 class BulkArxivParams(Section):
@@ -86,13 +95,23 @@ class RepoSpec(Section):
 class RepoCrawlParams(Section):
     repositories: list[RepoSpec] = []
     cache_dir: str = "data/cache/repos"
-    include: list[str] = ["*.drawio", "*.drawio.xml", "*.xml", "*.svg", "*.drawio.png"]
+    include: list[str] = []
+    """Globs of files crawled besides those a format handler claims: none by default, as
+    every format's files are claimed by its own handler (its suffixes)."""
     include_claimed: bool = True
-    """Also every file a format handler claims (``.dot``, ``.mmd``, Markdown…): a new
-    format's files are crawled without being listed in ``include``."""
+    """Also every file a format handler claims by name (``.drawio``, ``.svg``, ``.dot``,
+    ``.mmd``, Markdown…): a new format's files are crawled without being listed in
+    ``include``."""
     exclude: list[str] = [".git/*", "node_modules/*"]
     max_file_bytes: Annotated[int, Field(ge=1)] = 5_000_000
     timeout_s: Annotated[float, Field(gt=0)] = 300.0
+
+    @model_validator(mode="after")
+    def _some_files(self) -> RepoCrawlParams:
+        if not self.include and not self.include_claimed:
+            raise ValueError("include is empty and include_claimed is false: no file of a "
+                             "repository would be crawled")
+        return self
 
 
 class PdfCrawlParams(Section):
@@ -138,9 +157,9 @@ class StackCrawlParams(Section):
     """A Hub dataset id, or a local directory in the same layout (``data/<lang>/*.parquet``)."""
     revision: str | None = None
     """The dataset repository's commit or tag: pin it and a rebuild reads the same rows."""
-    subsets: list[str] = ["data/svg", "data/xml", "data/tex", "data/graphviz-(dot)",
-                          "data/markdown"]
-    """``data_dir`` of each subset streamed, in order."""
+    subsets: list[str] = Field(default_factory=lambda: _sources("STACK_SUBSETS"))
+    """``data_dir`` of each subset streamed, in order; by default every format's
+    (``formats/<name>/sources.py``), in the formats' order."""
     split: str = "train"
     columns: StackColumns = StackColumns()
     token_env: str = "HF_TOKEN"
@@ -166,7 +185,9 @@ class RepoSearchParams(Section):
     api_url: str = "https://api.github.com"
     token_env: str = "GITHUB_TOKEN"
     """Name of the environment variable holding the token (code search needs one)."""
-    extensions: list[str] = ["drawio", "dio", "mmd"]
+    extensions: list[str] = Field(default_factory=lambda: _sources("SEARCH_EXTENSIONS"))
+    """Extensions searched (``extension:…``); by default every format's
+    (``formats/<name>/sources.py``), in the formats' order."""
     slices: list[str] = [""]
     """Extra qualifiers, one search per extension × slice: GitHub returns at most 1,000 hits
     per query, so cut a big extension into ranges (``size:<2000``, ``size:2000..20000``…)."""

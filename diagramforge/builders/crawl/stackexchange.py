@@ -225,7 +225,7 @@ class _Reader:
 def stackexchange_rows(cfg: StackExchangeParams, claims: Callable[[bytes], bool],
                        allow: list[str], log: StageLog) -> Iterator[dict]:
     """Every post of the dump: a crawl row, or a ledger row (``log``) saying why not.
-    ``claims``: whether a code block holds a picture (the TikZ handler's test)."""
+    ``claims``: whether a code block holds a picture (the formats' ``snippet`` claims)."""
     index = _Index(cfg.work_dir)
     try:
         _Reader(cfg, index, log, claims).read()

@@ -29,11 +29,12 @@ from diagramforge.builders.crawl.repos import GitError, checkout, find_licence, 
 from diagramforge.builders.crawl.settings import RepoSpec
 from diagramforge.builders.crawl.stack import stack_rows
 from diagramforge.builders.crawl.stackexchange import stackexchange_rows
+from diagramforge.formats import capabilities
 from diagramforge.formats.registry import instantiate
 from diagramforge.licensing.repository import Evidence, RepoLicence
 from diagramforge.licensing.spdx import parse_expression
 from diagramforge.stage import StageLog, TableStage
-from diagramforge.store.records import SOURCE_SCHEMA, Format, Rejection, SourceKind
+from diagramforge.store.records import SOURCE_SCHEMA, Rejection, SourceKind
 
 if TYPE_CHECKING:
     from diagramforge.config import Params
@@ -177,11 +178,17 @@ def _archives(params: Params, log_: StageLog) -> Iterator[dict]:
     if crawl.stackexchange.enabled:
         log_.source = SourceKind.STACKEXCHANGE
         n0 = log_.stats.n_in
-        tikz = formats[Format.TIKZ]
-        yield from stackexchange_rows(crawl.stackexchange,
-                                      lambda code: tikz.claims_file("post.tex", code),
-                                      allow, log_)
+        snippets = list(capabilities.every("snippet").values())
+        yield from stackexchange_rows(
+            crawl.stackexchange,
+            lambda code: any(m.claims(code, params.extract) for m in snippets), allow, log_)
         log_.stats.extra["stackexchange_posts"] = log_.stats.n_in - n0
+
+
+SNIPPET_SECTIONS = tuple(dict.fromkeys(
+    s for m in capabilities.every("snippet").values() for s in m.SECTIONS))
+"""The settings the formats' code-block claims read (``formats/<name>/snippet.py``'s
+``SECTIONS``): which Stack Exchange posts are kept depends on them."""
 
 
 class CrawlStage(TableStage):
@@ -195,7 +202,7 @@ class CrawlStage(TableStage):
     name = "crawl"
     output_schema = SOURCE_SCHEMA
     writes = tuple(SOURCE_SCHEMA.names)
-    param_sections = ("crawl", "licences", "extract.tikz")
+    param_sections = ("crawl", "licences", *SNIPPET_SECTIONS)
     code = ("builders/crawl/arxiv.py", "builders/crawl/arxiv_http.py", "builders/crawl/polite.py",
             "builders/crawl/repos.py", "licensing/spdx.py", "licensing/detection.py",
             "licensing/gnu.py",

@@ -1,66 +1,40 @@
-"""A Stack Exchange post → TikZ records, one per picture in its code blocks.
+"""A Stack Exchange post → diagram records, one per picture in its code blocks.
 
-Each code block goes through the path a repository's TeX file takes
-(:func:`~diagramforge.formats.tikz.tex_file.tex_file_records`: the paper extractor, so the
-standalone documents, the preamble ladder and the unsafe-code check are the arXiv ones).  A
-complete document (``\\documentclass``…) is taken as written; a fragment — most answers show
-just the ``tikzpicture``, often after the ``\\usepackage``/``\\usetikzlibrary`` lines it
-needs — is put in the smallest document, with those lines moved to its preamble, where
-they take effect (in the body a package cannot load, and the extractor keeps only the
-body's styles and macros).  The records carry the post's provenance, its question's title,
-the question's and the answer's prose as ``context`` and the tags in ``meta``.
+Each code block goes to the formats that claim it: every format with a ``snippet``
+capability (``formats/<name>/snippet.py``: ``claims(code, params)`` and ``records(...)``,
+TikZ's puts a fragment in the smallest document and runs the paper extractor on it); a
+block no format claims is a candidate in the ledger.  The records carry the post's
+provenance, its question's title, the question's and the answer's prose as ``context`` and
+the tags in ``meta``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Sequence
 from enum import StrEnum
+from types import ModuleType
 
 from diagramforge.builders.crawl.se_posts import parse_body
 from diagramforge.builders.extract.settings import ExtractParams
-from diagramforge.formats.tikz.pictures import find_pictures
-from diagramforge.formats.tikz.preamble import Kind, parse_preamble
-from diagramforge.formats.tikz.tex_file import tex_file_records
 from diagramforge.store.records import Rejection, SourceKind, Unit
 
-_HOISTED = (Kind.PACKAGE, Kind.LIBRARY)
 _META = ("site", "post_id", "post_type", "question_id", "question_url", "score", "accepted",
          "tags", "owner_user_id", "profile_url", "deleted_user", "community_wiki", "created",
          "last_edit", "licence_basis", "licence_date")
 
 
 class PostReason(StrEnum):
-    NOT_TIKZ = "code_block_without_picture"
+    UNCLAIMED = "code_block_without_picture"
     DUPLICATE = "duplicate_in_post"
     NO_DIAGRAMS = "no_diagrams"
 
 
-def as_document(code: str, params: ExtractParams) -> str:
-    """A code block as a document: itself when it has a class, else the smallest document
-    around it with its package and library lines in the preamble (packages first, as
-    ``\\usepackage[dvipsnames]{xcolor}`` must come before TikZ loads xcolor)."""
-    if "\\documentclass" in code or "\\documentstyle" in code:
-        return code
-    t = params.tikz
-    outside, pos = [], 0
-    for pic in find_pictures(code, t.environments, t.tikz_commands, t.commands):
-        outside.append(code[pos:pic.start])
-        pos = pic.end
-    outside.append(code[pos:])
-    body, packages, libraries = code, [], []
-    for d in parse_preamble("\n".join(outside)):
-        if d.kind in _HOISTED and d.text in body:
-            body = body.replace(d.text, "", 1)
-            (packages if d.kind == Kind.PACKAGE else libraries).append(d.text)
-    return "\n".join(["\\documentclass{article}", *packages, "\\usepackage{tikz}", *libraries,
-                      "\\begin{document}", body.strip("\n"), "\\end{document}", ""])
-
-
-def post_records(src: dict, params: ExtractParams, claims: Callable[[bytes], bool]
+def post_records(src: dict, params: ExtractParams, snippets: Sequence[ModuleType]
                  ) -> tuple[list[dict], list[Rejection]]:
-    """The pictures of one post's code blocks as records; the blocks and pictures dropped
-    on the way are candidates in the ledger, and the post itself is when none is left."""
+    """The pictures of one post's code blocks as records, by the ``snippets`` (the formats'
+    ``snippet`` capabilities) that claim each; the blocks and pictures dropped on the way
+    are candidates in the ledger, and the post itself is when none is left."""
     meta = json.loads(src.get("meta") or "{}")
     loc = src["id"]
     post = parse_body((src.get("content") or b"").decode("utf-8", "replace"))
@@ -75,14 +49,19 @@ def post_records(src: dict, params: ExtractParams, claims: Callable[[bytes], boo
     seen: set[str] = set()
     for k, code in enumerate(post.blocks, start=1):
         where = f"{loc}/code{k}"
-        if not claims(code.encode()):
+        takers = [m for m in snippets if m.claims(code.encode(), params)]
+        if not takers:
             first = code.strip().split("\n", 1)[0][:80]
-            rejections.append(Rejection(where, PostReason.NOT_TIKZ, first, unit=Unit.CANDIDATE))
+            rejections.append(Rejection(where, PostReason.UNCLAIMED, first,
+                                        unit=Unit.CANDIDATE))
             continue
-        recs, rejs = tex_file_records(as_document(code, params).encode(), f"code{k}.tex",
-                                      {**base, "source_id": f"{loc.split(':', 1)[1]}/code{k}"},
-                                      where, Unit.CANDIDATE, params)
-        rejections += rejs
+        recs = []
+        for snippet in takers:
+            got, rejs = snippet.records(
+                code, f"code{k}", {**base, "source_id": f"{loc.split(':', 1)[1]}/code{k}"},
+                where, params)
+            recs += got
+            rejections += rejs
         for rec in recs:
             if rec["id"] in seen:
                 rejections.append(Rejection(f"{loc.split(':', 1)[0]}:{rec['source_id']}",

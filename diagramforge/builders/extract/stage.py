@@ -1,33 +1,29 @@
 """The ``extract`` stage: each crawled source → its diagram candidates.
 
-arXiv papers give TikZ pictures (as standalone documents) and their .svg files; repository
-files give mxGraph pages and SVG documents.
+Every source goes to the formats that take its kind, found by what their folders hold: a
+paper (an arXiv e-print) to each format with a ``paper`` capability, a Stack Exchange post's
+code blocks to each with a ``snippet`` one, a repository file to the handler that claims it,
+a PDF to the figure finder.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 from pathlib import Path
 from typing import ClassVar
 
 from diagramforge.builders.extract.pdf_extract import extract_pdf, pdf_locator
 from diagramforge.builders.extract.se_extract import post_records
+from diagramforge.formats import capabilities
 from diagramforge.formats.registry import UsesFormats, claim, extract
-from diagramforge.formats.tikz.extract import extract_paper
-from diagramforge.formats.tikz.needs import table
-from diagramforge.formats.tikz.texcompile import tex_version
 from diagramforge.stage import Outcome, Reason, Stage, WorkUnit
 from diagramforge.store.records import (
     FILE_KINDS,
     SOURCE_SCHEMA,
-    Format,
     Rejection,
     SourceKind,
     Unit,
 )
-
-log = logging.getLogger(__name__)
 
 SMALL_KINDS = FILE_KINDS | {SourceKind.STACKEXCHANGE}
 """Sources small enough to go in runs of ``extract.files_per_unit``: files and posts."""
@@ -52,23 +48,21 @@ class ExtractStage(Stage, UsesFormats):
     expands = True
     param_sections: ClassVar[tuple[str, ...]] = ("extract", "formats")
     # the format handlers it dispatches to also build graphs (in render): "graphs" comes along
-    # the generated table of what TikZ libraries define is data, not a module: named here so
-    # a regenerated table rebuilds the stage
-    code = ("formats", "formats/tikz/tikz_libraries.json", "notation", "sandbox/process.py",
+    # the formats' generated tables (what TikZ libraries define) are data, not modules: named
+    # here so a regenerated table rebuilds the stage
+    code = ("formats", "formats/*/*.json", "notation", "sandbox/process.py",
             "sandbox/landlock.py",
             "graphs", "builders/extract/pdf_extract.py", "builders/pdffigures",
             "builders/extract/se_extract.py",
             "builders/crawl/se_posts.py")
 
     def environment(self) -> dict:
-        # which packages exist (and so are kept in standalone documents) is TeX Live's call;
-        # so is what the shipped table of library names says (it records its TeX Live, and
-        # its file is part of the code above): both in the key
-        tex, made_from = tex_version(), table().tex
-        if made_from != tex:
-            log.warning("formats/tikz/tikz_libraries.json was generated from %r, TeX Live here "
-                        "is %r: regenerate it with `diagramforge tikz-table`", made_from, tex)
-        return {"tex": tex, "tikz_table": made_from}
+        """What the papers' extraction depends on outside the code (TeX Live's packages),
+        as each format with a ``paper`` capability says."""
+        out: dict = {}
+        for paper in capabilities.every("paper").values():
+            out.update(paper.environment())
+        return out
 
     def locator(self, row: dict) -> str:
         if row.get("kind") in SMALL_KINDS:
@@ -123,9 +117,8 @@ class ExtractStage(Stage, UsesFormats):
             recs, rejs = extract_pdf(src, self.params.extract.pdf)
             return Outcome(records=recs, rejections=rejs)
         if src.get("kind") == SourceKind.STACKEXCHANGE:  # the HTML body came along
-            tikz = self.formats()[Format.TIKZ]
             recs, rejs = post_records(src, self.params.extract,
-                                      lambda code: tikz.claims_file("post.tex", code))
+                                      list(capabilities.every("snippet").values()))
             return Outcome(records=recs, rejections=rejs)
         if src.get("content") is not None:  # streamed from an archive: the bytes came along
             data = src["content"]
@@ -136,8 +129,15 @@ class ExtractStage(Stage, UsesFormats):
                 return Outcome(rejections=[Rejection(loc, "source_unreadable", str(exc))])
         if src.get("kind") in FILE_KINDS:
             return self._repo_file(src, data, loc)
-        ex = extract_paper(data, src, self.params.extract)
-        return Outcome(records=ex.records, rejections=ex.rejections)
+        out = Outcome()
+        for paper in capabilities.every("paper").values():
+            recs, rejs = paper.extract(data, src, self.params.extract)
+            out.records += recs
+            out.rejections += rejs
+        if not out.records and not out.rejections:  # nothing is lost: no format reads papers
+            out.rejections.append(Rejection(loc, "no_paper_format", "no format has a paper "
+                                            "capability (formats/<name>/paper.py)"))
+        return out
 
     def _repo_file(self, src: dict, data: bytes, loc: str) -> Outcome:
         """A repository file (pinned, found by search, or streamed from The Stack): the

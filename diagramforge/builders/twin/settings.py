@@ -21,7 +21,9 @@ class TwinParams(Section):
     """Target languages (registered formats: the format registry checks the names after
     loading); a diagram's own format is skipped.  ``svg``
     is the source engine's own SVG export; the others are written from the structure
-    graph."""
+    graph.  The order is the order a diagram's twins are written in, and so of the ledger
+    rows of those that cannot be: not derived from the folders (by name it would reorder
+    the samples' twin ledger)."""
     max_nodes: Annotated[int, Field(ge=1)] = 200
     """A source graph with more nodes gets no twin (ledgered ``twin_too_large``)."""
     min_text_share: Annotated[float, Field(ge=0.0, le=1.0)] = 0.95

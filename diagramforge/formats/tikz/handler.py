@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 from typing import TYPE_CHECKING
 
 from diagramforge.formats.picture import Picture
 from diagramforge.formats.rasterize import keep_render, rasterize_pdf
 from diagramforge.formats.registry import DiagramFormat, Finish, register
 from diagramforge.formats.svg import document as svgfmt
+from diagramforge.formats.tikz import snippet
 from diagramforge.formats.tikz.pictures import Standalone
 from diagramforge.formats.tikz.texcompile import (
     Attempt,
@@ -97,19 +97,11 @@ class TikzFormat(DiagramFormat):
     """A repository's (or code archive's) TeX file with a picture in it; arXiv e-prints go
     through ``formats/tikz/extract.py`` whole."""
     _tex: TexCompiler | None = None
-    _marks: re.Pattern[bytes] | None = None
 
     def claims_file(self, path: str, data: bytes) -> bool:
-        """A ``.tex`` file that opens one of the picture environments or commands."""
-        if not self.claims(path):
-            return False
-        if self._marks is None:
-            t = self.params.extract.tikz
-            names = [rf"begin\s*\{{{re.escape(e)}\}}" for e in t.environments]
-            if t.tikz_commands:  # \tikz, not \tikzset or \tikzstyle
-                names += [rf"{re.escape(c)}(?![A-Za-z@])" for c in t.commands]
-            self._marks = re.compile(rb"\\(?:" + "|".join(names).encode() + rb")")
-        return self._marks.search(data) is not None
+        """A ``.tex`` file that opens one of the picture environments or commands (the test
+        a posted code block's claim makes, :func:`~.snippet.claims`)."""
+        return self.claims(path) and snippet.claims(data, self.params.extract)
 
     def extract_file(self, data: bytes, path: str, base: dict, locator: str, unit: Unit
                      ) -> tuple[list[dict], list[Rejection]]:
@@ -147,9 +139,9 @@ class TikzFormat(DiagramFormat):
 
     def export_svg(self, rows: list[dict]) -> list[str | Refusal]:
         """The compiled page (from the compile cache when it rendered) as SVG with text as
-        ``<text>``, cropped as the render is (``formats/pdf_svg.py`` says why PyMuPDF)."""
+        ``<text>``, cropped as the render is (``formats/tikz/pdf_svg.py`` says why PyMuPDF)."""
         # lazy: loads pymupdf
-        from diagramforge.formats.pdf_svg import pdf_svg
+        from diagramforge.formats.tikz.pdf_svg import pdf_svg
 
         results = self.compiler().compile_many([standalone(r) for r in rows],
                                                self.batch_size())

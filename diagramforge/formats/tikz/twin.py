@@ -10,6 +10,7 @@ import re
 
 from diagramforge.formats import grounding
 from diagramforge.formats.grounding import Verdict
+from diagramforge.formats.tikz import grounding as tikz_grounding
 from diagramforge.formats.tikz.graph.text import SYMBOLS
 from diagramforge.formats.tikz.pictures import STANDALONE_CLASS
 from diagramforge.formats.twin_base import (
@@ -48,7 +49,7 @@ def source_check(code: str | None) -> Verdict | None:
     (:data:`~diagramforge.formats.grounding.INCOMPLETE`)."""
     if not code:
         return None
-    body = grounding._COMMENT.sub("", code.split("\\begin{document}", 1)[-1])
+    body = tikz_grounding.body(code)
     found = sorted(set(_STACKED.findall(body)))
     if found:
         return Verdict(grounding.INCOMPLETE, f"labels typeset with {', '.join(found[:3])}: "

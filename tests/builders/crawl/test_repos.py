@@ -138,6 +138,19 @@ def test_files_a_format_claims_are_listed_without_an_include_pattern(tmp_path):
                                              "d.drawio", "f.dio"]
 
 
+def test_the_formats_claims_list_what_the_old_include_globs_listed(tmp_path):
+    """``include`` is empty by default: the files its former default globs named (draw.io
+    and SVG files) are each claimed by their format's handler, so the same files are
+    crawled; an empty ``include`` without the claims would crawl nothing, and says so."""
+    names = ["a.drawio", "b.drawio.xml", "c.xml", "d.svg", "e.drawio.png", "f.txt"]
+    for name in names:
+        (tmp_path / name).write_text("x")
+    assert RepoCrawlParams().include == []
+    assert list_files(tmp_path, RepoCrawlParams()) == sorted(names[:-1])
+    with pytest.raises(ValueError, match="no file of a repository"):
+        RepoCrawlParams(include_claimed=False)
+
+
 def _git_repo(root, files: dict[str, str]) -> str:
     import os
 

@@ -16,8 +16,8 @@ from diagramforge import runner
 from diagramforge.builders.crawl.se_dump import dump_tables
 from diagramforge.builders.crawl.se_layout import pack_7z, write_dump, write_tables, write_xml
 from diagramforge.builders.crawl.settings import StackExchangeParams
-from diagramforge.builders.extract.se_extract import as_document
 from diagramforge.builders.extract.stage import ExtractStage
+from diagramforge.formats.tikz.snippet import as_document
 from diagramforge.runner import run_named, run_stage
 from diagramforge.store.paths import stage_paths
 from diagramforge.store.records import RECORD_SCHEMA, REJECTION_SCHEMA, SOURCE_SCHEMA

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from diagramforge.builders.extract.se_extract import as_document
 from diagramforge.builders.extract.settings import ExtractParams
 from diagramforge.formats.tikz.extract import extract_paper
 from diagramforge.formats.tikz.needs import Needs, loaded_by, needs, table
+from diagramforge.formats.tikz.snippet import as_document
 from tests.conftest import needs_tex
 
 PLAIN = ["package:tikz"]
@@ -234,14 +234,15 @@ def test_the_extract_stage_is_keyed_by_the_tex_live_of_the_table(tmp_path, monke
     import dataclasses
 
     import diagramforge.builders.extract.stage as stage_mod
+    import diagramforge.formats.tikz.paper as paper_mod
     from tests.conftest import make_params
 
     stage = stage_mod.ExtractStage(make_params(tmp_path))
-    monkeypatch.setattr(stage_mod, "tex_version", lambda: table().tex)
+    monkeypatch.setattr(paper_mod, "tex_version", lambda: table().tex)
     env = stage.environment()
     assert env == {"tex": table().tex, "tikz_table": table().tex} and not caplog.records
     other = dataclasses.replace(table(), tex="pdfTeX 3.14 (TeX Live 2019)")
-    monkeypatch.setattr(stage_mod, "table", lambda: other)
+    monkeypatch.setattr(paper_mod, "table", lambda: other)
     with caplog.at_level("WARNING"):
         assert stage.environment()["tikz_table"] == other.tex
     assert "diagramforge tikz-table" in caplog.text

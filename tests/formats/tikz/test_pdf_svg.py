@@ -6,10 +6,10 @@ import re
 
 import pymupdf
 
-from diagramforge.formats.pdf_svg import pdf_svg
 from diagramforge.formats.rasterize import drawn_clip, rasterize_pdf
 from diagramforge.formats.svg import document as svgfmt
 from diagramforge.formats.svg.graph import svg_graph
+from diagramforge.formats.tikz.pdf_svg import pdf_svg
 from diagramforge.formats.tikz.pictures import Standalone
 from diagramforge.formats.tikz.texcompile import TexCompiler
 from tests.conftest import needs_tex
