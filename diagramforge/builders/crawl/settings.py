@@ -6,11 +6,11 @@ Exchange dumps — and how politely they are fetched.  Read by the crawl stage a
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import Field, model_validator
 
-from diagramforge.params import Section
+from diagramforge.params import LicenceParams, RunnerParams, Section
 
 
 class BulkArxivParams(Section):
@@ -265,3 +265,15 @@ class CrawlParams(Section):
     stack: StackCrawlParams = StackCrawlParams()
     repo_search: RepoSearchParams = RepoSearchParams()
     stackexchange: StackExchangeParams = StackExchangeParams()
+
+
+class CrawlSettings(Protocol):
+    """What the crawl's helpers read of the params (the loaded ``Params`` is one): the
+    ``crawl`` section, the licences it may take, and the bulk crawl's executor (``runner``)."""
+
+    @property
+    def crawl(self) -> CrawlParams: ...
+    @property
+    def licences(self) -> LicenceParams: ...
+    @property
+    def runner(self) -> RunnerParams: ...

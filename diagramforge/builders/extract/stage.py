@@ -9,15 +9,16 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from diagramforge.builders.extract.pdf_extract import extract_pdf, pdf_locator
 from diagramforge.builders.extract.se_extract import post_records
 from diagramforge.formats.registry import UsesFormats, claim
+from diagramforge.formats.settings import FormatSettings
 from diagramforge.formats.tikz.extract import extract_paper
 from diagramforge.formats.tikz.needs import table
 from diagramforge.formats.tikz.texcompile import tex_version
-from diagramforge.stage import Outcome, Reason, Stage, WorkUnit
+from diagramforge.stage import Outcome, Reason, Stage, StageSettings, WorkUnit
 from diagramforge.store.records import (
     FILE_KINDS,
     SOURCE_SCHEMA,
@@ -27,10 +28,21 @@ from diagramforge.store.records import (
     Unit,
 )
 
+if TYPE_CHECKING:
+    from diagramforge.builders.extract.settings import ExtractParams
+
 log = logging.getLogger(__name__)
 
 SMALL_KINDS = FILE_KINDS | {SourceKind.STACKEXCHANGE}
 """Sources small enough to go in runs of ``extract.files_per_unit``: files and posts."""
+
+
+class ExtractStageSettings(StageSettings, FormatSettings, Protocol):
+    """What the extract stage reads: its section (whole: the extractors' and its own
+    ``files_per_unit``), what the format handlers are handed, and the stage base's part."""
+
+    @property
+    def extract(self) -> ExtractParams: ...
 
 
 class ExtractStage(Stage, UsesFormats):
@@ -42,6 +54,7 @@ class ExtractStage(Stage, UsesFormats):
     pictures from Stack Exchange posts' code blocks."""
 
     name = "extract"
+    params: ExtractStageSettings
     format_capability = "handler"
     upstream = "crawl"
     input_schema = SOURCE_SCHEMA
