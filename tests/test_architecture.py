@@ -61,7 +61,7 @@ def test_below_config_no_module_names_the_whole_params():
     protocol naming them (``store.paths.ProjectSettings``, ``stage.StageSettings``,
     ``formats.settings.FormatSettings``…) — never the whole ``Params``: none imports
     ``diagramforge.config``, not even under ``TYPE_CHECKING``, and the contract counts
-    type-only imports. Before issue 54 39 such imports broke the layers unseen (35 modules
+    type-only imports. Before issue 54 39 such imports broke the layers unseen (34 modules
     naming ``Params``, format folders naming a stage's settings), hidden by
     ``exclude_type_checking_imports = True``."""
     cfg = configparser.ConfigParser()
