@@ -27,14 +27,14 @@ def previous_stats(params: Params, ref: str) -> dict:
     from diagramforge.cards.publish.stage import history_dir
 
     version = ref.removeprefix("v")
-    local = history_dir(params, version) / "stats.json"
+    local = history_dir(params.publish, version) / "stats.json"
     if local.exists():
         return json.loads(local.read_text())
     if params.publish.repo_id:
         # lazy: loads huggingface_hub, pandas
         from diagramforge.cards.hub.push import download_json
 
-        data = download_json(params, "stats.json", f"v{version}")
+        data = download_json(params.publish, "stats.json", f"v{version}")
         if data is not None:
             return data
     raise FileNotFoundError(f"no statistics for version {version} (looked in {local}"
@@ -111,7 +111,7 @@ def register(app: typer.Typer, audit_app: typer.Typer, params_fn: Callable[[], P
 
         p = params_fn()
         try:
-            plan = push_version(p, dry_run=dry_run)
+            plan = push_version(p.publish, dry_run=dry_run)
         except PushError as exc:
             typer.secho(str(exc), fg="red", err=True)
             raise typer.Exit(1) from None

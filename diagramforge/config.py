@@ -7,8 +7,11 @@ lower package reads beside that package (``formats/``, ``graphs/``, ``synth/llm/
 ``builders/pdffigures/``, ``synth/referents/``, ``selection.py``), the cross-cutting ones and the
 base types
 in ``params.py`` (docs/ARCHITECTURE.md, "Settings").  This module, above every stage, is the
-only one that imports them all at run time; stage code that names the whole ``Params`` in an
-annotation imports it under ``TYPE_CHECKING`` and is handed the loaded value.
+only one that imports them all at run time, and no module below it names :class:`Params`,
+not even under ``TYPE_CHECKING`` (the import contract counts type-only imports): code there
+takes the section it reads, or a ``Protocol`` naming the sections it reads
+(``store.paths.ProjectSettings``, ``stage.StageSettings``, ``formats.settings.FormatSettings``,
+a stage's own ``<Name>StageSettings``…), which the loaded ``Params`` satisfies.
 
 The fixed sections are parsed first; then the filter registry parses ``filter.<name>``, the
 format registry ``formats.<name>`` and the names ``twin.targets`` gives; every problem of

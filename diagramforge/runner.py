@@ -34,7 +34,13 @@ from diagramforge.measure.timing import DRIVER, SETUP, WAIT, PhaseTotals, cpu_no
 from diagramforge.pipeline import code_fingerprint, stage_classes
 from diagramforge.stage import Outcome, Stage, StageLog, TableStage, WorkUnit, check_contract
 from diagramforge.store import atomic
-from diagramforge.store.paths import done_path, environment_path, metrics_path, stage_paths
+from diagramforge.store.paths import (
+    ProjectSettings,
+    done_path,
+    environment_path,
+    metrics_path,
+    stage_paths,
+)
 from diagramforge.store.records import RECORD_SCHEMA, REJECTION_SCHEMA, Rejection
 from diagramforge.store.shards import (
     ShardSet,
@@ -138,7 +144,7 @@ def run_stage(stage: Stage | TableStage, *, workers: int | None = None,
             stage.prepare()
             bar = tqdm(total=sum(_rows_in(inputs, i) for i in todo), desc=stage.name,
                        unit="row", disable=None if progress else True, leave=False)
-            ex = make_executor(params, workers)
+            ex = make_executor(params.runner, workers)
         try:
             with phases.driver(SETUP):
                 ex.open(stage)
@@ -196,7 +202,7 @@ def _fault(stage: str, index: int, point: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _finish(name: str, params: Params, stats: StageStats, provides: list[str],
+def _finish(name: str, params: ProjectSettings, stats: StageStats, provides: list[str],
             fp: str) -> None:
     err = stats.balance_error()
     if err:

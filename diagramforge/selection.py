@@ -23,16 +23,13 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from functools import lru_cache
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated, Protocol
 
 from pydantic import Field, field_validator, model_validator
 
 from diagramforge.params import Section
 from diagramforge.pipeline import STAGES, task_configs
 from diagramforge.vocabulary import expand, kind
-
-if TYPE_CHECKING:
-    from diagramforge.config import Params
 
 # -- the select section: what each published config takes -----------------------------
 
@@ -164,10 +161,18 @@ def counter_key(config: str, why: str) -> str:
     return f"{NOT_SELECTED}.{config}.{why}"
 
 
+class SelectSettings(Protocol):
+    """What a :class:`Selector` reads of the params: the ``select`` section (the loaded
+    ``Params`` is one)."""
+
+    @property
+    def select(self) -> Mapping[str, ConfigSelection]: ...
+
+
 class Selector:
     """The ``select`` section, checked once, asked per config and row."""
 
-    def __init__(self, params: Params, known: Iterable[str] | None = None):
+    def __init__(self, params: SelectSettings, known: Iterable[str] | None = None):
         check_names(params.select, known)
         self.rules = params.select
 
@@ -214,7 +219,7 @@ class SelectsRows:
     one :class:`Selector` per process, its ``select`` names checked in the driver before
     any worker starts. List it first among the bases."""
 
-    params: Params
+    params: SelectSettings
     _selector: Selector | None = None
 
     def selector(self) -> Selector:

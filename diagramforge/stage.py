@@ -19,16 +19,28 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import pyarrow as pa
 
 from diagramforge.measure.stats import StageStats
-from diagramforge.store.paths import read_state
+from diagramforge.store.paths import ProjectSettings, read_state
 from diagramforge.store.records import RECORD_SCHEMA, Rejection, Unit
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.params import RunnerParams
+
+
+class StageSettings(ProjectSettings, Protocol):
+    """What the stage base, and the runner that runs a stage, read of the params the stage is
+    handed: ``project`` (where outputs are), ``runner`` (workers, shard size, deadlines) and
+    the declared sections, dumped for the fingerprint. The runner hands the loaded
+    ``Params``; a stage adds what its own code reads in a protocol beside it
+    (``CrawlStageSettings``…), its class's ``params`` annotation."""
+
+    @property
+    def runner(self) -> RunnerParams: ...
+    def model_dump(self, *, by_alias: bool = ...) -> dict[str, Any]: ...
 
 
 class Reason:
@@ -131,7 +143,9 @@ class _Declared:
     """DVC plots the stage writes: (file relative to the metrics dir, DVC plot properties
     such as ``template``, ``x``, ``y``)."""
 
-    def __init__(self, params: Params):
+    params: StageSettings
+
+    def __init__(self, params: StageSettings):
         self.params = params
 
     def locator(self, row: dict) -> str:
@@ -200,7 +214,7 @@ class TableStage(_Declared, ABC):
 
 
 def check_contract(stage_name: str, reads: Sequence[str], upstream: str | None,
-                   params: Params) -> list[str]:
+                   params: ProjectSettings) -> list[str]:
     """Columns the upstream stage has filled; raise if ``reads`` asks for more."""
     if upstream is None:
         return []

@@ -8,6 +8,7 @@ function bodies included: a lazy import does not hide an upward one or a circle.
 
 from __future__ import annotations
 
+import configparser
 import re
 import subprocess
 import sys
@@ -25,8 +26,10 @@ PACKAGE_OF = {"classifier-train": "classifier", "hub-push": "hub"}
 
 
 def _graph() -> grimp.ImportGraph:
+    """Every import, those only a type checker runs (``if TYPE_CHECKING:``) included, as the
+    contract counts them."""
     return grimp.build_graph("diagramforge", include_external_packages=False,
-                             exclude_type_checking_imports=True)
+                             exclude_type_checking_imports=False)
 
 
 def test_imports_look_down_the_layers():
@@ -37,8 +40,43 @@ def test_imports_look_down_the_layers():
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
 
 
+def _layers() -> list[list[str]]:
+    """``.importlinter``'s layers, top first: each a list of its members."""
+    cfg = configparser.ConfigParser()
+    cfg.read(REPO / ".importlinter")
+    lines = cfg["importlinter:contract:layers"]["layers"].split("\n")
+    return [[m.strip() for m in line.split(":")] for line in lines if line.strip()]
+
+
+def _layer_of(module: str, layers: list[list[str]]) -> int:
+    name = module.removeprefix("diagramforge.")
+    for i, members in enumerate(layers):
+        if any(name == m or name.startswith(m + ".") for m in members):
+            return i
+    raise AssertionError(f"{module} is in no layer")
+
+
+def test_below_config_no_module_names_the_whole_params():
+    """A module below ``config`` is handed the sections it reads — its section's model, or a
+    protocol naming them (``store.paths.ProjectSettings``, ``stage.StageSettings``,
+    ``formats.settings.FormatSettings``…) — never the whole ``Params``: none imports
+    ``diagramforge.config``, not even under ``TYPE_CHECKING``, and the contract counts
+    type-only imports. Before issue 54 39 such imports broke the layers unseen (34 modules
+    naming ``Params``, format folders naming a stage's settings), hidden by
+    ``exclude_type_checking_imports = True``."""
+    cfg = configparser.ConfigParser()
+    cfg.read(REPO / ".importlinter")
+    assert cfg.getboolean("importlinter", "exclude_type_checking_imports") is False
+    layers = _layers()
+    config = _layer_of("diagramforge.config", layers)
+    below = sorted(m for m in _graph().find_modules_that_directly_import("diagramforge.config")
+                   if _layer_of(m, layers) > config)
+    assert below == []
+
+
 def test_no_module_imports_itself_back():
-    """No import circle between modules (function-body imports count), however long."""
+    """No import circle between modules (function-body and type-only imports count), however
+    long."""
     g = _graph()
     edges = nx.DiGraph((m, i) for m in g.modules for i in g.find_modules_directly_imported_by(m))
     circles = [c for c in nx.strongly_connected_components(edges) if len(c) > 1]

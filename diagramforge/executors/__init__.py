@@ -15,18 +15,18 @@ from diagramforge.executors.base import Executor, Failure, unit_timeouts
 from diagramforge.executors.local import InlineExecutor, PoolExecutor
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.params import RunnerParams
 
 
-def make_executor(params: Params, workers: int) -> Executor:
+def make_executor(runner: RunnerParams, workers: int) -> Executor:
     """The executor ``runner.executor`` names (``workers`` 0 always runs inline)."""
     if workers <= 0:
         return InlineExecutor()
-    if params.runner.executor == "dask":
+    if runner.executor == "dask":
         # lazy: loads distributed
         from diagramforge.executors.dask import DaskExecutor
 
-        return DaskExecutor(params.runner.dask, workers)
+        return DaskExecutor(runner.dask, workers)
 
     return PoolExecutor(workers)
 

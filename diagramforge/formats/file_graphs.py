@@ -24,11 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.settings import GraphParams
 from diagramforge.store.records import Unit
+
+if TYPE_CHECKING:
+    from diagramforge.formats.settings import FormatSettings
 
 Test = Callable[[bytes, str], bool]
 """``(data, name)`` → whether the clue holds; ``name`` is the file's name, lower-cased."""
@@ -67,10 +70,10 @@ class FileReading:
     """The file's name as given (extractors name their records and errors by it)."""
     graph: GraphParams
     """The ``graph`` section: how geometry and source become a graph."""
-    params: Callable[[], Any]
-    """The whole :class:`~diagramforge.config.Params` (defaults when the caller had none),
-    made when called: only an engine that reads its ``formats.<name>`` section asks (the
-    config layer is above this one, so the caller makes it)."""
+    params: Callable[[], FormatSettings]
+    """What a handler is handed (the loaded ``Params``, or its defaults when the caller had
+    none), made when called: only an engine that reads its ``formats.<name>`` section asks
+    (the config layer is above this one, so the caller makes it)."""
     render: bool = False
     """Also render the source with the format's engine where its graph reads the drawn page
     (TikZ: the compiled page, merged with the source's graph); formats whose graph always

@@ -20,12 +20,11 @@ from typing import TYPE_CHECKING, ClassVar
 from diagramforge import formats as pkg
 from diagramforge.formats import capabilities, markdown
 from diagramforge.formats.picture import Picture
-from diagramforge.formats.settings import FormatsParams
+from diagramforge.formats.settings import FormatSettings, FormatsParams
 from diagramforge.params import FormatSection, validate_sections
 from diagramforge.store.records import Format, Refusal, Rejection, Unit, empty_record, make_id
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
     from diagramforge.graphs.model import Graph
     from diagramforge.stage import Outcome
 
@@ -55,7 +54,7 @@ class DiagramFormat(ABC):
     """The format's own params section (``formats.<name>`` in ``params.yaml``), declared
     here by the handler and validated with the rest of the params."""
 
-    def __init__(self, params: Params, locator: Locator):
+    def __init__(self, params: FormatSettings, locator: Locator):
         self.params = params
         self.locator = locator
 
@@ -301,7 +300,7 @@ def format_titles(code_only: bool = False) -> dict[str, str]:
     return out
 
 
-def instantiate(params: Params, locator: Locator) -> dict[str, DiagramFormat]:
+def instantiate(params: FormatSettings, locator: Locator) -> dict[str, DiagramFormat]:
     return {name: cls(params, locator) for name, cls in handlers().items()}
 
 
@@ -384,7 +383,7 @@ class UsesFormats:
     once per worker and never travel to workers, since they may hold tools (a TeX
     compiler, a browser page)."""
 
-    params: Params
+    params: FormatSettings
     locator: Locator
     _formats: dict[str, DiagramFormat] | None = None
 

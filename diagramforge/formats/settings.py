@@ -6,15 +6,23 @@ registry after loading).  They live in ``formats`` because a handler is handed t
 below the extract and render stages; ``builders/extract/settings.py`` and
 ``builders/render/settings.py``
 compose them into their sections.
+
+What a handler is handed is named here too, as protocols of exactly what the formats read
+(:class:`FormatSettings`: ``extract``, ``render``, ``graph``, ``runner``, ``formats``): the
+loaded ``Params`` satisfies them, and nothing in ``formats`` names a stage's section model.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal, Protocol
 
 from pydantic import Field
 
 from diagramforge.params import PluginSections, Section
+
+if TYPE_CHECKING:
+    from diagramforge.graphs.settings import GraphParams
+    from diagramforge.params import RunnerParams
 
 
 class ArchiveParams(Section):
@@ -108,3 +116,46 @@ class FormatsParams(PluginSections):
     by that model — so a new format brings its own numbers without touching this module
     (the format registry checks them after loading, ``formats/registry.check_sections``).
     The older formats' numbers stay where they were (``extract.svg``, ``render.tikz``, ...)."""
+
+
+class ExtractSettings(Protocol):
+    """The parts of the ``extract`` section the formats read (TikZ from papers and
+    ``.tex`` files, SVG files): ``builders/extract/settings.ExtractParams`` is one.
+    Read-only members, so a section holding more (or a sub-class) satisfies them."""
+
+    @property
+    def archive(self) -> ArchiveParams: ...
+    @property
+    def tikz(self) -> TikzExtractParams: ...
+    @property
+    def svg(self) -> SvgExtractParams: ...
+
+
+class RenderSettings(Protocol):
+    """The parts of the ``render`` section the formats' engines read:
+    ``builders/render/settings.RenderParams`` is one."""
+
+    @property
+    def tikz(self) -> TikzRenderParams: ...
+    @property
+    def mxgraph(self) -> MxGraphRenderParams: ...
+    @property
+    def svg(self) -> SvgRenderParams: ...
+    @property
+    def raster(self) -> RasterParams: ...
+
+
+class FormatSettings(Protocol):
+    """What a format handler (``registry.DiagramFormat``) is handed: the sections the
+    formats read, and no other. The loaded ``Params`` satisfies it."""
+
+    @property
+    def extract(self) -> ExtractSettings: ...
+    @property
+    def render(self) -> RenderSettings: ...
+    @property
+    def graph(self) -> GraphParams: ...
+    @property
+    def runner(self) -> RunnerParams: ...
+    @property
+    def formats(self) -> FormatsParams: ...

@@ -39,7 +39,7 @@ LEFT: dict[str, int] = {
     "filters/filter/extremes.py": 1,
     "filters/filter/stage.py": 4,
     "filters/filter/tokens.py": 3,
-    "formats/settings.py": 1,
+    "formats/settings.py": 7,
     "measure/stats.py": 3,
     "selection.py": 1,
     "synth/augment/stage.py": 5,

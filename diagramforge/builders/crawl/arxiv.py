@@ -20,7 +20,7 @@ from diagramforge.licensing.spdx import allowed, spdx_from_url
 from diagramforge.store.records import Rejection
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.builders.crawl.settings import CrawlSettings
 
 OAI_NS = "http://www.openarchives.org/OAI/2.0/"
 ARXIV_NS = "http://arxiv.org/OAI/arXiv/"
@@ -128,7 +128,7 @@ class CrawlReason(StrEnum):
     TOO_LARGE = "file_too_large"
 
 
-def licence_refusal(entry: Entry, params: Params) -> Rejection | None:
+def licence_refusal(entry: Entry, params: CrawlSettings) -> Rejection | None:
     """arXiv metadata carries the licence, so a paper the licence filter would drop is
     refused here, before anything is downloaded (``crawl.arxiv.skip_disallowed_licences``)."""
     if params.crawl.arxiv.skip_disallowed_licences and not allowed(entry.licence,

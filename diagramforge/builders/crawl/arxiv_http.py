@@ -14,7 +14,6 @@ import logging
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import arxiv
 import requests
@@ -23,12 +22,9 @@ from sickle.oaiexceptions import NoRecordsMatch
 
 from diagramforge.builders.crawl.arxiv import CrawlReason, Entry, licence_refusal, parse_record
 from diagramforge.builders.crawl.polite import NotFound, download, polite_session
-from diagramforge.builders.crawl.settings import ArxivCrawlParams
+from diagramforge.builders.crawl.settings import ArxivCrawlParams, CrawlSettings
 from diagramforge.stage import StageLog
 from diagramforge.store.records import Rejection
-
-if TYPE_CHECKING:
-    from diagramforge.config import Params
 
 log = logging.getLogger(__name__)
 _VERSIONED = re.compile(r"abs/(?P<id>.+?)v(?P<v>\d+)$")
@@ -102,7 +98,7 @@ def get_record(cfg: ArxivCrawlParams, session: requests.Session, arxiv_id: str
     return parse_record(rec.xml)
 
 
-def crawl_http(params: Params, log_: StageLog) -> list[dict]:
+def crawl_http(params: CrawlSettings, log_: StageLog) -> list[dict]:
     """List, check and download; every listed paper becomes a row or a rejection."""
 
     cfg = params.crawl.arxiv

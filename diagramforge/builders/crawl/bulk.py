@@ -32,7 +32,7 @@ import zlib
 from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from diagramforge.builders.crawl.arxiv import CrawlReason
 from diagramforge.builders.crawl.bulk_fetch import FetchError, fetch_chunk, open_fs
@@ -52,14 +52,12 @@ from diagramforge.builders.crawl.bulk_metadata import (
     source_digest,
 )
 from diagramforge.builders.crawl.polite import polite_session
+from diagramforge.builders.crawl.settings import CrawlSettings
 from diagramforge.executors import Failure, make_executor
 from diagramforge.licensing.spdx import allowed
-from diagramforge.stage import Outcome, Stage, StageLog, WorkUnit
+from diagramforge.stage import Outcome, Stage, StageLog, StageSettings, WorkUnit
 from diagramforge.store import atomic
 from diagramforge.store.records import Rejection
-
-if TYPE_CHECKING:
-    from diagramforge.config import Params
 
 
 class BulkReason(StrEnum):
@@ -85,7 +83,7 @@ _COMPLETE = "bulk_chunk_complete"
 those are remembered as done; a fetch failure is tried again by the next run."""
 
 
-def work_dir(params: Params) -> Path:
+def work_dir(params: CrawlSettings) -> Path:
     cfg = params.crawl.arxiv
     return Path(cfg.bulk.work_dir or Path(cfg.cache_dir) / "bulk")
 
@@ -107,13 +105,18 @@ def _fault(chunk: str, papers: int) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+class BulkSettings(StageSettings, CrawlSettings, Protocol):
+    """What the bulk crawl's units read: the stage base's part and the crawl's."""
+
+
 class BulkChunks(Stage):
     """One unit = one chunk: fetch, verify, look up, skip or unpack each paper. Run by the
     crawl's executor (never listed as a pipeline stage of its own)."""
 
     name = "crawl"
+    params: BulkSettings
 
-    def __init__(self, params: Params, index_path: Path):
+    def __init__(self, params: BulkSettings, index_path: Path):
         super().__init__(params)
         self.index_path = index_path
         self.index: MetadataIndex | None = None
@@ -227,7 +230,7 @@ def _copy(src, tmp: Path) -> None:  # noqa: ANN001 - a tar member's file object
 
 # -- the driver ----------------------------------------------------------------------------
 
-def metadata_index(params: Params, log_: StageLog) -> Path:
+def metadata_index(params: CrawlSettings, log_: StageLog) -> Path:
     """The index for ``bulk.metadata`` — built now unless one from the same source exists."""
     cfg = params.crawl.arxiv
     b = cfg.bulk
@@ -254,7 +257,7 @@ def metadata_index(params: Params, log_: StageLog) -> Path:
     return dest
 
 
-def _filters_digest(params: Params, index: Path) -> str:
+def _filters_digest(params: CrawlSettings, index: Path) -> str:
     """What decides a finished chunk's rows besides its bytes: when it changes, chunks are
     read again."""
     cfg = params.crawl.arxiv
@@ -264,7 +267,7 @@ def _filters_digest(params: Params, index: Path) -> str:
     ]).encode()).hexdigest()[:12]
 
 
-def _done_path(params: Params, chunk: Chunk, digest: str) -> Path:
+def _done_path(params: CrawlSettings, chunk: Chunk, digest: str) -> Path:
     return work_dir(params) / "done" / f"{chunk.name}.{chunk.md5sum[:12]}.{digest}.json.gz"
 
 
@@ -282,7 +285,7 @@ def _load(path: Path) -> Outcome:
     return Outcome(records=data["records"], rejections=rejections, extra=data["extra"])
 
 
-def crawl_bulk(params: Params, log_: StageLog) -> Iterator[dict]:
+def crawl_bulk(params: BulkSettings, log_: StageLog) -> Iterator[dict]:
     """Source rows of every paper of the selected chunks, chunk by chunk in manifest
     order (so the output does not depend on which worker finished first)."""
     cfg = params.crawl.arxiv
@@ -300,7 +303,7 @@ def crawl_bulk(params: Params, log_: StageLog) -> Iterator[dict]:
     units = [WorkUnit([{"chunk": c.to_dict(), "id": c.name}], c.name, b.chunk_timeout_s)
              for c in todo]
     kept = 0
-    with make_executor(params, params.runner.workers) as ex:
+    with make_executor(params.runner, params.runner.workers) as ex:
         if units:
             ex.open(BulkChunks(params, index))
         results = iter(ex.run(units, [b.chunk_timeout_s] * len(units)) if units else ())

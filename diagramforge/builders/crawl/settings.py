@@ -6,12 +6,12 @@ Exchange dumps — and how politely they are fetched.  Read by the crawl stage a
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import Field, model_validator
 
 from diagramforge.formats import capabilities
-from diagramforge.params import Section
+from diagramforge.params import LicenceParams, RunnerParams, Section
 
 
 def _sources(name: str) -> list[str]:
@@ -286,3 +286,15 @@ class CrawlParams(Section):
     stack: StackCrawlParams = StackCrawlParams()
     repo_search: RepoSearchParams = RepoSearchParams()
     stackexchange: StackExchangeParams = StackExchangeParams()
+
+
+class CrawlSettings(Protocol):
+    """What the crawl's helpers read of the params (the loaded ``Params`` is one): the
+    ``crawl`` section, the licences it may take, and the bulk crawl's executor (``runner``)."""
+
+    @property
+    def crawl(self) -> CrawlParams: ...
+    @property
+    def licences(self) -> LicenceParams: ...
+    @property
+    def runner(self) -> RunnerParams: ...

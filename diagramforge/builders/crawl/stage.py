@@ -12,7 +12,7 @@ import itertools
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from diagramforge.builders.crawl.arxiv import (
     CrawlReason,
@@ -22,25 +22,29 @@ from diagramforge.builders.crawl.arxiv import (
     parse_listing,
 )
 from diagramforge.builders.crawl.arxiv_http import crawl_http
-from diagramforge.builders.crawl.bulk import crawl_bulk
+from diagramforge.builders.crawl.bulk import BulkSettings, crawl_bulk
 from diagramforge.builders.crawl.file_sources import FileReason
 from diagramforge.builders.crawl.repo_search import search_rows
 from diagramforge.builders.crawl.repos import GitError, checkout, find_licence, list_files
-from diagramforge.builders.crawl.settings import RepoSpec
+from diagramforge.builders.crawl.settings import CrawlSettings, RepoSpec
 from diagramforge.builders.crawl.stack import stack_rows
 from diagramforge.builders.crawl.stackexchange import stackexchange_rows
 from diagramforge.formats import capabilities
 from diagramforge.formats.registry import instantiate
+from diagramforge.formats.settings import FormatSettings
 from diagramforge.licensing.repository import Evidence, RepoLicence
 from diagramforge.licensing.spdx import parse_expression
 from diagramforge.stage import StageLog, TableStage
 from diagramforge.store.records import SOURCE_SCHEMA, Rejection, SourceKind
 
-if TYPE_CHECKING:
-    from diagramforge.config import Params
+
+class CrawlStageSettings(BulkSettings, FormatSettings, Protocol):
+    """What the crawl stage reads: its helpers' sections (``crawl``, ``licences``,
+    ``runner``), the stage base's, and what the format handlers that claim archive members
+    are handed. The runner hands the loaded ``Params``."""
 
 
-def _local(params: Params, log_: StageLog) -> list[dict]:
+def _local(params: CrawlSettings, log_: StageLog) -> list[dict]:
     cfg = params.crawl.arxiv
     root = Path(cfg.source)
     entries: list[Entry] = []
@@ -84,7 +88,7 @@ def stated_licence(spec: RepoSpec) -> RepoLicence | None:
                                        "crawl.repos.repositories[].licence"),))
 
 
-def _repos(params: Params, log_: StageLog) -> Iterator[dict]:
+def _repos(params: CrawlSettings, log_: StageLog) -> Iterator[dict]:
     """One source row per matching file of each pinned repository, as they are listed."""
     cfg = params.crawl.repos
     for spec in cfg.repositories:
@@ -120,7 +124,7 @@ def _repos(params: Params, log_: StageLog) -> Iterator[dict]:
             }
 
 
-def _pdfs(params: Params, arxiv_rows: list[dict], log_: StageLog) -> list[dict]:
+def _pdfs(params: CrawlSettings, arxiv_rows: list[dict], log_: StageLog) -> list[dict]:
     """``pdf`` sources: each crawled arXiv paper's PDF (its licence and group travel with
     it) and every ``*.pdf`` under ``crawl.pdf.folder``; each is one input of the funnel."""
     cfg = params.crawl.pdf
@@ -156,7 +160,7 @@ def _pdfs(params: Params, arxiv_rows: list[dict], log_: StageLog) -> list[dict]:
     return rows
 
 
-def _archives(params: Params, log_: StageLog) -> Iterator[dict]:
+def _archives(params: CrawlStageSettings, log_: StageLog) -> Iterator[dict]:
     """Files streamed from code archives (The Stack), repositories found by search and the
     posts of a Stack Exchange dump: rows are yielded as they come, so the runner writes
     them shard by shard."""
@@ -200,6 +204,7 @@ class CrawlStage(TableStage):
     default, so it runs offline."""
 
     name = "crawl"
+    params: CrawlStageSettings
     output_schema = SOURCE_SCHEMA
     writes = tuple(SOURCE_SCHEMA.names)
     param_sections = ("crawl", "licences", *SNIPPET_SECTIONS)

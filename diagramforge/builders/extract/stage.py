@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from diagramforge.builders.extract.pdf_extract import extract_pdf, pdf_locator
 from diagramforge.builders.extract.se_extract import post_records
 from diagramforge.formats import capabilities
 from diagramforge.formats.registry import UsesFormats, claim, extract
-from diagramforge.stage import Outcome, Reason, Stage, WorkUnit
+from diagramforge.formats.settings import FormatSettings
+from diagramforge.stage import Outcome, Reason, Stage, StageSettings, WorkUnit
 from diagramforge.store.records import (
     FILE_KINDS,
     SOURCE_SCHEMA,
@@ -25,8 +26,19 @@ from diagramforge.store.records import (
     Unit,
 )
 
+if TYPE_CHECKING:
+    from diagramforge.builders.extract.settings import ExtractParams
+
 SMALL_KINDS = FILE_KINDS | {SourceKind.STACKEXCHANGE}
 """Sources small enough to go in runs of ``extract.files_per_unit``: files and posts."""
+
+
+class ExtractStageSettings(StageSettings, FormatSettings, Protocol):
+    """What the extract stage reads: its section (whole: the extractors' and its own
+    ``files_per_unit``), what the format handlers are handed, and the stage base's part."""
+
+    @property
+    def extract(self) -> ExtractParams: ...
 
 
 class ExtractStage(Stage, UsesFormats):
@@ -38,6 +50,7 @@ class ExtractStage(Stage, UsesFormats):
     pictures from Stack Exchange posts' code blocks."""
 
     name = "extract"
+    params: ExtractStageSettings
     format_capability = "handler"
     upstream = "crawl"
     input_schema = SOURCE_SCHEMA

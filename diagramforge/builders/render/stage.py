@@ -9,14 +9,20 @@ tool's reason.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from diagramforge.formats.encoding import render_stored
 from diagramforge.formats.registry import RendersFormats, handlers
+from diagramforge.formats.settings import FormatSettings
 from diagramforge.graphs.record import GRAPH_COLUMNS, graph_columns
 from diagramforge.measure.timing import RENDER, phase
-from diagramforge.stage import Outcome, Stage, WorkUnit
+from diagramforge.stage import Outcome, Stage, StageSettings, WorkUnit
 from diagramforge.store.records import Rejection
+
+
+class RenderStageSettings(StageSettings, FormatSettings, Protocol):
+    """What the render stage reads: what the format handlers are handed (the stage itself
+    reads no section of its own) and the stage base's part."""
 
 
 class RenderStage(RendersFormats, Stage):
@@ -29,6 +35,7 @@ class RenderStage(RendersFormats, Stage):
     cannot)."""
 
     name = "render"
+    params: RenderStageSettings
     format_capability = "handler"
     upstream = "extract"
     reads = ("id", "format", "code", "group")

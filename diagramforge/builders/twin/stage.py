@@ -16,14 +16,18 @@ corpora).
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 import pyarrow as pa
 
 from diagramforge.builders.twin.make import TwinReason, Twins
 from diagramforge.formats.registry import RendersFormats
-from diagramforge.stage import Outcome, Stage, WorkUnit
+from diagramforge.formats.settings import FormatSettings
+from diagramforge.stage import Outcome, Stage, StageSettings, WorkUnit
 from diagramforge.store.records import Rejection, Unit
+
+if TYPE_CHECKING:
+    from diagramforge.builders.twin.settings import TwinParams
 
 TWIN_SCHEMA = pa.schema([
     pa.field("id", pa.string(), nullable=False),
@@ -49,12 +53,21 @@ TWIN_SCHEMA = pa.schema([
 engine's own drawing)."""
 
 
+class TwinStageSettings(StageSettings, FormatSettings, Protocol):
+    """What the twin stage reads: its section, what the format handlers are handed, and the
+    stage base's part."""
+
+    @property
+    def twin(self) -> TwinParams: ...
+
+
 class TwinStage(RendersFormats, Stage):
     """Re-express every split diagram in the other languages (its engine's own SVG; DOT,
     Mermaid, TikZ and mxGraph written from its structure graph), compile each twin with
     its real engine and keep it only when its structure graph equals the source's."""
 
     name = "twin"
+    params: TwinStageSettings
     format_capability = "twin"
     upstream = "split"
     output_schema: ClassVar[pa.Schema] = TWIN_SCHEMA

@@ -22,7 +22,7 @@ from diagramforge.store.records import Unit
 from diagramforge.synth.referents.grounded import verdicts
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.formats.settings import FormatSettings
 
 
 class CompileReason:
@@ -59,7 +59,7 @@ class Compiler:
     """Handlers made once (they hold a TeX format, a browser page) and closed with
     :meth:`close`; use as a context manager."""
 
-    def __init__(self, params: Params):
+    def __init__(self, params: FormatSettings):
         self.params = params
         self._formats: dict[str, DiagramFormat] | None = None
         self._grounded: dict[str, Verdict | None] = {}

@@ -36,7 +36,7 @@ from diagramforge.graphs.model import Graph
 from diagramforge.synth.edit.sampler import FORMATS
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.cards.evaluate.settings import ScoreSettings
 
 METRICS = EDITING.metrics
 GROUP_BY = EDITING.group_by
@@ -67,7 +67,7 @@ def expected(ref: dict[str, Any]) -> Graph:
 
 
 def score_item(ref: dict[str, Any], output: str | None, compiler: Compiler,
-               params: Params) -> dict[str, Any]:
+               params: ScoreSettings) -> dict[str, Any]:
     fmt = str(ref["format"])
     c = compiler.compile(str(ref["id"]), fmt, output)
     row: dict[str, Any] = {"id": ref["id"], "format": fmt,

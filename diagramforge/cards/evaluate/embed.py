@@ -41,7 +41,7 @@ from diagramforge.cards.evaluate.inputs import InputError
 from diagramforge.cards.evaluate.settings import EmbeddingParams
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.formats.settings import FormatSettings
 
 METRIC = "embedding_cosine"
 CAPTION_METRIC = "caption_image_cosine"
@@ -166,7 +166,7 @@ class RenderTap(Compiler):
     """The evaluation :class:`Compiler`, keeping each item's successful render for
     embedding (the task scorers stay unaware of it)."""
 
-    def __init__(self, params: Params):
+    def __init__(self, params: FormatSettings):
         super().__init__(params)
         self.renders: dict[str, bytes] = {}
 

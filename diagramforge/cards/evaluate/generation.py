@@ -37,7 +37,7 @@ from diagramforge.graphs.score import score_graphs
 from diagramforge.tokenizer import get_encoding
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.cards.evaluate.settings import ScoreSettings
 
 METRICS = GENERATION.metrics
 GROUP_BY = GENERATION.group_by
@@ -50,7 +50,7 @@ def count_tokens(text: str | None) -> int | None:
 
 
 def score_item(ref: dict[str, Any], output: str | None, compiler: Compiler,
-               params: Params) -> dict[str, Any]:
+               params: ScoreSettings) -> dict[str, Any]:
     c = compiler.compile(str(ref["id"]), str(ref["format"]), output)
     row: dict[str, Any] = {"id": ref["id"], GROUP_BY: ref["format"],
                            "execution_success": float(c.ok), "reason": c.reason,

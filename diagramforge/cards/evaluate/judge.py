@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from diagramforge.cards.evaluate.inputs import InputError
 from diagramforge.cards.evaluate.report import aggregate
@@ -52,9 +52,6 @@ from diagramforge.synth.llm.types import (
     Outcome,
     Request,
 )
-
-if TYPE_CHECKING:
-    from diagramforge.config import Params
 
 REQUIREMENTS = "judge_requirements"
 STYLE = "judge_style"
@@ -334,11 +331,11 @@ def _not_computed(result: dict[str, Any], task: str, p: JudgeParams) -> list[str
 
 
 def attach(result: dict[str, Any], refs: list[dict[str, Any]],
-           outputs: dict[str, str | None], params: Params, *,
+           outputs: dict[str, str | None], p: JudgeParams, *,
            requests_path: Path | None = None, llm: LLM | None = None) -> dict[str, Any]:
     """Judge ``result``'s items in place (or, with ``requests_path``, write the requests a
-    run would send and send nothing) and add the ``judge`` section."""
-    p = params.evaluate.judge
+    run would send and send nothing) and add the ``judge`` section (``p``:
+    ``evaluate.judge``)."""
     task, items, group_by = result["task"], result["items"], result["group_by"]
     if not metrics_for(task, p):
         result["judge"] = {"metrics": [], "note": f"no judged metric for task {task!r}"}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from diagramforge.cards.evaluate import embed
 from diagramforge.cards.evaluate.compile import Compiler
@@ -25,13 +25,24 @@ from diagramforge.cards.evaluate.inputs import (
 )
 from diagramforge.cards.evaluate.registry import EVALUATORS, GENERATION, Evaluator, for_config
 from diagramforge.cards.evaluate.report import EXECUTED, aggregate
+from diagramforge.cards.evaluate.settings import ScoreSettings
+from diagramforge.formats.settings import FormatSettings
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.cards.publish.settings import PublishParams
 
 
-def published_root(params: Params) -> Path:
-    return Path(params.publish.out_dir) / params.publish.name
+class EvaluateSettings(ScoreSettings, FormatSettings, Protocol):
+    """What scoring a model reads: the scorers' sections (``evaluate``, ``edit``), what the
+    format handlers that compile the outputs are handed, and where the release is
+    (``publish``). ``diagramforge evaluate`` hands the loaded ``Params``."""
+
+    @property
+    def publish(self) -> PublishParams: ...
+
+
+def published_root(publish: PublishParams) -> Path:
+    return Path(publish.out_dir) / publish.name
 
 
 def evaluator_of(config: str, rows: list[dict[str, Any]]) -> Evaluator:
@@ -55,7 +66,7 @@ def _mark(item: dict[str, Any], reason: str, detail: str) -> dict[str, Any]:
     return item | {"reason": reason, "detail": detail, "input_problem": True}
 
 
-def evaluate(params: Params, predictions: str | Path, config: str, split: str,
+def evaluate(params: EvaluateSettings, predictions: str | Path, config: str, split: str,
              root: Path | None = None, *, judge: bool | None = None,
              judge_requests: Path | None = None) -> dict[str, Any]:
     """Score every item of ``config``/``split`` against ``predictions``; the result dict
@@ -65,7 +76,7 @@ def evaluate(params: Params, predictions: str | Path, config: str, split: str,
     found = for_config(config)
     # columns the config may publish as references to generation's (validate/references.py)
     needs = getattr(found.module(), "FROM_GENERATION", ()) if found is not None else ()
-    refs = reference_rows(root or published_root(params), config, split, resolve=needs)
+    refs = reference_rows(root or published_root(params.publish), config, split, resolve=needs)
     preds = read_predictions(predictions, params.evaluate.max_prediction_bytes)
     ev = evaluator_of(config, refs)
     module = ev.module()
@@ -118,5 +129,5 @@ def evaluate(params: Params, predictions: str | Path, config: str, split: str,
         # lazy: loads datasets, google, openai, tiktoken
         from diagramforge.cards.evaluate.judge import attach
 
-        attach(result, refs, outputs, params, requests_path=judge_requests)
+        attach(result, refs, outputs, params.evaluate.judge, requests_path=judge_requests)
     return result

@@ -5,13 +5,16 @@ and the embedding similarity.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal, Protocol
 
 from pydantic import Field
 
 from diagramforge.graphs.settings import GraphScoreParams
 from diagramforge.params import Section
 from diagramforge.synth.llm.settings import LLMParams
+
+if TYPE_CHECKING:
+    from diagramforge.synth.edit.settings import EditParams
 
 JudgeMetric = Literal["requirements", "style"]
 
@@ -56,3 +59,14 @@ class EvaluateParams(Section):
     any format's extractor takes (SVG's ``max_bytes``)."""
     judge: JudgeParams = JudgeParams()
     embedding: EmbeddingParams = EmbeddingParams()
+
+
+class ScoreSettings(Protocol):
+    """What a task's ``score_item`` is handed besides its reference, output and compiler:
+    the ``evaluate`` section (the graph scorers' weights) and ``edit`` (the editing task's
+    bounding-box tolerance). The loaded ``Params`` is one."""
+
+    @property
+    def evaluate(self) -> EvaluateParams: ...
+    @property
+    def edit(self) -> EditParams: ...

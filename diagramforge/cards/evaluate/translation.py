@@ -35,7 +35,7 @@ from diagramforge.graphs.model import Graph
 from diagramforge.graphs.score import score_graphs
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.cards.evaluate.settings import ScoreSettings
 
 METRICS = TRANSLATION.metrics
 GROUP_BY = TRANSLATION.group_by
@@ -58,7 +58,7 @@ def expected_graph(source: Graph, target_language: str) -> Graph:
 
 
 def score_item(ref: dict[str, Any], output: str | None, compiler: Compiler,
-               params: Params) -> dict[str, Any]:
+               params: ScoreSettings) -> dict[str, Any]:
     target = str(ref.get("target_language") or "")
     c = compiler.compile(str(ref["id"]), target, output)
     pair = ref.get(GROUP_BY) or f"{ref.get('source_language')}->{target}"

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from diagramforge.cards.publish.manifest import changelog
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.cards.publish.settings import PublishParams
 
 
 class PushError(RuntimeError):
@@ -45,10 +45,10 @@ class PushPlan:
     """Every commit of the push, in order (several when it has more than ``max_files``)."""
 
 
-def _api(params: Params, token: str | None):  # noqa: ANN202 - HfApi
+def _api(publish: PublishParams, token: str | None):  # noqa: ANN202 - HfApi
     from huggingface_hub import HfApi
 
-    return HfApi(endpoint=params.publish.endpoint, token=token or False)
+    return HfApi(endpoint=publish.endpoint, token=token or False)
 
 
 def _semver(tag: str) -> tuple[int, ...] | None:
@@ -63,47 +63,47 @@ def previous_tag(tags: list[str], version: str) -> str | None:
     return max(older, key=_semver) if older else None
 
 
-def download_text(params: Params, filename: str, revision: str,
+def download_text(publish: PublishParams, filename: str, revision: str,
                   token: str | None = None) -> str | None:
     """A file of the dataset repo at ``revision``, or ``None`` when it is not there."""
     from huggingface_hub import hf_hub_download
     from huggingface_hub.errors import EntryNotFoundError, RevisionNotFoundError
 
-    token = token if token is not None else os.environ.get(params.publish.token_env)
+    token = token if token is not None else os.environ.get(publish.token_env)
     try:
-        path = hf_hub_download(params.publish.repo_id, filename, repo_type="dataset",
-                               revision=revision, endpoint=params.publish.endpoint,
+        path = hf_hub_download(publish.repo_id, filename, repo_type="dataset",
+                               revision=revision, endpoint=publish.endpoint,
                                token=token or False)
     except (EntryNotFoundError, RevisionNotFoundError):
         return None
     return Path(path).read_text()
 
 
-def download_json(params: Params, filename: str, revision: str) -> dict | None:
-    text = download_text(params, filename, revision)
+def download_json(publish: PublishParams, filename: str, revision: str) -> dict | None:
+    text = download_text(publish, filename, revision)
     return json.loads(text) if text is not None else None
 
 
-def push_version(params: Params, dry_run: bool = False) -> PushPlan:
+def push_version(publish: PublishParams, dry_run: bool = False) -> PushPlan:
     """Upload ``data/published/<name>`` as a chain of commits, the last tagged ``v<version>``."""
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete
     from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
 
-    repo_id = params.publish.repo_id
+    repo_id = publish.repo_id
     if not repo_id:
         raise PushError("publish.repo_id is not set")
-    root = Path(params.publish.out_dir) / params.publish.name
+    root = Path(publish.out_dir) / publish.name
     if not (root / "manifest.json").exists():
         raise PushError(f"nothing published at {root} (run `dvc repro`)")
     version = (root / "VERSION").read_text().strip()
-    if version != params.publish.version:
+    if version != publish.version:
         raise PushError(f"{root} holds version {version} but params say "
-                        f"{params.publish.version}: run `dvc repro` first")
+                        f"{publish.version}: run `dvc repro` first")
     tag = f"v{version}"
-    token = os.environ.get(params.publish.token_env) or None
+    token = os.environ.get(publish.token_env) or None
     if not token and not dry_run:
-        raise PushError(f"no token: set the environment variable {params.publish.token_env}")
-    api = _api(params, token)
+        raise PushError(f"no token: set the environment variable {publish.token_env}")
+    api = _api(publish, token)
     try:
         refs = api.list_repo_refs(repo_id, repo_type="dataset")
         exists = True
@@ -116,8 +116,8 @@ def push_version(params: Params, dry_run: bool = False) -> PushPlan:
     head = next((b.target_commit for b in refs.branches if b.name == "main"), None) \
         if refs else None
     prev = previous_tag(list(tags), version)
-    old_manifest = download_json(params, "manifest.json", prev) if prev else None
-    old_log = download_text(params, "CHANGELOG.md", prev) if prev else None
+    old_manifest = download_json(publish, "manifest.json", prev) if prev else None
+    old_log = download_text(publish, "CHANGELOG.md", prev) if prev else None
     new_manifest = json.loads((root / "manifest.json").read_text())
     log = changelog(old_log, old_manifest, new_manifest)
 
@@ -126,7 +126,7 @@ def push_version(params: Params, dry_run: bool = False) -> PushPlan:
     remote = set(api.list_repo_files(repo_id, repo_type="dataset", revision=head)) \
         if head else set()
     plan = PushPlan(repo_id, tag, prev, not exists, dry_run=dry_run, changelog=log,
-                    max_files=params.publish.push_max_files)
+                    max_files=publish.push_max_files)
     plan.operations = [("add", path, p.stat().st_size) for path, p in local.items()]
     plan.operations.append(("add", "CHANGELOG.md", len(log.encode())))
     plan.operations += [("delete", path, 0) for path in sorted(remote - set(local)
@@ -135,7 +135,7 @@ def push_version(params: Params, dry_run: bool = False) -> PushPlan:
     if dry_run:
         return plan
     if not exists:
-        api.create_repo(repo_id, repo_type="dataset", private=params.publish.private,
+        api.create_repo(repo_id, repo_type="dataset", private=publish.private,
                         exist_ok=True)
         head = next(b.target_commit for b in
                     api.list_repo_refs(repo_id, repo_type="dataset").branches
@@ -145,7 +145,7 @@ def push_version(params: Params, dry_run: bool = False) -> PushPlan:
     ops.append(CommitOperationAdd(path_in_repo="CHANGELOG.md", path_or_fileobj=log.encode()))
     ops += [CommitOperationDelete(path_in_repo=path) for kind, path, _ in plan.operations
             if kind == "delete"]
-    batches = commit_batches(ops, params.publish.push_max_files)
+    batches = commit_batches(ops, publish.push_max_files)
     info = None
     for i, batch in enumerate(batches, 1):
         part = f" ({i}/{len(batches)})" if len(batches) > 1 else ""

@@ -8,15 +8,27 @@ pipeline if the tag already exists rather than moving it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 import pyarrow as pa
 
-from diagramforge.stage import StageLog, TableStage
+from diagramforge.stage import StageLog, StageSettings, TableStage
+
+if TYPE_CHECKING:
+    from diagramforge.cards.publish.settings import PublishParams
 
 
 class PushCounter:
     PUSHED = "pushed"
     OPERATIONS = "operations"
     BYTES = "bytes"
+
+
+class PushStageSettings(StageSettings, Protocol):
+    """What the hub-push stage reads: the ``publish`` section and the stage base's part."""
+
+    @property
+    def publish(self) -> PublishParams: ...
 
 
 class PushStage(TableStage):
@@ -27,6 +39,7 @@ class PushStage(TableStage):
     push`."""
 
     name = "hub-push"
+    params: PushStageSettings
     upstream = "publish"
     output_schema = None
     funnel = False
@@ -41,7 +54,7 @@ class PushStage(TableStage):
         # lazy: loads huggingface_hub, pandas
         from diagramforge.cards.hub.push import push_version
 
-        plan = push_version(self.params)
+        plan = push_version(self.params.publish)
         log.stats.extra.update({PushCounter.PUSHED: 1,
                                 PushCounter.OPERATIONS: len(plan.operations),
                                 PushCounter.BYTES: sum(s for _, _, s in plan.operations)})

@@ -14,7 +14,7 @@ from diagramforge.store.records import REJECTION_SCHEMA
 from diagramforge.store.shards import ShardSet
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.store.paths import ProjectSettings
 
 
 @dataclass
@@ -28,7 +28,7 @@ class Audit:
         return not self.errors
 
 
-def load_audit(params: Params) -> Audit:
+def load_audit(params: ProjectSettings) -> Audit:
     stages, errors = [], []
     pipeline = funnel()
     for name in pipeline:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import pandas as pd
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from diagramforge.cards.publish.contamination import ContaminationSettings
 from diagramforge.cards.publish.contamination import section as contamination_section
 from diagramforge.cards.publish.licence_audit import LicenceAudit, card_licence
 from diagramforge.formats.registry import format_titles
@@ -24,7 +26,13 @@ from diagramforge.pipeline import stage_classes
 from diagramforge.selection import ConfigSelection, describe
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.builders.crawl.settings import CrawlParams
+    from diagramforge.cards.publish.settings import PublishParams
+    from diagramforge.cards.validate.settings import ValidateParams
+    from diagramforge.filters.filter.settings import FilterParams
+    from diagramforge.formats.settings import RenderSettings
+    from diagramforge.params import LicenceParams
+    from diagramforge.synth.augment.settings import AugmentParams
 
 _TAKE_ALL = ConfigSelection()
 
@@ -101,7 +109,30 @@ def _dataset_info(inputs: CardInputs) -> list[dict]:
     return out
 
 
-def card_data(params: Params, df: pd.DataFrame, configs: list[dict],
+class CardSettings(ContaminationSettings, Protocol):
+    """What the card reads of the params, to state what the build did: every section
+    whose choices it reports, besides the split's (``contamination``). The publish stage
+    hands the loaded ``Params``."""
+
+    @property
+    def publish(self) -> PublishParams: ...
+    @property
+    def crawl(self) -> CrawlParams: ...
+    @property
+    def licences(self) -> LicenceParams: ...
+    @property
+    def render(self) -> RenderSettings: ...
+    @property
+    def filter(self) -> FilterParams: ...
+    @property
+    def validate_(self) -> ValidateParams: ...
+    @property
+    def select(self) -> Mapping[str, ConfigSelection]: ...
+    @property
+    def augment(self) -> AugmentParams: ...
+
+
+def card_data(params: CardSettings, df: pd.DataFrame, configs: list[dict],
               inputs: CardInputs | None = None) -> DatasetCardData:
     inputs = inputs or CardInputs(configs)
     licence, extra = card_licence(list(df["licence"]) if len(df) else [], HUB_LICENCES)
@@ -128,7 +159,7 @@ def _table(counter: Counter | dict, head: tuple[str, str]) -> str:
     return "\n".join(lines)
 
 
-def _filters(params: Params) -> str:
+def _filters(params: CardSettings) -> str:
     lines = []
     for name in params.filter.order:
         section = params.filter.section(name).model_dump()
@@ -138,7 +169,7 @@ def _filters(params: Params) -> str:
     return "\n".join(lines)
 
 
-def _classifier(params: Params) -> str:
+def _classifier(params: CardSettings) -> str:
     """The diagram-type classifier's held-out accuracy, read from the metrics files its
     stage declares (``extra_metrics``), when that stage exists and has run."""
     from pathlib import Path
@@ -160,7 +191,7 @@ def _classifier(params: Params) -> str:
         f"{k} = {v:.3f}" for k, v in sorted(found.items())) + "."
 
 
-def _archive_limits(params: Params) -> str:
+def _archive_limits(params: CardSettings) -> str:
     out = ""
     if params.crawl.stack.enabled:
         out += ("\n- A file from The Stack carries the licences The Stack detected for its "
@@ -185,7 +216,7 @@ def _shares(inputs: CardInputs) -> str:
     return "\n".join(lines)
 
 
-def _sources(params: Params, inputs: CardInputs | None = None) -> str:
+def _sources(params: CardSettings, inputs: CardInputs | None = None) -> str:
     a, r = params.crawl.arxiv, params.crawl.repos
     st, rs = params.crawl.stack, params.crawl.repo_search
     lines = []
@@ -214,7 +245,7 @@ def _sources(params: Params, inputs: CardInputs | None = None) -> str:
     return text + (_shares(inputs) if inputs is not None else "")
 
 
-def _stackexchange_line(params: Params) -> str:
+def _stackexchange_line(params: CardSettings) -> str:
     se = params.crawl.stackexchange
     scope = [f"{' and '.join(f'{t}s' for t in se.post_types)}"]
     if se.accepted_only:
@@ -234,7 +265,7 @@ def _stackexchange_line(params: Params) -> str:
             f"a question and its answers share a `group`.")
 
 
-def _licence_section(params: Params, inputs: CardInputs) -> str:
+def _licence_section(params: CardSettings, inputs: CardInputs) -> str:
     per = inputs.audit.per_licence()
     lines = ["| licence | family | rows | non-commercial | share-alike | missing attribution |",
              "|---|---|---:|:-:|:-:|---:|"]
@@ -265,13 +296,13 @@ derivatives.  One line of `datasets` keeps what your use allows, e.g.
 `ds.filter(lambda r: r["licence_family"] in ("permissive", "public-domain"))`."""
 
 
-def _pool_caps(params: Params) -> str:
+def _pool_caps(params: CardSettings) -> str:
     tk = params.filter.tokens
     fmts = sorted(set(params.validate_.format_names()) | set(tk.formats))
     return ", ".join(f"{f} {tk.window(f)[0]:,}–{tk.window(f)[1]:,}" for f in fmts)
 
 
-def _selection_section(params: Params, inputs: CardInputs) -> str:
+def _selection_section(params: CardSettings, inputs: CardInputs) -> str:
     """Each config's keep list and token windows (``select`` in params.yaml) and what it
     took from the pool: a diagram a config leaves out is still in the others."""
     if not inputs.selection:
@@ -326,7 +357,7 @@ def _line_art_text(raster) -> str:  # noqa: ANN001 - RasterParams
             + "." + size)
 
 
-def _images_text(params: Params, configs: list[dict], n: int) -> str:
+def _images_text(params: CardSettings, configs: list[dict], n: int) -> str:
     """What a picture costs and where each one is: line art lossless, scans as JPEG, a
     diagram's render once (``cards/validate/references.py``)."""
     total = sum(sum(c.get("_split_bytes", {}).values()) for c in configs
@@ -380,7 +411,7 @@ def _formats_text(df: pd.DataFrame) -> str:
     return ", ".join(titles.get(f, f) for f in have) or "none"
 
 
-def _difficulty_text(params: Params) -> str:
+def _difficulty_text(params: CardSettings) -> str:
     """How each format's `difficulty` was tiered, from the params the split stage used."""
     code = format_titles(code_only=True)
     parts = []
@@ -443,7 +474,7 @@ def _stats_section(inputs: CardInputs) -> str:
     return f"```\n{format_stats(inputs.stats)}\n```\n\n{charts}"
 
 
-def render_card(params: Params, df: pd.DataFrame, configs: list[dict], funnel: str = "",
+def render_card(params: CardSettings, df: pd.DataFrame, configs: list[dict], funnel: str = "",
                 inputs: CardInputs | None = None) -> str:
     """README.md for the published dataset: metadata, contents, provenance, statistics,
     licences, uses, limitations, citations."""

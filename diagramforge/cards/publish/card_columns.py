@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import pyarrow.parquet as pq
 import yaml
@@ -24,7 +24,8 @@ from diagramforge.pipeline import STAGES, stage_name
 from diagramforge.store.records import SPLITS, SourceKind
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.builders.crawl.settings import CrawlParams
+    from diagramforge.filters.filter.settings import FilterParams
 
 NOT_COLUMNS = frozenset({
     "datasets",    # the library
@@ -38,7 +39,17 @@ registry or params section provides."""
 _IDENTIFIER = re.compile(r"`([a-z][a-z0-9_]*)`")
 
 
-def vocabulary(params: Params, configs: list[str]) -> set[str]:
+class ColumnsSettings(Protocol):
+    """What telling columns from other words reads: the pinned repositories (``crawl``)
+    and the filters (``filter``: their names, the token encoding)."""
+
+    @property
+    def crawl(self) -> CrawlParams: ...
+    @property
+    def filter(self) -> FilterParams: ...
+
+
+def vocabulary(params: ColumnsSettings, configs: list[str]) -> set[str]:
     """Words the card may backtick that are not columns: configs (published and declared),
     splits, formats, filters, stages, source kinds, the Hub's licence ids, the values of
     ``licence_family``, the token encoding, :data:`NOT_COLUMNS`."""
@@ -65,7 +76,7 @@ _RECORD_ID = re.compile(r"[0-9a-f]{24}")
 an item (the decontamination table's test and train items) — a value, not a column."""
 
 
-def named_columns(card: str, params: Params) -> set[str]:
+def named_columns(card: str, params: ColumnsSettings) -> set[str]:
     """The columns the card names: backticked identifiers outside code blocks and the YAML
     front matter that are not in :func:`vocabulary`."""
     meta, body = "", card
@@ -82,8 +93,8 @@ def published_columns(root: Path) -> set[str]:
     return {name for p in sorted(root.rglob("*.parquet")) for name in pq.read_schema(p).names}
 
 
-def missing_columns(root: Path, params: Params, referenced: set[str] | frozenset[str] = frozenset()
-                    ) -> list[str]:
+def missing_columns(root: Path, params: ColumnsSettings,
+                    referenced: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """Columns the card of the dataset at ``root`` names that no published file has.
     ``referenced`` are columns a config publishes as a reference to ``generation``'s
     (``cards/validate/references.py``): the card names them to say where they are, and no file

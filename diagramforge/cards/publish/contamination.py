@@ -8,18 +8,25 @@ shared a long code run, and whether they were flagged or moved — not the param
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from diagramforge.store.paths import stage_paths
+from diagramforge.store.paths import ProjectSettings, stage_paths
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.filters.split.settings import SplitParams
 
 SHOWN = 10
 """Hits listed by id in the card; the rest are counted (all are in the report file)."""
 
 
-def section(params: Params) -> str:
+class ContaminationSettings(ProjectSettings, Protocol):
+    """What the section reads: the ``split`` section and where its report is (``project``)."""
+
+    @property
+    def split(self) -> SplitParams: ...
+
+
+def section(params: ContaminationSettings) -> str:
     cfg = params.split
     cut = (f"Test items come only from sources dated after **{cfg.test_after}** (the crawl's "
            "date of each paper; an arXiv identifier's month where the crawl has none; an "

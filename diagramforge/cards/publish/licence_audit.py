@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from diagramforge.licensing.spdx import allowed, parse_expression
-from diagramforge.store.paths import stage_paths
+from diagramforge.store.paths import ProjectSettings, stage_paths
 from diagramforge.store.records import REJECTION_SCHEMA, SOURCE_SCHEMA
 from diagramforge.store.shards import ShardSet
 
@@ -166,7 +166,7 @@ class SourceEvidence:
     conflict: str = ""
 
 
-def source_evidence(params) -> list[SourceEvidence]:  # noqa: ANN001 - Params
+def source_evidence(params: ProjectSettings) -> list[SourceEvidence]:
     """Per source, the evidence its licence was read from (the crawl rows' ``meta``) and
     every conflict the crawl ledgered (``licence_conflict``: files and manifests that name
     different licences; those files were not crawled on)."""

@@ -21,7 +21,7 @@ from diagramforge.store.records import REJECTION_SCHEMA
 from diagramforge.store.shards import ShardSet
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.store.paths import ProjectSettings
 
 UNKNOWN_KIND = "(unknown)"
 
@@ -61,7 +61,7 @@ def _ledger(shards: ShardSet) -> dict[str, Counter]:
     return by
 
 
-def source_funnel(params: Params) -> dict[str, list[KindRow]]:
+def source_funnel(params: ProjectSettings) -> dict[str, list[KindRow]]:
     """``{kind: [KindRow per funnel stage that completed]}`` in pipeline order."""
     classes = stage_classes()
     out: dict[str, list[KindRow]] = defaultdict(list)

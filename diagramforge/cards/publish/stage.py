@@ -14,7 +14,7 @@ import json
 import shutil
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import pandas as pd
 import pyarrow as pa
@@ -22,7 +22,7 @@ import pyarrow as pa
 from diagramforge import selection as select
 from diagramforge.cards.publish import statistics
 from diagramforge.cards.publish.audit import format_funnel, load_audit
-from diagramforge.cards.publish.card import CardInputs, render_card, render_licences
+from diagramforge.cards.publish.card import CardInputs, CardSettings, render_card, render_licences
 from diagramforge.cards.publish.card_columns import missing_columns
 from diagramforge.cards.publish.gallery import (
     DIAGRAM_COLUMNS,
@@ -48,14 +48,14 @@ from diagramforge.cards.validate.tasks import features as task_features
 from diagramforge.formats.encoding import kind
 from diagramforge.licensing.spdx import licence_family
 from diagramforge.selection import Selector
-from diagramforge.stage import StageLog, TableStage
+from diagramforge.stage import StageLog, StageSettings, TableStage
 from diagramforge.store import atomic
 from diagramforge.store.paths import read_state, stage_paths
 from diagramforge.store.records import SPLITS
 from diagramforge.store.shards import Upstream
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.cards.publish.settings import PublishParams
 
 GENERATION_COLUMNS = ("id", "format", "image", "code", "caption", "context", "title", "source",
                       "source_id", "source_url", "group", "licence", "licence_family",
@@ -136,12 +136,19 @@ class _TaskStageOutputs:
         return ("data/crawl", "data/validate", *task_inputs())
 
 
+class PublishStageSettings(StageSettings, CardSettings, Protocol):
+    """What the publish stage reads: what the card reads (every section it reports; the
+    publishing itself reads only ``publish``, ``licences``, ``render.raster`` and ``select``
+    among them) and the stage base's part. The runner hands the loaded ``Params``."""
+
+
 class PublishStage(TableStage):
     """Write data/published/<name>/: Parquet splits per config (generation, per format, and
     every task stage's configs) with Image columns, the dataset card (README.md) with charts,
     LICENSES.md, licence audit, statistics, manifest and the validation report."""
 
     name = "publish"
+    params: PublishStageSettings
     upstream = "split"
     reads = ("id", "format", "code", "image", "split", "licence")
     output_schema = None
@@ -176,10 +183,10 @@ class PublishStage(TableStage):
         return []
 
 
-def history_dir(params: Params, version: str | None = None) -> Path:
+def history_dir(publish: PublishParams, version: str | None = None) -> Path:
     """Where each published version keeps its statistics and manifest for later
     comparison (``diagramforge stats --compare``), outside the DVC-managed output."""
-    root = Path(params.publish.history_dir) / params.publish.name
+    root = Path(publish.history_dir) / publish.name
     return root / f"v{version}" if version else root
 
 
@@ -273,7 +280,7 @@ class _Aggregates:
         self.manifest.add(config, rows)
 
 
-def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
+def publish(params: CardSettings, upstream: Upstream | pa.Table | pd.DataFrame,
             log: StageLog | None = None) -> Path:
     """Write the dataset directory; refuses unless the validate stage passed.
 
@@ -434,7 +441,7 @@ def publish(params: Params, upstream: Upstream | pa.Table | pd.DataFrame,
             log.stats.extra[f"selected.{config}"] = got["selected"]
             for why, k in got["not_selected"].items():
                 log.stats.extra[select.counter_key(config, why)] = k
-    hist = history_dir(params, pp.version)
+    hist = history_dir(pp, pp.version)
     hist.mkdir(parents=True, exist_ok=True)
     for name in ("stats.json", "manifest.json"):
         shutil.copyfile(out / name, hist / name)

@@ -16,10 +16,10 @@ from diagramforge.pipeline import funnel
 from diagramforge.store.paths import metrics_path, stage_paths
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.store.paths import ProjectSettings
 
 
-def empty_reason(params: Params) -> str:
+def empty_reason(params: ProjectSettings) -> str:
     """Why a build has no diagram to publish, from the funnel's metrics: the first stage
     that kept none of its inputs, with its most frequent reasons."""
     for name in funnel():
@@ -36,7 +36,7 @@ def empty_reason(params: Params) -> str:
     return "the split table is empty"
 
 
-def nothing_to_publish(params: Params) -> str | None:
+def nothing_to_publish(params: ProjectSettings) -> str | None:
     """Why there is no row to publish (the validate report's ``nothing_to_publish``), or
     None when there is a dataset."""
     report = stage_paths(params, "validate").root / "report.json"

@@ -10,7 +10,7 @@ import json
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import pandas as pd
 import pyarrow as pa
@@ -20,25 +20,47 @@ from diagramforge.cards.validate.empty import empty_reason
 from diagramforge.cards.validate.gx_batches import BatchedValidation
 from diagramforge.filters.filter.tokens import TokenFilterParams
 from diagramforge.licensing.spdx import allowed
-from diagramforge.stage import StageLog, TableStage
+from diagramforge.stage import StageLog, StageSettings, TableStage
 from diagramforge.store import atomic
-from diagramforge.store.paths import read_state, stage_paths
+from diagramforge.store.paths import ProjectSettings, read_state, stage_paths
 from diagramforge.store.records import SPLITS
 from diagramforge.store.shards import ShardSet, Upstream
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.cards.validate.settings import ValidateParams
+    from diagramforge.filters.filter.settings import FilterParams
+    from diagramforge.formats.settings import RenderSettings
+    from diagramforge.params import LicenceParams
 
 READS = ("id", "format", "code", "image", "licence", "group", "split", "source_id", "width",
          "height", "dup_cluster")
 NOT_NULL = ("id", "format", "code", "licence", "group", "split", "source_id", "width", "height")
 
 
+class ValidateSettings(ProjectSettings, Protocol):
+    """What validating reads of the params: its section, the licences allowed, the token
+    windows (``filter.tokens``), the raster limits (``render.raster``), and where the
+    outputs are (``project``). The loaded ``Params`` is one."""
+
+    @property
+    def validate_(self) -> ValidateParams: ...
+    @property
+    def licences(self) -> LicenceParams: ...
+    @property
+    def filter(self) -> FilterParams: ...
+    @property
+    def render(self) -> RenderSettings: ...
+
+
+class ValidateStageSettings(StageSettings, ValidateSettings, Protocol):
+    """What the validate stage reads: validating's sections and the stage base's part."""
+
+
 class ValidationFailed(RuntimeError):
     """The final table broke an expectation; the report says which."""
 
 
-def build_suite(gx, params: Params):  # noqa: ANN001, ANN201 - gx module and suite
+def build_suite(gx, params: ValidateSettings):  # noqa: ANN001, ANN201 - gx module and suite
     """The expectations every published table must meet."""
     E = gx.expectations
     rp = params.render.raster
@@ -205,6 +227,7 @@ class ValidateStage(TableStage):
     command's help is the first paragraph."""
 
     name = "validate"
+    params: ValidateStageSettings
     upstream = "split"
     reads = READS
     output_schema = None
@@ -233,7 +256,7 @@ def _small(up: Upstream, columns: Sequence[str]) -> pd.DataFrame:
         up.schema.empty_table().select(cols).to_pandas()
 
 
-def _task_parts(params: Params, by_id: pd.DataFrame, columns: Sequence[str] | None = None
+def _task_parts(params: ProjectSettings, by_id: pd.DataFrame, columns: Sequence[str] | None = None
                 ) -> Iterator[tuple[str, pd.DataFrame]]:
     """(config, items) of each task stage's table, row group by row group: the items
     publish would keep (:func:`diagramforge.cards.validate.tasks.load_tasks`), with the inherited
@@ -286,7 +309,7 @@ def _sized(table: pa.Table) -> pa.Table:
     return table
 
 
-def validate_upstream(params: Params, up: Upstream) -> dict:
+def validate_upstream(params: ValidateSettings, up: Upstream) -> dict:
     """Validate the split table and every task config shard by shard; write the report
     (:func:`validate_table`'s), raise if any expectation failed.
 
@@ -358,7 +381,7 @@ def task_filled(config: str, result: dict, filled: set[str]) -> dict:
     return result
 
 
-def validate_table(params: Params, df: pd.DataFrame | Callable,
+def validate_table(params: ValidateSettings, df: pd.DataFrame | Callable,
                    tasks: dict[str, pd.DataFrame] | Callable | None = None,
                    duplicates: dict[str, set] | None = None) -> dict:
     """Validate the final table and each task config's frame (:func:`task_frame`), write

@@ -28,7 +28,7 @@ from diagramforge.store.records import SPLITS, Rejection, Unit
 from diagramforge.store.shards import ShardSet
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.store.paths import ProjectSettings
 
 INHERITED = ("format", "licence", "licence_url", "attribution")
 """Columns a task item takes from its diagram when its stage did not write them, so every
@@ -70,7 +70,7 @@ def task_inputs(data_dir: str = "data") -> tuple[str, ...]:
     return tuple(f"{data_dir}/{n}" for n in task_stages())
 
 
-def load_tasks(params: Params, diagrams: pd.DataFrame,
+def load_tasks(params: ProjectSettings, diagrams: pd.DataFrame,
                classes: Mapping[str, type] | None = None) -> TaskTables:
     """Read each task stage's table and cut it into configs (``config == name``).
 
@@ -279,7 +279,7 @@ def _kept(rows: list[dict], config: str, stand_alone: bool, diagrams: Mapping[st
     return out
 
 
-def scan_tasks(params: Params, diagrams: Mapping[str, dict],
+def scan_tasks(params: ProjectSettings, diagrams: Mapping[str, dict],
                classes: Mapping[str, type] | None = None,
                digests: Mapping[str, bytes] | None = None) -> TaskScan:
     """First pass of :func:`iter_task_rows`: ``diagrams`` maps each candidate diagram's id
@@ -340,7 +340,7 @@ def scan_tasks(params: Params, diagrams: Mapping[str, dict],
     return out
 
 
-def iter_task_rows(params: Params, scan: TaskScan, diagrams: Mapping[str, dict],
+def iter_task_rows(params: ProjectSettings, scan: TaskScan, diagrams: Mapping[str, dict],
                    classes: Mapping[str, type] | None = None
                    ) -> Iterator[tuple[str, list[dict]]]:
     """``(config, rows)`` per task row group and config: the rows ``load_tasks`` would

@@ -11,16 +11,13 @@ retraining never needs a threshold.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
 from diagramforge.params import FilterSection, Section
-from diagramforge.store.paths import stage_paths
+from diagramforge.store.paths import ProjectSettings, stage_paths
 from diagramforge.vocabulary import LABELS, POOL_REJECT
-
-if TYPE_CHECKING:
-    from diagramforge.config import Params
 
 
 class ClassifierTrainParams(Section):
@@ -132,7 +129,7 @@ class ClassifierParams(FilterSection):
                              f"{', '.join(LABELS)}")
         return self
 
-    def resolved(self, params: Params) -> ClassifierParams:
+    def resolved(self, params: ProjectSettings) -> ClassifierParams:
         """A copy whose ``checkpoint`` is concrete (``null`` → the pipeline's own)."""
         if self.checkpoint is not None:
             return self

@@ -13,19 +13,30 @@ weights.  Either way the directory is a DVC output and an input of ``filter``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 import pyarrow as pa
 
 from diagramforge.filters.classifier.sample import COLUMNS, stratified_rows
 from diagramforge.filters.classifier.shipped import CONFUSION, SHIPPED, install
 from diagramforge.filters.classifier.train import train
-from diagramforge.stage import StageLog, TableStage
+from diagramforge.stage import StageLog, StageSettings, TableStage
 from diagramforge.store import atomic
 from diagramforge.store.paths import stage_paths
 from diagramforge.store.shards import Upstream
 
+if TYPE_CHECKING:
+    from diagramforge.filters.classifier.settings import ClassifierTrainParams
+
 METRICS_FILE = "classifier.json"
 CONFUSION_FILE = "classifier-confusion.csv"
+
+
+class ClassifierTrainStageSettings(StageSettings, Protocol):
+    """What the classifier-train stage reads: its section and the stage base's part."""
+
+    @property
+    def classifier(self) -> ClassifierTrainParams: ...
 
 
 class ClassifierTrainStage(TableStage):
@@ -35,6 +46,7 @@ class ClassifierTrainStage(TableStage):
     scores (metrics/classifier.json) and confusion matrix (a DVC plot)."""
 
     name = "classifier-train"
+    params: ClassifierTrainStageSettings
     upstream = "render"
     reads = COLUMNS
     input_columns = COLUMNS

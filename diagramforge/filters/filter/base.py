@@ -18,14 +18,15 @@ import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import diagramforge.filters.filter as pkg
 from diagramforge.filters.filter.settings import FilterParams
 from diagramforge.params import FilterSection, validate_sections
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.formats.settings import RenderSettings
+    from diagramforge.params import LicenceParams, ProjectParams
 
 __all__ = ["FilterSection", "Verdict", "register", "discover", "check_sections", "build"]
 
@@ -51,8 +52,27 @@ class Verdict:
 FilterFn = Callable[[dict], Verdict]
 """A configured filter: one record in, a verdict out."""
 
-Factory = Callable[[Any, "Params"], FilterFn]
-"""``factory(section, params)``: the filter's own params section and the whole params."""
+
+class FilterSettings(Protocol):
+    """What a filter factory is handed besides its own section: the sections the filters
+    read (``filter``, its sub-sections; ``licences``: the licence filter; ``render``: the
+    extremes filter's raster limits; ``project``: where the classifier's checkpoint is).
+    The filter stage hands the loaded ``Params``, which satisfies it; a filter that needs
+    another section names it here."""
+
+    @property
+    def project(self) -> ProjectParams: ...
+    @property
+    def licences(self) -> LicenceParams: ...
+    @property
+    def render(self) -> RenderSettings: ...
+    @property
+    def filter(self) -> FilterParams: ...
+
+
+Factory = Callable[[Any, FilterSettings], FilterFn]
+"""``factory(section, params)``: the filter's own params section and the sections filters
+read (:class:`FilterSettings`)."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +122,7 @@ def rediscover() -> dict[str, FilterSpec]:
     return discover()
 
 
-def section(params: Params, name: str) -> FilterSection:
+def section(params: FilterSettings, name: str) -> FilterSection:
     """Filter ``name``'s parsed params section (``filter.<name>``)."""
     return params.filter.section(name, discover()[name].params_model)
 
@@ -130,6 +150,6 @@ def check_sections(written: FilterParams) -> tuple[FilterParams, list[str]]:
         problems + bad
 
 
-def build(name: str, params: Params) -> FilterFn:
+def build(name: str, params: FilterSettings) -> FilterFn:
     """The configured filter ``name``, as the filter stage builds it."""
     return discover()[name].factory(section(params, name), params)

@@ -22,7 +22,7 @@ from diagramforge.filters.classifier.images import to_rgb
 from diagramforge.filters.filter.base import FilterFn, FilterSection, Verdict, register
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.filters.filter.base import FilterSettings
 
 
 class ColourEntropyParams(FilterSection):
@@ -70,7 +70,7 @@ def colour_entropy(image: bytes, bits: int = 4, max_side: int = 512) -> float:
 
 
 @register("colour_entropy", params=ColourEntropyParams, writes=("colour_entropy",))
-def make_colour_entropy_filter(cfg: ColourEntropyParams, params: Params) -> FilterFn:
+def make_colour_entropy_filter(cfg: ColourEntropyParams, params: FilterSettings) -> FilterFn:
     """Keep renders whose colour entropy lies in [min, max]."""
 
     def check(record: dict) -> Verdict:

@@ -39,7 +39,7 @@ from diagramforge.filters.filter.base import FilterFn, Verdict, register
 from diagramforge.vocabulary import KINDS
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.filters.filter.base import FilterSettings
 
 
 def checkpoint_digest(ref: str) -> dict:
@@ -105,7 +105,7 @@ def verdict(typed: Typed, cfg: ClassifierParams) -> Verdict:
 
 
 @register("diagram_type", params=ClassifierParams, writes=COLUMNS)
-def make_diagram_type_filter(cfg: ClassifierParams, params: Params) -> FilterFn:
+def make_diagram_type_filter(cfg: ClassifierParams, params: FilterSettings) -> FilterFn:
     """Type each record (code first, image second); reject only ``cfg.reject`` types and,
     where the image decides alone, uncertain ones."""
     cfg = cfg.resolved(params)

@@ -23,7 +23,7 @@ from diagramforge.formats import capabilities
 from diagramforge.formats.rasterize import check_render
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.filters.filter.base import FilterSettings
 
 
 class ElementCaps(BaseModel):
@@ -70,7 +70,7 @@ def parse_counts(record: dict) -> dict[str, int]:
 
 
 @register("extremes", params=ExtremesParams)
-def make_extremes_filter(cfg: ExtremesParams, params: Params) -> FilterFn:
+def make_extremes_filter(cfg: ExtremesParams, params: FilterSettings) -> FilterFn:
     """Reject extreme scale/aspect (render.raster) and over-cap element counts."""
     rp = params.render.raster
 

@@ -8,11 +8,11 @@ from diagramforge.filters.filter.base import FilterFn, FilterSection, Verdict, r
 from diagramforge.licensing.spdx import UNKNOWN, allowed
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.filters.filter.base import FilterSettings
 
 
 @register("licence", params=FilterSection)
-def make_licence_filter(cfg: FilterSection, params: Params) -> FilterFn:
+def make_licence_filter(cfg: FilterSection, params: FilterSettings) -> FilterFn:
     """Reject what the allow list does not cover; a licence nobody could read is its own
     reason (``licence_unknown``) naming the file, so a maintainer can look at that file."""
     allow = params.licences.allow

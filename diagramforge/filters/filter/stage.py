@@ -22,10 +22,15 @@ One bad row never takes its unit down: an exception in a filter rejects that row
 from __future__ import annotations
 
 import math
+from typing import Protocol
 
-from diagramforge.filters.filter.base import FilterFn, Verdict, discover, section
-from diagramforge.stage import Outcome, Reason, Stage, WorkUnit
+from diagramforge.filters.filter.base import FilterFn, FilterSettings, Verdict, discover, section
+from diagramforge.stage import Outcome, Reason, Stage, StageSettings, WorkUnit
 from diagramforge.store.records import Rejection
+
+
+class FilterStageSettings(StageSettings, FilterSettings, Protocol):
+    """What the filter stage reads: what the filters are handed and the stage base's part."""
 
 
 class FilterStage(Stage):
@@ -34,6 +39,7 @@ class FilterStage(Stage):
     (a transformers image classifier, batched). Each rejection is ledgered with its reason."""
 
     name = "filter"
+    params: FilterStageSettings
     upstream = "render"
     reads = ("id", "format", "code", "source", "licence", "image", "width", "height", "graph")
     param_sections = ("filter", "licences", "render.raster")
@@ -51,7 +57,7 @@ class FilterStage(Stage):
     inputs = ("data/classifier-train/checkpoint",)
     """The pipeline's own diagram-type checkpoint (``filter.diagram_type.checkpoint: null``)."""
 
-    def __init__(self, params):  # noqa: ANN001 - Params
+    def __init__(self, params: FilterStageSettings):
         super().__init__(params)
         registry = discover()
         self.order = [n for n in params.filter.order if section(params, n).enabled]

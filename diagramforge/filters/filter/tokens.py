@@ -13,7 +13,7 @@ from diagramforge.selection import TokenWindow
 from diagramforge.tokenizer import get_encoding
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.filters.filter.base import FilterSettings
 
 
 class TokenFilterParams(FilterSection):
@@ -52,7 +52,7 @@ class TokenFilterParams(FilterSection):
 
 
 @register("tokens", params=TokenFilterParams, writes=("tokens",))
-def make_token_filter(cfg: TokenFilterParams, params: Params) -> FilterFn:
+def make_token_filter(cfg: TokenFilterParams, params: FilterSettings) -> FilterFn:
     """Keep code within its format's window; the count becomes the ``tokens`` column."""
     enc = get_encoding(cfg.encoding)
 

@@ -68,17 +68,21 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from itertools import chain, islice
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import pyarrow as pa
 
 from diagramforge.filters.split import dates, decontam, difficulty, near_dup, pdf_match, splits
 from diagramforge.filters.split.settings import DecontamParams, SplitParams
-from diagramforge.stage import StageLog, TableStage
+from diagramforge.stage import StageLog, StageSettings, TableStage
 from diagramforge.store import atomic
 from diagramforge.store.paths import stage_paths
 from diagramforge.store.records import SOURCE_SCHEMA, SPLITS, Rejection
 from diagramforge.store.shards import ShardSet, Upstream
+
+if TYPE_CHECKING:
+    from diagramforge.params import RunnerParams
 
 ASSIGNMENTS = "assignments.json"
 CONTAMINATION = "contamination.json"
@@ -491,12 +495,23 @@ def split_table(table: Source, log_: StageLog, cfg: SplitParams,
         return list(emit(table, d, 1 << 16, workdir or Path(tmp))), record
 
 
+class SplitStageSettings(StageSettings, Protocol):
+    """What the split stage reads: its section, the worker count (``runner``) and the stage
+    base's part."""
+
+    @property
+    def split(self) -> SplitParams: ...
+    @property
+    def runner(self) -> RunnerParams: ...
+
+
 class SplitStage(TableStage):
     """Remove exact and near-duplicates, tier difficulty, and assign train/validation/test
     per paper, repository or file — stratified by format × difficulty, stable across
     versions — so no source or duplicate cluster is in two splits."""
 
     name = "split"
+    params: SplitStageSettings
     upstream = "filter"
     reads = ("id", "group", "source_id", "code", "image")
     """``tokens`` too when the tokens filter ran, and ``graph_nodes``/``graph_edges`` for the

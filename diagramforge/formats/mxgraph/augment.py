@@ -7,22 +7,27 @@ colours, style and spacing.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from lxml import etree
 
 from diagramforge.formats.augments import HEX, rotate_hex
 from diagramforge.formats.mxgraph.notation import cells, parse_xml
 
-if TYPE_CHECKING:
-    from diagramforge.synth.augment.settings import SketchParams
-
 SKETCH_KIND = "drawio-sketch"
 LANGUAGE = "draw.io mxGraph XML"
 VARIATIONS = ("colour", "style", "layout")
 
 
-def sketch(code: str, seed: int, settings: SketchParams) -> str:
+class SketchSettings(Protocol):
+    """What drawing by hand reads of ``augment.sketch`` (``mxgraph_style``): the augment
+    stage hands its section model, which a format folder does not name."""
+
+    @property
+    def mxgraph_style(self) -> str: ...
+
+
+def sketch(code: str, seed: int, settings: SketchSettings) -> str:
     """The page in draw.io's rough style (``augment.sketch.mxgraph_style``; the style is
     the same for every page, so ``seed`` is not used)."""
     return mxgraph_sketch(code, settings.mxgraph_style)

@@ -10,14 +10,11 @@ from __future__ import annotations
 import math
 import random
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from lxml import etree
 
 from diagramforge.formats.augments import HEX, rotate_hex
-
-if TYPE_CHECKING:
-    from diagramforge.synth.augment.settings import SketchParams
 
 SKETCH_KIND = "svg-rough"
 LANGUAGE = "SVG"
@@ -30,7 +27,19 @@ _PRESENTATION = ("fill", "stroke", "stroke-width", "stroke-dasharray", "stroke-o
                  "marker-end", "marker-mid", "marker", "clip-path", "id")
 
 
-def sketch(code: str, seed: int, settings: SketchParams) -> str:
+class SketchSettings(Protocol):
+    """What drawing by hand reads of ``augment.sketch`` (``svg_*``): the augment
+    stage hands its section model, which a format folder does not name."""
+
+    @property
+    def svg_roughness(self) -> float: ...
+    @property
+    def svg_step(self) -> float: ...
+    @property
+    def svg_double_stroke(self) -> bool: ...
+
+
+def sketch(code: str, seed: int, settings: SketchSettings) -> str:
     """The drawing roughened (``augment.sketch.svg_*``)."""
     return svg_sketch(code, seed, settings.svg_roughness, settings.svg_step,
                       settings.svg_double_stroke)

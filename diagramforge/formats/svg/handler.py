@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from diagramforge.formats.rasterize import check_render, keep_render
 from diagramforge.formats.registry import DiagramFormat, register
-from diagramforge.formats.settings import SvgExtractParams
+from diagramforge.formats.settings import FormatSettings, SvgExtractParams
 from diagramforge.formats.svg import document as svg
 from diagramforge.formats.svg.graph import svg_graph
 from diagramforge.stage import Outcome
@@ -32,8 +32,8 @@ def svg_record(data: bytes, path: str, base: dict, locator: str, cfg: SvgExtract
     )], []
 
 
-def png_record(row: dict, svg_text: str, engine: str, params, locator, out: Outcome,  # noqa: ANN001
-               scale: float | None = None) -> None:
+def png_record(row: dict, svg_text: str, engine: str, params: FormatSettings, locator,  # noqa: ANN001
+               out: Outcome, scale: float | None = None) -> None:
     """Rasterize an SVG (at the pipeline's dpi, or ``scale``) and check its extremes: a
     record on ``out``, or a rejection."""
     rp = params.render.raster

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import random
 import re
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from diagramforge.synth.augment.settings import SketchParams
+from typing import Protocol
 
 SKETCH_KIND = "tikz-random-steps"
 LANGUAGE = "TikZ (a standalone LaTeX document)"
@@ -21,7 +18,19 @@ VARIATIONS = ("colour", "style", "layout")
 _XCOLORS = ["red", "blue", "teal", "orange", "violet", "olive", "cyan", "magenta", "brown"]
 
 
-def sketch(code: str, seed: int, settings: SketchParams) -> str:
+class SketchSettings(Protocol):
+    """What drawing by hand reads of ``augment.sketch`` (``tikz_*``): the augment
+    stage hands its section model, which a format folder does not name."""
+
+    @property
+    def tikz_segment_pt(self) -> float: ...
+    @property
+    def tikz_amplitude_pt(self) -> float: ...
+    @property
+    def tikz_font(self) -> str: ...
+
+
+def sketch(code: str, seed: int, settings: SketchSettings) -> str:
     """The document drawn by hand (``augment.sketch.tikz_*``)."""
     return tikz_sketch(code, seed, settings.tikz_segment_pt, settings.tikz_amplitude_pt,
                        settings.tikz_font)

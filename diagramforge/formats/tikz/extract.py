@@ -44,7 +44,7 @@ from diagramforge.notation.declarations import UNSAFE_XML, declaration
 from diagramforge.store.records import Format, Rejection, Unit, empty_record, make_id
 
 if TYPE_CHECKING:
-    from diagramforge.builders.extract.settings import ExtractParams
+    from diagramforge.formats.settings import ExtractSettings
 
 
 class ExtractReason(StrEnum):
@@ -75,7 +75,7 @@ def _result(records: list[dict], rejections: list[Rejection], loc: str, reason: 
     return PaperExtraction(records, rejections)
 
 
-def extract_paper(data: bytes, paper: dict, params: ExtractParams) -> PaperExtraction:
+def extract_paper(data: bytes, paper: dict, params: ExtractSettings) -> PaperExtraction:
     """All TikZ pictures (and SVG files) of one paper as records, or why there are none."""
     vid = f"{paper['id']}v{paper['version']}" if paper.get("version") else paper["id"]
     loc = f"arxiv:{vid}"
@@ -351,7 +351,7 @@ def body_definitions(body: str, pictures: list) -> list[tuple[int, Definition]]:
     return out
 
 
-def _svgs(raw: dict[str, bytes], paper: dict, vid: str, params: ExtractParams
+def _svgs(raw: dict[str, bytes], paper: dict, vid: str, params: ExtractSettings
           ) -> tuple[list[dict], list[Rejection]]:
     """SVG files shipped in the e-print, as SVG records of the same paper."""
     if not params.svg.from_arxiv:

@@ -16,12 +16,12 @@ from diagramforge.formats.tikz.texcompile import tex_version
 from diagramforge.store.records import Rejection
 
 if TYPE_CHECKING:
-    from diagramforge.builders.extract.settings import ExtractParams
+    from diagramforge.formats.settings import ExtractSettings
 
 log = logging.getLogger(__name__)
 
 
-def extract(data: bytes, paper: dict, params: ExtractParams
+def extract(data: bytes, paper: dict, params: ExtractSettings
             ) -> tuple[list[dict], list[Rejection]]:
     """The paper's pictures as records, or why there are none (the ledger's rows)."""
     # the extractor reads TeX's package list too

@@ -26,8 +26,7 @@ from diagramforge.formats.tikz.preamble import Kind, parse_preamble
 from diagramforge.store.records import Rejection, Unit
 
 if TYPE_CHECKING:
-    from diagramforge.builders.extract.settings import ExtractParams
-    from diagramforge.formats.settings import TikzExtractParams
+    from diagramforge.formats.settings import ExtractSettings, TikzExtractParams
 
 SECTIONS = ("extract.tikz",)
 """The settings :func:`claims` reads (which environments and commands make a picture): a
@@ -51,13 +50,13 @@ def marks(t: TikzExtractParams) -> re.Pattern[bytes]:
     return _marks(tuple(t.environments), t.tikz_commands, tuple(t.commands))
 
 
-def claims(code: bytes, params: ExtractParams) -> bool:
+def claims(code: bytes, params: ExtractSettings) -> bool:
     """Whether the code opens a picture (a block, or a whole post's HTML as a cheap first
     look: no picture anywhere, none in any of its blocks)."""
     return marks(params.tikz).search(code) is not None
 
 
-def as_document(code: str, params: ExtractParams) -> str:
+def as_document(code: str, params: ExtractSettings) -> str:
     """A code block as a document: itself when it has a class, else the smallest document
     around it with its package and library lines in the preamble (packages first, as
     ``\\usepackage[dvipsnames]{xcolor}`` must come before TikZ loads xcolor)."""
@@ -78,7 +77,7 @@ def as_document(code: str, params: ExtractParams) -> str:
                       "\\begin{document}", body.strip("\n"), "\\end{document}", ""])
 
 
-def records(code: str, name: str, base: dict, where: str, params: ExtractParams
+def records(code: str, name: str, base: dict, where: str, params: ExtractSettings
             ) -> tuple[list[dict], list[Rejection]]:
     """The block's pictures as records with ``base``'s provenance (``name``: the block's,
     ``code3``); the block is a candidate in the ledger when none is left."""

@@ -16,7 +16,7 @@ from diagramforge.formats.tikz.extract import extract_paper
 from diagramforge.store.records import Rejection, Unit
 
 if TYPE_CHECKING:
-    from diagramforge.builders.extract.settings import ExtractParams
+    from diagramforge.formats.settings import ExtractSettings
 
 _PAPER_ID = "file"
 _ROOT = "main.tex"
@@ -42,7 +42,7 @@ def _local(loc: str, locator: str) -> str:
 
 
 def tex_file_records(data: bytes, path: str, base: dict, locator: str, unit: Unit,
-                     params: ExtractParams) -> tuple[list[dict], list[Rejection]]:
+                     params: ExtractSettings) -> tuple[list[dict], list[Rejection]]:
     """The pictures of one TeX file as TikZ records with ``base``'s provenance; the file is
     rejected (``unit``) when none is left, pictures dropped on the way are candidates."""
     paper = {"id": _PAPER_ID, "version": None, "title": base.get("title"), "authors": None,

@@ -15,20 +15,24 @@ import functools
 import json
 import random
 from types import ModuleType
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 import pyarrow as pa
 
 from diagramforge.formats.encoding import carried_meta, stored_image
 from diagramforge.formats.picture import Picture
 from diagramforge.formats.registry import RendersFormats, with_capability
+from diagramforge.formats.settings import FormatSettings
 from diagramforge.measure.timing import GRAPH, LLM, RENDER, in_phase, phase
-from diagramforge.selection import SelectsRows
-from diagramforge.stage import Outcome, Stage, WorkUnit
+from diagramforge.selection import SelectSettings, SelectsRows
+from diagramforge.stage import Outcome, Stage, StageSettings, WorkUnit
 from diagramforge.store.records import Rejection, Unit, derived_seed, item_id
 from diagramforge.synth.augment.degrade import degrade, jpeg_quality
 from diagramforge.synth.augment.variation import KINDS, request
 from diagramforge.synth.edit.sampler import FORMATS
+
+if TYPE_CHECKING:
+    from diagramforge.synth.augment.settings import AugmentParams
 
 AUGMENT_SCHEMA = pa.schema([
     pa.field("id", pa.string(), nullable=False),
@@ -77,6 +81,14 @@ def _node_texts(fmt: str, code: str) -> list[str]:
     return sorted(n.text for n in FORMATS[fmt].graph(code).nodes)
 
 
+class AugmentStageSettings(StageSettings, FormatSettings, SelectSettings, Protocol):
+    """What the augment stage reads: its section, the ``select`` rules, what the format
+    handlers are handed, and the stage base's part."""
+
+    @property
+    def augment(self) -> AugmentParams: ...
+
+
 class AugmentStage(SelectsRows, RendersFormats, Stage):
     """Sketches from the real engines (draw.io sketch=1, TikZ random steps + a
     handwriting-like font, roughened SVG), albumentations scan/photo degradations, and
@@ -84,6 +96,7 @@ class AugmentStage(SelectsRows, RendersFormats, Stage):
     and are not near-duplicates."""
 
     name = "augment"
+    params: AugmentStageSettings
     format_capability = "augment"
     upstream = "split"
     output_schema: ClassVar[pa.Schema] = AUGMENT_SCHEMA

@@ -23,22 +23,27 @@ from __future__ import annotations
 
 import json
 import random
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 import pyarrow as pa
 
 from diagramforge.formats.encoding import carried_meta, stored_image
 from diagramforge.formats.picture import Picture
 from diagramforge.formats.registry import RendersFormats
+from diagramforge.formats.settings import FormatSettings
 from diagramforge.graphs.model import Graph
 from diagramforge.measure.timing import GRAPH, RENDER, phase
-from diagramforge.selection import SelectsRows
-from diagramforge.stage import Outcome, Stage, WorkUnit
+from diagramforge.selection import SelectSettings, SelectsRows
+from diagramforge.stage import Outcome, Stage, StageSettings, WorkUnit
 from diagramforge.store.records import Rejection, Unit, derived_seed, item_id
 from diagramforge.synth.edit.sampler import FORMATS, compose
 from diagramforge.synth.referents.grounded import verdicts
 from diagramforge.synth.referents.naming import Namer
 from diagramforge.synth.referents.steps import instruction
+
+if TYPE_CHECKING:
+    from diagramforge.synth.edit.settings import EditParams
+    from diagramforge.synth.referents.settings import ReferentParams
 
 EDIT_SCHEMA = pa.schema([
     pa.field("id", pa.string(), nullable=False),
@@ -70,12 +75,23 @@ class EditReason:
     SAME_RENDER = "edit_render_unchanged"
 
 
+class EditStageSettings(StageSettings, FormatSettings, SelectSettings, Protocol):
+    """What the edit stage reads: its section and ``referents``, the ``select`` rules, what
+    the format handlers are handed, and the stage base's part."""
+
+    @property
+    def edit(self) -> EditParams: ...
+    @property
+    def referents(self) -> ReferentParams: ...
+
+
 class EditStage(SelectsRows, RendersFormats, Stage):
     """Compose seeded atomic edits per diagram and difficulty, verify each operation on the
     code (parse, validation, graph diff = the operation), render the targets with the
     format's own engine and keep those that differ from the source render."""
 
     name = "edit"
+    params: EditStageSettings
     format_capability = "edit"
     upstream = "split"
     output_schema: ClassVar[pa.Schema] = EDIT_SCHEMA

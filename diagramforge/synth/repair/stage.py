@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -31,14 +31,17 @@ from diagramforge.executors import Executor, Failure, make_executor, unit_timeou
 from diagramforge.formats.encoding import render_stored
 from diagramforge.formats.registry import RendersFormats, UsesFormats, with_capability
 from diagramforge.formats.repairs import Repair
-from diagramforge.selection import Selector
-from diagramforge.stage import Outcome, Stage, StageLog, TableStage, WorkUnit
+from diagramforge.formats.settings import FormatSettings
+from diagramforge.selection import Selector, SelectSettings
+from diagramforge.stage import Outcome, Stage, StageLog, StageSettings, TableStage, WorkUnit
 from diagramforge.store.paths import stage_paths
 from diagramforge.store.records import Rejection, item_id
 from diagramforge.store.shards import Upstream
 from diagramforge.synth.llm.types import Request
 
 if TYPE_CHECKING:
+    from diagramforge.params import LicenceParams
+    from diagramforge.synth.augment.settings import AugmentParams
     from diagramforge.synth.llm.client import LLM
 
 Render = Callable[[list[dict]], tuple[dict[str, bytes], dict[str, str]]]
@@ -99,6 +102,17 @@ class RepairReason:
     RENDER = "repair_render_failed"
 
 
+class RepairStageSettings(StageSettings, FormatSettings, SelectSettings, Protocol):
+    """What the repair stage (and its renders, :class:`FixRender`) reads: ``augment`` (its
+    ``repair`` and LLM), the licences, the ``select`` rules, what the format handlers are
+    handed, and the stage base's part."""
+
+    @property
+    def augment(self) -> AugmentParams: ...
+    @property
+    def licences(self) -> LicenceParams: ...
+
+
 class FixRender(RendersFormats, Stage):
     """Repair's candidate fixes rendered on the executor's workers, a batch of their
     format's (``render.<format>.batch_size``) per unit: compiling the fixes is nearly all
@@ -106,6 +120,7 @@ class FixRender(RendersFormats, Stage):
     stage's own process it did not spread — at arXiv's ≈ 23k failures, 5.4 h on one core."""
 
     name = "repair"
+    params: RepairStageSettings
     format_capability = "repair"
 
     def units(self, rows: list[dict]) -> list[WorkUnit]:
@@ -132,6 +147,7 @@ class RepairStage(TableStage, UsesFormats):
     ``repair``."""
 
     name = "repair"
+    params: RepairStageSettings
     upstream = "split"
     reads = ("id", "group", "split")
     input_columns = reads  # the split table's PNGs are not needed here: read 3 columns
@@ -231,7 +247,7 @@ class RepairStage(TableStage, UsesFormats):
         selector = Selector(self.params)
         size = self.params.runner.shard_size
         batch: list[dict] = []
-        with make_executor(self.params, self.params.runner.workers) as ex:
+        with make_executor(self.params.runner, self.params.runner.workers) as ex:
             fixes = FixRender(self.params)
             if ids:  # the fixes compile on the run's workers; the format is built once here
                 fixes.prepare()

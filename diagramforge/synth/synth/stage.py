@@ -24,16 +24,17 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from diagramforge.formats.registry import UsesFormats
+from diagramforge.formats.settings import FormatSettings
 from diagramforge.pipeline import STAGES, stage_name
-from diagramforge.selection import Selector
-from diagramforge.stage import StageLog, TableStage, check_contract
-from diagramforge.store.paths import read_state, stage_paths
+from diagramforge.selection import Selector, SelectSettings
+from diagramforge.stage import StageLog, StageSettings, TableStage, check_contract
+from diagramforge.store.paths import ProjectSettings, read_state, stage_paths
 from diagramforge.store.records import Rejection, Unit
 from diagramforge.store.shards import ShardSet, Upstream, rows_to_table
 from diagramforge.synth.edit.stage import EDIT_SCHEMA
@@ -44,7 +45,8 @@ from diagramforge.synth.synth.facts import Facts, facts_of
 from diagramforge.synth.synth.items import Item
 
 if TYPE_CHECKING:
-    from diagramforge.config import Params
+    from diagramforge.synth.referents.settings import ReferentParams
+    from diagramforge.synth.synth.settings import SynthParams
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +132,7 @@ class EditIndex:
     plans that shard instead of holding every edit row (≈ 200 B per edit row, not ≈ 100 KB).
     Empty when the edit stage has not run (synth works without it)."""
 
-    def __init__(self, params: Params | None):
+    def __init__(self, params: ProjectSettings | None):
         """``None``: no edits wanted (the editing task is off)."""
         self.where: dict[str, list[tuple[Path, int, str | None]]] = defaultdict(list)
         if params is None or not read_state(params, EDIT_STAGE).get("complete"):
@@ -223,11 +225,23 @@ def _tables(table: pa.Table | Upstream, columns: list[str] | None = None
         yield table.select(columns) if columns is not None else table
 
 
+class SynthStageSettings(StageSettings, FormatSettings, SelectSettings, Protocol):
+    """What the synth stage reads: its section and ``referents``, the ``select`` rules,
+    the stage base's part and what the format handlers are handed. The runner hands the
+    loaded ``Params``."""
+
+    @property
+    def synth(self) -> SynthParams: ...
+    @property
+    def referents(self) -> ReferentParams: ...
+
+
 class SynthStage(UsesFormats, TableStage):
     """Captions, QA and editing instructions: code computes answers and edits, an LLM
     (offline templates by default) writes the language, code checks it."""
 
     name = "synth"
+    params: SynthStageSettings
     upstream = "split"
     reads = ("id", "format", "code", "split")
     """``graph``, ``diagram_type``, ``graph_like`` and ``meta`` too when earlier stages

@@ -54,14 +54,14 @@ def test_push_two_versions_through_the_real_client(tmp_path, hub):
     params = build(tmp_path, hub, "0.1.0", first)
     out = tmp_path / "published" / params.publish.name
 
-    dry = push_version(params, dry_run=True)
+    dry = push_version(params.publish, dry_run=True)
     assert dry.create_repo and dry.commit is None and REPO not in hub.state.repos
     listed = {path: size for kind, path, size in dry.operations if kind == "add"}
     assert listed["README.md"] == (out / "README.md").stat().st_size
     assert "generation/tikz/train-00000-of-00001.parquet" in listed
     assert "would push" in format_plan(dry)
 
-    plan = push_version(params)
+    plan = push_version(params.publish)
     repo = hub.state.repos[REPO]
     assert repo.tags == {"v0.1.0": plan.commit} and repo.branches["main"] == plan.commit
     assert len(repo.commits) == 2  # the repo's initial commit + one for the version
@@ -76,13 +76,13 @@ def test_push_two_versions_through_the_real_client(tmp_path, hub):
     assert "## v0.1.0" in log1 and "first version" in log1
 
     with pytest.raises(PushError, match="never moved"):
-        push_version(params)
+        push_version(params.publish)
 
     # version 2: id0 removed, id1 changed (new caption), id4 added, id2/id3 unchanged
     second = [r for r in rows(["MIT", "MIT", "CC-BY-4.0", "MIT", "MIT"]) if r["id"] != "id0"]
     second[0]["caption"] = "a new caption"
     params2 = build(tmp_path, hub, "0.2.0", second)
-    plan2 = push_version(params2)
+    plan2 = push_version(params2.publish)
     assert plan2.previous == "v0.1.0"
     assert repo.commits[plan2.commit][0] == plan.commit  # one commit on top of v0.1.0
     assert repo.tags["v0.1.0"] == plan.commit  # the old tag did not move
@@ -106,12 +106,12 @@ def test_a_push_of_more_files_than_push_max_files_is_a_chain_of_commits(tmp_path
     params = build(tmp_path, hub, "0.1.0", rows(["MIT", "MIT", "CC-BY-4.0", "MIT"]),
                    push_max_files=4)
     out = tmp_path / "published" / params.publish.name
-    dry = push_version(params, dry_run=True)
+    dry = push_version(params.publish, dry_run=True)
     n_ops = len(dry.operations)
     assert n_ops > 8  # several commits are needed
     assert f"{-(-n_ops // 4)} commits" in format_plan(dry)
 
-    plan = push_version(params)
+    plan = push_version(params.publish)
     repo = hub.state.repos[REPO]
     assert len(plan.commits) == -(-n_ops // 4) and plan.commit == plan.commits[-1]
     for parent, child in zip(plan.commits, plan.commits[1:], strict=False):
@@ -132,8 +132,8 @@ def test_push_refuses_without_a_token_and_dry_run_needs_none(tmp_path, hub, monk
     params = build(tmp_path, hub, "0.1.0", rows(["MIT", "MIT"]))
     monkeypatch.delenv("HF_TOKEN")
     with pytest.raises(PushError, match="HF_TOKEN"):
-        push_version(params)
-    assert push_version(params, dry_run=True).operations
+        push_version(params.publish)
+    assert push_version(params.publish, dry_run=True).operations
     assert not hub.state.repos
 
 
@@ -174,7 +174,7 @@ def test_stats_compare_reads_an_older_version_from_the_hub(tmp_path, hub):
 
     from diagramforge.commands import previous_stats
 
-    push_version(build(tmp_path, hub, "0.1.0", rows(["MIT", "MIT", "MIT"])))
+    push_version(build(tmp_path, hub, "0.1.0", rows(["MIT", "MIT", "MIT"])).publish)
     params = build(tmp_path, hub, "0.2.0", rows(["MIT", "MIT"]))
     shutil.rmtree(tmp_path / "releases")  # another machine: no local history
     assert previous_stats(params, "v0.1.0")["totals"]["generation"] == 3
