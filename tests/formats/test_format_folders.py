@@ -39,8 +39,6 @@ LEFT: dict[str, int] = {
     "builders/twin/make.py": 3,
     "builders/twin/readable.py": 1,
     "builders/twin/settings.py": 6,
-    "cards/evaluate/styles.py": 7,
-    "cards/evaluate/translation.py": 1,
     "cards/publish/card.py": 8,
     "cards/publish/gallery.py": 1,
     "cards/publish/stage.py": 1,
@@ -59,11 +57,6 @@ LEFT: dict[str, int] = {
     "selection.py": 1,
     "synth/augment/stage.py": 5,
     "synth/edit/stage.py": 3,
-    "synth/synth/facts.py": 6,
-    "synth/synth/grounds.py": 2,
-    "synth/synth/qa.py": 1,
-    "synth/synth/qa_chart.py": 1,
-    "synth/synth/qa_sequence.py": 1,
     "tools/realdata.py": 1,
 }
 """Module → how many times it still names a format (:func:`format_names`): 413 names in 64
