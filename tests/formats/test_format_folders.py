@@ -43,7 +43,6 @@ LEFT: dict[str, int] = {
     "cards/publish/gallery.py": 1,
     "cards/publish/stage.py": 1,
     "cards/validate/stage.py": 2,
-    "cli.py": 3,
     "filters/classifier/stage.py": 3,
     "filters/filter/extremes.py": 1,
     "filters/filter/stage.py": 4,
