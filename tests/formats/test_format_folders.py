@@ -50,7 +50,6 @@ LEFT: dict[str, int] = {
     "formats/grounding.py": 6,
     "formats/pdf_svg.py": 7,
     "formats/settings.py": 1,
-    "measure/stats.py": 3,
     "selection.py": 1,
     "synth/augment/stage.py": 5,
     "synth/edit/stage.py": 3,
