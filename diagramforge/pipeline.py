@@ -134,15 +134,51 @@ def code_files(stage_cls: type) -> list[Path]:
 
 def _declared(stage_cls: type, name: str) -> list[Path]:
     """The files or packages a ``code`` entry names: one path, or for a glob — a capability
-    every format may have, ``formats/*/evidence.py`` — every match (a stage finds a format's
-    capability by name, so no entry names a format)."""
+    every format may have, ``formats/*/evidence.py`` — every match with what it imports from
+    its own folder (:func:`folder_imports`: a stage finds a format's capability by name, so
+    no entry names a format, nor the modules beside it that the capability reads)."""
     if any(c in name for c in "*?["):
-        found = sorted(PACKAGE_DIR.glob(name))
+        found = sorted({q for p in PACKAGE_DIR.glob(name) for q in folder_imports(p)})
     else:
         found = [PACKAGE_DIR / name] if (PACKAGE_DIR / name).exists() else []
     if not found:
         raise FileNotFoundError(f"{stage_cls.name}: declared code dep {name} does not exist")
     return found
+
+
+def folder_imports(path: Path) -> list[Path]:
+    """``path`` and what it imports from its format's folder (``formats/<name>/``), read from
+    the sources (lazy imports too), transitively: each a module, or a subpackage as a whole
+    (``formats/tikz/graph``, so a new module in it is covered).  Outside a format folder,
+    just ``path``; imports outside the folder are declared by the stage itself."""
+    rel = path.resolve().relative_to(PACKAGE_DIR).parts
+    if len(rel) < 3 or rel[0] != "formats":
+        return [path]
+    folder = PACKAGE_DIR / "formats" / rel[1]
+    prefix = f"{PACKAGE_DIR.name}.formats.{rel[1]}."
+    seen: set[Path] = set()
+    todo = [path]
+    while todo:
+        unit = todo.pop()
+        if unit in seen:
+            continue
+        seen.add(unit)
+        for src in sorted(unit.rglob("*.py")) if unit.is_dir() else [unit]:
+            for node in ast.walk(ast.parse(src.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    mods = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+                elif isinstance(node, ast.Import):
+                    mods = [a.name for a in node.names]
+                else:
+                    continue
+                for m in mods:
+                    if not m.startswith(prefix):
+                        continue
+                    first = folder / m.removeprefix(prefix).split(".")[0]
+                    for hit in (first, first.with_suffix(".py")):
+                        if hit.exists() and hit not in seen and hit.resolve() != unit:
+                            todo.append(hit)
+    return sorted(seen)
 
 
 def code_fingerprint(stage_cls: type) -> str:

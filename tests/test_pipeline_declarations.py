@@ -18,6 +18,7 @@ from diagramforge.pipeline import (
     code_files,
     docstring,
     dvc_yaml,
+    folder_imports,
     funnel,
     stage_classes,
     task_configs,
@@ -91,6 +92,20 @@ def test_every_module_a_stage_imports_is_a_declared_code_dep(name):
     used = {p for q in [module, *found] for p in _closure(q) if p.name != "__init__.py"}
     missing = sorted(str(p.relative_to(PACKAGE_DIR)) for p in used - set(code_files(cls)))
     assert not missing, f"stage {name} imports {missing} but does not declare them in `code`"
+
+
+def test_a_capability_glob_brings_what_it_imports_from_its_own_folder():
+    """``formats/*/evidence.py`` names no format, yet TikZ's evidence reads its picture's
+    shape through the folder's graph reader: the glob brings each match's folder imports
+    (a subpackage whole), found from the sources — and nothing of another folder."""
+    tikz = [p.relative_to(PACKAGE_DIR).as_posix()
+            for p in folder_imports(PACKAGE_DIR / "formats" / "tikz" / "evidence.py")]
+    assert tikz == ["formats/tikz/evidence.py", "formats/tikz/graph", "formats/tikz/notation.py",
+                    "formats/tikz/shape.py"]
+    dot = PACKAGE_DIR / "formats" / "dot" / "evidence.py"
+    assert folder_imports(dot) == [dot]
+    assert folder_imports(PACKAGE_DIR / "formats" / "grounding.py") == [
+        PACKAGE_DIR / "formats" / "grounding.py"]  # not a folder's: itself
 
 
 def test_unrelated_modules_do_not_rebuild_a_stage():

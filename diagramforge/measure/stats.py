@@ -31,9 +31,6 @@ class RenderCounter(StrEnum):
     MODE = "mode_"  # prefix: mode_format/batch, mode_plain/single, ...
     PREAMBLE_MODE = "preamble_"  # prefix: preamble_minimal, preamble_preamble, …_source
     ENGINE = "engine_"  # prefix: engine_pdflatex, engine_lualatex, engine_xelatex
-    MXGRAPH_PAGES = "mxgraph_pages"
-    MXGRAPH_VALID = "mxgraph_valid"
-    MXGRAPH_RENDERED = "mxgraph_rendered"
 
 
 METRICS_ONLY = frozenset({RenderCounter.CACHE_HITS, RenderCounter.COMPILED, "llm_calls"})

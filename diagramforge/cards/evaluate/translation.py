@@ -5,8 +5,9 @@ language, graph equality with the source, render similarity.
   (``target_language``: its handler, sandbox and limits, :mod:`.compile`).
 * ``graph_equal``: the output's structure graph is the source diagram's — the check the
   twin stage kept its reference twins with (:func:`diagramforge.builders.twin.compare.differences`:
-  the same node texts, edge count, and edges by end texts and direction; an SVG output is
-  compared with the source as a text-based reader sees it,
+  the same node texts, edge count, and edges by end texts and direction; an output whose
+  code is a drawing (SVG: its twin capability's ``DRAWING``) is compared with the source as
+  a text-based reader sees it,
   :func:`~diagramforge.builders.twin.compare.as_text_nodes`).  What differs is the item's detail.
 * ``node_f1``/``edge_f1``: partial credit on the same pair (DiagramEval's one-to-one node
   and edge alignment, :func:`diagramforge.graphs.score.score_graphs`).
@@ -31,6 +32,7 @@ from diagramforge.cards.evaluate.compile import Compiler
 from diagramforge.cards.evaluate.generation import count_tokens
 from diagramforge.cards.evaluate.images import image_scores
 from diagramforge.cards.evaluate.registry import TRANSLATION
+from diagramforge.formats import capabilities
 from diagramforge.graphs.model import Graph
 from diagramforge.graphs.score import score_graphs
 
@@ -40,7 +42,6 @@ if TYPE_CHECKING:
 METRICS = TRANSLATION.metrics
 GROUP_BY = TRANSLATION.group_by
 GRAPH = ("graph_equal", "node_f1", "edge_f1")
-SVG = "svg"
 
 
 class TranslationReason:
@@ -49,12 +50,14 @@ class TranslationReason:
 
 
 def expected_graph(source: Graph, target_language: str) -> Graph:
-    """What an output in ``target_language`` must show: the source graph, or — for SVG,
-    which has text, shapes and lines but no nodes — the source as a text reader sees it."""
+    """What an output in ``target_language`` must show: the source graph, or — for a
+    language whose code is a drawing (SVG: text, shapes and lines but no nodes; the twin
+    stage's ``DRAWING``) — the source as a text reader sees it."""
     # lazy: loads scipy
     from diagramforge.builders.twin.compare import as_text_nodes
 
-    return as_text_nodes(source) if target_language == SVG else source
+    twin = capabilities.of(target_language, "twin")
+    return as_text_nodes(source) if twin is not None and twin.DRAWING else source
 
 
 def score_item(ref: dict[str, Any], output: str | None, compiler: Compiler,

@@ -7,7 +7,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from diagramforge.measure.stats import RenderCounter, StageStats
+from diagramforge.formats import capabilities
+from diagramforge.measure.stats import StageStats
 from diagramforge.pipeline import funnel
 from diagramforge.store.paths import metrics_path, stage_paths
 from diagramforge.store.records import REJECTION_SCHEMA
@@ -67,11 +68,12 @@ def format_funnel(audit: Audit) -> str:
         lines.append(f"{s.stage:<9} {s.n_in:>6} {s.n_out:>6} {s.n_rejected:>9}  "
                      f"{reasons}{unit}")
     render = next((s for s in audit.stages if s.stage == "render"), None)
-    if render and render.extra.get(RenderCounter.MXGRAPH_PAGES):
-        pages = render.extra[RenderCounter.MXGRAPH_PAGES]
-        ok = render.extra.get(RenderCounter.MXGRAPH_RENDERED, 0)
-        lines.append(f"mxGraph Execution Success (valid and rendered): {ok}/{pages} "
-                     f"({ok / pages:.0%})")
+    for counted in capabilities.every("execution").values():  # e.g. formats/mxgraph/
+        if render and render.extra.get(counted.PAGES):
+            pages = render.extra[counted.PAGES]
+            ok = render.extra.get(counted.RENDERED, 0)
+            lines.append(f"{counted.TITLE} Execution Success (valid and rendered): "
+                         f"{ok}/{pages} ({ok / pages:.0%})")
     if audit.stages:
         first = audit.stages[0]
         lines.append(f"{first.n_in} sources listed → {audit.published} diagrams published")

@@ -237,6 +237,7 @@ class ValidateStage(TableStage):
     code = ("licensing/spdx.py", "cards/validate/tasks.py", "cards/validate/empty.py",
             "cards/validate/nested.py",
             "cards/validate/gx_batches.py", "filters/filter/tokens.py", "selection.py",
+            "formats/capabilities.py", "formats/*/caps.py",  # the token windows' defaults
             "tokenizer.py",
             "cards/validate/references.py")
     inputs = _TaskStageOutputs()

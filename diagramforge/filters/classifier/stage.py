@@ -58,8 +58,7 @@ class ClassifierTrainStage(TableStage):
     funnel = False
     param_sections = ("classifier",)
     code = ("filters/classifier", "formats/capabilities.py", "formats/evidence.py",
-            "formats/*/evidence.py", "formats/tikz/shape.py", "formats/tikz/notation.py",
-            "formats/tikz/graph", "graphs")
+            "formats/*/evidence.py", "graphs")  # each evidence.py with what it imports beside it
     extra_metrics = (METRICS_FILE,)
     plots = ((CONFUSION_FILE, {"template": "confusion", "x": "actual", "y": "predicted",
                                "title": "diagram-type classifier, held-out images"}),)

@@ -45,12 +45,10 @@ class FilterStage(Stage):
     param_sections = ("filter", "licences", "render.raster")
     code = ("filters/filter", "tokenizer.py", "licensing/spdx.py", "formats/rasterize.py",
             "formats/capabilities.py", "formats/*/caps.py",
-            "formats/tikz/notation.py",
             "filters/classifier/model.py", "filters/classifier/images.py",
             "filters/classifier/settings.py",
             "filters/classifier/evidence.py", "filters/classifier/decide.py",
-            "formats/evidence.py", "formats/*/evidence.py", "formats/tikz/shape.py",
-            "formats/tikz/graph",
+            "formats/evidence.py", "formats/*/evidence.py",  # with what they import beside them
             "filters/classifier/determinism.py",
             "graphs",
             "vocabulary.py")

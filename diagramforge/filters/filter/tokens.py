@@ -9,11 +9,19 @@ from typing import TYPE_CHECKING, Annotated
 from pydantic import Field, model_validator
 
 from diagramforge.filters.filter.base import FilterFn, FilterSection, Verdict, register
+from diagramforge.formats import capabilities
 from diagramforge.selection import TokenWindow
 from diagramforge.tokenizer import get_encoding
 
 if TYPE_CHECKING:
     from diagramforge.filters.filter.base import FilterSettings
+
+
+def default_windows() -> dict[str, TokenWindow]:
+    """Each format's own window (``TOKENS`` of its ``caps`` capability,
+    ``formats/<name>/caps.py``); a format without one has the filter's ``min``/``max``."""
+    return {fmt: TokenWindow(**m.TOKENS) for fmt, m in capabilities.every("caps").items()
+            if hasattr(m, "TOKENS")}
 
 
 class TokenFilterParams(FilterSection):
@@ -26,12 +34,9 @@ class TokenFilterParams(FilterSection):
     min: Annotated[int, Field(ge=0)] = 20
     """Default window for a format not in ``formats``."""
     max: Annotated[int, Field(ge=1)] = 32768
-    formats: dict[str, TokenWindow] = {
-        "mxgraph": TokenWindow(min=20, max=65536),  # real pages reach 40k; beyond: images
-        "tikz": TokenWindow(min=20, max=32768),
-        "svg": TokenWindow(min=20, max=32768),
-    }
-    """Per format ``{min, max}``; an unset bound falls back to ``min`` / ``max``."""
+    formats: dict[str, TokenWindow] = Field(default_factory=default_windows)
+    """Per format ``{min, max}``; an unset bound falls back to ``min`` / ``max``; the
+    defaults are the formats' own (:func:`default_windows`)."""
 
     @model_validator(mode="after")
     def _ordered(self) -> TokenFilterParams:

@@ -1,4 +1,5 @@
-"""draw.io's element caps and what it counts from code (the ``extremes`` filter's ``caps``).
+"""draw.io's element caps and what it counts from code (the ``extremes`` filter's ``caps``),
+and its token window (the ``tokens`` filter's ``formats``).
 
 Thousands of cells are an export of a data model, not a drawing.  The graph columns give
 nodes and edges when the render stage filled them; otherwise the cells are counted in the
@@ -11,6 +12,9 @@ import re
 
 CAPS = {"max_nodes": 500, "max_edges": 1000}
 """The default ``filter.extremes.caps.mxgraph`` (path commands are not counted)."""
+TOKENS = {"min": 20, "max": 65536}
+"""The default ``filter.tokens.formats.mxgraph``: real draw.io pages reach 40k cl100k tokens;
+beyond 64k a page carries embedded images."""
 
 _VERTEX = re.compile(r'\bvertex\s*=\s*"1"')
 _EDGE = re.compile(r'\bedge\s*=\s*"1"')

@@ -11,6 +11,7 @@ import subprocess
 from typing import TYPE_CHECKING
 
 from diagramforge.formats.browser import svg_export
+from diagramforge.formats.mxgraph import execution
 from diagramforge.formats.mxgraph import notation as mxgraph
 from diagramforge.formats.mxgraph.engine import (
     DrawioRenderer,
@@ -21,7 +22,6 @@ from diagramforge.formats.mxgraph.engine import (
 from diagramforge.formats.mxgraph.graph import mxgraph_graph
 from diagramforge.formats.rasterize import check_render, keep_render
 from diagramforge.formats.registry import DiagramFormat, register
-from diagramforge.measure.stats import RenderCounter as RC
 from diagramforge.stage import Outcome
 from diagramforge.store.records import Format, Refusal, Rejection, Unit, empty_record, make_id
 
@@ -127,7 +127,7 @@ class MxGraphFormat(DiagramFormat):
         not rejected; what is still degenerate after that (too thin, blank) is rejected by
         the shared extremes policy."""
         rp = self.params.render.raster
-        out = Outcome(extra={RC.MXGRAPH_PAGES: len(rows)})
+        out = Outcome(extra={execution.PAGES: len(rows)})
         valid: list[dict] = []
         for row in rows:
             errs = mxgraph.validate(mxgraph.parse_xml(row["code"]))
@@ -136,7 +136,7 @@ class MxGraphFormat(DiagramFormat):
                                                 "; ".join(errs[:5]), id=row["id"]))
             else:
                 valid.append(row)
-        out.extra[RC.MXGRAPH_VALID] = len(valid)
+        out.extra[execution.VALID] = len(valid)
         size = self.batch_size()
         rendered = 0
         for k in range(0, len(valid), size):
@@ -160,5 +160,5 @@ class MxGraphFormat(DiagramFormat):
                 if keep_render(out, self.locator(row), row, check_render(w, h, res.ink, rp),
                                w, h, "drawio", res.png) is not None:
                     rendered += 1
-        out.extra[RC.MXGRAPH_RENDERED] = rendered
+        out.extra[execution.RENDERED] = rendered
         return out

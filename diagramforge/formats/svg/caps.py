@@ -1,4 +1,5 @@
-"""SVG's element caps and what it counts from code (the ``extremes`` filter's ``caps``).
+"""SVG's element caps and what it counts from code (the ``extremes`` filter's ``caps``),
+and its token window (the ``tokens`` filter's ``formats``).
 
 A file of tens of thousands of path commands is a traced bitmap or a plot's raw points,
 not a diagram.  Counted in the code: every command letter of every ``d`` attribute, and
@@ -11,6 +12,8 @@ import re
 
 CAPS = {"max_nodes": 500, "max_edges": 1000, "max_path_commands": 20000}
 """The default ``filter.extremes.caps.svg``."""
+TOKENS = {"min": 20, "max": 32768}
+"""The default ``filter.tokens.formats.svg``."""
 
 _D = re.compile(r'\sd\s*=\s*("[^"]*"|\'[^\']*\')')
 _CMD = re.compile(r"[MmLlHhVvCcSsQqTtAaZz]")

@@ -1,4 +1,5 @@
-"""TikZ's element caps and what it counts from code (the ``extremes`` filter's ``caps``).
+"""TikZ's element caps and what it counts from code (the ``extremes`` filter's ``caps``),
+and its token window (the ``tokens`` filter's ``formats``).
 
 A picture with thousands of path statements is a data dump (a plot's points drawn one
 ``\\draw`` at a time), not a diagram anyone would draw.  The graph columns give nodes and
@@ -12,6 +13,8 @@ import re
 
 CAPS = {"max_nodes": 300, "max_edges": 600, "max_path_commands": 2000}
 """The default ``filter.extremes.caps.tikz`` (``null`` in params.yaml leaves one uncapped)."""
+TOKENS = {"min": 20, "max": 32768}
+"""The default ``filter.tokens.formats.tikz``: pgfplots data tables travel inside the code."""
 
 _PATH = re.compile(r"\\(?:draw|path|fill|filldraw|shade|shadedraw|clip|node|coordinate|"
                    r"pic|matrix|addplot|graph|arrow)\b")

@@ -2,8 +2,9 @@
 
 Every task grounds its prompt — and every check of the model's answer — in these facts, so
 they come from one place: the record's ``graph`` column (filled by the render stage through
-``diagramforge.graphs``) or, when that is null, a parse of the code with the same
-extractors. A diagram neither yields is not described at all: a caption of a diagram whose
+``diagramforge.graphs``) or, when that is null, a parse of the code by the format's
+``code_graph`` capability (``formats/<name>/code_graph.py``: the same extractors, no
+render). A diagram neither yields is not described at all: a caption of a diagram whose
 labels we do not know could not be checked.
 """
 
@@ -17,8 +18,7 @@ from typing import Any
 
 import networkx as nx
 
-from diagramforge.formats.mxgraph.graph import mxgraph_graph
-from diagramforge.formats.svg.graph import svg_graph
+from diagramforge.formats import capabilities
 
 _SPACE = re.compile(r"\s+")
 
@@ -173,17 +173,10 @@ def _load_graph_json(text: str) -> tuple[list[FNode], list[FEdge]]:
 
 
 def _parse_code(fmt: str, code: str) -> str | None:
-    """Graph JSON from the code with the graph layer's extractors (``None``: no extractor)."""
-    if fmt == "tikz":
-        # lazy: loads pymupdf, scipy
-        from diagramforge.formats.tikz.graph import tikz_source_graph
-
-        return tikz_source_graph(code).to_json()
-    if fmt == "svg":
-        return svg_graph(code).to_json()
-    if fmt == "mxgraph":
-        return mxgraph_graph(code).to_json()
-    return None
+    """Graph JSON from the code by the format's ``code_graph`` capability (``None``: the
+    format reads no graph from code alone)."""
+    reader = capabilities.of(fmt, "code_graph")
+    return None if reader is None else reader.graph(code).to_json()
 
 
 def facts_of(row: dict[str, Any]) -> tuple[Facts | None, str]:

@@ -1,9 +1,11 @@
 """What each picture's QA is grounded in — decided per picture, before any question.
 
 * **sequence**: a sequence diagram (participants drawn as lifelines) whose reading lists its
-  messages in the order they are sent (Mermaid's parse) — questions about messages in order;
-* **chart**: a TikZ picture with one pgfplots axis whose source says what it draws —
-  questions about its axes, series and values, answered from that data;
+  messages in the order they are sent (its format's ``sequence`` capability: Mermaid's parse,
+  PlantUML's model) — questions about messages in order;
+* **chart**: a picture with one chart whose source says what it draws (its format's
+  ``chart`` capability: :mod:`diagramforge.formats.charts`, TikZ's pgfplots) — questions
+  about its axes, series and values, answered from that data;
 * **graph**: a picture that is graph-like and whose structure graph explains its render
   (:func:`diagramforge.synth.referents.grounded.verdicts`: the shared check of
   :mod:`diagramforge.formats.grounding`) — questions about connections, counts, reachability;
@@ -22,14 +24,14 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from diagramforge.formats import capabilities
+from diagramforge.formats.charts import Chart
 from diagramforge.formats.grounding import MIN_TEXT_SHARE, is_sequence
 from diagramforge.formats.registry import DiagramFormat
-from diagramforge.formats.tikz.graph.pgfplots import Chart, read_charts
 from diagramforge.graphs.model import Graph
 from diagramforge.synth.referents.grounded import Reading, read_drawings, verdicts
 from diagramforge.synth.synth.facts import Facts
 from diagramforge.synth.synth.qa import CHART, GRAPH, SEQUENCE, Ground
-from diagramforge.synth.synth.qa_sequence import SEQUENCE_FORMATS
 
 NO_CHART_DATA = "chart_without_data"
 CHARTS = "several_charts"
@@ -53,10 +55,12 @@ def _assets(row: Mapping) -> dict[str, bytes]:
 
 
 def chart_of(row: Mapping) -> tuple[Chart | None, str]:
-    """The picture's one pgfplots chart with something to ask, or why not."""
-    if row.get("format") != "tikz" or "axis" not in str(row.get("code") or ""):
+    """The picture's one chart with something to ask (its format's ``chart`` capability),
+    or why not."""
+    reader = capabilities.of(str(row.get("format") or ""), "chart")
+    if reader is None:
         return None, ""
-    charts = read_charts(str(row.get("code") or ""), _assets(row))
+    charts = reader.charts(str(row.get("code") or ""), _assets(row))
     if not charts:
         return None, ""
     if len(charts) > 1:
@@ -79,8 +83,9 @@ def decide(handlers: Mapping[str, DiagramFormat], rows: Sequence[Mapping],
     charts: dict[int, Chart] = {}
     for k, (row, f, g) in enumerate(zip(rows, facts, graphs, strict=True)):
         if g is not None and is_sequence(g):
-            out[k] = Decision(Ground(SEQUENCE, f)) if row.get("format") in SEQUENCE_FORMATS \
-                else Decision(None, SEQUENCE_ORDER)
+            seq = capabilities.of(str(row.get("format") or ""), "sequence")
+            out[k] = Decision(Ground(SEQUENCE, f, participants=seq.PARTICIPANTS)) \
+                if seq is not None else Decision(None, SEQUENCE_ORDER)
             continue
         chart, why = chart_of(row)
         if chart is not None:

@@ -26,7 +26,7 @@ from typing import Any
 
 import networkx as nx
 
-from diagramforge.formats.tikz.graph.pgfplots import Chart
+from diagramforge.formats.charts import Chart
 from diagramforge.synth.llm.types import Request
 from diagramforge.synth.synth import qa_chart, qa_sequence
 from diagramforge.synth.synth.checks import paraphrase_problems
@@ -198,17 +198,26 @@ def reachability(f: Facts, rng: random.Random, n: int) -> list[Question]:
 class Ground:
     """What a picture's questions are computed from: its structure graph (``graph``), its
     chart's data (``chart``) or its messages in order (``sequence``).  ``shows`` says
-    whether a text is on the picture's render (a chart question quotes only those)."""
+    whether a text is on the picture's render (a chart question quotes only those);
+    ``participants``, the node shapes the format's reader gives a sequence diagram's
+    participants (its ``sequence`` capability: the title or a note is no participant)."""
 
     kind: str
     facts: Facts
     chart: Chart | None = None
     shows: Callable[[str], bool] = lambda _text: True
+    participants: frozenset[str] = frozenset()
 
 
 def _graph(gen: Callable[[Facts, random.Random, int], list[Question]]
            ) -> Callable[[Ground, random.Random, int], list[Question]]:
     return lambda g, rng, n: gen(g.facts, rng, n)
+
+
+def _sequence(gen: Callable[[Facts, random.Random, int], list[Question]]
+              ) -> Callable[[Ground, random.Random, int], list[Question]]:
+    return lambda g, rng, n: gen(qa_sequence.participants_only(g.facts, g.participants),
+                                 rng, n)
 
 
 def _chart(gen: Callable[..., list[Question]]
@@ -221,7 +230,7 @@ GENERATORS: dict[str, tuple[str, Callable[[Ground, random.Random, int], list[Que
     "relationship": (GRAPH, _graph(relationship)),
     "reachability": (GRAPH, _graph(reachability)),
     **{t: (CHART, _chart(fn)) for t, fn in qa_chart.GENERATORS.items()},
-    **{t: (SEQUENCE, _graph(fn)) for t, fn in qa_sequence.GENERATORS.items()},
+    **{t: (SEQUENCE, _sequence(fn)) for t, fn in qa_sequence.GENERATORS.items()},
 }
 """``qa_type`` → (the grounding it needs, its generator)."""
 

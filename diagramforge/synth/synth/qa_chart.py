@@ -1,11 +1,12 @@
 """Chart QA: questions about a chart's axes, series and values, answered from its own data.
 
 As ChartQA and PlotQA ask theirs from the table behind the chart, every answer here is
-computed from what the source says the chart draws (:mod:`diagramforge.formats.tikz.graph.pgfplots`:
-pgfplots coordinates, tables and expressions), never from its structure graph (whose
-"nodes" are tick labels) and never guessed.  A text is quoted only when it is on the
-chart's render (``shows``: the render's own text runs), so a question never names what the
-picture does not show.  A question is asked only when its answer is the one right answer:
+computed from what the source says the chart draws (:mod:`diagramforge.formats.charts`, read
+by the picture's format: pgfplots coordinates, tables and expressions for TikZ), never from
+its structure graph (whose "nodes" are tick labels) and never guessed. A text is quoted only
+when it is on the chart's render (``shows``: the render's own text runs), so a question
+never names what the picture does not show. A question is asked only when its answer is the
+one right answer:
 
 * ``chart_axes`` — the label of the x- or y-axis ("What is the label of the x-axis?"; not
   when the label is the axis's own letter, which the question gives away);
@@ -23,7 +24,7 @@ import math
 import random
 from collections.abc import Callable
 
-from diagramforge.formats.tikz.graph.pgfplots import Chart, Series, evaluate
+from diagramforge.formats.charts import Chart, Series
 from diagramforge.synth.synth.qa_common import Question, numbers, q
 
 Shows = Callable[[str], bool]
@@ -88,7 +89,7 @@ def _points(s: Series, chart: Chart, rng: random.Random) -> list[tuple[float | s
     if lo >= hi:
         return []
     for x in round_xs(lo, hi):
-        y = evaluate(s.expression, x)
+        y = s.at(x)
         if y is None or (chart.ymin is not None and y < chart.ymin) \
                 or (chart.ymax is not None and y > chart.ymax):
             continue

@@ -2,9 +2,13 @@
 
 A sequence diagram is its messages in time, down the lifelines — not a node-link graph
 (two messages "nope" and "try" from A to B are two moments, not two answers to "what is
-the label of the connection from A to B?").  The reading is Mermaid's own parse
-(``sequenceDiagram``: participants are nodes of shape ``actor``, messages the edges in the
-order the diagram sends them).  Only questions with one right answer are asked:
+the label of the connection from A to B?").  The reading is the format's own: a format
+whose reader lists a sequence diagram's messages in the order they are sent declares a
+``sequence`` capability (``formats/<name>/sequence.py``, with ``PARTICIPANTS``, the node
+shapes its participants get: Mermaid's parse and PlantUML's model, participants of shape
+``actor``, messages the edges in the order the diagram sends them; a draw.io page's edges
+are in drawing order, not in time, so it has none).  Nodes of other shapes (a PlantUML
+title or legend) are not participants.  Only questions with one right answer are asked:
 
 * ``message_order`` — the k-th message from A to B ("What is the 2nd message from "A" to
   "B"?"), asked for a pair that exchanges two or more messages; the first message of the
@@ -21,16 +25,18 @@ from dataclasses import dataclass
 from diagramforge.synth.synth.facts import Facts, norm
 from diagramforge.synth.synth.qa_common import Question, q
 
-SEQUENCE_FORMATS = frozenset({"mermaid"})
-"""Formats whose graph lists a sequence diagram's messages in the order they are sent
-(Mermaid's parse); a draw.io page's edges are in drawing order, not in time."""
-
 
 @dataclass(frozen=True)
 class Message:
     sender: str
     receiver: str
     text: str
+
+
+def participants_only(f: Facts, shapes: frozenset[str]) -> Facts:
+    """The facts with only the participants as nodes (nodes of one of ``shapes``): what
+    the questions name and choose among."""
+    return Facts([n for n in f.nodes if n.shape in shapes], f.edges, f.origin, f.extra)
 
 
 def messages(f: Facts) -> list[Message]:

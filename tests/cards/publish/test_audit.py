@@ -29,3 +29,17 @@ def test_vanished_rows_are_caught(tmp_path):
     assert not audit.ok
     assert any("render: 5 in but 4 out" in e for e in audit.errors)
     assert "BOOKS DO NOT BALANCE" in format_funnel(audit)
+
+
+def test_the_funnel_states_each_format_s_execution_success_from_its_render_counters():
+    """draw.io's Execution Success (VCG-Bench: valid and rendered, over every page given)
+    is a line of the funnel, from the counters its folder names (its ``execution``
+    capability); a render that was given no draw.io page prints none."""
+    from diagramforge.cards.publish.audit import Audit
+
+    render = StageStats(stage="render", n_in=10, n_out=8,
+                        extra={"mxgraph_pages": 8, "mxgraph_valid": 7, "mxgraph_rendered": 6})
+    text = format_funnel(Audit([render], [], 8))
+    assert "mxGraph Execution Success (valid and rendered): 6/8 (75%)" in text
+    bare = format_funnel(Audit([StageStats(stage="render", n_in=2, n_out=2)], [], 2))
+    assert "Execution Success" not in bare

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from diagramforge.formats.plantuml import engine as plantuml_engine
 from diagramforge.formats.registry import instantiate
 from diagramforge.formats.tikz.graph.pgfplots import evaluate, read_charts
 from diagramforge.graphs.model import Edge, Graph, Node
@@ -78,6 +79,45 @@ def test_a_sequence_diagram_is_asked_about_its_messages_in_order_with_unique_ids
         if t.startswith("Who sends"):
             assert a == {"try": "Installer", "401": "API server",
                          "200 OK": "API server"}[t.split('"')[1]]
+    assert not [r for r in rej if r["reason"] == qa.NOT_UNIQUE]
+
+
+@pytest.mark.skipif(plantuml_engine.find_java() is None, reason="plantuml not installed")
+def test_a_plantuml_sequence_diagram_gets_the_same_questions_from_plantuml_s_model(tmp_path):
+    """PlantUML's model lists a sequence diagram's messages in the order sent, as Mermaid's
+    parse does (its ``sequence`` capability): the same diagram — a reply written ``A <-- B``,
+    a title and a note beside the participants — is asked the same questions with the same
+    answers, and the title is never a participant to choose among."""
+    params = make_params(tmp_path, tasks=["qa"], qa_per_type=10)
+    code = (FIXTURES / "sequence-retry.puml").read_text()
+    handler = instantiate(params, lambda r: r["id"])["plantuml"]
+    try:
+        out = handler.render([{"id": "seq", "format": "plantuml", "code": code}])
+    finally:
+        handler.close()
+    (rec,) = out.records
+    graph = Graph.from_json(rec["graph"])
+    assert {n.shape for n in graph.nodes} == {"actor", "text"}  # the title is a text node
+    seed_stage(params, "split", [empty_record(id="seq", format="plantuml", code=code,
+                                              graph=rec["graph"], diagram_type="uml",
+                                              split="train")])
+    rows, rej, extra = _run(params)
+    assert rows and {r["grounding"] for r in rows} == {"sequence"}
+    assert extra["qa_grounding.sequence"] == 1
+    by_text = {r["template_question"]: r["answer"] for r in rows}
+    assert by_text["What is the first message of the sequence diagram?"] == "nope"
+    nth = {t: a for t, a in by_text.items() if t.endswith('from "Installer" to "API server"?')}
+    assert nth and all(a == {"1st": "nope", "2nd": "try", "3rd": "nope"}[t.split()[3]]
+                       for t, a in nth.items())
+    back = {t: a for t, a in by_text.items() if 'from "API server" to "Installer"' in t}
+    assert back and all(a == {"1st": "401", "2nd": "200 OK"}[t.split()[3]]
+                        for t, a in back.items())
+    senders = {t.split('"')[1]: a for t, a in by_text.items() if t.startswith("Who sends")}
+    assert senders and 'nope' not in senders
+    assert all(a == {"try": "Installer", "401": "API server", "200 OK": "API server"}[m]
+               for m, a in senders.items())
+    for r in rows:
+        assert "Retry" not in json.loads(r["choices"])
     assert not [r for r in rej if r["reason"] == qa.NOT_UNIQUE]
 
 

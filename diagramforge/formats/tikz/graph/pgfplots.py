@@ -1,10 +1,11 @@
 """A pgfplots chart's own data, read from its source: what chart QA is computed from
 (issue 50), as ChartQA and PlotQA compute theirs from the table behind the chart.
 
-:func:`read_charts` gives one :class:`Chart` per ``axis`` environment (``axis``,
-``semilogxaxis``, ``semilogyaxis``, ``loglogaxis``): its axis labels and title, its legend
-(``\\legend{…}``, ``\\addlegendentry{…}``, ``legend entries={…}``) and its series, one per
-``\\addplot`` (``\\addplot3`` is a surface: counted, never read), each with
+:func:`read_charts` gives one :class:`~diagramforge.formats.charts.Chart` per ``axis``
+environment (``axis``, ``semilogxaxis``, ``semilogyaxis``, ``loglogaxis``): its axis labels
+and title, its legend (``\\legend{…}``, ``\\addlegendentry{…}``, ``legend entries={…}``) and
+its series, one per ``\\addplot`` (``\\addplot3`` is a surface: counted, never read), each
+with
 
 * the points it draws, when the source says them: ``coordinates {(x,y) …}`` (symbolic x
   coordinates kept as text), an inline ``table {…}`` or a table file the picture carries
@@ -13,7 +14,8 @@
   ``-5:5``), evaluated only by :func:`evaluate` — a restricted parser of pgfmath's
   arithmetic (pyparsing's infix grammar; ``+ - * / ^``, parentheses, ``x``/``\\x``, ``pi``,
   ``e`` and a fixed set of functions, trigonometry in degrees as pgfmath does it), never
-  Python's ``eval``: anything else is not evaluable, and the series has no values.
+  Python's ``eval``: anything else is not evaluable, and the series has no values (each
+  series carries :func:`evaluate` as its ``evaluator``).
 
 Nothing is guessed: a key the reader does not understand leaves that part unknown (no
 question is asked of it), never filled in.
@@ -26,11 +28,11 @@ import io
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from functools import lru_cache
 
 import pyparsing as pp
 
+from diagramforge.formats.charts import Chart, Series
 from diagramforge.formats.tikz.graph.lexer import _unbrace, read_balanced, split_top, strip_comments
 from diagramforge.formats.tikz.graph.text import latex_text
 
@@ -39,50 +41,6 @@ _ADDPLOT = re.compile(r"\\addplot(3)?\s*(\+)?")
 _LEGEND = re.compile(r"\\legend\s*\{|\\addlegendentry\s*(\[[^\]]*\])?\s*\{")
 DEFAULT_DOMAIN = (-5.0, 5.0)
 """pgfplots' domain when a plot and its axis name none."""
-
-
-@dataclass
-class Series:
-    """One ``\\addplot``: its points (x may be a symbolic coordinate) or its expression."""
-
-    points: list[tuple[float | str, float]] = field(default_factory=list)
-    expression: str | None = None
-    domain: tuple[float, float] | None = None
-    forget: bool = False
-    """``forget plot``: drawn, but no legend entry of its own."""
-    surface: bool = False
-    """``\\addplot3``: a surface or a 3-D curve, never read."""
-
-
-@dataclass
-class Chart:
-    xlabel: str = ""
-    ylabel: str = ""
-    title: str = ""
-    legend: list[str] = field(default_factory=list)
-    series: list[Series] = field(default_factory=list)
-    ymin: float | None = None
-    ymax: float | None = None
-    xmin: float | None = None
-    xmax: float | None = None
-
-    def visible(self, x: float) -> bool:
-        """Whether ``x`` is inside the axis's x limits (the plot is cut to them)."""
-        return (self.xmin is None or x >= self.xmin) and (self.xmax is None or x <= self.xmax)
-
-    @property
-    def plotted(self) -> list[Series]:
-        """The series a legend lists, in order (``forget plot`` ones are not)."""
-        return [s for s in self.series if not s.forget]
-
-    def named(self) -> list[tuple[str, Series]]:
-        """Series paired with their legend entries — only when the legend names each
-        plotted series exactly once (one entry per series, in order); else none."""
-        plotted = self.plotted
-        if not self.legend or len(self.legend) != len(plotted) \
-                or len({" ".join(t.casefold().split()) for t in self.legend}) < len(self.legend):
-            return []  # an entry for two series ("x" and "\cos x" read alike) names neither
-        return list(zip(self.legend, plotted, strict=True))
 
 
 def _label(tex: str) -> str:
@@ -200,7 +158,7 @@ def _series(body: str, k: int, surface: bool, assets: Mapping[str, bytes],
             axis_domain: tuple[float, float] | None) -> tuple[Series, int]:
     keys, k = _options(body, k)
     opts = _kv(keys)
-    s = Series(surface=surface, forget="forget plot" in opts)
+    s = Series(surface=surface, forget="forget plot" in opts, evaluator=evaluate)
     rest = body[k:].lstrip()
     k = len(body) - len(rest)
     if rest.startswith("coordinates"):
