@@ -28,17 +28,14 @@ BUILT_INS = {"store/records.py"}
 
 LEFT: dict[str, int] = {
     "builders/twin/settings.py": 6,
-    "cards/publish/card.py": 8,
     "formats/settings.py": 7,
     "tools/realdata.py": 1,
 }
 """Module → how many times it still names a format as that format's knowledge
 (:func:`format_names`): 413 names in 64 modules when the folders were made, 154 in 42 after
 edits, twins, evidence, caps, tiers, scenes, repairs and file reading moved in (words and
-knowledge counted together then), 16 in 4 now. What is left: ``twin.targets``' written
-default (its order is the twin ledger's order, which a folder order would change); the card's
-"Rendering" paragraph, which describes each engine by name (and not PlantUML's: moving it into
-the folders changes the card's text); the TikZ, SVG and mxGraph extract/render settings
+knowledge counted together then), 14 in 3 now. What is left: ``twin.targets``' written
+default (its order is the twin ledger's order, which a folder order would change); the TikZ, SVG and mxGraph extract/render settings
 models and the ``\\tikz`` command default in ``formats/settings.py`` (six of its seven are the
 ``params.yaml`` keys the formats' protocols name); ``render.tikz.cache_dir`` read by the
 real-data tool."""
@@ -80,6 +77,8 @@ WORDS: dict[str, tuple[int, str]] = {
             "encoded with"),
     "formats/grounding.py": (
         3, "the text an engine's SVG export sets, read by the SVG reader (`drawn_texts`)"),
+    "cards/publish/card.py": (
+        8, "`raster`: the `render.raster` settings the card states (dpi, size, PNG level)"),
     "cards/publish/gallery.py": (
         1, "the gallery page's JavaScript draws its overlay in an `svg` element"),
     "cards/publish/stage.py": (

@@ -20,6 +20,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 from diagramforge.cards.publish.contamination import ContaminationSettings
 from diagramforge.cards.publish.contamination import section as contamination_section
 from diagramforge.cards.publish.licence_audit import LicenceAudit, card_licence
+from diagramforge.formats import capabilities
 from diagramforge.formats.registry import format_titles
 from diagramforge.licensing.spdx import FAMILIES, licence_family
 from diagramforge.pipeline import stage_classes
@@ -404,6 +405,12 @@ def _images_text(params: CardSettings, configs: list[dict], n: int) -> str:
     return text
 
 
+def _rendering(render: RenderSettings) -> str:
+    """How each format is drawn, in its own folder's words (the ``card`` capability): a new
+    format's engine is on the card by its folder, not by an edit here."""
+    return ", ".join(m.rendering(render) for m in capabilities.every("card").values())
+
+
 def _formats_text(df: pd.DataFrame) -> str:
     """The formats this version holds, as people call them (the format registry's titles)."""
     titles = format_titles()
@@ -531,11 +538,7 @@ Sources:
 
 {_sources(params, inputs)}
 
-Rendering: TikZ with {" / ".join(rt.tikz.engines)} (the engine its preamble needs, else
-tried in that order; no shell escape, paranoid file access; the engine of each record is
-its `render_engine`), mxGraph validated and drawn by draw.io's own engine in headless
-Chromium, Mermaid by Mermaid's own library in the same browser, Graphviz DOT by Graphviz,
-SVG sanitized and drawn with {rt.svg.engine}; rasterized at {rt.raster.dpi} dpi. A record
+Rendering: {_rendering(rt)}; rasterized at {rt.raster.dpi} dpi. A record
 that does not render is not a diagram. Token counts with tiktoken `{tk.encoding}`; the pool
 keeps, per format: {_pool_caps(params)}.
 {_twins_text(configs)}

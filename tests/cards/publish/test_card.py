@@ -45,3 +45,20 @@ def test_stack_exchange_rows_show_their_share_licence_versions_and_each_credit()
     lic = render_licences(df)
     assert lic.count(q) == 2 and "Ann (" in lic and "Bo (" in lic
     assert lic.count("arxiv:2401.00101") == 1
+
+
+def test_the_card_says_how_every_drawn_format_is_drawn_in_its_folders_words():
+    """The card's "Rendering" line is each folder's ``card`` capability: a new format is on
+    the card by its folder (PlantUML was missing while the line was written by hand), and
+    the settings it names are the run's."""
+    from diagramforge.cards.publish.card import _rendering
+    from diagramforge.config import load_params
+    from diagramforge.formats import capabilities
+
+    params = load_params()
+    assert set(capabilities.every("card")) == set(capabilities.folders()) - {"raster"}
+    text = _rendering(params.render)
+    for words in ("TikZ with", "draw.io's own engine", "Mermaid's own library",
+                  "Graphviz DOT", "PlantUML by PlantUML", params.render.svg.engine,
+                  " / ".join(params.render.tikz.engines)):
+        assert words in text, words
