@@ -47,6 +47,14 @@ def test_out_of_range_and_cross_field_checks():
         parse_params({"filter": {"order": ["tokens", "vibes"]}})
 
 
+def test_twins_go_by_default_into_every_format_whose_folder_writes_them():
+    """A new format takes twins by its folder alone (PlantUML once needed ``twin.targets``
+    edited by hand): the default is every folder with a ``twin.py``, raster (none) not."""
+    targets = parse_params({}).twin.targets
+    assert "plantuml" in targets and "tikz" in targets and "raster" not in targets
+    assert targets == sorted(targets)
+
+
 def test_twin_targets_are_formats_that_take_twins():
     """A twin target is a format with a twin capability (``formats/<name>/twin.py``): raster
     has none, so ``twin.targets`` naming it is refused when params load, like a name no

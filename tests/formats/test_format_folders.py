@@ -27,18 +27,16 @@ BUILT_INS = {"store/records.py"}
 """The registry's own list of built-in formats (the ``Format`` enum)."""
 
 LEFT: dict[str, int] = {
-    "builders/twin/settings.py": 6,
     "formats/settings.py": 7,
     "tools/realdata.py": 1,
 }
 """Module → how many times it still names a format as that format's knowledge
 (:func:`format_names`): 413 names in 64 modules when the folders were made, 154 in 42 after
 edits, twins, evidence, caps, tiers, scenes, repairs and file reading moved in (words and
-knowledge counted together then), 14 in 3 now. What is left: ``twin.targets``' written
-default (its order is the twin ledger's order, which a folder order would change); the TikZ, SVG and mxGraph extract/render settings
-models and the ``\\tikz`` command default in ``formats/settings.py`` (six of its seven are the
-``params.yaml`` keys the formats' protocols name); ``render.tikz.cache_dir`` read by the
-real-data tool."""
+knowledge counted together then), 8 in 2 now. What is left: the TikZ, SVG and mxGraph
+extract/render settings models and the ``\\tikz`` command default in ``formats/settings.py``
+(six of its seven are the ``params.yaml`` keys the formats' protocols name), and
+``render.tikz.cache_dir`` read by the real-data tool."""
 
 WORDS: dict[str, tuple[int, str]] = {
     "builders/crawl/bulk_manifest.py": (

@@ -9,6 +9,7 @@ from typing import Annotated
 
 from pydantic import Field
 
+from diagramforge.formats import capabilities
 from diagramforge.params import Section
 
 
@@ -17,13 +18,14 @@ class TwinParams(Section):
     each twin compiled by its real engine and kept only when its structure graph equals
     the source's (the ``translation`` config; ``diagramforge/builders/twin/``)."""
 
-    targets: list[str] = ["svg", "dot", "mermaid", "tikz", "mxgraph", "plantuml"]
+    targets: list[str] = Field(default_factory=lambda: [
+        fmt for fmt in capabilities.folders() if capabilities.has(fmt, "twin")])
     """Target languages (registered formats: the format registry checks the names after
-    loading); a diagram's own format is skipped.  ``svg``
-    is the source engine's own SVG export; the others are written from the structure
-    graph.  The order is the order a diagram's twins are written in, and so of the ledger
-    rows of those that cannot be: not derived from the folders (by name it would reorder
-    the samples' twin ledger)."""
+    loading); a diagram's own format is skipped.  By default every format whose folder has
+    a twin writer (``formats/<name>/twin.py``), by name: a new format takes twins by its
+    folder alone.  ``svg`` is the source engine's own SVG export; the others are written
+    from the structure graph.  The order is the order a diagram's twins are written in, and
+    so of the ledger rows of those that cannot be."""
     max_nodes: Annotated[int, Field(ge=1)] = 200
     """A source graph with more nodes gets no twin (ledgered ``twin_too_large``)."""
     min_text_share: Annotated[float, Field(ge=0.0, le=1.0)] = 0.95
