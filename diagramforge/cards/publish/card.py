@@ -28,6 +28,7 @@ from diagramforge.selection import ConfigSelection, describe
 
 if TYPE_CHECKING:
     from diagramforge.builders.crawl.settings import CrawlParams
+    from diagramforge.builders.twin.settings import TwinParams
     from diagramforge.cards.publish.settings import PublishParams
     from diagramforge.cards.validate.settings import ValidateParams
     from diagramforge.filters.filter.settings import FilterParams
@@ -131,6 +132,8 @@ class CardSettings(ContaminationSettings, Protocol):
     def select(self) -> Mapping[str, ConfigSelection]: ...
     @property
     def augment(self) -> AugmentParams: ...
+    @property
+    def twin(self) -> TwinParams: ...
 
 
 def card_data(params: CardSettings, df: pd.DataFrame, configs: list[dict],
@@ -408,7 +411,7 @@ def _images_text(params: CardSettings, configs: list[dict], n: int) -> str:
 def _rendering(render: RenderSettings) -> str:
     """How each format is drawn, in its own folder's words (the ``card`` capability): a new
     format's engine is on the card by its folder, not by an edit here."""
-    return ", ".join(m.rendering(render) for m in capabilities.every("card").values())
+    return "; ".join(m.rendering(render) for m in capabilities.every("card").values())
 
 
 def _formats_text(df: pd.DataFrame) -> str:
@@ -452,13 +455,24 @@ def _nested_text(inputs: CardInputs) -> str:
             f"features: `datasets` returns them as Python lists and dicts{ops}.\n")
 
 
-def _twins_text(configs: list[dict]) -> str:
+def _twins_text(configs: list[dict], targets: list[str]) -> str:
+    """The ``translation`` config's paragraph: the run's ``twin.targets``, each named as its
+    folder titles it — a drawing export (its twin capability's ``DRAWING``) apart from the
+    languages written from the structure graph."""
     if not any(c["config_name"] == "translation" for c in configs):
         return ""
-    return """
-`translation` pairs each diagram with its twins in other languages: its own engine's SVG
-(`layout+style`), and DOT, Mermaid, TikZ and mxGraph written from its structure graph
-(`structure`, or `layout` when positions, sizes and shapes are kept). Only diagrams whose
+    titles = format_titles()
+    written = [titles.get(t, t) for t in targets
+               if (m := capabilities.of(t, "twin")) is not None and not m.DRAWING]
+    drawn = " its own engine's SVG (`layout+style`), and" \
+        if any((m := capabilities.of(t, "twin")) is not None and m.DRAWING for t in targets) \
+        else ""
+    langs = ", ".join(written[:-1]) + f" and {written[-1]}" if len(written) > 1 \
+        else "".join(written)
+    return f"""
+`translation` pairs each diagram with its twins in other languages:{drawn} {langs} written
+from its structure graph (`structure`, or `layout` when positions, sizes and shapes are
+kept). Only diagrams whose
 structure graph is the diagram have twins: a graph-like kind (flowcharts, graphs, trees,
 automata, commutative, architecture/block, UML, network, mind-map and neural-network
 diagrams — no charts, tables, plots, pictures, Venn diagrams, circuits or sequence diagrams),
@@ -538,10 +552,10 @@ Sources:
 
 {_sources(params, inputs)}
 
-Rendering: {_rendering(rt)}; rasterized at {rt.raster.dpi} dpi. A record
-that does not render is not a diagram. Token counts with tiktoken `{tk.encoding}`; the pool
+Rendering: {_rendering(rt)}. Every picture is rasterized at {rt.raster.dpi} dpi; a
+record that does not render is not a diagram. Token counts with tiktoken `{tk.encoding}`; the pool
 keeps, per format: {_pool_caps(params)}.
-{_twins_text(configs)}
+{_twins_text(configs, params.twin.targets)}
 
 Filters, in order, with their thresholds (`params.yaml`):
 

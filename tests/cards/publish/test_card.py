@@ -62,3 +62,18 @@ def test_the_card_says_how_every_drawn_format_is_drawn_in_its_folders_words():
                   "Graphviz DOT", "PlantUML by PlantUML", params.render.svg.engine,
                   " / ".join(params.render.tikz.engines)):
         assert words in text, words
+
+
+def test_the_translation_paragraph_names_the_runs_twin_languages():
+    """The languages written from the graph are the run's ``twin.targets`` as their folders
+    title them (the hand-written list said "DOT, Mermaid, TikZ and mxGraph" after PlantUML
+    took twins); a drawing export is named apart, and a target left out is not named."""
+    from diagramforge.cards.publish.card import _twins_text
+
+    configs = [{"config_name": "translation"}]
+    text = " ".join(_twins_text(configs, ["dot", "plantuml", "svg", "tikz"]).split())
+    assert ("its own engine's SVG (`layout+style`), and Graphviz DOT, PlantUML and TikZ "
+            "written") in text
+    alone = " ".join(_twins_text(configs, ["mermaid"]).split())
+    assert "other languages: Mermaid written from" in alone and "SVG (" not in alone
+    assert _twins_text([{"config_name": "qa"}], ["dot"]) == ""
