@@ -231,8 +231,8 @@ def _sources(params: CardSettings, inputs: CardInputs | None = None) -> str:
                      f"and SVG, licences from OAI-PMH.")
     for spec in r.repositories:
         lines.append(f"- Repository `{spec.name or spec.url}` pinned at `{spec.ref}`: diagram "
-                     f"files (draw.io, SVG, Graphviz DOT, Mermaid…), licence read from its "
-                     f"licence files.")
+                     f"files ({', '.join(format_titles(code_only=True).values())}), licence "
+                     f"read from its licence files.")
     if st.enabled:
         lines.append(f"- The Stack (`{st.dataset}`"
                      f"{f' at `{st.revision}`' if st.revision else ''}), subsets "
@@ -595,8 +595,9 @@ all and over executed items) and `diagramforge score` one prediction against one
 
 - Sources are arXiv papers and template repositories: academic and software diagrams
   dominate; hand-drawn, photographed and slide diagrams are rare.
-- Renders come from one TeX Live, one draw.io viewer and one SVG renderer; other tools may
-  draw fonts and spacing differently.
+- Renders come from one version of each engine (one TeX Live, one draw.io viewer, one SVG
+  renderer, one Graphviz, Mermaid and PlantUML); other tools and versions may draw fonts and
+  spacing differently.
 - Captions and instructions phrased by a language model may contain errors; answers and
   edit targets are computed by code and verified.
 - Licences are taken from what each source declares; a declaration can be wrong.\
