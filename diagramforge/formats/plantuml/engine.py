@@ -3,8 +3,8 @@ several diagrams per JVM.
 
 A JVM's start is most of a small diagram's cost, so a batch of diagrams is drawn in one
 ``java`` process by the driver (``driver.py``: PlantUML's API, its own safe mode on),
-compiled once per machine rather than by every JVM (:func:`compiled_driver`), and a
-diagram drawn once per process (:func:`draw_many`'s memo).  The
+compiled once per machine rather than by every JVM (:func:`compiled_driver`); a diagram
+drawn alone is drawn once per build (:func:`draw_many`).  The
 process runs in :func:`~diagramforge.sandbox.run_sandboxed` — an empty job directory,
 rlimits, CPU-second budgets with a process-group kill — under Landlock: it may read the
 system's programs and libraries (``/usr``, the JVM's configuration in ``/etc``), write only
@@ -319,37 +319,36 @@ def draw_many(codes: list[str], timeout_s: float = 20.0, memory_mb: int = 1536
     """Each diagram drawn by PlantUML (SVG), in as few JVMs as the batch's failures allow:
     a diagram that is killed (its own CPU budget) is ledgered and the rest drawn again.
 
-    A diagram already drawn under the same limits is not drawn again: in this process (a
-    stage asks for the same code several times: the twin stage draws a PlantUML twin, then
-    exports its SVG; the edit stage reads a step's graph, then checks it), nor by any
-    process sharing the cache of :func:`use_cache` (render draws what edit, twin and
-    synth read again; a rerun) — a JVM start costs ~0.45 CPU-s.  PlantUML's drawing is a
-    function of the code and the engine (:func:`engine_id`; the clones' byte identity,
-    one of them reading the other's cache, checks it), and a verdict of the CPU budget (a
-    timeout) is the same under the same limits, so a hit gives what a new JVM would."""
+    A batch is drawn as given, every time: PlantUML numbers some of its model's entities
+    with counters global to the JVM (a concurrent state's regions are ``CONC<n>``), so a
+    diagram's ids depend on what its JVM drew before it — drawing one diagram of a batch
+    alone, or a batch without a duplicate, changes them.  One diagram alone is drawn in a
+    JVM of its own, so its drawing *is* a function of its code, the limits and the
+    engine (:func:`engine_id`): that drawing is kept, in this process (the edit stage
+    reads a step's graph then checks it; the twin stage draws a twin then exports its
+    SVG) and in the cache of :func:`use_cache` (edit, twin and synth read the same code
+    again; a rerun; the second clone of ``tests/test_reproducible.py``, whose byte
+    identity with the first checks it), and a diagram asked for alone again is not
+    redrawn — a JVM start costs ~0.45 CPU-s, and the edit stage starts one per edit it
+    verifies.  A verdict of the CPU budget (a timeout) is the same under the same
+    limits."""
     if find_java() is None:
         err = PumlError(PumlReason.NOT_INSTALLED, "java or plantuml.jar missing (./dev setup)")
         return [Drawn(error=err) for _ in codes]
-    keys = [(code, float(timeout_s), int(memory_mb)) for code in codes]
-    fresh = []
-    for key in dict.fromkeys(k for k in keys if k not in _MEMO):
-        hit = _cached(_disk_key(key)) if _CACHE is not None else None
-        if hit is not None:
-            _MEMO[key] = hit
-        else:
-            fresh.append(key)
-    if fresh:
-        for key, d in zip(fresh, _draw_fresh([k[0] for k in fresh], timeout_s, memory_mb),
-                          strict=True):
-            _MEMO[key] = d
-            _keep(_disk_key(key), d)
-    out = []
-    for key in keys:
-        _MEMO.move_to_end(key)
-        out.append(_MEMO[key])
+    if len(codes) != 1:
+        return _draw_fresh(codes, timeout_s, memory_mb)
+    key = (codes[0], float(timeout_s), int(memory_mb))
+    disk = _disk_key(key) if _CACHE is not None else ""
+    d = _MEMO.get(key) or (_cached(disk) if disk else None)
+    if d is None:
+        d = _draw_fresh(codes, timeout_s, memory_mb)[0]
+        if disk:
+            _keep(disk, d)
+    _MEMO[key] = d
+    _MEMO.move_to_end(key)
     while len(_MEMO) > MEMO_SIZE:
         _MEMO.popitem(last=False)
-    return out
+    return [d]
 
 
 def _disk_key(key: tuple[str, float, int]) -> str:

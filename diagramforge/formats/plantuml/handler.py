@@ -41,9 +41,10 @@ class PlantUmlParams(FormatSection):
     batch_size: Annotated[int, Field(ge=1)] = 32
     """Diagrams per JVM: its start (~0.45 CPU-s) is paid once per batch."""
     cache: bool = True
-    """Keep each drawing in a content-addressed cache, ``<project.data_dir>/cache/plantuml``
-    (keyed by the code, the limits and the engine's own bytes; ``engine.py``), shared by
-    the stages that draw the same code again (edit, twin, synth) and by a rerun."""
+    """Keep each diagram drawn alone in a content-addressed cache,
+    ``<project.data_dir>/cache/plantuml`` (keyed by the code, the limits and the engine's
+    own bytes; ``engine.draw_many`` says why not a batch's), shared by the stages that draw
+    the same code again (edit, twin, synth) and by a rerun."""
 
 
 def _decode(data: bytes) -> str | None:

@@ -189,31 +189,40 @@ def test_the_compiled_driver_draws_what_its_source_drew(monkeypatch):
     assert compiled[0].svg and compiled[2].error is not None
 
 
-def test_a_cached_drawing_is_the_drawing_and_starts_no_jvm(tmp_path, monkeypatch):
-    """The cache (one per build, ``<data_dir>/cache/plantuml``) gives back what PlantUML
-    drew, failures of the code included, without a JVM; a JVM that failed for another
-    reason is not kept (it may have failed for the machine's)."""
+def test_a_diagram_alone_is_cached_and_a_batch_is_drawn_as_given(tmp_path, monkeypatch):
+    """PlantUML numbers a concurrent state's regions with a counter global to the JVM: the
+    same diagram drawn second in a JVM has other ids (and another SVG) than drawn alone.
+    So only a diagram drawn alone — in a JVM of its own — is kept: the cache (one per
+    build, ``<data_dir>/cache/plantuml``) gives back what PlantUML drew alone, failures of
+    the code included, without a JVM, and a batch is always drawn as it is given. A JVM
+    that failed for another reason is not kept (it may have failed for the machine's)."""
     from collections import OrderedDict
 
     monkeypatch.setattr(engine, "_CACHE", None)
     monkeypatch.setattr(engine, "_MEMO", OrderedDict())
     engine.use_cache(tmp_path / "cache")
-    codes = [SEQUENCE, "@startuml\nthis is { not plantuml\n@enduml\n", SEQUENCE]
-    first = engine.draw_many(codes)
-    assert first[0] is first[2] and first[1].error.reason == engine.PumlReason.MALFORMED
+    conc = "@startuml\nstate A {\n  [*] -> B\n  --\n  [*] -> C\n}\n@enduml\n"
+    broken = "@startuml\nthis is { not plantuml\n@enduml\n"
+    first = [engine.draw_many([code])[0] for code in (conc, broken)]
+    assert first[1].error.reason == engine.PumlReason.MALFORMED
+    batch = engine.draw_many([conc, conc])
+    assert batch[0].model == first[0].model and batch[0].svg == first[0].svg
+    assert batch[1].model != batch[0].model and batch[1].svg != batch[0].svg
     monkeypatch.setattr(engine, "_MEMO", OrderedDict())  # a new process: only the disk
 
     def no_jvm(*_a, **_k):  # noqa: ANN002, ANN003, ANN202
-        raise AssertionError("a JVM was started for a cached drawing")
+        raise AssertionError("a JVM was started")
 
     monkeypatch.setattr(engine, "_draw_fresh", no_jvm)
-    again = engine.draw_many(codes)
+    again = [engine.draw_many([code])[0] for code in (conc, broken)]
     for a, b in zip(first, again, strict=True):
         assert (a.svg, a.kind, a.model, a.images) == (b.svg, b.kind, b.model, b.images)
         assert (a.error and (a.error.reason, a.error.detail)) == \
             (b.error and (b.error.reason, b.error.detail))
     with pytest.raises(AssertionError, match="JVM"):  # other limits: another key
-        engine.draw_many([SEQUENCE], timeout_s=5)
+        engine.draw_many([conc], timeout_s=5)
+    with pytest.raises(AssertionError, match="JVM"):  # a batch: drawn, never looked up
+        engine.draw_many([conc, broken])
     failed = engine.Drawn(error=engine.PumlError(engine.PumlReason.FAILED, "exit 137"))
     engine._keep("k", failed)
     assert engine._cached("k") is None
