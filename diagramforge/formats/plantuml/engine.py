@@ -254,7 +254,7 @@ def _run(job: Path, names: list[str], timeout_s: float, memory_mb: int
 
 _MEMO: OrderedDict[tuple[str, float, int], Drawn] = OrderedDict()
 MEMO_SIZE = 1024
-"""Drawings kept per process, the most recently used last."""
+"""Drawings of a diagram drawn alone kept per process, the most recently used last."""
 _CACHE: ContentCache | None = None
 
 
@@ -342,6 +342,8 @@ def draw_many(codes: list[str], timeout_s: float = 20.0, memory_mb: int = 1536
     d = _MEMO.get(key) or (_cached(disk) if disk else None)
     if d is None:
         d = _draw_fresh(codes, timeout_s, memory_mb)[0]
+        if d.error is not None and d.error.reason not in _KEPT:
+            return [d]  # kept nowhere: the next ask draws it again
         if disk:
             _keep(disk, d)
     _MEMO[key] = d

@@ -226,3 +226,23 @@ def test_a_diagram_alone_is_cached_and_a_batch_is_drawn_as_given(tmp_path, monke
     failed = engine.Drawn(error=engine.PumlError(engine.PumlReason.FAILED, "exit 137"))
     engine._keep("k", failed)
     assert engine._cached("k") is None
+
+
+def test_a_jvm_failed_for_the_machine_is_tried_again(tmp_path, monkeypatch):
+    """Neither the process nor the cache keeps a failure that is not the code's or the
+    CPU budget's (a JVM killed by the machine): the next ask starts a JVM again."""
+    from collections import OrderedDict
+
+    monkeypatch.setattr(engine, "_CACHE", None)
+    monkeypatch.setattr(engine, "_MEMO", OrderedDict())
+    engine.use_cache(tmp_path / "cache")
+    runs = []
+
+    def failing(codes, *_a):  # noqa: ANN001, ANN002, ANN202
+        runs.append(codes)
+        return [engine.Drawn(error=engine.PumlError(engine.PumlReason.FAILED, "exit 137"))]
+
+    monkeypatch.setattr(engine, "_draw_fresh", failing)
+    for _ in range(2):
+        assert engine.draw_many([SEQUENCE])[0].error.reason == engine.PumlReason.FAILED
+    assert len(runs) == 2
