@@ -261,7 +261,7 @@ _CACHE: ContentCache | None = None
 def use_cache(directory: Path | None) -> None:
     """Keep drawings in the content-addressed cache at ``directory`` (``None``: none), for
     every stage of the build and for a rerun: set by the handler from its settings
-    (``formats.plantuml.cache``), so the edit module's per-code reads share it."""
+    (``formats.plantuml.cache_dir``), so the edit module's per-code reads share it."""
     global _CACHE
     _CACHE = ContentCache(directory.resolve(), "plantuml") if directory is not None else None
 

@@ -40,11 +40,11 @@ class PlantUmlParams(FormatSection):
     """The JVM's address space (its heap is a third of it)."""
     batch_size: Annotated[int, Field(ge=1)] = 32
     """Diagrams per JVM: its start (~0.45 CPU-s) is paid once per batch."""
-    cache: bool = True
-    """Keep each diagram drawn alone in a content-addressed cache,
-    ``<project.data_dir>/cache/plantuml`` (keyed by the code, the limits and the engine's
-    own bytes; ``engine.draw_many`` says why not a batch's), shared by the stages that draw
-    the same code again (edit, twin, synth) and by a rerun."""
+    cache_dir: str | None = "data/cache/plantuml"
+    """Where each diagram drawn alone is kept, content-addressed (keyed by the code, the
+    limits and the engine's own bytes; ``engine.draw_many`` says why not a batch's), for
+    the stages that draw the same code again (edit, twin, synth) and a rerun, as TeX's
+    compiles are in ``render.tikz.cache_dir``; ``None``: not kept."""
 
 
 def _decode(data: bytes) -> str | None:
@@ -68,8 +68,7 @@ class PlantUmlFormat(DiagramFormat):
         super().__init__(params, locator)
         s: PlantUmlParams = self.section  # type: ignore[assignment]
         # the engine's, so the edit module's reads (which see no params) share it
-        engine.use_cache(Path(params.project.data_dir) / "cache" / "plantuml"
-                         if s.cache else None)
+        engine.use_cache(Path(s.cache_dir) if s.cache_dir else None)
 
     @property
     def caps(self) -> source.Caps:
