@@ -217,6 +217,7 @@ def make_params(tmp_path: Path, **sections: dict) -> Params:
         "crawl": {"arxiv": {"source": str(SAMPLES / "arxiv"),
                             "cache_dir": str(tmp_path / "cache" / "arxiv")}},
         "render": {"tikz": {"cache_dir": str(tmp_path / "cache" / "tex"), "timeout_s": 8}},
+        "formats": {"plantuml": {"cache_dir": str(tmp_path / "cache" / "plantuml")}},
         "publish": {"out_dir": str(tmp_path / "published"),
                     "history_dir": str(tmp_path / "releases")},
     }

@@ -7,6 +7,7 @@ model (``graph.py``), its SVG rasterised like any SVG."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, ClassVar
 
 from pydantic import Field
@@ -15,7 +16,7 @@ from diagramforge.formats import markdown
 from diagramforge.formats.plantuml import engine, source
 from diagramforge.formats.plantuml.engine import PumlError, PumlReason
 from diagramforge.formats.plantuml.graph import model_graph
-from diagramforge.formats.registry import DiagramFormat, register
+from diagramforge.formats.registry import DiagramFormat, Locator, register
 from diagramforge.formats.svg import document as svgfmt
 from diagramforge.graphs.record import graph_columns
 from diagramforge.notation.declarations import UNSAFE_XML, declaration
@@ -24,6 +25,7 @@ from diagramforge.stage import Outcome
 from diagramforge.store.records import Refusal, Rejection, Unit, empty_record, make_id
 
 if TYPE_CHECKING:
+    from diagramforge.formats.settings import FormatSettings
     from diagramforge.graphs.model import Graph
 
 
@@ -38,7 +40,12 @@ class PlantUmlParams(FormatSection):
     memory_mb: Annotated[int, Field(ge=256)] = 1536
     """The JVM's address space (its heap is a third of it)."""
     batch_size: Annotated[int, Field(ge=1)] = 32
-    """Diagrams per JVM: its start (~0.6 CPU-s) is paid once per batch."""
+    """Diagrams per JVM: its start (~0.45 CPU-s) is paid once per batch."""
+    cache_dir: str | None = "data/cache/plantuml"
+    """Where each diagram drawn alone is kept, content-addressed (keyed by the code, the
+    limits and the engine's own bytes; ``engine.draw_many`` says why not a batch's), for
+    the stages that draw the same code again (edit, twin, synth) and a rerun, as TeX's
+    compiles are in ``render.tikz.cache_dir``; ``None``: not kept."""
 
 
 def _decode(data: bytes) -> str | None:
@@ -58,6 +65,12 @@ class PlantUmlFormat(DiagramFormat):
     fences = ("plantuml", "puml")
     params_model = PlantUmlParams
     graphs_in_render: ClassVar[bool] = True  # the model comes from the run that drew it
+
+    def __init__(self, params: FormatSettings, locator: Locator):
+        super().__init__(params, locator)
+        s: PlantUmlParams = self.section  # type: ignore[assignment]
+        # the engine's, so the edit module's reads (which see no params) share it
+        engine.use_cache(Path(s.cache_dir) if s.cache_dir else None)
 
     @property
     def caps(self) -> source.Caps:

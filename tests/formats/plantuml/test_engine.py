@@ -201,3 +201,94 @@ Order --> Customer : placed by
     assert ("Web", "Business Logic", True) in got[0]
     assert {d for *_, d in got[1]} == {False, True}
     assert ("Order", "Customer", True) in got[1]
+
+
+def test_the_compiled_driver_draws_what_its_source_drew(monkeypatch):
+    """Each JVM runs the driver compiled once (0.43 CPU-s a start against 1.05 for
+    ``java DfPlantUML.java``): the same program, so the same drawing, byte for byte."""
+    assert engine.compiled_driver() is not None  # the JRE's own compiler (java Foo.java)
+    codes = [CLASS, SEQUENCE, "@startuml\nthis is { not plantuml\n@enduml\n"]
+    compiled = engine._draw_fresh(codes, 20.0, 1536)
+    monkeypatch.setattr(engine, "compiled_driver", lambda: None)
+    source = engine._draw_fresh(codes, 20.0, 1536)
+    for c, s in zip(compiled, source, strict=True):
+        assert (c.svg, c.kind, c.model, c.images) == (s.svg, s.kind, s.model, s.images)
+        assert (c.error and c.error.detail) == (s.error and s.error.detail)
+    assert compiled[0].svg and compiled[2].error is not None
+
+
+def test_a_diagram_alone_is_cached_and_a_batch_is_drawn_as_given(tmp_path, monkeypatch):
+    """PlantUML numbers a concurrent state's regions with a counter global to the JVM: the
+    same diagram drawn second in a JVM has other ids (and another SVG) than drawn alone.
+    So only a diagram drawn alone — in a JVM of its own — is kept: the cache (one per
+    build, ``<data_dir>/cache/plantuml``) gives back what PlantUML drew alone, failures of
+    the code included, without a JVM, and a batch is always drawn as it is given. A JVM
+    that failed for another reason is not kept (it may have failed for the machine's)."""
+    from collections import OrderedDict
+
+    monkeypatch.setattr(engine, "_CACHE", None)
+    monkeypatch.setattr(engine, "_MEMO", OrderedDict())
+    engine.use_cache(tmp_path / "cache")
+    conc = "@startuml\nstate A {\n  [*] -> B\n  --\n  [*] -> C\n}\n@enduml\n"
+    broken = "@startuml\nthis is { not plantuml\n@enduml\n"
+    first = [engine.draw_many([code])[0] for code in (conc, broken)]
+    assert first[1].error.reason == engine.PumlReason.MALFORMED
+    batch = engine.draw_many([conc, conc])
+    assert batch[0].model == first[0].model and batch[0].svg == first[0].svg
+    assert batch[1].model != batch[0].model and batch[1].svg != batch[0].svg
+    monkeypatch.setattr(engine, "_MEMO", OrderedDict())  # a new process: only the disk
+
+    def no_jvm(*_a, **_k):  # noqa: ANN002, ANN003, ANN202
+        raise AssertionError("a JVM was started")
+
+    monkeypatch.setattr(engine, "_draw_fresh", no_jvm)
+    again = [engine.draw_many([code])[0] for code in (conc, broken)]
+    for a, b in zip(first, again, strict=True):
+        assert (a.svg, a.kind, a.model, a.images) == (b.svg, b.kind, b.model, b.images)
+        assert (a.error and (a.error.reason, a.error.detail)) == \
+            (b.error and (b.error.reason, b.error.detail))
+    with pytest.raises(AssertionError, match="JVM"):  # other limits: another key
+        engine.draw_many([conc], timeout_s=5)
+    with pytest.raises(AssertionError, match="JVM"):  # a batch: drawn, never looked up
+        engine.draw_many([conc, broken])
+    failed = engine.Drawn(error=engine.PumlError(engine.PumlReason.FAILED, "exit 137"))
+    engine._keep("k", failed)
+    assert engine._cached("k") is None
+
+
+def test_a_jvm_failed_for_the_machine_is_tried_again(tmp_path, monkeypatch):
+    """Neither the process nor the cache keeps a failure that is not the code's or the
+    CPU budget's (a JVM killed by the machine): the next ask starts a JVM again."""
+    from collections import OrderedDict
+
+    monkeypatch.setattr(engine, "_CACHE", None)
+    monkeypatch.setattr(engine, "_MEMO", OrderedDict())
+    engine.use_cache(tmp_path / "cache")
+    runs = []
+
+    def failing(codes, *_a):  # noqa: ANN001, ANN002, ANN202
+        runs.append(codes)
+        return [engine.Drawn(error=engine.PumlError(engine.PumlReason.FAILED, "exit 137"))]
+
+    monkeypatch.setattr(engine, "_draw_fresh", failing)
+    for _ in range(2):
+        assert engine.draw_many([SEQUENCE])[0].error.reason == engine.PumlReason.FAILED
+    assert len(runs) == 2
+
+
+def test_the_compiled_driver_is_kept_where_only_its_user_writes(tmp_path, monkeypatch):
+    """The class every JVM runs is kept beside the build's drawings, or in the user's own
+    cache — never at a fixed path under a shared temp dir, where another user could put a
+    class of theirs first."""
+    monkeypatch.setattr(engine, "_CACHE", None)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    engine.compiled_driver.cache_clear()
+    try:
+        alone = engine.compiled_driver()
+        assert alone is not None and alone.is_relative_to(tmp_path / "xdg" / "diagramforge")
+        engine.use_cache(tmp_path / "build")
+        engine.compiled_driver.cache_clear()
+        built = engine.compiled_driver()
+        assert built is not None and built.is_relative_to(tmp_path / "build" / "driver")
+    finally:
+        engine.compiled_driver.cache_clear()
