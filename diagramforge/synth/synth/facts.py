@@ -28,6 +28,15 @@ def norm(text: str) -> str:
     return _SPACE.sub(" ", text).strip().casefold()
 
 
+def _distinct_texts(nodes: list[FNode]) -> list[str]:
+    """The nodes' non-empty texts, each once (by :func:`norm`), in the nodes' order."""
+    seen: dict[str, str] = {}
+    for n in nodes:
+        if n.text and norm(n.text) not in seen:
+            seen[norm(n.text)] = n.text
+    return list(seen.values())
+
+
 @dataclass(frozen=True)
 class FNode:
     id: str
@@ -59,11 +68,7 @@ class Facts:
     @cached_property
     def labels(self) -> list[str]:
         """Distinct non-empty node texts, in diagram order."""
-        seen: dict[str, str] = {}
-        for n in self.nodes:
-            if n.text and norm(n.text) not in seen:
-                seen[norm(n.text)] = n.text
-        return list(seen.values())
+        return _distinct_texts(self.nodes)
 
     @cached_property
     def annotations(self) -> set[str]:
@@ -84,11 +89,7 @@ class Facts:
     @cached_property
     def element_labels(self) -> list[str]:
         """Distinct texts of the elements (the pool of a multiple choice's other options)."""
-        seen: dict[str, str] = {}
-        for n in self.elements:
-            if n.text and norm(n.text) not in seen:
-                seen[norm(n.text)] = n.text
-        return list(seen.values())
+        return _distinct_texts(self.elements)
 
     @cached_property
     def unique_nodes(self) -> list[FNode]:
