@@ -153,9 +153,10 @@ class PublishStage(TableStage):
     reads = ("id", "format", "code", "image", "split", "licence")
     output_schema = None
     funnel = False
-    # augment.degrade: the card states its numbers; validate: the card lists its formats
+    # augment.degrade: the card states its numbers; validate: the card lists its formats;
+    # twin.targets: the card names the languages twins are written in
     param_sections = ("publish", "licences", "filter", "crawl", "render", "select",
-                      "split", "augment.degrade", "validate")
+                      "split", "augment.degrade", "validate", "twin.targets")
     code = ("cards/publish/card.py", "cards/publish/audit.py", "cards/validate/tasks.py",
             "cards/publish/statistics.py",
             "cards/publish/licence_audit.py", "cards/publish/manifest.py",
