@@ -229,14 +229,32 @@ public class DfPlantUML {
         return b.append("}").toString();
     }
 
+    /** PlantUML numbers some entities (a concurrent state's regions, CONC<n>) with a
+     *  counter global to the JVM, so a diagram drawn after others got other ids and another
+     *  SVG than drawn alone: the counter is set back before each diagram, to where it stood
+     *  when the JVM had drawn nothing, and a drawing depends on its own code only. */
+    static java.util.concurrent.atomic.AtomicInteger sequence() {
+        try {
+            java.lang.reflect.Field f = net.sourceforge.plantuml.utils.UniqueSequence.class
+                .getDeclaredField("cpt");
+            f.setAccessible(true);
+            return (java.util.concurrent.atomic.AtomicInteger) f.get(null);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         OptionFlags.ALLOW_INCLUDE = false;  // PlantUML's own safe mode (its servlet's)
+        java.util.concurrent.atomic.AtomicInteger seq = sequence();
+        int fresh = seq == null ? 0 : seq.get();
         Path dir = Paths.get(args[0]);
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true,
                                           "UTF-8");
         List<String> names = Files.readAllLines(dir.resolve("list.txt"));
         for (String name : names) {
             if (name.isEmpty()) continue;
+            if (seq != null) seq.set(fresh);
             out.println("@@DF-START " + name);
             String type = null, error = null;
             int images = 0, line = -1;

@@ -331,14 +331,14 @@ def draw_many(codes: list[str], timeout_s: float = 20.0, memory_mb: int = 1536
     """Each diagram drawn by PlantUML (SVG), in as few JVMs as the batch's failures allow:
     a diagram that is killed (its own CPU budget) is ledgered and the rest drawn again.
 
-    A batch is drawn as given, every time: PlantUML numbers some of its model's entities
-    with counters global to the JVM (a concurrent state's regions are ``CONC<n>``), so a
-    diagram's ids depend on what its JVM drew before it — drawing one diagram of a batch
-    alone, or a batch without a duplicate, changes them.  One diagram alone is drawn in a
-    JVM of its own, so its drawing *is* a function of its code, the limits and the
-    engine (:func:`engine_id`): that drawing is kept, in this process (the edit stage
-    reads a step's graph then checks it; the twin stage draws a twin then exports its
-    SVG) and in the cache of :func:`use_cache` (edit, twin and synth read the same code
+    A batch is drawn as given, every time, and not looked up.  PlantUML numbers some of
+    its model's entities with a counter global to the JVM (a concurrent state's regions are
+    ``CONC<n>``); the driver sets it back before each diagram, so a diagram's drawing does
+    not depend on what its JVM drew before (a test draws one twice in a batch).  One
+    diagram alone is drawn in a JVM of its own, so its drawing is a function of its code,
+    the limits and the engine (:func:`engine_id`): that drawing is kept, in this process
+    (the edit stage reads a step's graph then checks it; the twin stage draws a twin then
+    exports its SVG) and in the cache of :func:`use_cache` (edit, twin and synth read the same code
     again; a rerun; the second clone of ``tests/test_reproducible.py``, whose byte
     identity with the first checks it), and a diagram asked for alone again is not
     redrawn — a JVM start costs ~0.45 CPU-s, and the edit stage starts one per edit it
