@@ -22,6 +22,7 @@ between two; each clue says in :attr:`Clue.why` why it sits where it does.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -55,6 +56,12 @@ class Clue:
 def named(*suffixes: str) -> Test:
     """A test on the file's name: it ends with one of ``suffixes`` (lower case)."""
     return lambda data, name: name.endswith(suffixes)
+
+
+def opens_with(pattern: re.Pattern[bytes]) -> Test:
+    """A test on the file's content: ``pattern`` matches at the start of its first 4 KiB
+    (the pattern says what may come before — white space, comments)."""
+    return lambda data, name: pattern.match(data[:4096]) is not None
 
 
 def head(data: bytes) -> bytes:

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import re
 
-from diagramforge.formats.file_graphs import Clue, FileReading, engine_graph, named
+from diagramforge.formats.file_graphs import (
+    Clue,
+    FileReading,
+    engine_graph,
+    named,
+    opens_with,
+)
 from diagramforge.graphs.model import Graph
 
 _HEAD = re.compile(rb"^(?:\s|//[^\n]*\n|/\*.*?\*/|#[^\n]*\n)*(?:strict\s+)?(?:di)?graph\b",
@@ -16,7 +22,7 @@ CLUES = (
     Clue(40, named(".dot", ".gv"),
          "DOT's own file names: after TikZ's (the order they were always checked in; no "
          "name is both), before any content marker"),
-    Clue(110, lambda data, name: _HEAD.match(data[:4096]) is not None,
+    Clue(110, opens_with(_HEAD),
          "a file opening with [strict] (di)graph: last of the head keywords, since "
          "Mermaid's `graph TD` would pass it too (TD read as the graph's name)"),
 )

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import re
 
-from diagramforge.formats.file_graphs import Clue, FileReading, engine_graph, named
+from diagramforge.formats.file_graphs import (
+    Clue,
+    FileReading,
+    engine_graph,
+    named,
+    opens_with,
+)
 from diagramforge.graphs.model import Graph
 
 _HEAD = re.compile(
@@ -18,7 +24,7 @@ CLUES = (
     Clue(50, named(".mmd", ".mermaid"),
          "Mermaid's own file names: after TikZ's and DOT's (no name is two), before any "
          "content marker"),
-    Clue(100, lambda data, name: _HEAD.match(data[:4096]) is not None,
+    Clue(100, opens_with(_HEAD),
          "a file opening with a Mermaid diagram keyword: after TikZ's commands, before DOT's "
          "head, which `graph TD` also passes: Mermaid's head is the narrower test"),
 )

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import re
 
-from diagramforge.formats.file_graphs import Clue, FileReading, engine_graph, named
+from diagramforge.formats.file_graphs import (
+    Clue,
+    FileReading,
+    engine_graph,
+    named,
+    opens_with,
+)
 from diagramforge.graphs.model import Graph
 
 _START = re.compile(rb"^(?:\s|'[^\n]*\n)*@start[a-z]+\b", re.I)
@@ -16,7 +22,7 @@ CLUES = (
     Clue(55, named(".puml", ".plantuml", ".pu"),
          "PlantUML's own file names, which no other format uses: beside the other names, "
          "before any content marker"),
-    Clue(95, lambda data, name: _START.match(data[:4096]) is not None,
+    Clue(95, opens_with(_START),
          "a file opening with `@startuml` (or another `@start…`): after SVG's, since "
          "PlantUML writes its source into the SVGs it draws, and after TikZ's commands"),
 )
