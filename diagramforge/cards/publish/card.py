@@ -462,11 +462,10 @@ def _twins_text(configs: list[dict], targets: list[str]) -> str:
     if not any(c["config_name"] == "translation" for c in configs):
         return ""
     titles = format_titles()
-    written = [titles.get(t, t) for t in targets
-               if (m := capabilities.of(t, "twin")) is not None and not m.DRAWING]
+    twins = {t: m for t in targets if (m := capabilities.of(t, "twin")) is not None}
+    written = [titles.get(t, t) for t, m in twins.items() if not m.DRAWING]
     drawn = " its own engine's SVG (`layout+style`), and" \
-        if any((m := capabilities.of(t, "twin")) is not None and m.DRAWING for t in targets) \
-        else ""
+        if any(m.DRAWING for m in twins.values()) else ""
     langs = ", ".join(written[:-1]) + f" and {written[-1]}" if len(written) > 1 \
         else "".join(written)
     return f"""
