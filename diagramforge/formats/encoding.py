@@ -18,12 +18,17 @@ encoders. The output is a function of the input bytes and the level (the same by
 run, thread count and machine: no timeout, whose cut-off would depend on the machine's
 speed).
 
-An image is encoded once, where it is kept (:func:`stored_image`, issue 53): the render
-stage and repair encode every render they make as it is drawn (:func:`render_stored`);
-edit, augment and twin draw their candidates as pictures in memory
-(``formats/picture.py``), verify them there, and encode only those they keep. Pixels an
-engine hands over (draw.io's, PyMuPDF's) go to the encoder as they are, never through a
-PNG: the same pixels, hence the same WebP bytes as the PNG's way gave.
+An image is encoded once, where it is published (issue 53; ``render.raster.encode_at``).
+Edit, augment and twin draw their candidates as pictures in memory (``formats/picture.py``)
+and verify them there; what a stage keeps it stores as its engine made it
+(:func:`stored_image` → :func:`engine_image`: the browser's or resvg's PNG as it came,
+PyMuPDF's pixels as a fast PNG), and ``publish`` encodes each published image in the codec
+(:func:`published_image`, on threads: ``cards/publish/encode.py``). On draw.io pages the
+encoding (PNG decode and libwebp, ≈ 0.1 CPU-s a page) had cost render more than Chromium's
+drawing and rasterising; a candidate that is verified and dropped, or a kept image that
+``select`` leaves out, now never pays it. ``encode_at: stage`` encodes as each stage stores
+(:func:`render_stored` for render and repair; pixels go to the encoder as they are, never
+through a PNG) — the same pixels and the same published bytes either way.
 
 A degraded scan is a photograph of a page — noise, blur, paper texture — which no PNG
 compresses; it is stored as the JPEG its degradation ends in (:func:`photo_jpeg`), encoded
@@ -199,13 +204,37 @@ def pixels_png(pixels: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
+def engine_image(image: Picture | bytes) -> bytes:
+    """A render as its engine made it, losslessly: the engine's own file (the browser's or
+    resvg's PNG, a JPEG figure) as it is, or pixels an engine handed over (PyMuPDF's) as a
+    fast PNG. What the stages keep when ``render.raster.encode_at`` is ``publish``."""
+    if isinstance(image, bytes):
+        return image
+    if image.data is not None:
+        return image.data
+    return pixels_png(image.pixels)
+
+
+def codec_image(data: bytes, raster: RasterParams) -> bytes:
+    """Stored image bytes in ``render.raster.codec``: a PNG as lossless WebP (or an
+    oxipng-optimised PNG), the same pixels; any other bytes (a WebP already, a JPEG scan or
+    figure) as they are, so encoding twice gives the bytes of encoding once."""
+    if raster.codec == "webp":
+        return line_art_webp(data, raster.webp_method, None, raster.webp_effort)
+    return line_art_png(data, raster.png_level)
+
+
 @in_phase(ENCODE)
 def stored_image(image: Picture | bytes, raster: RasterParams) -> bytes:
-    """A render as the pipeline stores and publishes it (``render.raster.codec``): lossless
-    WebP, or optimised PNG; the same pixels either way. ``image`` is a render in memory
+    """A render as the pipeline's stages store it. With ``render.raster.encode_at:
+    publish`` (the default) that is :func:`engine_image` — encoded once, by ``publish``
+    (:func:`published_image`); with ``stage``, the render in ``render.raster.codec``: lossless
+    WebP, or optimised PNG, the same pixels either way. ``image`` is a render in memory
     (:class:`~diagramforge.formats.picture.Picture`: encoded straight from its pixels when
     the engine gave pixels, never through a PNG) or the bytes an engine wrote (a PNG is
     re-encoded, other bytes — a JPEG figure — are kept as they are)."""
+    if raster.encode_at == "publish":
+        return engine_image(image)
     if isinstance(image, bytes):
         data, pixels = image, None
     else:
@@ -218,6 +247,14 @@ def stored_image(image: Picture | bytes, raster: RasterParams) -> bytes:
     if raster.codec == "webp" and max(pixels.shape[:2]) <= WEBP_MAX_SIDE:
         return _webp(pixels, raster.webp_method, raster.webp_effort)
     return line_art_png(pixels_png(pixels), raster.png_level if raster.codec == "png" else 0)
+
+
+def published_image(data: bytes | None, raster: RasterParams) -> bytes | None:
+    """A stored image as ``publish`` writes it: in ``render.raster.codec`` when the stages
+    kept the engine's bytes (``encode_at: publish``), as stored otherwise."""
+    if not data or raster.encode_at != "publish":
+        return data
+    return codec_image(data, raster)
 
 
 def carried_meta(row: dict) -> str | None:

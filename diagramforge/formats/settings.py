@@ -97,6 +97,14 @@ class RasterParams(Section):
     """oxipng's optimisation level when ``codec`` is ``png`` (lossless: the same pixels in
     fewer bytes); ``null`` keeps the tool's own PNG. Measured on draw.io pages: level 0
     saves 41 % at ≈ 0.1 CPU-s a page, 2 saves 49 % at ≈ 0.7."""
+    encode_at: Literal["publish", "stage"] = "publish"
+    """Where a render is encoded in ``codec`` (issue 53). ``publish``: the stages store the
+    engine's own lossless PNG as it came (the browser's, resvg's; pixels an engine hands
+    over as a fast PNG), and ``publish`` encodes each published image once — the pixels and
+    the published bytes are those ``stage`` gives, and a page's encoding (≈ 0.1 CPU-s a
+    draw.io page) leaves render, edit, augment and twin, which on 2 cores paid more for it
+    than for drawing. ``stage``: every stage encodes what it keeps as it stores it
+    (intermediate data ≈ 3.5× smaller, the stages slower)."""
 
 
 class MxGraphRenderParams(Section):

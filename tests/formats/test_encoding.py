@@ -186,8 +186,13 @@ def test_line_art_webp_leaves_what_it_cannot_hold():
 
 def test_stages_store_renders_optimised_with_the_tools_pixels(tmp_path):
     """``render_stored``: the handler's own render, in fewer bytes, the same pixels — lossless
-    WebP by default, oxipng's PNG with ``codec: png``, the tool's PNG with no level."""
-    params = make_params(tmp_path)
+    WebP by default, oxipng's PNG with ``codec: png``, the tool's PNG with no level — when
+    stages encode (``encode_at: stage``); with ``publish`` (the default) the stage keeps the
+    tool's PNG and ``published_image`` gives the bytes the stage would have stored."""
+    from diagramforge.formats.encoding import published_image
+
+    at_stage = {"encode_at": "stage"}
+    params = make_params(tmp_path, render={"raster": at_stage})
     h = instantiate(params, lambda r: r["source_id"])["svg"]
     row = empty_record(id=make_id("svg", SVG_RICH), format="svg", code=SVG_RICH,
                        split="test", source_id="test:svg")
@@ -197,13 +202,21 @@ def test_stages_store_renders_optimised_with_the_tools_pixels(tmp_path):
     assert len(stored["image"]) < len(raw["image"])
     _same_picture(raw["image"], stored["image"])
     assert (stored["width"], stored["height"]) == (raw["width"], raw["height"])
-    png = make_params(tmp_path / "png", render={"raster": {"codec": "png"}})
+    later = make_params(tmp_path / "later")
+    h = instantiate(later, lambda r: r["source_id"])["svg"]
+    kept = render_stored(h, [row]).records[0]["image"]
+    h.close()
+    assert later.render.raster.encode_at == "publish" and kept == raw["image"]
+    assert published_image(kept, later.render.raster) == stored["image"]
+    assert published_image(stored["image"], later.render.raster) == stored["image"]  # once
+    png = make_params(tmp_path / "png", render={"raster": {"codec": "png", **at_stage}})
     h = instantiate(png, lambda r: r["source_id"])["svg"]
     as_png = render_stored(h, [row]).records[0]["image"]
     h.close()
     assert kind(as_png) == "png" and len(as_png) < len(raw["image"])
     _same_picture(raw["image"], as_png)
-    off = make_params(tmp_path / "off", render={"raster": {"codec": "png", "png_level": None}})
+    off = make_params(tmp_path / "off", render={"raster": {"codec": "png", "png_level": None,
+                                                           **at_stage}})
     h = instantiate(off, lambda r: r["source_id"])["svg"]
     assert render_stored(h, [row]).records[0]["image"] == raw["image"]
     h.close()

@@ -71,7 +71,7 @@ WORDS: dict[str, tuple[int, str]] = {
     "formats/browser.py": (
         4, "the SVG drawing Chromium's engines export, sanitised by the SVG cleaner"),
     "formats/encoding.py": (
-        13, "`raster`: the `render.raster` settings (`RasterParams`) a stored image is "
+        22, "`raster`: the `render.raster` settings (`RasterParams`) a stored image is "
             "encoded with"),
     "formats/grounding.py": (
         3, "the text an engine's SVG export sets, read by the SVG reader (`drawn_texts`)"),
@@ -79,8 +79,10 @@ WORDS: dict[str, tuple[int, str]] = {
         8, "`raster`: the `render.raster` settings the card states (dpi, size, PNG level)"),
     "cards/publish/gallery.py": (
         1, "the gallery page's JavaScript draws its overlay in an `svg` element"),
+    "cards/publish/encode.py": (
+        7, "`raster`: the `render.raster` settings the published images are encoded with"),
     "cards/publish/stage.py": (
-        1, "`raster`: the `render.raster` settings the published images are encoded with"),
+        5, "`raster`: the `render.raster` settings the published images are encoded with"),
     "cards/validate/stage.py": (
         2, "`raster`: the `render.raster` settings (and their key) validate checks images by"),
     "filters/filter/extremes.py": (

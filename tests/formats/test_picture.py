@@ -120,7 +120,7 @@ def test_a_picture_is_stored_as_its_engines_png_was():
 def make_params_for_raster(codec: str):  # noqa: ANN201 - RasterParams
     from diagramforge.formats.settings import RasterParams
 
-    return RasterParams(codec=codec)
+    return RasterParams(codec=codec, encode_at="stage")  # encoded as the stage stores it
 
 
 def test_an_engines_png_is_decoded_once_and_only_when_compared(tmp_path):
@@ -143,8 +143,13 @@ def test_an_engines_png_is_decoded_once_and_only_when_compared(tmp_path):
 @needs_tex
 def test_tikz_draws_pymupdfs_pixels_and_stores_what_its_png_stored(tmp_path):
     """TikZ hands over the pixmap's pixels (no PNG is made): the same pixels as its PNG, and
-    the same stored bytes as the PNG's way, the graph built alike."""
-    params = make_params(tmp_path)
+    the same stored bytes as the PNG's way, the graph built alike: encoded where it is
+    stored, or stored as a PNG of those pixels and encoded by publish to the same bytes."""
+    from diagramforge.formats.encoding import published_image
+
+    params = make_params(tmp_path, render={"raster": {"encode_at": "stage"}})
+    later = make_params(tmp_path / "later").render.raster
+    assert later.encode_at == "publish"
     h = instantiate(params, lambda r: r["source_id"])["tikz"]
     row = empty_record(id=make_id("tikz", TIKZ_RICH), format="tikz", code=TIKZ_RICH,
                        source_id="t:tikz")
@@ -156,4 +161,7 @@ def test_tikz_draws_pymupdfs_pixels_and_stores_what_its_png_stored(tmp_path):
     assert isinstance(pic, Picture) and pic.data is None and pic.decoded
     assert np.array_equal(pic.pixels, _pil_rgb(rendered["image"]))
     assert stored["image"] == stored_image(rendered["image"], params.render.raster)
+    kept = stored_image(pic, later)
+    assert kind(kept) == "png" and np.array_equal(_pil_rgb(kept), pic.pixels)
+    assert published_image(kept, later) == stored["image"]
     assert drawn["graph"] == rendered["graph"] == stored["graph"]

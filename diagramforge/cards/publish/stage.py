@@ -24,6 +24,7 @@ from diagramforge.cards.publish import statistics
 from diagramforge.cards.publish.audit import format_funnel, load_audit
 from diagramforge.cards.publish.card import CardInputs, CardSettings, render_card, render_licences
 from diagramforge.cards.publish.card_columns import missing_columns
+from diagramforge.cards.publish.encode import ImageEncoder
 from diagramforge.cards.publish.gallery import (
     DIAGRAM_COLUMNS,
     TASK_COLUMNS,
@@ -155,8 +156,10 @@ class PublishStage(TableStage):
     funnel = False
     # augment.degrade: the card states its numbers; validate: the card lists its formats;
     # twin.targets: the card names the languages twins are written in
+    # augment.webp_effort: sketches and variations are encoded here (render.raster.encode_at)
     param_sections = ("publish", "licences", "filter", "crawl", "render", "select",
-                      "split", "augment.degrade", "validate", "twin.targets")
+                      "split", "augment.degrade", "augment.webp_effort", "validate",
+                      "twin.targets")
     code = ("cards/publish/card.py", "cards/publish/audit.py", "cards/validate/tasks.py",
             "cards/publish/statistics.py",
             "cards/publish/licence_audit.py", "cards/publish/manifest.py",
@@ -165,7 +168,7 @@ class PublishStage(TableStage):
             "cards/validate/nested.py", "cards/publish/contamination.py",
             "cards/publish/parquet_out.py",
             "cards/validate/references.py", "formats/encoding.py", "formats/picture.py",
-            "cards/publish/card_columns.py",
+            "cards/publish/card_columns.py", "cards/publish/encode.py",
             # the gallery's graph overlay: the graph model, each format's graph unit
             "cards/publish/overlay.py", "graphs/model.py", "formats/registry.py",
             "formats", "cards/validate/empty.py")
@@ -178,7 +181,7 @@ class PublishStage(TableStage):
 
     def run_table(self, table: Upstream | None, log: StageLog) -> list[dict]:
         assert table is not None
-        publish(self.params, table, log)
+        publish(self.params, table, log, workers=self.params.runner.workers)
         splits = table.read(["split"]).column("split").to_pylist()
         log.stats.extra.update({s: splits.count(s) for s in SPLITS})
         return []
@@ -281,15 +284,25 @@ class _Aggregates:
         self.manifest.add(config, rows)
 
 
+def _encoder(params: CardSettings, workers: int) -> ImageEncoder:
+    """The published images' encoder: ``render.raster``, and ``augment.webp_effort`` (when
+    set) for the augment stage's sketches and variations."""
+    raster = params.render.raster
+    effort = params.augment.webp_effort
+    own = {} if effort is None else {"augment": raster.model_copy(update={"webp_effort": effort})}
+    return ImageEncoder(raster, workers, own)
+
+
 def publish(params: CardSettings, upstream: Upstream | pa.Table | pd.DataFrame,
-            log: StageLog | None = None) -> Path:
+            log: StageLog | None = None, workers: int = 1) -> Path:
     """Write the dataset directory; refuses unless the validate stage passed.
 
     Streams: the upstream is read shard by shard, every task table row group by row group
     (a task stage's writers closed when the next stage starts), each config × split
     is written as size-capped Parquet files (``publish.max_file_bytes``/``max_file_rows``),
     and statistics, the licence audit and the manifest are running aggregates. What is held
-    for every row is :data:`META_COLUMNS` and the manifest's id → digest."""
+    for every row is :data:`META_COLUMNS` and the manifest's id → digest. Images are encoded
+    here, once, on ``workers`` threads (``render.raster.encode_at``, :mod:`.encode`)."""
     report = stage_paths(params, "validate").root / "report.json"
     if not read_state(params, "validate").get("complete") or not report.exists() \
             or not json.loads(report.read_text()).get("success"):
@@ -331,6 +344,7 @@ def publish(params: CardSettings, upstream: Upstream | pa.Table | pd.DataFrame,
     gallery_rows: list[dict] = []
     digests: dict[str, bytes] = {}  # id → its render's digest (validate/references.py)
     kinds = _ImageKinds()
+    images = _encoder(params, workers)
     offset = 0
     for shard in upstream.tables():
         rows = shard.to_pylist()
@@ -343,9 +357,11 @@ def publish(params: CardSettings, upstream: Upstream | pa.Table | pd.DataFrame,
                 writers[key] = SplitWriter(tmp / "generation" / r["format"], r["split"],
                                            feats_gen, encode, pp.max_file_bytes,
                                            pp.max_file_rows, pp.row_group_bytes)
-            writers[key].add([r])
-            if r.get("image"):
+            if r.get("image"):  # the stored bytes: what task rows' source images repeat
                 digests[str(r["id"])] = digest(r["image"])
+        images.encode(taken, ("image",))
+        for r in taken:
+            writers[(r["split"], r["format"])].add([r])
         kinds.add("generation", ("image",), taken)
         agg.add("generation", taken)
         gallery_rows += [gallery_view(r, DIAGRAM_COLUMNS) for r in taken
@@ -370,6 +386,7 @@ def publish(params: CardSettings, upstream: Upstream | pa.Table | pd.DataFrame,
                 task_writers.pop(key).close()  # are done, and each holds a row group
             stage = scan.stage_of[config]
         schema = scan.schemas[config]
+        images.encode(rows, [c for c in schema.names if c.endswith("image")], stage)
         for r in rows:
             key = (config, r["split"])
             if key not in task_writers:
@@ -384,6 +401,7 @@ def publish(params: CardSettings, upstream: Upstream | pa.Table | pd.DataFrame,
                                   if r.get("diagram_id") in gallery_ids]
     for w in task_writers.values():
         w.close()
+    images.close()
     for config, schema in scan.schemas.items():
         splits = [s for s in SPLITS if s in scan.split_rows[config]]
         configs.append({"config_name": config,

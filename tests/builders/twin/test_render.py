@@ -80,7 +80,7 @@ def test_a_twin_the_code_shows_wrong_never_reaches_the_engine(tmp_path, monkeypa
     assert [r.reason for r in out.rejections] == [TwinReason.MISMATCH]
     assert len(out.records) == len(encoded) == 2
     assert all(isinstance(p, Picture) for p in encoded)
-    assert all(encoding.kind(r["target_image"]) == "webp" for r in out.records)
+    assert all(encoding.kind(r["target_image"]) == "png" for r in out.records)  # the engine's
 
 
 def test_a_twin_whose_engine_gives_the_graph_is_drawn_then_checked(tmp_path, monkeypatch):

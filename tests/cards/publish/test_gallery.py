@@ -87,7 +87,8 @@ def test_the_gallery_shows_at_most_gallery_max_diagrams(tmp_path, with_fake_stag
     run_named("validate", params)
     run_named("publish", params)
     root = tmp_path / "published" / params.publish.name / "gallery"
-    assert sorted(p.name for p in (root / "img").iterdir()) == ["id0.png", "id1.png"]
+    # stored as the engine's PNG, published (and shown) as lossless WebP: encode_at publish
+    assert sorted(p.name for p in (root / "img").iterdir()) == ["id0.webp", "id1.webp"]
     assert sorted(p.name for p in (root / "thumb").iterdir()) == ["id0.png", "id1.png"]
     text = (root / "data.js").read_text()
     data = json.loads(text[text.index("{"):text.rindex("}") + 1])
@@ -178,3 +179,48 @@ def test_the_detail_view_draws_the_graph_over_the_render_with_type_evidence_and_
         assert "none" in page.locator("#d-graph-count").inner_text()
         browser.close()
     assert errors == []
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_publish_encodes_each_stored_png_once_as_the_stage_would_have(tmp_path, workers,
+                                                                      with_fake_stage):  # noqa: F811
+    """``encode_at: publish``: the stages' PNGs (the diagram's render and a task's source
+    image) are published as ``render.raster.codec`` made them — the bytes ``encode_at:
+    stage`` stores, the same pixels — on any number of threads; with ``stage`` the stored
+    bytes are published as they are."""
+    import glob
+    import io
+
+    import numpy as np
+    import pyarrow.parquet as pq
+    from PIL import Image
+
+    from diagramforge.formats.encoding import codec_image, kind
+
+    def published(params) -> dict[str, bytes]:  # noqa: ANN001
+        seed_stage(params, "split", rows(["MIT"] * 4))
+        seed_stage(params, "fakesynth", task_rows(), schema=QA_SCHEMA)
+        run_named("validate", params)
+        run_named("publish", params)
+        got = {}
+        for f in sorted(glob.glob(str(tmp_path / "*" / "published" / params.publish.name
+                                      / "*" / "*" / "*.parquet"))
+                        + glob.glob(str(tmp_path / "*" / "published" / params.publish.name
+                                        / "qa" / "*.parquet"))):
+            for r in pq.read_table(f).to_pylist():
+                for col in ("image", "source_image"):
+                    if isinstance(r.get(col), dict) and r[col].get("bytes"):
+                        got[f"{r['id']}/{col}"] = r[col]["bytes"]
+        return got
+
+    later = make_params(tmp_path / "later", **FIXED, runner={"workers": workers})
+    now = make_params(tmp_path / "now", **FIXED, render={"raster": {"encode_at": "stage"}})
+    a, b = published(later), published(now)
+    stored = rows(["MIT"])[0]["image"]
+    assert kind(stored) == "png" and a and a.keys() == b.keys()
+    assert any(k.endswith("/source_image") for k in a)
+    for key, data in a.items():
+        assert kind(data) == "webp" and kind(b[key]) == "png"  # the test's stored PNGs
+        assert data == codec_image(b[key], later.render.raster)
+        pix = [np.asarray(Image.open(io.BytesIO(x)).convert("RGBA")) for x in (data, b[key])]
+        assert np.array_equal(*pix)

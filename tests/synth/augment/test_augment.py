@@ -52,9 +52,9 @@ def test_svg_augmentations_and_their_contract(tmp_path):
     assert 1 <= configs.count("variation") <= params.augment.variation.per_diagram
     for rec in out.records:
         assert set(rec) == set(AUGMENT_SCHEMA.names)
-        # renders are lossless WebP (render.raster.codec); a scan is the one JPEG it was
-        # encoded as (never a lossless copy after JPEG)
-        assert kind(rec["image"]) == ("jpeg" if rec["config"] == "degraded" else "webp")
+        # renders are the engine's PNG (render.raster.encode_at: publish encodes them); a
+        # scan is the one JPEG it was encoded as (never a lossless copy after JPEG)
+        assert kind(rec["image"]) == ("jpeg" if rec["config"] == "degraded" else "png")
         assert rec["split"] == "test"
         assert changed_pixels(rec["image"], row["image"]) > 0
     sketch = next(r for r in out.records if r["config"] == "sketch")
@@ -178,11 +178,13 @@ def test_paper_texture_is_its_formula_bit_for_bit():
 
 
 def test_augment_effort_changes_bytes_not_pixels(tmp_path):
-    # sketches and variations at augment.webp_effort; null: the renders' own effort
+    # sketches and variations at augment.webp_effort; null: the renders' own effort (here
+    # encoded as the stage stores them; with encode_at publish, publish applies it)
+    at_stage = {"raster": {"encode_at": "stage"}}
     own = make_params(tmp_path / "a", augment={"llm": {"cache_dir": str(tmp_path / "llm")},
-                                               "webp_effort": 0})
+                                               "webp_effort": 0}, render=at_stage)
     same = make_params(tmp_path / "b", augment={"llm": {"cache_dir": str(tmp_path / "llm")},
-                                                "webp_effort": None})
+                                                "webp_effort": None}, render=at_stage)
     row = _rendered(own, "svg", SVG_RICH)
     outs = []
     for params in (own, same):

@@ -49,7 +49,7 @@ def test_svg_pairs_are_verified_and_differ(params):
         assert lo <= len(ops) <= hi
         assert rec["config"] == "editing" and rec["split"] == "train"
         assert changed_pixels(rec["source_image"], rec["target_image"]) > 0
-        assert kind(rec["target_image"]) == "webp"  # stored as every render is
+        assert kind(rec["target_image"]) == "png"  # the engine's, encoded by publish
         assert rec["instruction"].count("; then ") == len(ops) - 1
         # every element an operation acts on is named, and the instruction singles it out
         assert all(o["refs"] or o["op"] == "add_node" for o in ops)

@@ -64,7 +64,7 @@ def test_repair_stage(tmp_path):
     by_id = {r["diagram_id"]: r for r in rows}
     assert set(by_id) == {"r1", "r2"}  # r2: \weird defined away, Gamma kept
     assert by_id["r1"]["split"] == "validation" and by_id["r2"]["split"] == "train"
-    assert kind(by_id["r1"]["image"]) == "webp" and "{Beta};" in by_id["r1"]["code"]
+    assert kind(by_id["r1"]["image"]) == "png" and "{Beta};" in by_id["r1"]["code"]
     reasons = {r["id"]: r["reason"] for r in log.rejections}
     assert reasons == {"r3": "repair_licence", "r4": "repair_not_a_compile_error"}
     assert log.stats.inputs_with_output + log.stats.rejected_inputs == log.stats.n_in
