@@ -10,11 +10,24 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 
 import pandas as pd
 
 
+@dataclass(frozen=True)
+class KnownDigest:
+    """Bytes known by their SHA-256 only: a task row's ``source_image`` that publish leaves
+    out as a reference (``cards/validate/references.py``) is the ``generation`` render of
+    its diagram byte for byte, so it is digested as that render was published — without
+    holding the render, and without encoding it again (``render.raster.encode_at``)."""
+
+    sha256: bytes
+
+
 def _value(v: object) -> object:
+    if isinstance(v, KnownDigest):
+        return "sha256:" + v.sha256.hex()
     if isinstance(v, bytes | bytearray):
         return "sha256:" + hashlib.sha256(v).hexdigest()
     if isinstance(v, float) and v != v:  # NaN

@@ -10,6 +10,7 @@ from it) and the validation report.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from collections import Counter
@@ -37,7 +38,7 @@ from diagramforge.cards.publish.licence_audit import (
     format_evidence,
     source_evidence,
 )
-from diagramforge.cards.publish.manifest import ManifestBuilder
+from diagramforge.cards.publish.manifest import KnownDigest, ManifestBuilder
 from diagramforge.cards.publish.parquet_out import SplitWriter
 from diagramforge.cards.publish.source_funnel import format_source_funnel, source_funnel
 from diagramforge.cards.validate.empty import nothing_to_publish
@@ -345,6 +346,7 @@ def publish(params: CardSettings, upstream: Upstream | pa.Table | pd.DataFrame,
     digests: dict[str, bytes] = {}  # id → its render's digest (validate/references.py)
     kinds = _ImageKinds()
     images = _encoder(params, workers)
+    published_renders: dict[str, bytes] = {}  # id → SHA-256 of its render as published
     offset = 0
     for shard in upstream.tables():
         rows = shard.to_pylist()
@@ -362,6 +364,8 @@ def publish(params: CardSettings, upstream: Upstream | pa.Table | pd.DataFrame,
         images.encode(taken, ("image",))
         for r in taken:
             writers[(r["split"], r["format"])].add([r])
+            if r.get("image"):  # as published: what a referenced task column is digested as
+                published_renders[str(r["id"])] = hashlib.sha256(r["image"]).digest()
         kinds.add("generation", ("image",), taken)
         agg.add("generation", taken)
         gallery_rows += [gallery_view(r, DIAGRAM_COLUMNS) for r in taken
@@ -387,6 +391,9 @@ def publish(params: CardSettings, upstream: Upstream | pa.Table | pd.DataFrame,
             stage = scan.stage_of[config]
         schema = scan.schemas[config]
         images.encode(rows, [c for c in schema.names if c.endswith("image")], stage)
+        for col in scan.references.get(config, {}):  # left out: the render, as published
+            rows = [{**r, col: KnownDigest(published_renders[str(r["diagram_id"])])}
+                    if r.get(col) is not None else r for r in rows]
         for r in rows:
             key = (config, r["split"])
             if key not in task_writers:

@@ -5,6 +5,7 @@ the render and the diagram's task items; the test saves a screenshot."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -181,15 +182,17 @@ def test_the_detail_view_draws_the_graph_over_the_render_with_type_evidence_and_
     assert errors == []
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-def test_publish_encodes_each_stored_png_once_as_the_stage_would_have(tmp_path, workers,
-                                                                      with_fake_stage):  # noqa: F811
-    """``encode_at: publish``: the stages' PNGs (the diagram's render and a task's source
-    image) are published as ``render.raster.codec`` made them — the bytes ``encode_at:
-    stage`` stores, the same pixels — on any number of threads; with ``stage`` the stored
-    bytes are published as they are."""
+@pytest.mark.parametrize(("workers", "referenced"), [(1, False), (2, False), (2, True)])
+def test_publish_encodes_each_stored_png_once_as_the_stage_would_have(
+        tmp_path, workers, referenced, with_fake_stage):  # noqa: F811
+    """``encode_at: publish``: the stages keep PNGs (the diagram's render, a task's source
+    image), and publish writes the bytes ``encode_at: stage`` stores and publishes as they
+    are — the same Parquet images and the same manifest (a source image left out as a
+    reference to its render digested as that render was published), on any number of
+    threads; lossless: the PNG's pixels."""
     import glob
     import io
+    import json
 
     import numpy as np
     import pyarrow.parquet as pq
@@ -197,30 +200,39 @@ def test_publish_encodes_each_stored_png_once_as_the_stage_would_have(tmp_path, 
 
     from diagramforge.formats.encoding import codec_image, kind
 
-    def published(params) -> dict[str, bytes]:  # noqa: ANN001
-        seed_stage(params, "split", rows(["MIT"] * 4))
-        seed_stage(params, "fakesynth", task_rows(), schema=QA_SCHEMA)
+    def published(params, store) -> tuple[dict[str, bytes], dict]:  # noqa: ANN001
+        split = [{**r, "image": store(r["image"])} for r in rows(["MIT"] * 4)]
+        render = split[0]["image"]  # every diagram of rows() has the same picture
+        tasks = task_rows()
+        for t in tasks:
+            if t["source_image"]:  # the diagram's render: left out, a reference
+                t["source_image"] = render if referenced else store(t["source_image"])
+        seed_stage(params, "split", split)
+        seed_stage(params, "fakesynth", tasks, schema=QA_SCHEMA)
         run_named("validate", params)
         run_named("publish", params)
+        root = Path(params.publish.out_dir) / params.publish.name
         got = {}
-        for f in sorted(glob.glob(str(tmp_path / "*" / "published" / params.publish.name
-                                      / "*" / "*" / "*.parquet"))
-                        + glob.glob(str(tmp_path / "*" / "published" / params.publish.name
-                                        / "qa" / "*.parquet"))):
+        for f in sorted(glob.glob(str(root / "generation" / "*" / "*.parquet"))
+                        + glob.glob(str(root / "qa" / "*.parquet"))):
             for r in pq.read_table(f).to_pylist():
                 for col in ("image", "source_image"):
                     if isinstance(r.get(col), dict) and r[col].get("bytes"):
                         got[f"{r['id']}/{col}"] = r[col]["bytes"]
-        return got
+        return got, json.loads((root / "manifest.json").read_text())
 
     later = make_params(tmp_path / "later", **FIXED, runner={"workers": workers})
     now = make_params(tmp_path / "now", **FIXED, render={"raster": {"encode_at": "stage"}})
-    a, b = published(later), published(now)
-    stored = rows(["MIT"])[0]["image"]
-    assert kind(stored) == "png" and a and a.keys() == b.keys()
-    assert any(k.endswith("/source_image") for k in a)
+    raster = later.render.raster
+    assert raster.encode_at == "publish" and kind(rows(["MIT"])[0]["image"]) == "png"
+    (a, manifest_a), (b, manifest_b) = published(later, lambda x: x), \
+        published(now, lambda x: codec_image(x, raster))
+    assert a and a == b and manifest_a == manifest_b
+    assert any(k.endswith("/source_image") for k in a) != referenced
+    png = {r["id"]: r["image"] for r in rows(["MIT"] * 4)}
     for key, data in a.items():
-        assert kind(data) == "webp" and kind(b[key]) == "png"  # the test's stored PNGs
-        assert data == codec_image(b[key], later.render.raster)
-        pix = [np.asarray(Image.open(io.BytesIO(x)).convert("RGBA")) for x in (data, b[key])]
-        assert np.array_equal(*pix)
+        assert kind(data) == "webp"
+        if key.endswith("/image"):  # lossless: the stored PNG's pixels
+            pix = [np.asarray(Image.open(io.BytesIO(x)).convert("RGBA"))
+                   for x in (data, png[key.split("/")[0]])]
+            assert np.array_equal(*pix)
