@@ -721,7 +721,8 @@ def main() -> None:
                    help="continue runs: keep their directories, corpora and measured stages")
     vs = sub.add_parser("versions", help="one corpus, several versions of the code, stage by "
                                          "stage side by side (scale_versions.py)")
-    vs.add_argument("--corpus", choices=("drawio", "samples"), required=True)
+    vs.add_argument("--corpus", choices=("drawio", "drawio-varied", "samples"),
+                    required=True)
     vs.add_argument("--code", action="append", required=True, metavar="NAME=DIR",
                     help="a version: its name and checkout (repeat; '.' is this one)")
     vs.add_argument("--root", default="/tmp/diagramforge-versions")

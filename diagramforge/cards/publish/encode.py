@@ -14,6 +14,8 @@ libwebp and zlib release the GIL in Pillow, so the images of a row group are enc
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
@@ -25,9 +27,16 @@ if TYPE_CHECKING:
     from diagramforge.formats.settings import RasterParams
 
 
+CACHE_BYTES = 64 * 2**20
+"""Published bytes kept for images seen again soon (a diagram's render repeated in each of
+its ``qa`` rows' ``source_image``): encoded once, not once a row."""
+
+
 class ImageEncoder:
     """Encodes the image columns of published rows in place; ``stage_raster`` overrides the
-    encoding for one stage's configs (``augment.webp_effort`` for sketches and variations)."""
+    encoding for one stage's configs (``augment.webp_effort`` for sketches and variations).
+    Equal stored bytes are encoded once: within a call, and across calls while their result
+    is among the last :data:`CACHE_BYTES` of output."""
 
     def __init__(self, raster: RasterParams, workers: int = 1,
                  stage_raster: dict[str, RasterParams] | None = None):
@@ -36,21 +45,41 @@ class ImageEncoder:
         self.active = raster.encode_at == "publish"
         self.pool = ThreadPoolExecutor(max(1, workers)) if self.active and workers > 1 \
             else None
+        self._done: OrderedDict[tuple[str, bytes], bytes] = OrderedDict()
+        self._held = 0
+        self.encoded = self.reused = 0
 
     def encode(self, rows: list[dict], columns: Iterable[str], stage: str | None = None
                ) -> None:
         """Each non-empty ``columns`` value of ``rows`` replaced by its published bytes."""
         if not self.active:
             return
-        raster = self.stage_raster.get(stage or "", self.raster)
+        which = stage if stage in self.stage_raster else ""
+        raster = self.stage_raster.get(which, self.raster)
         cells = [(r, c) for r in rows for c in columns if r.get(c)]
+        keys = [(which, hashlib.blake2b(r[c], digest_size=16).digest()) for r, c in cells]
+        todo = {k: r[c] for k, (r, c) in zip(keys, cells, strict=True) if k not in self._done}
 
-        def one(cell: tuple[dict, str]) -> bytes | None:
-            return published_image(cell[0][cell[1]], raster)
+        def one(data: bytes) -> bytes | None:
+            return published_image(data, raster)
 
-        done = self.pool.map(one, cells) if self.pool is not None else map(one, cells)
-        for (r, c), data in zip(cells, done, strict=True):
-            r[c] = data
+        work = list(todo.values())
+        done = self.pool.map(one, work) if self.pool is not None else map(one, work)
+        fresh = dict(zip(todo, done, strict=True))
+        self.encoded += len(fresh)
+        self.reused += len(cells) - len(fresh)
+        for k, (r, c) in zip(keys, cells, strict=True):
+            r[c] = fresh[k] if k in fresh else self._done[k]
+            self._keep(k, r[c])
+
+    def _keep(self, key: tuple[str, bytes], data: bytes) -> None:
+        if key in self._done:
+            self._done.move_to_end(key)
+            return
+        self._done[key] = data
+        self._held += len(data)
+        while self._held > CACHE_BYTES and len(self._done) > 1:
+            self._held -= len(self._done.popitem(last=False)[1])
 
     def close(self) -> None:
         if self.pool is not None:

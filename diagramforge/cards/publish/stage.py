@@ -409,6 +409,8 @@ def publish(params: CardSettings, upstream: Upstream | pa.Table | pd.DataFrame,
     for w in task_writers.values():
         w.close()
     images.close()
+    if log is not None:
+        log.stats.extra.update(images_encoded=images.encoded, images_reused=images.reused)
     for config, schema in scan.schemas.items():
         splits = [s for s in SPLITS if s in scan.split_rows[config]]
         configs.append({"config_name": config,

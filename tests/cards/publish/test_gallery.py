@@ -236,3 +236,29 @@ def test_publish_encodes_each_stored_png_once_as_the_stage_would_have(
             pix = [np.asarray(Image.open(io.BytesIO(x)).convert("RGBA"))
                    for x in (data, png[key.split("/")[0]])]
             assert np.array_equal(*pix)
+
+
+def test_equal_stored_images_are_encoded_once_on_any_thread_count():
+    """A diagram's render repeated in each of its rows (``qa``'s ``source_image``) is
+    encoded once; every copy gets the codec's bytes, in row order, on 1 or 2 threads, and
+    a stage's own raster (augment's effort) is a separate entry."""
+    from diagramforge.cards.publish.encode import ImageEncoder
+    from diagramforge.formats.encoding import codec_image, kind
+    from diagramforge.formats.settings import RasterParams
+    from tests.cards.validate.test_tasks import other_png
+
+    raster = RasterParams()
+    a, b = rows(["MIT"])[0]["image"], other_png()
+    for workers in (1, 2):
+        enc = ImageEncoder(raster, workers,
+                           {"augment": raster.model_copy(update={"webp_effort": 0})})
+        batch = [{"source_image": x} for x in (a, b, a, a, None, b)]
+        enc.encode(batch, ["source_image"])
+        enc.encode(more := [{"image": a}], ["image"])  # a later call: from the cache
+        enc.encode(own := [{"image": a}], ["image"], "augment")
+        enc.close()
+        assert [r["source_image"] for r in batch] == [
+            codec_image(x, raster) if x else None for x in (a, b, a, a, None, b)]
+        assert more[0]["image"] == batch[0]["source_image"] and kind(own[0]["image"]) == "webp"
+        assert own[0]["image"] == codec_image(a, raster.model_copy(update={"webp_effort": 0}))
+        assert (enc.encoded, enc.reused) == (3, 4)
