@@ -10,21 +10,46 @@ on the same pixels.
 
 libwebp and zlib release the GIL in Pillow, so the images of a row group are encoded on
 ``runner.workers`` threads (output in row order, so the bytes do not depend on the count).
+Equal stored images are encoded once (a diagram's render is the ``source_image`` of each of
+its ``qa`` rows), and every encoding is kept in ``publish.image_cache_dir``, keyed by the
+stored bytes, the codec's settings and the encoders' versions: publish reruns whenever the
+card's text, the version or a selection changes, and such a rerun reads what the last one
+encoded.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
+from importlib import metadata
 from typing import TYPE_CHECKING
 
 from diagramforge.formats.encoding import published_image
+from diagramforge.store.cache import ContentCache, content_key
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from pathlib import Path
 
     from diagramforge.formats.settings import RasterParams
+
+
+@functools.cache
+def _encoders() -> dict[str, str | None]:
+    """The encoders' versions, part of a kept encoding's key: another libwebp may write
+    other bytes for the same pixels."""
+    import PIL
+    from PIL import features
+
+    try:
+        import oxipng
+
+        oxi = getattr(oxipng, "__version__", None) or metadata.version("pyoxipng")
+    except Exception:  # noqa: BLE001 - no oxipng: PNGs are not optimised then either
+        oxi = None
+    return {"pillow": PIL.__version__, "libwebp": features.version("webp"), "oxipng": oxi}
 
 
 CACHE_BYTES = 64 * 2**20
@@ -39,8 +64,10 @@ class ImageEncoder:
     is among the last :data:`CACHE_BYTES` of output."""
 
     def __init__(self, raster: RasterParams, workers: int = 1,
-                 stage_raster: dict[str, RasterParams] | None = None):
+                 stage_raster: dict[str, RasterParams] | None = None,
+                 cache_dir: Path | str | None = None):
         self.raster = raster
+        self.cache = ContentCache(cache_dir, "published-image") if cache_dir else None
         self.stage_raster = stage_raster or {}
         self.active = raster.encode_at == "publish"
         self.pool = ThreadPoolExecutor(max(1, workers)) if self.active and workers > 1 \
@@ -60,10 +87,19 @@ class ImageEncoder:
         keys = [(which, hashlib.blake2b(r[c], digest_size=16).digest()) for r, c in cells]
         todo = {k: r[c] for k, (r, c) in zip(keys, cells, strict=True) if k not in self._done}
 
-        def one(data: bytes) -> bytes | None:
-            return published_image(data, raster)
+        settings = [raster.model_dump(mode="json"), _encoders()]
 
-        work = list(todo.values())
+        def one(item: tuple[tuple[str, bytes], bytes]) -> bytes | None:
+            if self.cache is None:
+                return published_image(item[1], raster)
+            key = content_key(item[0][1], settings)
+            got = self.cache.get(key)
+            if got is None:
+                got = published_image(item[1], raster)
+                self.cache.put(key, got)
+            return got
+
+        work = list(todo.items())
         done = self.pool.map(one, work) if self.pool is not None else map(one, work)
         fresh = dict(zip(todo, done, strict=True))
         self.encoded += len(fresh)

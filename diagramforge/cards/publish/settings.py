@@ -43,6 +43,11 @@ class PublishParams(Section):
     ``gallery/img`` and ``gallery/thumb`` and at most four twins' renders in
     ``gallery/twin`` (one per other language), kept under the Hub's 10k entries per
     folder."""
+    image_cache_dir: str | None = "data/cache/images"
+    """Where each published image's encoding is kept (``render.raster.encode_at: publish``),
+    keyed by the stored bytes, the codec's settings and the encoder's versions: a rerun of
+    publish (a new card text, a new version number, a new selection) reads what an earlier
+    run encoded instead of encoding every image again. ``null``: not kept."""
     push_max_files: Annotated[int, Field(ge=1)] = 100
     """Files per Hub commit: a push of more is split into several commits (the Hub
     rejects very large commits); the version tag goes on the last."""

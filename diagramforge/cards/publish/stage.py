@@ -291,7 +291,7 @@ def _encoder(params: CardSettings, workers: int) -> ImageEncoder:
     raster = params.render.raster
     effort = params.augment.webp_effort
     own = {} if effort is None else {"augment": raster.model_copy(update={"webp_effort": effort})}
-    return ImageEncoder(raster, workers, own)
+    return ImageEncoder(raster, workers, own, params.publish.image_cache_dir)
 
 
 def publish(params: CardSettings, upstream: Upstream | pa.Table | pd.DataFrame,

@@ -262,3 +262,30 @@ def test_equal_stored_images_are_encoded_once_on_any_thread_count():
         assert more[0]["image"] == batch[0]["source_image"] and kind(own[0]["image"]) == "webp"
         assert own[0]["image"] == codec_image(a, raster.model_copy(update={"webp_effort": 0}))
         assert (enc.encoded, enc.reused) == (3, 4)
+
+
+def test_a_rerun_of_publish_reads_the_kept_encodings(tmp_path, monkeypatch):
+    """``publish.image_cache_dir``: a second run encodes nothing it encoded before and gets
+    the same bytes; other settings (augment's effort) are other entries."""
+    from diagramforge.cards.publish import encode
+    from diagramforge.formats.settings import RasterParams
+    from tests.cards.validate.test_tasks import other_png
+
+    calls: list[bytes] = []
+    real = encode.published_image
+    monkeypatch.setattr(encode, "published_image",
+                        lambda data, raster: calls.append(data) or real(data, raster))
+    raster = RasterParams()
+    a, b = rows(["MIT"])[0]["image"], other_png()
+    outs = []
+    for _ in range(2):
+        enc = encode.ImageEncoder(raster, 2, cache_dir=tmp_path / "images")
+        batch = [{"image": a}, {"image": b}]
+        enc.encode(batch, ["image"])
+        enc.close()
+        outs.append(batch)
+    assert outs[0] == outs[1] and len(calls) == 2  # the second run: all from the cache
+    enc = encode.ImageEncoder(raster.model_copy(update={"webp_effort": 0}), 1,
+                              cache_dir=tmp_path / "images")
+    enc.encode([{"image": a}], ["image"])
+    assert len(calls) == 3
