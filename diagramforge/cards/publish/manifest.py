@@ -20,9 +20,16 @@ class KnownDigest:
     """Bytes known by their SHA-256 only: a task row's ``source_image`` that publish leaves
     out as a reference (``cards/validate/references.py``) is the ``generation`` render of
     its diagram byte for byte, so it is digested as that render was published — without
-    holding the render, and without encoding it again (``render.raster.encode_at``)."""
+    holding the render, and without encoding it again (``render.raster.encode_at``).
+    ``len()`` is the render's published size: a Parquet writer buffering the row counts it
+    as it counted the render's bytes (``parquet_out.SplitWriter``'s row-group estimate sees
+    the row whole), so row groups are cut where they were."""
 
     sha256: bytes
+    size: int
+
+    def __len__(self) -> int:
+        return self.size
 
 
 def _value(v: object) -> object:

@@ -21,6 +21,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from diagramforge.cards.publish.manifest import KnownDigest
+
 
 def column_options(features, schema: pa.Schema, row_group_bytes: int  # noqa: ANN001
                    ) -> dict:
@@ -82,8 +84,8 @@ class SplitWriter:
         """Buffer ``rows`` (already in published column form); flush full row groups."""
         for row in rows:
             self._buffer.append(row)
-            self._buffer_bytes += sum(len(v) if isinstance(v, bytes | str) else 8
-                                      for v in row.values())
+            self._buffer_bytes += sum(len(v) if isinstance(v, bytes | str | KnownDigest)
+                                      else 8 for v in row.values())
             self.rows += 1
             if (self._buffer_bytes >= self.row_group_bytes
                     or self._file_rows + len(self._buffer) >= self.max_rows):

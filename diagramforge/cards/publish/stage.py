@@ -346,7 +346,7 @@ def publish(params: CardSettings, upstream: Upstream | pa.Table | pd.DataFrame,
     digests: dict[str, bytes] = {}  # id → its render's digest (validate/references.py)
     kinds = _ImageKinds()
     images = _encoder(params, workers)
-    published_renders: dict[str, bytes] = {}  # id → SHA-256 of its render as published
+    published_renders: dict[str, KnownDigest] = {}  # id → its render as published
     offset = 0
     for shard in upstream.tables():
         rows = shard.to_pylist()
@@ -365,7 +365,8 @@ def publish(params: CardSettings, upstream: Upstream | pa.Table | pd.DataFrame,
         for r in taken:
             writers[(r["split"], r["format"])].add([r])
             if r.get("image"):  # as published: what a referenced task column is digested as
-                published_renders[str(r["id"])] = hashlib.sha256(r["image"]).digest()
+                published_renders[str(r["id"])] = KnownDigest(
+                    hashlib.sha256(r["image"]).digest(), len(r["image"]))
         kinds.add("generation", ("image",), taken)
         agg.add("generation", taken)
         gallery_rows += [gallery_view(r, DIAGRAM_COLUMNS) for r in taken
@@ -392,7 +393,7 @@ def publish(params: CardSettings, upstream: Upstream | pa.Table | pd.DataFrame,
         schema = scan.schemas[config]
         images.encode(rows, [c for c in schema.names if c.endswith("image")], stage)
         for col in scan.references.get(config, {}):  # left out: the render, as published
-            rows = [{**r, col: KnownDigest(published_renders[str(r["diagram_id"])])}
+            rows = [{**r, col: published_renders[str(r["diagram_id"])]}
                     if r.get(col) is not None else r for r in rows]
         for r in rows:
             key = (config, r["split"])
