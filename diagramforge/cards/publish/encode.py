@@ -104,9 +104,10 @@ class ImageEncoder:
         fresh = dict(zip(todo, done, strict=True))
         self.encoded += len(fresh)
         self.reused += len(cells) - len(fresh)
-        for k, (r, c) in zip(keys, cells, strict=True):
-            r[c] = fresh[k] if k in fresh else self._done[k]
-            self._keep(k, r[c])
+        values = [fresh[k] if k in fresh else self._done[k] for k in keys]  # before evicting
+        for k, (r, c), data in zip(keys, cells, values, strict=True):
+            r[c] = data
+            self._keep(k, data)
 
     def _keep(self, key: tuple[str, bytes], data: bytes) -> None:
         if key in self._done:

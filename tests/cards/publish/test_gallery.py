@@ -289,3 +289,21 @@ def test_a_rerun_of_publish_reads_the_kept_encodings(tmp_path, monkeypatch):
                               cache_dir=tmp_path / "images")
     enc.encode([{"image": a}], ["image"])
     assert len(calls) == 3
+
+
+def test_a_batch_larger_than_the_kept_bytes_still_reuses_what_it_saw(monkeypatch):
+    """An image kept from an earlier call and needed again in a batch whose new encodings
+    push it out is still given to every row that repeats it."""
+    from diagramforge.cards.publish import encode
+    from diagramforge.formats.encoding import codec_image
+    from diagramforge.formats.settings import RasterParams
+    from tests.cards.validate.test_tasks import other_png
+
+    monkeypatch.setattr(encode, "CACHE_BYTES", 1)  # holds one image at a time
+    raster = RasterParams()
+    a, b = rows(["MIT"])[0]["image"], other_png()
+    enc = encode.ImageEncoder(raster)
+    enc.encode([{"image": a}], ["image"])
+    batch = [{"image": b}, {"image": a}]  # b's encoding pushes a's out before a's row
+    enc.encode(batch, ["image"])
+    assert [r["image"] for r in batch] == [codec_image(b, raster), codec_image(a, raster)]
