@@ -80,7 +80,7 @@ WORDS: dict[str, tuple[int, str]] = {
     "cards/publish/gallery.py": (
         1, "the gallery page's JavaScript draws its overlay in an `svg` element"),
     "cards/publish/encode.py": (
-        7, "`raster`: the `render.raster` settings the published images are encoded with"),
+        9, "`raster`: the `render.raster` settings the published images are encoded with"),
     "cards/publish/stage.py": (
         5, "`raster`: the `render.raster` settings the published images are encoded with"),
     "cards/validate/stage.py": (
