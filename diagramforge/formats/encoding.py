@@ -215,12 +215,13 @@ def engine_image(image: Picture | bytes) -> bytes:
     return pixels_png(image.pixels)
 
 
-def codec_image(data: bytes, raster: RasterParams) -> bytes:
+def codec_image(data: bytes, raster: RasterParams, pixels: np.ndarray | None = None) -> bytes:
     """Stored image bytes in ``render.raster.codec``: a PNG as lossless WebP (or an
     oxipng-optimised PNG), the same pixels; any other bytes (a WebP already, a JPEG scan or
-    figure) as they are, so encoding twice gives the bytes of encoding once."""
+    figure) as they are, so encoding twice gives the bytes of encoding once. ``pixels``:
+    the PNG's, when they are decoded already."""
     if raster.codec == "webp":
-        return line_art_webp(data, raster.webp_method, None, raster.webp_effort)
+        return line_art_webp(data, raster.webp_method, pixels, raster.webp_effort)
     return line_art_png(data, raster.png_level)
 
 
@@ -240,9 +241,7 @@ def stored_image(image: Picture | bytes, raster: RasterParams) -> bytes:
     else:
         data, pixels = image.data, (image.pixels if image.decoded else None)
     if data is not None:
-        if raster.codec == "webp":
-            return line_art_webp(data, raster.webp_method, pixels, raster.webp_effort)
-        return line_art_png(data, raster.png_level)
+        return codec_image(data, raster, pixels)
     assert pixels is not None
     if raster.codec == "webp" and max(pixels.shape[:2]) <= WEBP_MAX_SIDE:
         return _webp(pixels, raster.webp_method, raster.webp_effort)

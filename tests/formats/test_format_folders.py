@@ -71,7 +71,7 @@ WORDS: dict[str, tuple[int, str]] = {
     "formats/browser.py": (
         4, "the SVG drawing Chromium's engines export, sanitised by the SVG cleaner"),
     "formats/encoding.py": (
-        22, "`raster`: the `render.raster` settings (`RasterParams`) a stored image is "
+        19, "`raster`: the `render.raster` settings (`RasterParams`) a stored image is "
             "encoded with"),
     "formats/grounding.py": (
         3, "the text an engine's SVG export sets, read by the SVG reader (`drawn_texts`)"),
